@@ -1,0 +1,275 @@
+import type { Raster } from '../data/raster';
+import { toIntensity8, type IntensityImage } from './intensity';
+
+/**
+ * Per-pixel matching costs D_p(d): left pixel (x,y) against right pixel
+ * (x−d, y), on 8-bit-scale integer samples (see intensity.ts).
+ *
+ *   sad        Σ_c |L − R|
+ *   ssd        Σ_c (L − R)²
+ *   sad+sgrad  Σ_c |L − R| + |∂x L − ∂x R| + |∂y L − ∂y R|
+ *
+ * Gradients are forward differences on each channel of each image,
+ * ∂x I(x,y) = I(x+1,y) − I(x,y) and ∂y I(x,y) = I(x,y+1) − I(x,y), taken as 0
+ * in the last column (∂x) and last row (∂y), where the next sample does not
+ * exist. The right image's gradient is read at the matched pixel (x−d, y).
+ *
+ * Every raw cost is truncated, D = min(raw, τ), then multiplied by the
+ * integer cost scale (see smoothness.ts, costScale): D = min(raw·s, round(τ·s)).
+ * Truncation keeps occluded or mismatched pixels from dominating the energy.
+ */
+export type CostKind = 'sad' | 'ssd' | 'sad+sgrad';
+
+export const COST_KINDS: readonly CostKind[] = ['sad', 'ssd', 'sad+sgrad'];
+
+/**
+ * What a left pixel whose match x−d falls left of the right image gets.
+ *  'tau'   the truncated maximum τ: "no evidence". It cannot make that
+ *          disparity win over one with real evidence, and every invalid
+ *          disparity of a pixel costs the same, so the smoothness term decides
+ *          there.
+ *  'clamp' the cost against the right image's column 0, as if that column
+ *          extended to the left.
+ * 'tau' is the default: on the Middlebury pairs it gives fewer bad pixels
+ * than 'clamp' (see the report of test/costs-middlebury.test.ts), because
+ * the clamped column is unrelated to the true match and can look like a
+ * good one, dragging the left border strip to large disparities.
+ */
+export type BorderRule = 'tau' | 'clamp';
+
+export interface DataCostOptions {
+  /** Cost kind (option --cost). Default 'sad'. */
+  kind?: CostKind;
+  /** Truncation τ on the 8-bit scale (option --tau). Default defaultTau(kind, channels). */
+  tau?: number;
+  /** Integer cost scale s ≥ 1 multiplying every cost. Default 1. */
+  scale?: number;
+  /** Rule for x−d < 0. Default 'tau'. */
+  border?: BorderRule;
+}
+
+/**
+ * Default truncations (the paper gives none). Per channel: 20 grey levels for
+ * SAD (Boykov–Veksler–Zabih truncated their intensity differences at 20),
+ * 20² for SSD so that both saturate at the same intensity error, and 40 for
+ * SAD+SGRAD, whose raw value adds two gradient differences that are of the
+ * same order as the intensity difference at a mismatch. Multiplied by the
+ * channel count since every kind sums over channels.
+ */
+export function defaultTau(kind: CostKind, channels: number): number {
+  const perChannel = kind === 'sad' ? 20 : kind === 'ssd' ? 400 : 40;
+  return perChannel * channels;
+}
+
+export interface ResolvedDataCostOptions {
+  kind: CostKind;
+  tau: number;
+  scale: number;
+  border: BorderRule;
+  /** round(τ·scale): the largest cost any pixel gets. */
+  maxCost: number;
+}
+
+const INT32_MAX = 2 ** 31 - 1;
+
+/** Validates options and fills in the defaults; errors name the command-line option. */
+export function resolveDataCostOptions(options: DataCostOptions, channels: number): ResolvedDataCostOptions {
+  const kind = options.kind ?? 'sad';
+  if (!COST_KINDS.includes(kind)) {
+    throw new Error(`--cost: unknown cost kind '${String(kind)}' (expected ${COST_KINDS.join(', ')})`);
+  }
+  const tau = options.tau ?? defaultTau(kind, channels);
+  if (typeof tau !== 'number' || !Number.isFinite(tau) || tau < 0) {
+    throw new Error(`--tau: truncation must be a finite number ≥ 0 (got ${String(tau)})`);
+  }
+  const scale = options.scale ?? 1;
+  if (!Number.isInteger(scale) || scale < 1) throw new Error(`cost scale must be an integer ≥ 1 (got ${String(scale)})`);
+  const border = options.border ?? 'tau';
+  if (border !== 'tau' && border !== 'clamp') {
+    throw new Error(`--border: unknown rule '${String(border)}' (expected tau, clamp)`);
+  }
+  const maxCost = Math.round(tau * scale);
+  if (maxCost > INT32_MAX) throw new Error(`--tau: τ·scale = ${tau}·${scale} does not fit a 32-bit cost`);
+  return { kind, tau, scale, border, maxCost };
+}
+
+/** Forward differences of every channel: [∂x, ∂y], 0 in the last column / row. */
+function forwardGradients(im: IntensityImage): [Int32Array, Int32Array] {
+  const { width: W, height: H, channels: C, data } = im;
+  const gx = new Int32Array(data.length);
+  const gy = new Int32Array(data.length);
+  const rowLen = W * C;
+  for (let y = 0; y < H; y++) {
+    const row = y * rowLen;
+    for (let i = row; i < row + rowLen - C; i++) gx[i] = data[i + C] - data[i];
+    if (y + 1 < H) for (let i = row; i < row + rowLen; i++) gy[i] = data[i + rowLen] - data[i];
+  }
+  return [gx, gy];
+}
+
+/**
+ * A left/right pair prepared for cost evaluation (integer samples and, for
+ * sad+sgrad, gradients), so that slices for many disparities can be computed
+ * without converting the images again.
+ */
+export class DataCostMatcher {
+  readonly width: number;
+  readonly height: number;
+  readonly channels: number;
+  readonly options: ResolvedDataCostOptions;
+  private readonly L: Int32Array;
+  private readonly R: Int32Array;
+  private readonly gxL: Int32Array;
+  private readonly gyL: Int32Array;
+  private readonly gxR: Int32Array;
+  private readonly gyR: Int32Array;
+
+  constructor(left: Raster, right: Raster, options: DataCostOptions = {}) {
+    const li = toIntensity8(left, 'left image');
+    const ri = toIntensity8(right, 'right image');
+    if (li.width !== ri.width || li.height !== ri.height || li.channels !== ri.channels) {
+      throw new Error(
+        `left image is ${li.width}×${li.height}×${li.channels} but right image is ${ri.width}×${ri.height}×${ri.channels}; ` +
+          'a stereo pair must have the same size and channel count',
+      );
+    }
+    this.width = li.width;
+    this.height = li.height;
+    this.channels = li.channels;
+    this.options = resolveDataCostOptions(options, li.channels);
+    this.L = li.data;
+    this.R = ri.data;
+    if (this.options.kind === 'sad+sgrad') {
+      [this.gxL, this.gyL] = forwardGradients(li);
+      [this.gxR, this.gyR] = forwardGradients(ri);
+    } else {
+      this.gxL = this.gyL = this.gxR = this.gyR = new Int32Array(0);
+    }
+  }
+
+  /**
+   * Costs of row y at disparity d, written to out[offset + x·stride]. The one
+   * per-pixel routine behind both the volume (stride = labels) and the slice
+   * (stride = 1).
+   */
+  costRow(y: number, d: number, out: Int32Array, offset: number, stride: number): void {
+    const W = this.width;
+    const C = this.channels;
+    const { kind, scale, maxCost, border } = this.options;
+    const L = this.L;
+    const R = this.R;
+    const rowBase = y * W;
+    // Pixels x < d have no match inside the right image.
+    const firstValid = d < W ? d : W;
+    let xStart = 0;
+    if (border === 'tau') {
+      for (let x = 0; x < firstValid; x++) out[offset + x * stride] = maxCost;
+      xStart = firstValid;
+    }
+    if (kind === 'sad') {
+      for (let x = xStart; x < W; x++) {
+        const xr = x >= d ? x - d : 0;
+        const il = (rowBase + x) * C;
+        const ir = (rowBase + xr) * C;
+        let raw = 0;
+        for (let c = 0; c < C; c++) {
+          const t = L[il + c] - R[ir + c];
+          raw += t < 0 ? -t : t;
+        }
+        const v = raw * scale;
+        out[offset + x * stride] = v < maxCost ? v : maxCost;
+      }
+    } else if (kind === 'ssd') {
+      for (let x = xStart; x < W; x++) {
+        const xr = x >= d ? x - d : 0;
+        const il = (rowBase + x) * C;
+        const ir = (rowBase + xr) * C;
+        let raw = 0;
+        for (let c = 0; c < C; c++) {
+          const t = L[il + c] - R[ir + c];
+          raw += t * t;
+        }
+        const v = raw * scale;
+        out[offset + x * stride] = v < maxCost ? v : maxCost;
+      }
+    } else {
+      const gxL = this.gxL;
+      const gyL = this.gyL;
+      const gxR = this.gxR;
+      const gyR = this.gyR;
+      for (let x = xStart; x < W; x++) {
+        const xr = x >= d ? x - d : 0;
+        const il = (rowBase + x) * C;
+        const ir = (rowBase + xr) * C;
+        let raw = 0;
+        for (let c = 0; c < C; c++) {
+          const t = L[il + c] - R[ir + c];
+          const gx = gxL[il + c] - gxR[ir + c];
+          const gy = gyL[il + c] - gyR[ir + c];
+          raw += (t < 0 ? -t : t) + (gx < 0 ? -gx : gx) + (gy < 0 ? -gy : gy);
+        }
+        const v = raw * scale;
+        out[offset + x * stride] = v < maxCost ? v : maxCost;
+      }
+    }
+  }
+
+  /** D(·, d) for every pixel, index y·W + x. */
+  slice(d: number, out?: Int32Array): Int32Array {
+    if (!Number.isInteger(d) || d < 0) throw new Error(`disparity must be an integer ≥ 0 (got ${d})`);
+    const W = this.width;
+    const H = this.height;
+    const res = out ?? new Int32Array(W * H);
+    if (res.length !== W * H) throw new Error(`cost slice buffer has ${res.length} entries, expected ${W * H} (${W}×${H})`);
+    for (let y = 0; y < H; y++) this.costRow(y, d, res, y * W, 1);
+    return res;
+  }
+
+  /** The full volume for disparities 0..ndisp−1, index (y·W + x)·ndisp + d. */
+  volume(ndisp: number): Int32Array {
+    validateNdisp(ndisp);
+    const W = this.width;
+    const H = this.height;
+    const n = W * H * ndisp;
+    let vol: Int32Array;
+    try {
+      vol = new Int32Array(n);
+    } catch {
+      throw new Error(`--ndisp: a ${W}×${H}×${ndisp} cost volume (${n} entries) does not fit in memory; compute it slice by slice`);
+    }
+    for (let y = 0; y < H; y++) {
+      const base = y * W * ndisp;
+      for (let d = 0; d < ndisp; d++) this.costRow(y, d, vol, base + d, ndisp);
+    }
+    return vol;
+  }
+}
+
+/** Labels are stored as uint16 (SMRF labelings, WTA output). */
+export const MAX_LABELS = 65536;
+
+export function validateNdisp(ndisp: number): void {
+  if (!Number.isInteger(ndisp) || ndisp < 1 || ndisp > MAX_LABELS) {
+    throw new Error(`--ndisp: number of disparities must be an integer in 1..${MAX_LABELS} (got ${ndisp})`);
+  }
+}
+
+/** The cost volume D, index (y·W + x)·ndisp + d, for disparities 0..ndisp−1. */
+export function computeDataCostVolume(left: Raster, right: Raster, ndisp: number, options: DataCostOptions = {}): Int32Array {
+  validateNdisp(ndisp);
+  return new DataCostMatcher(left, right, options).volume(ndisp);
+}
+
+/**
+ * One disparity's costs, index y·W + x (equal to layer d of the volume). For
+ * many slices of one pair, build a DataCostMatcher once and call slice().
+ */
+export function computeDataCostSlice(
+  left: Raster,
+  right: Raster,
+  d: number,
+  options: DataCostOptions = {},
+  out?: Int32Array,
+): Int32Array {
+  return new DataCostMatcher(left, right, options).slice(d, out);
+}

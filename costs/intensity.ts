@@ -1,0 +1,60 @@
+import type { Raster } from '../data/raster';
+
+/**
+ * An image reduced to integer samples on the 8-bit scale 0..255, row-major,
+ * channels interleaved: `data[(y·width + x)·channels + c]`.
+ *
+ * Every matching cost and static-cue test works on these samples, whatever
+ * the bit depth of the file: a 16-bit image (maxval 65535) is brought down to
+ * 8-bit scale so that SAD/SSD costs stay small integers whose size does not
+ * depend on the file format, and one set of default truncations and cue
+ * thresholds fits every input.
+ */
+export interface IntensityImage {
+  width: number;
+  height: number;
+  /** 1 (grey) or 3 (RGB). */
+  channels: number;
+  /** Integer samples 0..255 (Int32Array so differences and squares need no conversion). */
+  data: Int32Array;
+}
+
+/**
+ * Checks that a raster is well formed; `name` says which input it is (a file
+ * name or "left image") in the error.
+ */
+export function validateRaster(r: Raster, name: string): void {
+  const { width: W, height: H, channels: C } = r;
+  if (!Number.isInteger(W) || !Number.isInteger(H) || W <= 0 || H <= 0) {
+    throw new Error(`${name}: bad size ${W}×${H}`);
+  }
+  if (C !== 1 && C !== 3) throw new Error(`${name}: ${C} channels, expected 1 (grey) or 3 (RGB)`);
+  if (!(r.maxval > 0) || !Number.isFinite(r.maxval)) throw new Error(`${name}: maxval ${r.maxval} must be a positive number`);
+  if (r.data.length !== W * H * C) {
+    throw new Error(`${name}: ${r.data.length} samples, expected ${W * H * C} (${W}×${H}×${C})`);
+  }
+}
+
+/**
+ * Converts a raster to 8-bit-scale integers: round(value·255/maxval), clamped
+ * to 0..255 (float maps may stray slightly outside 0..maxval). A non-finite
+ * sample is an error, since no cost can be computed from it.
+ */
+export function toIntensity8(r: Raster, name = 'image'): IntensityImage {
+  validateRaster(r, name);
+  const n = r.data.length;
+  const out = new Int32Array(n);
+  const k = 255 / r.maxval;
+  const src = r.data;
+  for (let i = 0; i < n; i++) {
+    const v = src[i];
+    if (!Number.isFinite(v)) {
+      const C = r.channels;
+      const p = Math.floor(i / C);
+      throw new Error(`${name}: sample at (${p % r.width},${Math.floor(p / r.width)}) is ${v}`);
+    }
+    const q = Math.round(v * k);
+    out[i] = q < 0 ? 0 : q > 255 ? 255 : q;
+  }
+  return { width: r.width, height: r.height, channels: r.channels, data: out };
+}

@@ -1,0 +1,115 @@
+import type { Raster } from '../data/raster';
+import { toIntensity8 } from './intensity';
+
+/**
+ * Smoothness weights w_pq of the 4-connected grid, with the static cue of
+ * Boykov, Veksler and Zabih: a pair of neighbours whose intensities are
+ * similar (max over channels |I_p − I_q| < cueThreshold, on the 8-bit scale
+ * of intensity.ts) is probably inside one surface, so a disparity jump there
+ * costs cueFactor times more. Weights come from the left image, the view the
+ * disparity map belongs to.
+ *
+ * Integer costs: λ may be fractional (the paper uses 4.0, 2.0, 3.0, 10.0 and
+ * the user may type 2.5), but every term of the energy must be an integer.
+ * Both the data costs and the weights are therefore multiplied by one integer
+ * cost scale s:  D' = s·D,  w' = round(λ·factor·s). Multiplying the whole
+ * energy by s changes no minimiser, and with s = 10^k for the number of
+ * decimals k of λ and λ·factor the weights are exact. costScale() picks s;
+ * buildStereoEnergy (energyTerms.ts) applies it to both terms in one place.
+ */
+export interface SmoothnessOptions {
+  /** λ ≥ 0 (option --lambda). */
+  lambda: number;
+  /** Static-cue threshold ≥ 0 on the 8-bit scale (option --cue-threshold). Default 5; 0 disables the cue. */
+  cueThreshold?: number;
+  /** Static-cue factor ≥ 1 (option --cue-factor). Default 2; 1 disables the cue. */
+  cueFactor?: number;
+  /** Integer cost scale; default costScale(lambda, cueFactor). */
+  scale?: number;
+}
+
+export interface SmoothnessWeights {
+  /** wH[y·W + x] couples (x,y)–(x+1,y); last column 0. */
+  wH: Int32Array;
+  /** wV[y·W + x] couples (x,y)–(x,y+1); last row 0. */
+  wV: Int32Array;
+  /** The cost scale the weights carry; data costs must be computed with the same scale. */
+  scale: number;
+}
+
+export const DEFAULT_CUE_THRESHOLD = 5;
+export const DEFAULT_CUE_FACTOR = 2;
+/** At most 3 decimals in λ and λ·factor: keeps scaled costs far from int32 / f32 limits. */
+const MAX_SCALE_DECIMALS = 3;
+
+function isIntegral(v: number): boolean {
+  return Math.abs(v - Math.round(v)) <= 1e-9 * Math.max(1, Math.abs(v));
+}
+
+function validateLambda(lambda: number): void {
+  if (typeof lambda !== 'number' || !Number.isFinite(lambda) || lambda < 0) {
+    throw new Error(`--lambda: must be a finite number ≥ 0 (got ${String(lambda)})`);
+  }
+}
+
+function validateCueFactor(cueFactor: number): void {
+  if (typeof cueFactor !== 'number' || !Number.isFinite(cueFactor) || cueFactor < 1) {
+    throw new Error(`--cue-factor: must be a finite number ≥ 1 (got ${String(cueFactor)})`);
+  }
+}
+
+/**
+ * The smallest power of ten s ≤ 1000 for which λ·s and λ·factor·s are both
+ * integers (1 when they already are). More decimals than three is an error
+ * naming the option responsible.
+ */
+export function costScale(lambda: number, cueFactor = DEFAULT_CUE_FACTOR): number {
+  validateLambda(lambda);
+  validateCueFactor(cueFactor);
+  for (let k = 0, s = 1; k <= MAX_SCALE_DECIMALS; k++, s *= 10) {
+    if (isIntegral(lambda * s) && isIntegral(lambda * cueFactor * s)) return s;
+  }
+  if (![1, 10, 100, 1000].some((s) => isIntegral(lambda * s))) {
+    throw new Error(`--lambda: at most ${MAX_SCALE_DECIMALS} decimals are supported (got ${lambda})`);
+  }
+  throw new Error(`--cue-factor: λ·factor = ${lambda}·${cueFactor} needs more than ${MAX_SCALE_DECIMALS} decimals`);
+}
+
+export function computeSmoothnessWeights(left: Raster, options: SmoothnessOptions): SmoothnessWeights {
+  const { lambda } = options;
+  const cueThreshold = options.cueThreshold ?? DEFAULT_CUE_THRESHOLD;
+  const cueFactor = options.cueFactor ?? DEFAULT_CUE_FACTOR;
+  validateLambda(lambda);
+  if (typeof cueThreshold !== 'number' || !Number.isFinite(cueThreshold) || cueThreshold < 0) {
+    throw new Error(`--cue-threshold: must be a finite number ≥ 0 (got ${String(cueThreshold)})`);
+  }
+  validateCueFactor(cueFactor);
+  const scale = options.scale ?? costScale(lambda, cueFactor);
+  if (!Number.isInteger(scale) || scale < 1) throw new Error(`cost scale must be an integer ≥ 1 (got ${String(scale)})`);
+  const plain = Math.round(lambda * scale);
+  const cued = Math.round(lambda * cueFactor * scale);
+  if (cued > 2 ** 31 - 1) throw new Error(`--lambda: λ·factor·scale = ${lambda}·${cueFactor}·${scale} does not fit a 32-bit weight`);
+
+  const im = toIntensity8(left, 'left image');
+  const { width: W, height: H, channels: C, data: I } = im;
+  const wH = new Int32Array(W * H);
+  const wV = new Int32Array(W * H);
+  // Largest channel difference between samples i and j.
+  const maxDiff = (i: number, j: number): number => {
+    let m = 0;
+    for (let c = 0; c < C; c++) {
+      const t = I[i + c] - I[j + c];
+      const a = t < 0 ? -t : t;
+      if (a > m) m = a;
+    }
+    return m;
+  };
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      const p = y * W + x;
+      if (x + 1 < W) wH[p] = maxDiff(p * C, (p + 1) * C) < cueThreshold ? cued : plain;
+      if (y + 1 < H) wV[p] = maxDiff(p * C, (p + W) * C) < cueThreshold ? cued : plain;
+    }
+  }
+  return { wH, wV, scale };
+}

@@ -1,0 +1,133 @@
+import { MAX_LABELS } from './dataCost';
+
+/**
+ * Local winner-take-all: each pixel takes the disparity whose cost, summed
+ * over a window×window box around it, is smallest (ties → the smallest
+ * disparity). The box is clipped at the image borders; since every
+ * disparity of a pixel is summed over the same clipped box, no normalisation
+ * is needed for the comparison. Used to start α-expansion from a good
+ * labeling instead of all zeros (the paper's 9×9 aggregation).
+ */
+
+function validateWta(width: number, height: number, labels: number, window: number): void {
+  if (!Number.isInteger(width) || !Number.isInteger(height) || width <= 0 || height <= 0) {
+    throw new Error(`wta: bad size ${width}×${height}`);
+  }
+  if (!Number.isInteger(labels) || labels < 1 || labels > MAX_LABELS) {
+    throw new Error(`--ndisp: number of disparities must be an integer in 1..${MAX_LABELS} (got ${labels})`);
+  }
+  if (!Number.isInteger(window) || window < 1 || window % 2 === 0) {
+    throw new Error(`--wta-window: window must be an odd integer ≥ 1 (got ${window})`);
+  }
+}
+
+/**
+ * Box sums of one W·H cost slice over a window×window box clipped at the
+ * borders: horizontal running sums into `tmp`, then vertical running sums
+ * kept per column in `col`, written to `out`. O(1) per pixel whatever the
+ * window. Sums are doubles: exact for integers up to 2^53, where an int32
+ * sum of a large window of large costs could overflow.
+ */
+export function boxFilter(
+  slice: ArrayLike<number>,
+  width: number,
+  height: number,
+  window: number,
+  out: Float64Array,
+  tmp: Float64Array,
+  col: Float64Array,
+): void {
+  const W = width;
+  const H = height;
+  const r = (window - 1) >> 1;
+  // Horizontal pass: tmp[y,x] = Σ slice[y, x−r..x+r] (clipped).
+  for (let y = 0; y < H; y++) {
+    const row = y * W;
+    let s = 0;
+    const pre = r < W ? r : W;
+    for (let x = 0; x < pre; x++) s += slice[row + x];
+    for (let x = 0; x < W; x++) {
+      const add = x + r;
+      if (add < W) s += slice[row + add];
+      const drop = x - r - 1;
+      if (drop >= 0) s -= slice[row + drop];
+      tmp[row + x] = s;
+    }
+  }
+  // Vertical pass: col[x] holds Σ tmp[y−r..y+r, x] (clipped) as y advances.
+  col.fill(0, 0, W);
+  const preRows = r < H ? r : H;
+  for (let y = 0; y < preRows; y++) {
+    const row = y * W;
+    for (let x = 0; x < W; x++) col[x] += tmp[row + x];
+  }
+  for (let y = 0; y < H; y++) {
+    const add = y + r;
+    if (add < H) {
+      const row = add * W;
+      for (let x = 0; x < W; x++) col[x] += tmp[row + x];
+    }
+    const drop = y - r - 1;
+    if (drop >= 0) {
+      const row = drop * W;
+      for (let x = 0; x < W; x++) col[x] -= tmp[row + x];
+    }
+    const row = y * W;
+    for (let x = 0; x < W; x++) out[row + x] = col[x];
+  }
+}
+
+/**
+ * WTA from cost slices produced one disparity at a time, so the full volume
+ * never has to exist: `slice(d, buf)` returns the W·H costs of disparity d
+ * (it may fill and return `buf`). Keeps a running best cost and best label.
+ */
+export function wtaFromSlices(
+  slice: (d: number, buf: Int32Array) => ArrayLike<number>,
+  width: number,
+  height: number,
+  labels: number,
+  window = 9,
+): Uint16Array {
+  validateWta(width, height, labels, window);
+  const n = width * height;
+  const buf = new Int32Array(n);
+  const sums = new Float64Array(n);
+  const tmp = new Float64Array(n);
+  const col = new Float64Array(width);
+  const best = new Float64Array(n).fill(Infinity);
+  const label = new Uint16Array(n);
+  for (let d = 0; d < labels; d++) {
+    const s = slice(d, buf);
+    if (s.length !== n) throw new Error(`wta: slice for disparity ${d} has ${s.length} entries, expected ${n} (${width}×${height})`);
+    boxFilter(s, width, height, window, sums, tmp, col);
+    // Strictly smaller only: on a tie the earlier (smaller) disparity stays.
+    for (let p = 0; p < n; p++) {
+      const v = sums[p];
+      if (v < best[p]) {
+        best[p] = v;
+        label[p] = d;
+      }
+    }
+  }
+  return label;
+}
+
+/** WTA on a full cost volume, index (y·W + x)·labels + d. */
+export function wtaInit(volume: Int32Array, width: number, height: number, labels: number, window = 9): Uint16Array {
+  validateWta(width, height, labels, window);
+  const n = width * height;
+  if (volume.length !== n * labels) {
+    throw new Error(`wta: cost volume has ${volume.length} entries, expected ${n * labels} (${width}×${height}×${labels})`);
+  }
+  return wtaFromSlices(
+    (d, buf) => {
+      for (let p = 0, i = d; p < n; p++, i += labels) buf[p] = volume[i];
+      return buf;
+    },
+    width,
+    height,
+    labels,
+    window,
+  );
+}
