@@ -1,0 +1,45 @@
+/**
+ * The order in which a cycle visits the labels.
+ *  - 'frequent': most frequent current label first (Choi & Park §3.4),
+ *    recomputed from the labeling at the start of every cycle; ties go to the
+ *    smaller label so the order is deterministic.
+ *  - 'sequential': 0, 1, …, L−1.
+ *  - 'random': a seeded shuffle, a different one every cycle.
+ */
+export type LabelOrder = 'frequent' | 'sequential' | 'random';
+
+export const LABEL_ORDERS: readonly LabelOrder[] = ['frequent', 'sequential', 'random'];
+
+/** mulberry32: a small, fast, well-distributed seeded PRNG (deterministic shuffles). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function labelOrderForCycle(
+  order: LabelOrder,
+  labels: ArrayLike<number>,
+  labelCount: number,
+  cycle: number,
+  seed: number,
+): number[] {
+  const all = Array.from({ length: labelCount }, (_, i) => i);
+  if (order === 'sequential') return all;
+  if (order === 'random') {
+    const rand = seededRandom((seed ^ Math.imul(cycle + 1, 0x9e3779b1)) >>> 0);
+    for (let i = all.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      const t = all[i]; all[i] = all[j]; all[j] = t;
+    }
+    return all;
+  }
+  const hist = new Float64Array(labelCount);
+  for (let p = 0; p < labels.length; p++) hist[labels[p]]++;
+  return all.sort((a, b) => hist[b] - hist[a] || a - b);
+}

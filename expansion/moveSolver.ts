@@ -1,0 +1,64 @@
+import type { MaxFlowSolver } from '../graphcut/maxflow';
+import { BinaryStepBuilder, GraphVariant, applyCut } from './binaryStep';
+import type { MrfEnergy } from './energy';
+
+/** Outcome of one α-expansion move. */
+export interface MoveResult {
+  /** Pixels whose label changed to α. */
+  changed: number;
+  /** Energy of the new labeling as the cut predicts it (flow + constant). */
+  predictedEnergy: number;
+  /** Milliseconds spent building the graph and in max-flow. */
+  buildMs: number;
+  flowMs: number;
+  /** Counters of the max-flow backend for this cut. */
+  stats: Record<string, number>;
+  truncatedTerms: number;
+}
+
+/**
+ * Solves single α-expansion moves. The default builds each move's graph on
+ * the CPU and hands it to any MaxFlowSolver; a GPU backend may instead keep
+ * the whole state on the device and implement this interface directly.
+ */
+export interface MoveSolver {
+  readonly backend: string;
+  readonly device: string;
+  /** Replaces `labels` by the optimal expansion of `alpha` from them. */
+  move(alpha: number, labels: Uint16Array): Promise<MoveResult>;
+  dispose?(): void;
+}
+
+export class GraphMoveSolver implements MoveSolver {
+  private readonly builder: BinaryStepBuilder;
+
+  constructor(
+    private readonly energy: MrfEnergy,
+    private readonly solver: MaxFlowSolver,
+    private readonly variant: GraphVariant,
+  ) {
+    this.builder = new BinaryStepBuilder(energy.width, energy.height);
+  }
+
+  get backend(): string { return this.solver.name; }
+  get device(): string { return this.solver.device; }
+
+  async move(alpha: number, labels: Uint16Array): Promise<MoveResult> {
+    const t0 = performance.now();
+    const step = this.builder.build(this.energy, labels, alpha, this.variant);
+    const t1 = performance.now();
+    const cut = await this.solver.solve(step.graph);
+    const t2 = performance.now();
+    const changed = applyCut(labels, cut.sinkSide, alpha, this.variant);
+    return {
+      changed,
+      predictedEnergy: cut.flow + step.constant,
+      buildMs: t1 - t0,
+      flowMs: t2 - t1,
+      stats: cut.stats,
+      truncatedTerms: step.truncatedTerms,
+    };
+  }
+
+  dispose(): void { this.solver.dispose?.(); }
+}
