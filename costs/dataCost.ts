@@ -60,7 +60,7 @@ export interface DataCostOptions {
  * count since every kind sums over channels. Checked with 9×9 WTA on
  * tsukuba, venus, teddy and cones against half and double these values: the
  * defaults were best or within 0.6 points of the best on every scene, while
- * the alternatives each lost 1–3 points somewhere.
+ * the alternatives each lost 1–3.5 points somewhere.
  */
 export function defaultTau(kind: CostKind, channels: number): number {
   const perChannel = kind === 'sad' ? 20 : kind === 'ssd' ? 400 : 40;
