@@ -1,0 +1,49 @@
+import { readImage } from '../../data/imageIO';
+import { match } from '../match';
+import { autoPngScale, writeDisparityPfm, writeDisparityPng } from '../disparityOutput';
+import { matchSummaryJson, matchSummaryLines } from '../summary';
+import type { BackendName } from '../params';
+import { checkInputFile, checkOutputPath, Io, readInitialLabels } from './common';
+import { paramsFromArgs, ParamArgs } from './paramOptions';
+
+export interface MatchArgs extends ParamArgs {
+  left: string;
+  right: string;
+  ndisp: number;
+  output: string;
+  pfm?: string;
+  scale?: number;
+  'init-scale'?: number;
+  json: boolean;
+  backend: string;
+  verify: boolean;
+}
+
+export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
+  const { params, initFile } = paramsFromArgs(a);
+  checkInputFile(a.left, 'left image');
+  checkInputFile(a.right, 'right image');
+  checkOutputPath(a.output, '--output');
+  if (a.pfm) checkOutputPath(a.pfm, '--pfm');
+  if (a.scale !== undefined && (!Number.isFinite(a.scale) || a.scale <= 0)) throw new Error(`--scale: must be a positive number (got ${a.scale})`);
+  const left = await readImage(a.left);
+  const right = await readImage(a.right);
+  if (left.width !== right.width || left.height !== right.height) {
+    throw new Error(`size mismatch: left ${a.left} is ${left.width}×${left.height}, right ${a.right} is ${right.width}×${right.height}`);
+  }
+  if (!Number.isInteger(a.ndisp) || a.ndisp <= 0 || a.ndisp >= left.width) {
+    throw new Error(`--ndisp: must be an integer with 0 < ndisp < image width ${left.width} (got ${a.ndisp})`);
+  }
+  const initialLabels = initFile ? await readInitialLabels(initFile, a['init-scale'] ?? 1, left.width, left.height, a.ndisp) : undefined;
+  const r = await match(left, right, { ...params, ndisp: a.ndisp, initialLabels, backend: a.backend as BackendName, verify: a.verify });
+  const scale = a.scale ?? autoPngScale(r.ndisp);
+  await writeDisparityPng(a.output, r.disparity, r.width, r.height, scale);
+  if (a.pfm) writeDisparityPfm(a.pfm, r.disparity, r.width, r.height);
+  if (a.json) {
+    io.out(JSON.stringify({ ...matchSummaryJson(r), output: a.output, pngScale: scale, pfm: a.pfm ?? null }, null, 2));
+  } else {
+    for (const l of matchSummaryLines(r)) io.out(l);
+    io.out(`wrote ${a.output} (disparity × ${scale})${a.pfm ? ` and ${a.pfm} (disparity in pixels)` : ''}`);
+  }
+  return 0;
+}

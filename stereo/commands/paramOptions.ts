@@ -1,0 +1,81 @@
+import type { Argv } from 'yargs';
+import { COST_KINDS } from '../../costs';
+import { LABEL_ORDERS } from '../../expansion/labelOrder';
+import { BACKENDS, type MatchParams } from '../params';
+
+/**
+ * The energy and solver options shared by match, run, export-mrf and tune.
+ * No defaults here: an option left out is undefined, so per-scene parameters
+ * (run) and DEFAULT_PARAMS can fill it, and the command line always wins.
+ */
+export function withParamOptions<T>(y: Argv<T>) {
+  return y
+    .option('cost', { choices: COST_KINDS as unknown as string[], describe: 'data cost: SAD, SSD or SAD + gradient differences (default sad)' })
+    .option('tau', { type: 'number', describe: 'data cost truncation τ, 8-bit scale summed over channels (default per cost kind)' })
+    .option('border', { choices: ['tau', 'clamp'], describe: 'cost where x−d < 0: τ (no evidence) or the clamped column (default clamp)' })
+    .option('lambda', { type: 'number', describe: 'smoothness weight λ (default 20)' })
+    .option('smoothness', { choices: ['linear', 'quadratic', 'potts'], describe: 'smoothness V: truncated linear, truncated quadratic or Potts (default linear)' })
+    .option('truncation', { alias: 'T', type: 'number', describe: 'smoothness truncation T in disparities (default 2)' })
+    .option('cue-threshold', { type: 'number', describe: 'static cue: neighbours closer than this in intensity… (default 5)' })
+    .option('cue-factor', { type: 'number', describe: '…get λ × this factor; 1 disables the cue (default 2)' })
+    .option('init', { type: 'string', describe: 'initial labeling: wta, zero, or a disparity file (default wta)' })
+    .option('window', { type: 'number', describe: 'WTA window size, odd (default 9)' })
+    .option('order', { choices: LABEL_ORDERS as unknown as string[], describe: 'label order per cycle (default frequent)' })
+    .option('graph', { choices: ['reversed', 'classic'], describe: 'binary graph construction (default reversed, Choi & Park §3.2)' })
+    .option('cycles', { type: 'string', describe: 'α-expansion cycles, or "converge" (default 4)' })
+    .option('seed', { type: 'number', describe: 'seed of the random label order (default 1)' })
+    .option('backend', { choices: BACKENDS as unknown as string[], default: 'auto', describe: 'max-flow backend' })
+    .option('verify', { type: 'boolean', default: false, describe: 'solve every cut also with the CPU solver and fail on any difference' });
+}
+
+export interface ParamArgs {
+  cost?: string; tau?: number; border?: string; lambda?: number; smoothness?: string; truncation?: number;
+  'cue-threshold'?: number; 'cue-factor'?: number; init?: string; window?: number; order?: string; graph?: string;
+  cycles?: string; seed?: number;
+}
+
+function finiteNonNegative(name: string, v: number | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new Error(`--${name}: must be a finite number ≥ 0 (got ${String(v)})`);
+  return v;
+}
+
+/** Command-line values → MatchParams overrides (undefined where not given), with option-named errors. */
+export function paramsFromArgs(a: ParamArgs): { params: Partial<MatchParams>; initFile?: string } {
+  let cycles: number | 'converge' | undefined;
+  if (a.cycles !== undefined) {
+    if (a.cycles === 'converge') cycles = 'converge';
+    else {
+      const c = Number(a.cycles);
+      if (!/^\d+$/.test(String(a.cycles)) || !Number.isInteger(c)) throw new Error(`--cycles: must be an integer ≥ 0 or "converge" (got ${a.cycles})`);
+      cycles = c;
+    }
+  }
+  const truncation = finiteNonNegative('truncation', a.truncation);
+  if (truncation !== undefined && !Number.isInteger(truncation)) throw new Error(`--truncation: must be an integer ≥ 0 (got ${truncation})`);
+  let init: MatchParams['init'] | undefined;
+  let initFile: string | undefined;
+  if (a.init === 'wta' || a.init === 'zero') init = a.init;
+  else if (a.init !== undefined) initFile = a.init;
+  const params: Partial<MatchParams> = {
+    cost: a.cost as MatchParams['cost'] | undefined,
+    tau: finiteNonNegative('tau', a.tau),
+    border: a.border as MatchParams['border'] | undefined,
+    lambda: finiteNonNegative('lambda', a.lambda),
+    smoothness: a.smoothness as MatchParams['smoothness'] | undefined,
+    truncation,
+    cueThreshold: finiteNonNegative('cue-threshold', a['cue-threshold']),
+    cueFactor: a['cue-factor'],
+    init,
+    window: a.window,
+    order: a.order as MatchParams['order'] | undefined,
+    graph: a.graph as MatchParams['graph'] | undefined,
+    cycles,
+    seed: a.seed,
+  };
+  if (params.cueFactor !== undefined && (!Number.isFinite(params.cueFactor) || params.cueFactor < 1)) {
+    throw new Error(`--cue-factor: must be a finite number ≥ 1 (got ${String(params.cueFactor)})`);
+  }
+  for (const k of Object.keys(params) as (keyof MatchParams)[]) if (params[k] === undefined) delete params[k];
+  return { params, initFile };
+}

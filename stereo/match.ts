@@ -1,0 +1,134 @@
+import type { Raster } from '../data/raster';
+import { buildStereoEnergy, wtaInit, type StereoEnergy } from '../costs';
+import { alphaExpansion, type CycleReport, type ExpansionResult } from '../expansion/alphaExpansion';
+import type { EnergyBreakdown } from '../expansion/energy';
+import { createMoveSolver } from './backends';
+import { BackendName, DEFAULT_PARAMS, MatchParams } from './params';
+
+export interface MatchOptions extends Partial<MatchParams> {
+  /** Disparities 0..ndisp−1. */
+  ndisp: number;
+  /** A given initial disparity map instead of WTA / zero. */
+  initialLabels?: Uint16Array;
+  backend?: BackendName;
+  /** Solve every cut also with the CPU solver and fail on any difference. */
+  verify?: boolean;
+  /** Progress callback, once per α-expansion move. */
+  onMove?: (info: { cycle: number; alpha: number; index: number; count: number; changed: number }) => void;
+}
+
+export interface PhaseTimes {
+  costsMs: number;
+  initMs: number;
+  buildMs: number;
+  flowMs: number;
+  expansionMs: number;
+  totalMs: number;
+}
+
+export interface MatchResult {
+  width: number;
+  height: number;
+  ndisp: number;
+  /** Disparity per pixel (integer labels), row-major. */
+  disparity: Uint16Array;
+  params: MatchParams;
+  /** The integer factor every cost carries (fractional λ made exact); energies are in these units. */
+  costScale: number;
+  initialEnergy: EnergyBreakdown;
+  cycles: CycleReport[];
+  finalEnergy: EnergyBreakdown;
+  cuts: number;
+  backend: string;
+  device: string;
+  times: PhaseTimes;
+  rejectedMoves: number;
+}
+
+/** Validates a width-dependent ndisp (the costs check the rest). */
+function checkNdisp(ndisp: number, width: number): void {
+  if (!Number.isInteger(ndisp) || ndisp <= 0 || ndisp >= width) {
+    throw new Error(`--ndisp: must be an integer with 0 < ndisp < image width ${width} (got ${String(ndisp)})`);
+  }
+}
+
+export function resolveParams(options: Partial<MatchParams>): MatchParams {
+  const p: MatchParams = { ...DEFAULT_PARAMS };
+  // Only parameter keys are taken: MatchOptions also carries ndisp, backend, callbacks.
+  for (const [k, v] of Object.entries(options)) {
+    if (v !== undefined && (k in DEFAULT_PARAMS || k === 'tau')) (p as unknown as Record<string, unknown>)[k] = v;
+  }
+  if (!Number.isInteger(p.window) || p.window < 1 || p.window % 2 === 0) throw new Error(`--window: must be an odd integer ≥ 1 (got ${p.window})`);
+  if (p.init !== 'wta' && p.init !== 'zero') throw new Error(`--init: unknown value '${String(p.init)}' (expected wta, zero, or a disparity file)`);
+  if (!['frequent', 'sequential', 'random'].includes(p.order)) throw new Error(`--order: unknown value '${String(p.order)}' (expected frequent, sequential, random)`);
+  if (p.graph !== 'reversed' && p.graph !== 'classic') throw new Error(`--graph: unknown value '${String(p.graph)}' (expected reversed, classic)`);
+  if (p.cycles !== 'converge' && (!Number.isInteger(p.cycles) || p.cycles < 0)) throw new Error(`--cycles: must be an integer ≥ 0 or "converge" (got ${String(p.cycles)})`);
+  if (!Number.isInteger(p.seed)) throw new Error(`--seed: must be an integer (got ${String(p.seed)})`);
+  if (typeof p.truncation !== 'number' || Number.isNaN(p.truncation)) throw new Error(`--truncation: must be an integer ≥ 0 (got ${String(p.truncation)})`);
+  return p;
+}
+
+/** Builds the energy of a pair (data costs and smoothness weights) with resolved parameters. */
+export function stereoEnergy(left: Raster, right: Raster, ndisp: number, p: MatchParams): StereoEnergy {
+  if (left.width !== right.width || left.height !== right.height) {
+    throw new Error(`left image is ${left.width}×${left.height} but right image is ${right.width}×${right.height}`);
+  }
+  checkNdisp(ndisp, left.width);
+  return buildStereoEnergy(left, right, {
+    ndisp, kind: p.cost, tau: p.tau, border: p.border, lambda: p.lambda,
+    cueThreshold: p.cueThreshold, cueFactor: p.cueFactor, smoothness: p.smoothness, truncation: p.truncation,
+  });
+}
+
+/** Initial labeling: WTA over a window, all zero, or a given map. */
+export function initialLabeling(energy: StereoEnergy, p: MatchParams, given?: Uint16Array): Uint16Array {
+  const n = energy.width * energy.height;
+  if (given) {
+    if (given.length !== n) throw new Error(`--init: the initial disparity map has ${given.length} pixels, the images ${n}`);
+    for (let i = 0; i < n; i++) if (given[i] >= energy.labels) throw new Error(`--init: disparity ${given[i]} at pixel ${i} is outside 0..${energy.labels - 1}`);
+    return given.slice();
+  }
+  if (p.init === 'zero') return new Uint16Array(n);
+  return wtaInit(energy.data, energy.width, energy.height, energy.labels, p.window);
+}
+
+/**
+ * Disparity of a rectified pair by α-expansion: data costs, smoothness
+ * weights, an initial labeling, then `cycles` cycles of expansion moves.
+ */
+export async function match(left: Raster, right: Raster, options: MatchOptions): Promise<MatchResult> {
+  const t0 = performance.now();
+  const params = resolveParams(options);
+  const energy = stereoEnergy(left, right, options.ndisp, params);
+  const t1 = performance.now();
+  const init = initialLabeling(energy, params, options.initialLabels);
+  const t2 = performance.now();
+  const solver = await createMoveSolver(energy, { backend: options.backend ?? 'auto', graph: params.graph, verify: options.verify ?? false });
+  let result: ExpansionResult;
+  try {
+    result = await alphaExpansion(energy, init, solver, {
+      order: params.order, cycles: params.cycles, seed: params.seed, onMove: options.onMove,
+    });
+  } finally {
+    solver.dispose?.();
+  }
+  const t3 = performance.now();
+  const buildMs = result.cycles.reduce((s, c) => s + c.buildMs, 0);
+  const flowMs = result.cycles.reduce((s, c) => s + c.flowMs, 0);
+  return {
+    width: energy.width,
+    height: energy.height,
+    ndisp: energy.labels,
+    disparity: result.labels,
+    params,
+    costScale: energy.scale,
+    initialEnergy: result.initialEnergy,
+    cycles: result.cycles,
+    finalEnergy: result.finalEnergy,
+    cuts: result.cuts,
+    backend: result.backend,
+    device: result.device,
+    times: { costsMs: t1 - t0, initMs: t2 - t1, buildMs, flowMs, expansionMs: t3 - t2, totalMs: t3 - t0 },
+    rejectedMoves: result.rejectedMoves,
+  };
+}

@@ -1,0 +1,49 @@
+import type { CostKind, BorderRule } from '../costs';
+import type { SmoothnessKind } from '../expansion/energy';
+import type { GraphVariant } from '../expansion/binaryStep';
+import type { LabelOrder } from '../expansion/labelOrder';
+
+/** Which solver runs the binary cuts. */
+export type BackendName = 'auto' | 'gpu' | 'gpujs-cpu' | 'bk';
+export const BACKENDS: readonly BackendName[] = ['auto', 'gpu', 'gpujs-cpu', 'bk'];
+
+export type InitKind = 'wta' | 'zero';
+
+/** Everything that shapes the energy and its minimisation. */
+export interface MatchParams {
+  cost: CostKind;
+  /** Data-cost truncation τ (8-bit scale, summed over channels); undefined = the cost kind's default. */
+  tau?: number;
+  border: BorderRule;
+  lambda: number;
+  smoothness: SmoothnessKind;
+  /** Truncation T of the smoothness term, in disparities. */
+  truncation: number;
+  cueThreshold: number;
+  /** 1 disables the static cue. */
+  cueFactor: number;
+  init: InitKind;
+  /** WTA window (odd). */
+  window: number;
+  order: LabelOrder;
+  graph: GraphVariant;
+  cycles: number | 'converge';
+  seed: number;
+}
+
+/** Defaults for a pair we know nothing about. */
+export const DEFAULT_PARAMS: MatchParams = {
+  cost: 'sad',
+  border: 'clamp',
+  lambda: 20,
+  smoothness: 'linear',
+  truncation: 2,
+  cueThreshold: 5,
+  cueFactor: 2,
+  init: 'wta',
+  window: 9,
+  order: 'frequent',
+  graph: 'reversed',
+  cycles: 4,
+  seed: 1,
+};
