@@ -1,0 +1,162 @@
+import * as path from 'path';
+import { GPU } from 'gpu.js';
+
+/**
+ * Sets up gpu.js for the push-relabel kernels: WebGPU (Dawn, through the
+ * `webgpu` package) when an adapter answers, otherwise gpu.js's WebAssembly
+ * backend, otherwise its plain JavaScript cpu backend. The same kernels run
+ * on all three.
+ */
+
+export type GpuMode = 'webgpu' | 'webasm' | 'cpu';
+export type GpuPreference = 'auto' | GpuMode;
+export const GPU_PREFERENCES: readonly GpuPreference[] = ['auto', 'webgpu', 'webasm', 'cpu'];
+
+export interface GpuContext {
+  readonly gpu: GPU;
+  readonly mode: GpuMode;
+  /** Human-readable description of what runs the kernels. */
+  readonly device: string;
+  /** Uncaptured WebGPU errors reported by the device since creation (empty on other backends). */
+  readonly deviceErrors: string[];
+  destroy(): void;
+}
+
+/* Minimal structural types for the parts of the WebGPU API touched here (no DOM lib in this project). */
+interface AdapterInfoLike { vendor?: string; architecture?: string; device?: string; description?: string }
+interface DeviceLike {
+  addEventListener?: (type: string, fn: (ev: { error?: { message?: string } }) => void) => void;
+}
+interface AdapterLike {
+  info?: AdapterInfoLike;
+  requestDevice(descriptor?: unknown): Promise<DeviceLike>;
+}
+interface NavigatorGpuLike { requestAdapter(options?: unknown): Promise<AdapterLike | null> }
+interface DawnModule { create(flags: string[]): NavigatorGpuLike }
+
+let webgpuSetup: Promise<{ adapterInfo: string; errors: string[] } | null> | null = null;
+
+/**
+ * Loads Dawn's Node binding directly (the `webgpu` package is an ES module,
+ * which CommonJS Node 20 cannot require). Any failure — the binary needs a
+ * newer glibc on some machines, or there is no driver — means "no WebGPU".
+ */
+function loadDawn(): DawnModule | null {
+  try {
+    const dir = path.dirname(require.resolve('webgpu/package.json'));
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require(path.join(dir, 'dist', `${process.platform}-${process.arch}.dawn.node`)) as DawnModule;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * gpu.js assigns `device.onuncapturederror = fn`, which this Dawn build
+ * rejects ("object is not of the correct interface type") so the first kernel
+ * throws. The adapter is wrapped so that every device it hands out has that
+ * property redefined as a plain accessor; errors still reach us through the
+ * event listener and are kept for the solver to report.
+ */
+function wrapAdapter(adapter: AdapterLike, errors: string[]): AdapterLike {
+  const requestDevice = adapter.requestDevice.bind(adapter);
+  const patched = async (descriptor?: unknown): Promise<DeviceLike> => {
+    const device = await requestDevice(descriptor);
+    let handler: unknown = null;
+    Object.defineProperty(device, 'onuncapturederror', {
+      configurable: true,
+      get: () => handler,
+      set: (fn: unknown) => { handler = fn; },
+    });
+    device.addEventListener?.('uncapturederror', (ev) => {
+      errors.push(ev?.error?.message ?? 'unknown WebGPU error');
+    });
+    return device;
+  };
+  Object.defineProperty(adapter, 'requestDevice', { configurable: true, value: patched });
+  return adapter;
+}
+
+/** Installs navigator.gpu from Dawn once per process; resolves null when no adapter answers. */
+function setUpWebGpu(): Promise<{ adapterInfo: string; errors: string[] } | null> {
+  if (webgpuSetup) return webgpuSetup;
+  webgpuSetup = (async () => {
+    const dawn = loadDawn();
+    if (!dawn) return null;
+    const errors: string[] = [];
+    let raw: NavigatorGpuLike;
+    try {
+      raw = dawn.create([]);
+    } catch {
+      return null;
+    }
+    const gpuApi: NavigatorGpuLike = {
+      requestAdapter: async (options?: unknown) => {
+        const adapter = await raw.requestAdapter(options);
+        return adapter ? wrapAdapter(adapter, errors) : null;
+      },
+    };
+    // Keep the rest of the Dawn object (getPreferredCanvasFormat, wgslLanguageFeatures…) reachable.
+    Object.setPrototypeOf(gpuApi, raw as object);
+    const g = globalThis as { navigator?: Record<string, unknown> };
+    Object.defineProperty(globalThis, 'navigator', {
+      configurable: true,
+      writable: true,
+      value: Object.assign(Object.create(g.navigator ?? null) as Record<string, unknown>, { gpu: gpuApi }),
+    });
+    let adapter: AdapterLike | null;
+    try {
+      adapter = await gpuApi.requestAdapter();
+    } catch {
+      adapter = null;
+    }
+    if (!adapter) return null;
+    const info = adapter.info ?? {};
+    const adapterInfo = [info.vendor, info.architecture, info.description || info.device].filter((s) => s).join(' ');
+    return { adapterInfo: adapterInfo || 'unknown adapter', errors };
+  })();
+  return webgpuSetup;
+}
+
+/** True when a WebGPU adapter answers in this process (loads Dawn on first call). */
+export async function isWebGpuAvailable(): Promise<boolean> {
+  return (await setUpWebGpu()) !== null;
+}
+
+/**
+ * A gpu.js instance on the preferred backend. 'auto' takes WebGPU when an
+ * adapter answers, else webasm, else cpu; an explicit 'webgpu' that is not
+ * available throws.
+ */
+export async function createGpuContext(preference: GpuPreference = 'auto'): Promise<GpuContext> {
+  if (!GPU_PREFERENCES.includes(preference)) {
+    throw new Error(`gpu backend: unknown preference '${String(preference)}' (expected ${GPU_PREFERENCES.join(', ')})`);
+  }
+  if (preference === 'auto' || preference === 'webgpu') {
+    const webgpu = await setUpWebGpu();
+    if (webgpu) {
+      const gpu = new GPU({ mode: 'webgpu' });
+      return context(gpu, 'webgpu', `WebGPU (Dawn): ${webgpu.adapterInfo}`, webgpu.errors);
+    }
+    if (preference === 'webgpu') {
+      throw new Error('gpu backend: WebGPU requested but unavailable (the webgpu package did not load or no adapter answered)');
+    }
+  }
+  if ((preference === 'auto' || preference === 'webasm') && GPU.isWebAssemblySupported) {
+    return context(new GPU({ mode: 'webasm' }), 'webasm', 'gpu.js webasm backend (CPU, WebAssembly SIMD)', []);
+  }
+  if (preference === 'webasm') throw new Error('gpu backend: webasm requested but WebAssembly is unsupported here');
+  return context(new GPU({ mode: 'cpu' }), 'cpu', 'gpu.js cpu backend (JavaScript)', []);
+}
+
+function context(gpu: GPU, mode: GpuMode, device: string, deviceErrors: string[]): GpuContext {
+  return {
+    gpu,
+    mode,
+    device,
+    deviceErrors,
+    destroy: () => {
+      void gpu.destroy();
+    },
+  };
+}
