@@ -60,63 +60,70 @@ export class BinaryStepBuilder {
     const g = this.graph;
     const u = this.unary;
     const reversed = variant === 'reversed';
-    const kind = e.smoothness;
-    const T = e.truncation;
+    const V = this.pairwiseTable(e);
+    const D = e.data;
+    const n = W * H;
     let constant = 0;
     let truncated = 0;
     let maxCap = 0;
 
     // Unary terms. In 'reversed', y = x; in 'classic', y = 1 − x.
-    for (let p = 0; p < W * H; p++) {
-      const keep = e.data[p * L + labels[p]];
-      const take = e.data[p * L + alpha];
+    for (let p = 0; p < n; p++) {
+      const keep = D[p * L + labels[p]];
+      const take = D[p * L + alpha];
       if (reversed) { constant += keep; u[p] = take - keep; } else { constant += take; u[p] = keep - take; }
     }
 
-    // Pairwise terms, one per grid edge, written into the edge arrays.
-    const addPair = (p: number, q: number, w: number, fwd: Int32Array, rev: Int32Array): void => {
-      // fwd[p] holds c(p→q), rev[p] holds c(q→p).
-      if (w === 0) { fwd[p] = 0; rev[p] = 0; return; }
-      const lp = labels[p];
-      const lq = labels[q];
-      // Energies in x (0 keep, 1 α).
-      const e00 = w * pairwise(kind, T, lp, lq);
-      const e01 = w * pairwise(kind, T, lp, alpha);
-      const e10 = w * pairwise(kind, T, alpha, lq);
-      // e11 = w·V(α, α) = 0.
-      // Map to y: reversed y = x; classic y = 1 − x (A=E_y(0,0)=e11, B=E_y(0,1)=e10, C=E_y(1,0)=e01, D=E_y(1,1)=e00).
-      let A: number, B: number, C: number, D: number;
-      if (reversed) { A = e00; B = e01; C = e10; D = 0; } else { A = 0; B = e10; C = e01; D = e00; }
-      let k = B + C - A - D;
-      if (k < 0) {
-        // Non-submodular (non-metric V): raise B until B + C = A + D, the usual
-        // truncation; the driver rejects any move that raises the true energy.
-        B -= k;
-        k = 0;
-        truncated++;
-      }
-      if (k > maxCap) maxCap = k;
-      constant += A;
-      u[p] += C - A;
-      u[q] += D - C;
-      // Edge p→q is cut when y_p = 0, y_q = 1: capacity k. No reverse capacity.
-      fwd[p] = k;
-      rev[p] = 0;
-    };
-
-    for (let y = 0; y < H; y++) {
-      for (let x = 0; x < W; x++) {
-        const p = y * W + x;
-        if (x + 1 < W) addPair(p, p + 1, e.wH[p], g.right, g.rightRev);
-        else { g.right[p] = 0; g.rightRev[p] = 0; }
-        if (y + 1 < H) addPair(p, p + W, e.wV[p], g.down, g.downRev);
-        else { g.down[p] = 0; g.downRev[p] = 0; }
+    // Pairwise terms, one per grid edge. For an edge p→q with weight w, in x
+    // (0 keep, 1 α): e00 = w·V(l_p,l_q), e01 = w·V(l_p,α), e10 = w·V(α,l_q),
+    // e11 = 0. In y: reversed (y = x) A=e00, B=e01, C=e10, D=0; classic
+    // (y = 1 − x) A=0, B=e10, C=e01, D=e00. The edge p→q gets B+C−A−D.
+    const aRow = alpha * L;
+    for (let dir = 0; dir < 2; dir++) {
+      const weights = dir === 0 ? e.wH : e.wV;
+      const fwd = dir === 0 ? g.right : g.down;
+      const rev = dir === 0 ? g.rightRev : g.downRev;
+      const step = dir === 0 ? 1 : W;
+      rev.fill(0);
+      for (let y = 0; y < H; y++) {
+        const xEnd = dir === 0 ? W - 1 : W;
+        const row = y * W;
+        if (dir === 1 && y === H - 1) { fwd.fill(0, row, row + W); continue; }
+        if (dir === 0) fwd[row + W - 1] = 0;
+        for (let x = 0; x < xEnd; x++) {
+          const p = row + x;
+          const w = weights[p];
+          if (w === 0) { fwd[p] = 0; continue; }
+          const q = p + step;
+          const lp = labels[p];
+          const lq = labels[q];
+          const e00 = w * V[lp * L + lq];
+          const e01 = w * V[lp * L + alpha];
+          const e10 = w * V[aRow + lq];
+          let k: number;
+          if (reversed) {
+            // A = e00, B = e01, C = e10, D = 0
+            k = e01 + e10 - e00;
+            if (k < 0) { truncated++; k = 0; } // non-submodular: B raised to A + D − C (truncation)
+            constant += e00;
+            u[p] += e10 - e00;
+            u[q] -= e10;
+          } else {
+            // A = 0, B = e10, C = e01, D = e00
+            k = e10 + e01 - e00;
+            if (k < 0) { truncated++; k = 0; }
+            u[p] += e01;
+            u[q] += e00 - e01;
+          }
+          if (k > maxCap) maxCap = k;
+          fwd[p] = k;
+        }
       }
     }
 
     // Terminal links: unary coefficient k on y_p = 1 is c(s→p) = k when k > 0,
     // otherwise c(p→t) = −k with the constant shifted by k.
-    for (let p = 0; p < W * H; p++) {
+    for (let p = 0; p < n; p++) {
       const k = u[p];
       if (k >= 0) { g.source[p] = k; g.sink[p] = 0; if (k > maxCap) maxCap = k; } else { g.source[p] = 0; g.sink[p] = -k; constant += k; if (-k > maxCap) maxCap = -k; }
     }
@@ -126,6 +133,18 @@ export class BinaryStepBuilder {
       throw new Error(`binary step: a capacity of ${maxCap} exceeds ${MAX_CAPACITY}; lower the costs (τ, λ or the cost scale)`);
     }
     return { graph: g, constant, truncatedTerms: truncated, variant };
+  }
+
+  private table?: { energy: MrfEnergy; V: Float64Array };
+
+  /** V(a, b) for all label pairs, computed once per energy. */
+  private pairwiseTable(e: MrfEnergy): Float64Array {
+    if (this.table?.energy === e) return this.table.V;
+    const L = e.labels;
+    const V = new Float64Array(L * L);
+    for (let a = 0; a < L; a++) for (let b = 0; b < L; b++) V[a * L + b] = pairwise(e.smoothness, e.truncation, a, b);
+    this.table = { energy: e, V };
+    return V;
   }
 }
 
