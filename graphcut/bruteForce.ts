@@ -1,5 +1,8 @@
 import type { GridGraph } from './gridGraph';
 
+// Module-level copy: inside test sandboxes every global lookup in a hot loop is slow, a module constant is not.
+const clz32 = Math.clz32;
+
 /** Above this many pixels the 2^n enumeration is too slow to be a test oracle. */
 export const BRUTE_FORCE_MAX_PIXELS = 20;
 
@@ -65,7 +68,7 @@ export function bruteForceMinCut(g: GridGraph): BruteForceCut {
   const total = 2 ** n;
   for (let k = 1; k < total; k++) {
     // Gray code step k flips the bit at the position of the lowest set bit of k.
-    const p = 31 - Math.clz32(k & -k);
+    const p = 31 - clz32(k & -k);
     const toSink = side[p] === 0;
     // Moving p to the sink side: its source edge becomes cut and its sink edge uncut; for each neighbour q,
     // edge p→q stops being cut if q is on the sink side, and edge q→p becomes cut if q is on the source side.

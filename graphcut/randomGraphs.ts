@@ -6,6 +6,9 @@ import { createGridGraph, MAX_CAPACITY, type GridGraph } from './gridGraph';
  * reproduced from the seed alone.
  */
 
+// Module-level copies: inside test sandboxes every global lookup in a hot loop is slow, a module constant is not.
+const { abs, ceil, floor, imul, max, min, round, sin, PI } = Math;
+
 /** Uniform random number in [0, 1). */
 export type Rng = () => number;
 
@@ -15,19 +18,19 @@ export function createRng(seed: number): Rng {
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    t = imul(t ^ (t >>> 15), t | 1);
+    t ^= t + imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 
 /** Uniform integer in lo..hi (both inclusive). */
 export function randomInt(rng: Rng, lo: number, hi: number): number {
-  return lo + Math.floor(rng() * (hi - lo + 1));
+  return lo + floor(rng() * (hi - lo + 1));
 }
 
 /** The largest capacity the generators emit: residual sums then stay far inside int32. */
-export const LARGE_CAPACITY = Math.floor(MAX_CAPACITY / 4);
+export const LARGE_CAPACITY = floor(MAX_CAPACITY / 4);
 
 /**
  * Kinds of random graph:
@@ -158,33 +161,33 @@ export function expansionLikeGraph(rng: Rng, width: number, height: number, opti
 
   // Smooth true disparity: a sum of a few random low-frequency waves, scaled to 0..L-1.
   const waves = Array.from({ length: 3 }, () => ({
-    fx: (rng() * 2 * Math.PI * 2) / Math.max(W, 1),
-    fy: (rng() * 2 * Math.PI * 2) / Math.max(H, 1),
-    phase: rng() * 2 * Math.PI,
+    fx: (rng() * 2 * PI * 2) / max(W, 1),
+    fy: (rng() * 2 * PI * 2) / max(H, 1),
+    phase: rng() * 2 * PI,
   }));
   const truth = new Float64Array(n);
   for (let y = 0; y < H; y++) {
     for (let x = 0; x < W; x++) {
       let s = 0;
-      for (const w of waves) s += Math.sin(w.fx * x + w.fy * y + w.phase);
+      for (const w of waves) s += sin(w.fx * x + w.fy * y + w.phase);
       truth[y * W + x] = ((s / 3 + 1) / 2) * (L - 1);
     }
   }
   // Current labeling: the truth rounded in 8×8 blocks, shifted by a random offset per block, plus 10% speckle.
   const labels = new Int32Array(n);
-  const blocksX = Math.ceil(W / 8);
-  const blockShift = Int32Array.from({ length: blocksX * Math.ceil(H / 8) }, () => randomInt(rng, -1, 1));
+  const blocksX = ceil(W / 8);
+  const blockShift = Int32Array.from({ length: blocksX * ceil(H / 8) }, () => randomInt(rng, -1, 1));
   for (let y = 0; y < H; y++) {
     for (let x = 0; x < W; x++) {
       const p = y * W + x;
       const b = blockShift[(y >> 3) * blocksX + (x >> 3)];
-      const l = rng() < 0.1 ? randomInt(rng, 0, L - 1) : Math.round(truth[(y & ~7) * W + (x & ~7)]) + b;
-      labels[p] = Math.min(L - 1, Math.max(0, l));
+      const l = rng() < 0.1 ? randomInt(rng, 0, L - 1) : round(truth[(y & ~7) * W + (x & ~7)]) + b;
+      labels[p] = min(L - 1, max(0, l));
     }
   }
   const data = (p: number, l: number): number =>
-    Math.min(dataTrunc, Math.round(slope * Math.abs(l - truth[p])) + randomInt(rng, 0, 5));
-  const V = (a: number, b: number): number => Math.min(Math.abs(a - b), K);
+    min(dataTrunc, round(slope * abs(l - truth[p])) + randomInt(rng, 0, 5));
+  const V = (a: number, b: number): number => min(abs(a - b), K);
 
   // Unary coefficient of x_p (x_p = 1 takes α in the normal construction).
   const unary = new Float64Array(n);

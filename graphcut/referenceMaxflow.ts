@@ -66,8 +66,8 @@ export class ReferenceFlowNetwork {
       let u = s;
       for (;;) {
         if (u === t) {
-          let f = Infinity;
-          for (const e of path) f = Math.min(f, cap[e]);
+          let f = cap[path[0]];
+          for (const e of path) if (cap[e] < f) f = cap[e];
           for (const e of path) {
             cap[e] -= f;
             cap[e ^ 1] += f;
