@@ -67,6 +67,12 @@ export function defaultTau(kind: CostKind, channels: number): number {
   return perChannel * channels;
 }
 
+/** Largest raw (untruncated) cost of a kind: gradients span −255..255, so their differences reach 510. */
+export function maxRawCost(kind: CostKind, channels: number): number {
+  const perChannel = kind === 'sad' ? 255 : kind === 'ssd' ? 255 * 255 : 255 + 510 + 510;
+  return perChannel * channels;
+}
+
 export interface ResolvedDataCostOptions {
   kind: CostKind;
   tau: number;
@@ -96,6 +102,10 @@ export function resolveDataCostOptions(options: DataCostOptions, channels: numbe
   }
   const maxCost = Math.round(tau * scale);
   if (maxCost > INT32_MAX) throw new Error(`--tau: τ·scale = ${tau}·${scale} does not fit a 32-bit cost`);
+  // The kernels clamp with int32 arithmetic, so every raw·scale must fit too.
+  if (maxRawCost(kind, channels) * scale > INT32_MAX) {
+    throw new Error(`cost scale ${scale} is too large: ${kind} costs times the scale would not fit 32 bits`);
+  }
   return { kind, tau, scale, border, maxCost };
 }
 
@@ -162,62 +172,38 @@ export class DataCostMatcher {
     const W = this.width;
     const C = this.channels;
     const { kind, scale, maxCost, border } = this.options;
-    const L = this.L;
-    const R = this.R;
-    const rowBase = y * W;
+    const rowBase = y * W * C;
     // Pixels x < d have no match inside the right image.
     const firstValid = d < W ? d : W;
-    let xStart = 0;
     if (border === 'tau') {
       for (let x = 0; x < firstValid; x++) out[offset + x * stride] = maxCost;
-      xStart = firstValid;
+    } else if (firstValid > 0) {
+      // Clamp: every one of them is compared with column 0 (right step 0).
+      this.run(kind, rowBase, rowBase, 0, firstValid, scale, maxCost, out, offset, stride);
     }
-    if (kind === 'sad') {
-      for (let x = xStart; x < W; x++) {
-        const xr = x >= d ? x - d : 0;
-        const il = (rowBase + x) * C;
-        const ir = (rowBase + xr) * C;
-        let raw = 0;
-        for (let c = 0; c < C; c++) {
-          const t = L[il + c] - R[ir + c];
-          raw += t < 0 ? -t : t;
-        }
-        const v = raw * scale;
-        out[offset + x * stride] = v < maxCost ? v : maxCost;
-      }
-    } else if (kind === 'ssd') {
-      for (let x = xStart; x < W; x++) {
-        const xr = x >= d ? x - d : 0;
-        const il = (rowBase + x) * C;
-        const ir = (rowBase + xr) * C;
-        let raw = 0;
-        for (let c = 0; c < C; c++) {
-          const t = L[il + c] - R[ir + c];
-          raw += t * t;
-        }
-        const v = raw * scale;
-        out[offset + x * stride] = v < maxCost ? v : maxCost;
-      }
-    } else {
-      const gxL = this.gxL;
-      const gyL = this.gyL;
-      const gxR = this.gxR;
-      const gyR = this.gyR;
-      for (let x = xStart; x < W; x++) {
-        const xr = x >= d ? x - d : 0;
-        const il = (rowBase + x) * C;
-        const ir = (rowBase + xr) * C;
-        let raw = 0;
-        for (let c = 0; c < C; c++) {
-          const t = L[il + c] - R[ir + c];
-          const gx = gxL[il + c] - gxR[ir + c];
-          const gy = gyL[il + c] - gyR[ir + c];
-          raw += (t < 0 ? -t : t) + (gx < 0 ? -gx : gx) + (gy < 0 ? -gy : gy);
-        }
-        const v = raw * scale;
-        out[offset + x * stride] = v < maxCost ? v : maxCost;
-      }
+    const n = W - firstValid;
+    if (n > 0) {
+      const il = rowBase + firstValid * C;
+      this.run(kind, il, il - d * C, C, n, scale, maxCost, out, offset + firstValid * stride, stride);
     }
+  }
+
+  /** n consecutive left pixels from sample il against right samples from ir, advancing by irStep. */
+  private run(
+    kind: CostKind,
+    il: number,
+    ir: number,
+    irStep: number,
+    n: number,
+    scale: number,
+    cap: number,
+    out: Int32Array,
+    o: number,
+    stride: number,
+  ): void {
+    if (kind === 'sad') sadRun(this.L, this.R, this.channels, il, ir, irStep, n, scale, cap, out, o, stride);
+    else if (kind === 'ssd') ssdRun(this.L, this.R, this.channels, il, ir, irStep, n, scale, cap, out, o, stride);
+    else sgradRun(this.L, this.R, this.gxL, this.gyL, this.gxR, this.gyR, this.channels, il, ir, irStep, n, scale, cap, out, o, stride);
   }
 
   /** D(·, d) for every pixel, index y·W + x. */
@@ -248,6 +234,99 @@ export class DataCostMatcher {
       for (let d = 0; d < ndisp; d++) this.costRow(y, d, vol, base + d, ndisp);
     }
     return vol;
+  }
+}
+
+/*
+ * Branch-free integer |v| and min(a, b) for int32 values: costs of real
+ * images straddle zero and the truncation unpredictably, and mispredicted
+ * branches (or calls through Math, which some embeddings do not inline)
+ * were several times slower than the arithmetic itself.
+ */
+function iabs(v: number): number {
+  const m = v >> 31;
+  return (v ^ m) - m;
+}
+
+function imin(a: number, b: number): number {
+  const t = a - b;
+  return b + (t & (t >> 31));
+}
+
+/*
+ * Run kernels: n left pixels starting at sample index il, matched with right
+ * pixels starting at ir and advancing irStep samples per pixel (C for a
+ * normal run, 0 for the clamped border). Written as free functions over
+ * typed arrays, with RGB unrolled, so the JIT keeps them tight: no
+ * allocation, no per-pixel branching on the kind.
+ */
+
+function sadRun(
+  L: Int32Array, R: Int32Array, C: number, il: number, ir: number, irStep: number, n: number,
+  scale: number, cap: number, out: Int32Array, o: number, stride: number,
+): void {
+  for (let k = 0; k < n; k++, il += C, ir += irStep, o += stride) {
+    let raw: number;
+    if (C === 3) {
+      const a = L[il] - R[ir];
+      const b = L[il + 1] - R[ir + 1];
+      const c = L[il + 2] - R[ir + 2];
+      raw = iabs(a) + iabs(b) + iabs(c);
+    } else {
+      const a = L[il] - R[ir];
+      raw = iabs(a);
+    }
+    out[o] = imin(raw * scale, cap);
+  }
+}
+
+function ssdRun(
+  L: Int32Array, R: Int32Array, C: number, il: number, ir: number, irStep: number, n: number,
+  scale: number, cap: number, out: Int32Array, o: number, stride: number,
+): void {
+  for (let k = 0; k < n; k++, il += C, ir += irStep, o += stride) {
+    let raw: number;
+    if (C === 3) {
+      const a = L[il] - R[ir];
+      const b = L[il + 1] - R[ir + 1];
+      const c = L[il + 2] - R[ir + 2];
+      raw = a * a + b * b + c * c;
+    } else {
+      const a = L[il] - R[ir];
+      raw = a * a;
+    }
+    out[o] = imin(raw * scale, cap);
+  }
+}
+
+function sgradRun(
+  L: Int32Array, R: Int32Array, gxL: Int32Array, gyL: Int32Array, gxR: Int32Array, gyR: Int32Array,
+  C: number, il: number, ir: number, irStep: number, n: number,
+  scale: number, cap: number, out: Int32Array, o: number, stride: number,
+): void {
+  for (let k = 0; k < n; k++, il += C, ir += irStep, o += stride) {
+    let raw = 0;
+    if (C === 3) {
+      const a0 = L[il] - R[ir];
+      const a1 = L[il + 1] - R[ir + 1];
+      const a2 = L[il + 2] - R[ir + 2];
+      const x0 = gxL[il] - gxR[ir];
+      const x1 = gxL[il + 1] - gxR[ir + 1];
+      const x2 = gxL[il + 2] - gxR[ir + 2];
+      const y0 = gyL[il] - gyR[ir];
+      const y1 = gyL[il + 1] - gyR[ir + 1];
+      const y2 = gyL[il + 2] - gyR[ir + 2];
+      raw =
+        iabs(a0) + iabs(a1) + iabs(a2) +
+        iabs(x0) + iabs(x1) + iabs(x2) +
+        iabs(y0) + iabs(y1) + iabs(y2);
+    } else {
+      const a = L[il] - R[ir];
+      const gx = gxL[il] - gxR[ir];
+      const gy = gyL[il] - gyR[ir];
+      raw = iabs(a) + iabs(gx) + iabs(gy);
+    }
+    out[o] = imin(raw * scale, cap);
   }
 }
 

@@ -6,6 +6,7 @@ export {
   computeDataCostSlice,
   computeDataCostVolume,
   defaultTau,
+  maxRawCost,
   resolveDataCostOptions,
   validateNdisp,
   type BorderRule,

@@ -46,15 +46,18 @@ export function toIntensity8(r: Raster, name = 'image'): IntensityImage {
   const out = new Int32Array(n);
   const k = 255 / r.maxval;
   const src = r.data;
+  // Plain arithmetic instead of Number.isFinite / Math.round in this loop: it
+  // runs once per sample, and those calls are not inlined in every embedding.
   for (let i = 0; i < n; i++) {
     const v = src[i];
-    if (!Number.isFinite(v)) {
-      const C = r.channels;
-      const p = Math.floor(i / C);
+    if (v - v !== 0) {
+      // NaN or ±Infinity.
+      const p = Math.floor(i / r.channels);
       throw new Error(`${name}: sample at (${p % r.width},${Math.floor(p / r.width)}) is ${v}`);
     }
-    const q = Math.round(v * k);
-    out[i] = q < 0 ? 0 : q > 255 ? 255 : q;
+    const x = v * k;
+    // floor(x + 0.5) is Math.round for x ≥ 0; the clamp keeps it in 0..255.
+    out[i] = x <= 0 ? 0 : x >= 255 ? 255 : (x + 0.5) | 0;
   }
   return { width: r.width, height: r.height, channels: r.channels, data: out };
 }

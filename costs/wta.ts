@@ -37,6 +37,23 @@ export function boxFilter(
   tmp: Float64Array,
   col: Float64Array,
 ): void {
+  boxFilterRows(slice, width, height, window, tmp, col, (y, sums) => out.set(sums, y * width));
+}
+
+/**
+ * The box filter, handing each finished output row to `emit(y, sums)` (sums
+ * has the row's W box sums; valid only during the call), so WTA can compare
+ * a row while it is in cache instead of storing the whole filtered slice.
+ */
+function boxFilterRows(
+  slice: ArrayLike<number>,
+  width: number,
+  height: number,
+  window: number,
+  tmp: Float64Array,
+  col: Float64Array,
+  emit: (y: number, sums: Float64Array) => void,
+): void {
   const W = width;
   const H = height;
   const r = (window - 1) >> 1;
@@ -72,8 +89,7 @@ export function boxFilter(
       const row = drop * W;
       for (let x = 0; x < W; x++) col[x] -= tmp[row + x];
     }
-    const row = y * W;
-    for (let x = 0; x < W; x++) out[row + x] = col[x];
+    emit(y, col);
   }
 }
 
@@ -92,26 +108,31 @@ export function wtaFromSlices(
   validateWta(width, height, labels, window);
   const n = width * height;
   const buf = new Int32Array(n);
-  const sums = new Float64Array(n);
   const tmp = new Float64Array(n);
   const col = new Float64Array(width);
   const best = new Float64Array(n).fill(Infinity);
   const label = new Uint16Array(n);
-  for (let d = 0; d < labels; d++) {
-    const s = slice(d, buf);
-    if (s.length !== n) throw new Error(`wta: slice for disparity ${d} has ${s.length} entries, expected ${n} (${width}×${height})`);
-    boxFilter(s, width, height, window, sums, tmp, col);
-    // Strictly smaller only: on a tie the earlier (smaller) disparity stays.
-    for (let p = 0; p < n; p++) {
-      const v = sums[p];
+  let d = 0;
+  // Strictly smaller only: on a tie the earlier (smaller) disparity stays.
+  const compareRow = (y: number, sums: Float64Array): void => {
+    for (let x = 0, p = y * width; x < width; x++, p++) {
+      const v = sums[x];
       if (v < best[p]) {
         best[p] = v;
         label[p] = d;
       }
     }
+  };
+  for (d = 0; d < labels; d++) {
+    const s = slice(d, buf);
+    if (s.length !== n) throw new Error(`wta: slice for disparity ${d} has ${s.length} entries, expected ${n} (${width}×${height})`);
+    boxFilterRows(s, width, height, window, tmp, col, compareRow);
   }
   return label;
 }
+
+/** Labels gathered per pass over the volume by wtaInit (8 slices ≈ 5 MB at 450×375). */
+const WTA_LABEL_BLOCK = 8;
 
 /** WTA on a full cost volume, index (y·W + x)·labels + d. */
 export function wtaInit(volume: Int32Array, width: number, height: number, labels: number, window = 9): Uint16Array {
@@ -120,10 +141,22 @@ export function wtaInit(volume: Int32Array, width: number, height: number, label
   if (volume.length !== n * labels) {
     throw new Error(`wta: cost volume has ${volume.length} entries, expected ${n * labels} (${width}×${height}×${labels})`);
   }
+  // Reading one label at a time strides through the whole volume once per
+  // label; reading a block of consecutive labels per pixel touches each cache
+  // line once per block instead.
+  const block = Math.min(labels, WTA_LABEL_BLOCK);
+  const slices = Array.from({ length: block }, () => new Int32Array(n));
+  let first = -1;
   return wtaFromSlices(
-    (d, buf) => {
-      for (let p = 0, i = d; p < n; p++, i += labels) buf[p] = volume[i];
-      return buf;
+    (d) => {
+      if (first < 0 || d < first || d >= first + block) {
+        first = d;
+        const m = Math.min(block, labels - d);
+        for (let p = 0, i = d; p < n; p++, i += labels) {
+          for (let k = 0; k < m; k++) slices[k][p] = volume[i + k];
+        }
+      }
+      return slices[d - first];
     },
     width,
     height,

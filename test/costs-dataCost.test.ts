@@ -4,6 +4,7 @@ import {
   computeDataCostSlice,
   computeDataCostVolume,
   defaultTau,
+  maxRawCost,
   toIntensity8,
   type BorderRule,
   type CostKind,
@@ -87,8 +88,12 @@ describe('8-bit intensities', () => {
   test('rounds value·255/maxval for 8-bit, 16-bit and float rasters', () => {
     const r16: Raster = { width: 3, height: 1, channels: 1, data: new Float32Array([0, 257 * 100 + 128, 65535]), maxval: 65535 };
     expect(Array.from(toIntensity8(r16).data)).toEqual([0, Math.round(((257 * 100 + 128) * 255) / 65535), 255]);
-    const rf: Raster = { width: 2, height: 1, channels: 1, data: new Float32Array([0.5, 1.2]), maxval: 1 };
-    expect(Array.from(toIntensity8(rf).data)).toEqual([128, 255]);
+    const rf: Raster = { width: 4, height: 1, channels: 1, data: new Float32Array([0.5, 1.2, -0.1, 0.002]), maxval: 1 };
+    expect(Array.from(toIntensity8(rf).data)).toEqual([128, 255, 0, 1]);
+    // Every 16-bit value against Math.round.
+    const all = new Float32Array(65536).map((_, i) => i);
+    const q = toIntensity8({ width: 65536, height: 1, channels: 1, data: all, maxval: 65535 }).data;
+    for (let v = 0; v < 65536; v++) expect(q[v]).toBe(Math.round((v * 255) / 65535));
   });
 
   test('rejects malformed rasters with a message naming the input', () => {
@@ -203,6 +208,9 @@ describe('data cost options and inputs', () => {
     expect(() => computeDataCostVolume(a, a, 4, { scale: 0 })).toThrow(/cost scale/);
     expect(() => computeDataCostVolume(a, a, 4, { border: 'wrap' as BorderRule })).toThrow(/^--border: /);
     expect(() => computeDataCostVolume(a, a, 4, { tau: 2 ** 31 })).toThrow(/^--tau: .*32-bit/);
+    // SSD over RGB reaches 195075 before truncation; times 20000 it would overflow int32.
+    expect(() => computeDataCostVolume(img(4, 3, 3), img(4, 3, 3), 4, { kind: 'ssd', scale: 20000 })).toThrow(/cost scale 20000 is too large/);
+    expect(maxRawCost('sad+sgrad', 3)).toBe(3 * (255 + 510 + 510));
     expect(() => computeDataCostSlice(a, a, -1)).toThrow(/disparity must be an integer/);
     expect(() => computeDataCostSlice(a, a, 0, {}, new Int32Array(5))).toThrow(/buffer has 5 entries, expected 12/);
     let message = '';
