@@ -1,4 +1,4 @@
-import { validateGridGraph, type GridGraph } from './gridGraph';
+import type { GridGraph } from './gridGraph';
 import type { MaxFlowResult, MaxFlowSolver } from './maxflow';
 import { BkWorkspace, runBoykovKolmogorov } from './bkCore';
 
@@ -23,10 +23,10 @@ export class BoykovKolmogorovSolver implements MaxFlowSolver {
    * stats: augmentations (augmenting paths), orphans (processed), adopted
    * (orphans that found a new parent), growths (active nodes expanded),
    * timeMs (wall time of the solve, validation included).
+   * The graph is validated while it is loaded (validateGridGraph's rules and messages).
    */
   solveSync(graph: GridGraph, sinkSideOut?: Uint8Array): MaxFlowResult {
     const start = performance.now();
-    validateGridGraph(graph);
     const n = graph.width * graph.height;
     if (sinkSideOut !== undefined && sinkSideOut.length !== n) {
       throw new Error(`bk: sinkSideOut has ${sinkSideOut.length} entries, expected ${n} (${graph.width}×${graph.height})`);

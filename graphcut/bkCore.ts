@@ -1,4 +1,4 @@
-import type { GridGraph } from './gridGraph';
+import { validateGridGraph, type GridGraph } from './gridGraph';
 
 /**
  * The Boykov–Kolmogorov max-flow algorithm (IEEE TPAMI 2004) specialised for
@@ -35,6 +35,9 @@ const SOURCE_TREE = 1;
 const SINK_TREE = 2;
 
 const INFINITE_DIST = 0x7fffffff;
+
+/** Bits 30 and 31 of a capacity: set exactly when it is negative or above MAX_CAPACITY = 2^30 − 1. */
+const OUT_OF_RANGE = 0xc0000000 | 0;
 
 /** Counters of one run. */
 export interface BkRunStats {
@@ -100,7 +103,8 @@ export class BkWorkspace {
  * Solves the max-flow of `g` in `ws` (which must have g's size) and writes the
  * canonical cut to `sinkSide`: 1 exactly for the sink-tree nodes at
  * termination, which are the pixels that reach the sink in the residual graph.
- * Does not modify g. The graph must already be valid (validateGridGraph).
+ * Does not modify g. Validates g while loading it (one pass instead of two):
+ * anything validateGridGraph would reject is rejected with its message.
  */
 export function runBoykovKolmogorov(g: GridGraph, ws: BkWorkspace, sinkSide: Uint8Array): BkRunStats {
   const W = ws.width;
@@ -111,6 +115,15 @@ export function runBoykovKolmogorov(g: GridGraph, ws: BkWorkspace, sinkSide: Uin
   const capacity = n; // ring-buffer size of both queues
   // Neighbour offsets by direction; d ^ 1 is the opposite direction.
   const off = [1, -1, W, -W];
+  const { source, sink, right, rightRev, down, downRev } = g;
+  if (g.width !== W || g.height !== H) {
+    throw new Error(`bk: a ${g.width}×${g.height} graph does not fit a ${W}×${H} workspace`);
+  }
+  if (sinkSide.length !== n || source.length !== n || sink.length !== n || right.length !== n
+    || rightRev.length !== n || down.length !== n || downRev.length !== n) {
+    validateGridGraph(g);
+    throw new Error(`bk: sinkSide has ${sinkSide.length} entries, expected ${n} (${W}×${H})`);
+  }
 
   // ---- Load residuals (pads stay zero) and push min(c_s, c_t) through each pixel.
   rc.fill(0, 0, 4 * W);
@@ -118,19 +131,23 @@ export function runBoykovKolmogorov(g: GridGraph, ws: BkWorkspace, sinkSide: Uin
   tree.fill(FREE);
   parent.fill(NONE);
   queued.fill(0);
-  const { source, sink, right, rightRev, down, downRev } = g;
   let qHead = 0;
   let qTail = 0;
   let qLen = 0;
+  // OR of every capacity: bits 30 and 31 are clear exactly when all lie in 0..MAX_CAPACITY = 2^30 − 1.
+  let bits = 0;
   for (let y = 0, p = 0; y < H; y++) {
     for (let x = 0; x < W; x++, p++) {
       const i = p + W;
       const b = 4 * i;
+      const cs = source[p];
+      const ct = sink[p];
+      bits |= cs | ct | right[p] | rightRev[p] | down[p] | downRev[p];
       rc[b + RIGHT] = right[p];
       rc[b + LEFT] = x > 0 ? rightRev[p - 1] : 0;
       rc[b + DOWN] = down[p];
       rc[b + UP] = y > 0 ? downRev[p - W] : 0;
-      const t = source[p] - sink[p];
+      const t = cs - ct;
       tr[i] = t;
       if (t !== 0) {
         tree[i] = t > 0 ? SOURCE_TREE : SINK_TREE;
@@ -142,6 +159,14 @@ export function runBoykovKolmogorov(g: GridGraph, ws: BkWorkspace, sinkSide: Uin
         qLen++;
       }
     }
+  }
+  // Edges leaving the grid would be wrapped onto the next row or a pad by this layout.
+  let edgesOut = 0;
+  for (let p = W - 1; p < n; p += W) edgesOut |= right[p] | rightRev[p];
+  for (let p = n - W; p < n; p++) edgesOut |= down[p] | downRev[p];
+  if ((bits & OUT_OF_RANGE) !== 0 || edgesOut !== 0) {
+    validateGridGraph(g); // throws the precise message
+    throw new Error('bk: invalid grid graph');
   }
   if (qTail === capacity) qTail = 0;
 

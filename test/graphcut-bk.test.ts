@@ -198,5 +198,20 @@ describe('BoykovKolmogorovSolver contract', () => {
     below.downRev[10] = 5;
     expect(() => solver.solveSync(below)).toThrow('down edge out of the grid at pixel 10');
     await expect(solver.solve(negative)).rejects.toThrow('down[2] = -1');
+    const nonInteger = { ...cloneGridGraph(good), width: 2.5 };
+    expect(() => solver.solveSync(nonInteger)).toThrow('bk: workspace size must be positive integers (got 2.5×3)');
+    // Every violation is caught wherever it sits, including the very last entry of each array.
+    for (const name of ['source', 'sink', 'right', 'rightRev', 'down', 'downRev'] as const) {
+      for (const p of [0, 5, 11]) {
+        const bad = cloneGridGraph(good);
+        bad[name][p] = -7;
+        expect(() => solver.solveSync(bad)).toThrow(`grid graph: ${name}[${p}] = -7 is outside 0..1073741823`);
+      }
+    }
+    // A rejected graph leaves the solver usable, with the same answers as before.
+    const fresh = new BoykovKolmogorovSolver().solveSync(good);
+    const again = solver.solveSync(good);
+    expect(again.flow).toBe(fresh.flow);
+    expect(Array.from(again.sinkSide)).toEqual(Array.from(fresh.sinkSide));
   });
 });
