@@ -22,6 +22,7 @@ export class BoykovKolmogorovSolver implements MaxFlowSolver {
    * must have width × height entries) and is returned as result.sinkSide.
    * stats: augmentations (augmenting paths), orphans (processed), adopted
    * (orphans that found a new parent), growths (active nodes expanded),
+   * workspaceAllocated (1 when this solve had to allocate the workspace),
    * timeMs (wall time of the solve, validation included).
    * The graph is validated while it is loaded (validateGridGraph's rules and messages).
    */
@@ -31,8 +32,10 @@ export class BoykovKolmogorovSolver implements MaxFlowSolver {
     if (sinkSideOut !== undefined && sinkSideOut.length !== n) {
       throw new Error(`bk: sinkSideOut has ${sinkSideOut.length} entries, expected ${n} (${graph.width}×${graph.height})`);
     }
+    let allocated = 0;
     if (this.workspace === null || !this.workspace.fits(graph)) {
       this.workspace = new BkWorkspace(graph.width, graph.height);
+      allocated = 1;
     }
     const sinkSide = sinkSideOut ?? new Uint8Array(n);
     const run = runBoykovKolmogorov(graph, this.workspace, sinkSide);
@@ -44,6 +47,7 @@ export class BoykovKolmogorovSolver implements MaxFlowSolver {
         orphans: run.orphans,
         adopted: run.adopted,
         growths: run.growths,
+        workspaceAllocated: allocated,
         timeMs: performance.now() - start,
       },
     };

@@ -139,7 +139,7 @@ describe('BoykovKolmogorovSolver contract', () => {
     const b = solver.solveSync(g);
     expect(a.flow).toBe(b.flow);
     expect(Array.from(a.sinkSide)).toEqual(Array.from(b.sinkSide));
-    for (const key of ['augmentations', 'orphans', 'adopted', 'growths', 'timeMs']) {
+    for (const key of ['augmentations', 'orphans', 'adopted', 'growths', 'workspaceAllocated', 'timeMs']) {
       expect(typeof a.stats[key]).toBe('number');
     }
   });
@@ -169,6 +169,16 @@ describe('BoykovKolmogorovSolver contract', () => {
         expect(r.stats.orphans).toBe(want.stats.orphans);
       }
     }
+  });
+
+  test('allocates its workspace once per grid size', () => {
+    const s = new BoykovKolmogorovSolver();
+    const a = randomGridGraph(createRng(11), 30, 20, 'uniform');
+    const b = randomGridGraph(createRng(12), 30, 20, 'expansion');
+    const c = randomGridGraph(createRng(13), 20, 30, 'uniform');
+    expect([a, b, a, b, c, c, a].map((g) => s.solveSync(g).stats.workspaceAllocated)).toEqual([1, 0, 0, 0, 1, 0, 1]);
+    s.dispose();
+    expect(s.solveSync(a).stats.workspaceAllocated).toBe(1);
   });
 
   test('writes into a caller-supplied sinkSide buffer, overwriting stale contents', () => {
