@@ -8,10 +8,10 @@ import type { MatchParams } from './params';
  * override them; unknown scenes get DEFAULT_PARAMS.
  */
 export const SCENE_PARAMS: Record<string, Partial<MatchParams>> = {
-  tsukuba: { cost: 'sad', lambda: 20, truncation: 2, cueFactor: 1 },
-  venus: { cost: 'ssd', lambda: 20, truncation: 2, cueFactor: 1 },
-  teddy: { cost: 'sad+sgrad', lambda: 10, truncation: 2, cueFactor: 2 },
-  cones: { cost: 'sad+sgrad', lambda: 10, truncation: 2, cueFactor: 2 },
+  tsukuba: { cost: 'sad', lambda: 20, truncation: 2, cueFactor: 2 },
+  venus: { cost: 'sad', lambda: 20, truncation: 2, cueFactor: 2 },
+  teddy: { cost: 'sad+sgrad', lambda: 20, truncation: 2, cueFactor: 2 },
+  cones: { cost: 'sad+sgrad', lambda: 20, truncation: 2, cueFactor: 2 },
 };
 
 /** Known parameters for a scene folder name (case-insensitive), or {}. */
