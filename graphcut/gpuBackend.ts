@@ -68,9 +68,14 @@ function wrapAdapter(adapter: AdapterLike, errors: string[]): AdapterLike {
       get: () => handler,
       set: (fn: unknown) => { handler = fn; },
     });
-    device.addEventListener?.('uncapturederror', (ev) => {
-      errors.push(ev?.error?.message ?? 'unknown WebGPU error');
-    });
+    // This Dawn build also rejects JS listeners ("no overload matched"); errors are then only logged by gpu.js's own checks.
+    try {
+      device.addEventListener?.('uncapturederror', (ev) => {
+        errors.push(ev?.error?.message ?? 'unknown WebGPU error');
+      });
+    } catch {
+      /* listener unsupported: nothing to collect */
+    }
     return device;
   };
   Object.defineProperty(adapter, 'requestDevice', { configurable: true, value: patched });

@@ -1,0 +1,159 @@
+import { BoykovKolmogorovSolver } from '../graphcut/bk';
+import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
+import { cloneGridGraph, createGridGraph, cutCapacity, MAX_GPU_EXACT_CAPACITY, type GridGraph } from '../graphcut/gridGraph';
+import { f32ExactnessViolation, GpuPrecisionError, PushRelabelSolver, resolvePushRelabelOptions, type PushRelabelOptions } from '../graphcut/pushRelabel';
+import { createRng, expansionLikeGraph, randomGridGraph, RANDOM_GRAPH_KINDS, type RandomGraphKind } from '../graphcut/randomGraphs';
+import { createMaxFlowSolver } from '../graphcut/solverFactory';
+
+// The kernels run on gpu.js's cpu and webasm backends here (CI has no GPU); on a GPU they run unchanged on WebGPU.
+jest.setTimeout(120_000);
+
+const bk = new BoykovKolmogorovSolver();
+let cpu: GpuContext;
+let wasm: GpuContext;
+
+beforeAll(async () => {
+  cpu = await createGpuContext('cpu');
+  wasm = await createGpuContext('webasm');
+});
+
+afterAll(() => {
+  cpu.destroy();
+  wasm.destroy();
+});
+
+async function expectSameAsBk(solver: PushRelabelSolver, g: GridGraph, label: string): Promise<void> {
+  const ref = bk.solveSync(g);
+  const r = await solver.solve(g);
+  if (r.flow !== ref.flow) throw new Error(`${label}: flow ${r.flow}, BK ${ref.flow}`);
+  expect(cutCapacity(g, r.sinkSide)).toBe(r.flow);
+  const diff = r.sinkSide.findIndex((v, p) => v !== ref.sinkSide[p]);
+  if (diff >= 0) throw new Error(`${label}: sinkSide differs from BK's canonical cut at pixel ${diff}`);
+}
+
+const exactKinds = RANDOM_GRAPH_KINDS.filter((k) => k !== 'large');
+
+describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
+  test('random small grids of every kind: same flow and same canonical cut', async () => {
+    const solver = new PushRelabelSolver(cpu, { iterationsPerRelabel: 8, bfsPassesPerCall: 8, bfsContinuePasses: 16 });
+    const sizes: Array<[number, number]> = [[1, 1], [1, 6], [6, 1], [2, 2], [3, 5], [7, 4], [9, 9], [12, 7]];
+    let cases = 0;
+    for (let seed = 0; seed < 3; seed++) {
+      for (const [W, H] of sizes) {
+        for (const kind of exactKinds) {
+          const g = randomGridGraph(createRng(seed * 1009 + W * 31 + H), W, H, kind);
+          await expectSameAsBk(solver, g, `${W}×${H} ${kind} seed ${seed}`);
+          cases++;
+        }
+      }
+    }
+    expect(cases).toBe(3 * sizes.length * exactKinds.length);
+  });
+
+  test('medium and 64×64 grids, including expansion-shaped and disconnected ones', async () => {
+    const solver = new PushRelabelSolver(cpu);
+    const cases: Array<[number, number, RandomGraphKind]> = [
+      [32, 32, 'uniform'], [64, 64, 'expansion'], [64, 64, 'disconnected'], [64, 64, 'tiny'],
+      [64, 64, 'sparse'], [64, 64, 'terminals'], [40, 17, 'expansion'], [17, 40, 'zero'],
+    ];
+    for (const [W, H, kind] of cases) {
+      await expectSameAsBk(solver, randomGridGraph(createRng(W * H), W, H, kind), `${W}×${H} ${kind}`);
+    }
+  });
+
+  test('the webasm backend runs the same kernels fused and agrees', async () => {
+    const solver = new PushRelabelSolver(wasm, { iterationsPerRelabel: 16 });
+    for (const kind of ['uniform', 'expansion', 'tiny'] as const) {
+      await expectSameAsBk(solver, randomGridGraph(createRng(77), 24, 20, kind), `webasm 24×20 ${kind}`);
+    }
+    expect(solver.executorKinds().some((k) => k.startsWith('fused'))).toBe(true);
+  });
+
+  test('every schedule gives the same exact answer (K, per-pass global relabel, one BFS level per call)', async () => {
+    const schedules: PushRelabelOptions[] = [
+      { iterationsPerRelabel: 1 },
+      { iterationsPerRelabel: 3, bfsPassesPerCall: 1, bfsContinuePasses: 1 },
+      { iterationsPerRelabel: 64 },
+      { iterationsPerRelabel: 4, globalRelabel: 'perPass' },
+    ];
+    const graphs = [
+      expansionLikeGraph(createRng(3), 20, 14, { reversed: false }),
+      expansionLikeGraph(createRng(4), 14, 20, { reversed: true }),
+      randomGridGraph(createRng(5), 16, 16, 'disconnected'),
+    ];
+    for (const options of schedules) {
+      const solver = new PushRelabelSolver(cpu, options);
+      for (let i = 0; i < graphs.length; i++) await expectSameAsBk(solver, graphs[i], `graph ${i} ${JSON.stringify(options)}`);
+    }
+  });
+
+  test('stats count pipeline calls, iterations and global relabels', async () => {
+    const solver = new PushRelabelSolver(cpu, { iterationsPerRelabel: 4, bfsPassesPerCall: 6 });
+    const r = await solver.solve(expansionLikeGraph(createRng(9), 16, 12));
+    const s = r.stats;
+    expect(s.pipelineCalls).toBeGreaterThanOrEqual(1);
+    expect(s.readbacks).toBe(s.pipelineCalls);
+    expect(s.globalRelabels).toBeGreaterThanOrEqual(1);
+    expect(s.iterations % 4).toBe(0);
+    expect(s.iterations).toBe(4 * (s.globalRelabels - 1));
+    expect(s.bfsPasses).toBeGreaterThanOrEqual(6 * s.globalRelabels);
+  });
+
+  test('input capacity arrays are left unchanged', async () => {
+    const solver = new PushRelabelSolver(cpu);
+    const g = expansionLikeGraph(createRng(11), 15, 13);
+    const before = cloneGridGraph(g);
+    await solver.solve(g);
+    for (const k of ['source', 'sink', 'right', 'rightRev', 'down', 'downRev'] as const) expect(g[k]).toEqual(before[k]);
+  });
+});
+
+describe('f32 exactness bound', () => {
+  test('the largest exact graph is solved, one unit more is refused with a message naming 2^24', async () => {
+    const ok = createGridGraph(2, 1);
+    ok.source[0] = MAX_GPU_EXACT_CAPACITY;
+    ok.right[0] = 5;
+    ok.sink[1] = 7;
+    expect(f32ExactnessViolation(ok)).toBeNull();
+    await expectSameAsBk(new PushRelabelSolver(cpu), ok, 'bound');
+
+    const over = cloneGridGraph(ok);
+    over.rightRev[0] = 1; // pixel 0 could now hold 2^24 + 1 units of excess
+    expect(f32ExactnessViolation(over)).toMatch(/pixel 0 .*2\^24/);
+    const solver = new PushRelabelSolver(cpu);
+    await expect(solver.solve(over)).rejects.toThrow(GpuPrecisionError);
+    await expect(solver.solve(over)).rejects.toThrow(/f32-exact bound 2\^24 = 16777216.*use the bk backend/);
+  });
+
+  test('large-capacity random graphs are refused, or solved by BK through the factory and reported', async () => {
+    const g = randomGridGraph(createRng(21), 9, 7, 'large');
+    await expect(new PushRelabelSolver(cpu).solve(g)).rejects.toThrow(GpuPrecisionError);
+    const solver = await createMaxFlowSolver('gpujs-cpu', { cpuKernels: 'cpu' });
+    const r = await solver.solve(g);
+    const ref = bk.solveSync(g);
+    expect(r.flow).toBe(ref.flow);
+    expect(r.sinkSide).toEqual(ref.sinkSide);
+    expect(r.stats.bkFallback).toBe(1);
+    const strict = await createMaxFlowSolver('gpujs-cpu', { cpuKernels: 'cpu', fallbackToBk: false });
+    await expect(strict.solve(g)).rejects.toThrow(/2\^24/);
+  });
+});
+
+describe('options and factory', () => {
+  test('bad options are rejected with the option named', () => {
+    expect(() => resolvePushRelabelOptions({ iterationsPerRelabel: 0 })).toThrow(/iterationsPerRelabel/);
+    expect(() => resolvePushRelabelOptions({ bfsPassesPerCall: 1.5 })).toThrow(/bfsPassesPerCall/);
+    expect(() => resolvePushRelabelOptions({ globalRelabel: 'sometimes' as never })).toThrow(/globalRelabel/);
+  });
+
+  test('backends by name: bk, gpujs-cpu, auto (BK without WebGPU); unknown names rejected', async () => {
+    expect((await createMaxFlowSolver('bk')).name).toBe('bk');
+    const pr = await createMaxFlowSolver('gpujs-cpu', { cpuKernels: 'cpu' });
+    expect(pr.name).toBe('pushrelabel-cpu');
+    const g = randomGridGraph(createRng(8), 6, 5, 'uniform');
+    expect((await pr.solve(g)).flow).toBe(bk.solveSync(g).flow);
+    const auto = await createMaxFlowSolver('auto');
+    expect(['bk', 'pushrelabel-webgpu']).toContain(auto.name);
+    await expect(createMaxFlowSolver('cuda' as never)).rejects.toThrow(/unknown value 'cuda'/);
+  });
+});
