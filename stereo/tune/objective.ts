@@ -1,0 +1,36 @@
+import type { Scene } from '../../data/sceneTypes';
+
+/** What tune minimises: bad-pixel % at a threshold over a mask (averaged over scenes), or the final energy. */
+export type Objective =
+  | { kind: 'bad'; threshold: number; mask: MaskName; text: string }
+  | { kind: 'energy'; text: string };
+
+export type MaskName = 'nonocc' | 'all' | 'disc';
+export const MASKS: readonly MaskName[] = ['nonocc', 'all', 'disc'];
+/** Thresholds recorded for every trial, so any of them can be ranked later without re-running. */
+export const RECORDED_THRESHOLDS: readonly number[] = [0.5, 1, 2, 4];
+
+export function parseObjective(text: string): Objective {
+  if (text === 'energy') return { kind: 'energy', text };
+  const m = /^bad(\d+(?:\.\d+)?)-(nonocc|all|disc)$/.exec(text);
+  if (!m) throw new Error(`--metric: unknown metric '${text}' (expected bad<threshold>-<nonocc|all|disc>, e.g. bad1-nonocc, or energy)`);
+  return { kind: 'bad', threshold: Number(m[1]), mask: m[2] as MaskName, text };
+}
+
+/** Refuses a scene that cannot be scored by the objective (before any trial runs or file is written). */
+export function checkSceneForObjective(scene: Scene, where: string, o: Objective): void {
+  if (o.kind !== 'bad') return;
+  if (!scene.groundTruth) throw new Error(`scene ${where}: no ground truth, which --metric ${o.text} needs`);
+  if (o.mask !== 'all' && !scene.masks[o.mask]) throw new Error(`scene ${where}: no ${o.mask} mask, which --metric ${o.text} needs`);
+}
+
+/** Per-mask, per-threshold bad-pixel percentages of one trial. */
+export type BadTable = Partial<Record<MaskName, Record<string, number>>>;
+
+/** Value of the objective for one trial's record. */
+export function objectiveValue(o: Objective, bad: BadTable, energy: number): number {
+  if (o.kind === 'energy') return energy;
+  const v = bad[o.mask]?.[String(o.threshold)];
+  if (v === undefined) throw new Error(`--metric ${o.text}: the trial has no ${o.mask} value at threshold ${o.threshold}`);
+  return v;
+}
