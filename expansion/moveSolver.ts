@@ -1,6 +1,6 @@
 import type { MaxFlowSolver } from '../graphcut/maxflow';
 import { BinaryStepBuilder, GraphVariant, applyCut } from './binaryStep';
-import type { MrfEnergy } from './energy';
+import type { EnergyBreakdown, MrfEnergy } from './energy';
 
 /** Outcome of one α-expansion move. */
 export interface MoveResult {
@@ -26,6 +26,15 @@ export interface MoveSolver {
   readonly device: string;
   /** Replaces `labels` by the optimal expansion of `alpha` from them. */
   move(alpha: number, labels: Uint16Array): Promise<MoveResult>;
+  /**
+   * Optional: the moves of `alphas` in order, each exactly as move() would
+   * make it, in as few device round trips as the solver can. Offered only by
+   * solvers whose graphs are never truncated (truncatedTerms is always 0), so
+   * the driver needs no per-move energy check. predictedEnergy may be NaN.
+   */
+  moveSequence?(alphas: readonly number[], labels: Uint16Array): Promise<MoveResult[]>;
+  /** Optional: the energy of a labeling, for solvers that hold the energy where the host cannot evaluate it (no cost volume). */
+  energyOf?(labels: Uint16Array): Promise<EnergyBreakdown>;
   dispose?(): void;
 }
 

@@ -1,0 +1,298 @@
+/**
+ * gpu.js kernel sources for α-expansion moves that stay on the device: the
+ * binary graph of a move built from the labels (Kolmogorov–Zabih, the same
+ * y semantics as binaryStep.ts), the convergence test of push-relabel as a
+ * device reduction, the cut applied to the labels, and the energy terms.
+ *
+ * Generated as strings for the same reason as graphcut/pushRelabelKernels.ts:
+ * gpu.js parses the kernel text, which tsc or coverage would rewrite.
+ *
+ * Arguments shared by the kernels:
+ *   LB [W, H]        current labels (f32, exact integers)
+ *   AL [m]           the α of every move of a plan; move j reads AL[j]
+ *   DV [L, W, H]     data costs, DV[y][x][l]          (volume source)
+ *   IM [W·C, H, 6]   left, right, ∂x left, ∂y left, ∂x right, ∂y right,
+ *                    8-bit samples, channels interleaved  (image source)
+ *   WT [W, H, 2]     smoothness weights: WT[0] = wH, WT[1] = wV
+ *   VT [L, L]        V(a, b) = VT[a][b]
+ * Every value is an integer below 2^24, so f32 arithmetic on them is exact
+ * (the solver checks the bound before uploading).
+ */
+
+/** How the data term D_p(d) reaches the kernels. */
+export type DataSourceKind = 'volume' | 'images';
+
+/** What the image-source kernels need to recompute DataCostMatcher's costs. */
+export interface ImageCostSpec {
+  kind: 'sad' | 'ssd' | 'sad+sgrad';
+  channels: number;
+  scale: number;
+  maxCost: number;
+  border: 'tau' | 'clamp';
+}
+
+const W = 'this.constants.W';
+const H = 'this.constants.H';
+const INF = 'this.constants.INF';
+
+/**
+ * Statements that set `target` to D at pixel (X, Y) for disparity/label `d`.
+ * The image form mirrors DataCostMatcher.costRow: x − d < 0 gets τ·scale
+ * ('tau') or the comparison against right column 0 ('clamp').
+ */
+function dataCost(source: DataSourceKind, spec: ImageCostSpec | null, target: string, X: string, Y: string, d: string): string {
+  if (source === 'volume') return `let ${target} = DV[${Y}][${X}][${d}];`;
+  if (!spec) throw new Error('gpu expansion: image data source without a cost spec');
+  const C = spec.channels;
+  const v = `${target}_`;
+  const lines: string[] = [`let ${target} = 0.0;`, `let ${v}xr = ${X} - ${d};`, `let ${v}ok = 1.0;`];
+  if (spec.border === 'tau') lines.push(`if (${v}xr < 0.0) { ${v}ok = 0.0; ${target} = ${spec.maxCost.toFixed(1)}; }`);
+  else lines.push(`if (${v}xr < 0.0) { ${v}xr = 0.0; }`);
+  lines.push(`if (${v}ok > 0.0) {`, `  let ${v}raw = 0.0;`);
+  for (let c = 0; c < C; c++) {
+    const il = `${X} * ${C}.0 + ${c}.0`;
+    const ir = `${v}xr * ${C}.0 + ${c}.0`;
+    lines.push(`  let ${v}a${c} = IM[0][${Y}][${il}] - IM[1][${Y}][${ir}];`);
+    if (spec.kind === 'ssd') lines.push(`  ${v}raw = ${v}raw + ${v}a${c} * ${v}a${c};`);
+    else lines.push(`  ${v}raw = ${v}raw + Math.abs(${v}a${c});`);
+    if (spec.kind === 'sad+sgrad') {
+      lines.push(`  ${v}raw = ${v}raw + Math.abs(IM[2][${Y}][${il}] - IM[4][${Y}][${ir}]) + Math.abs(IM[3][${Y}][${il}] - IM[5][${Y}][${ir}]);`);
+    }
+  }
+  lines.push(`  ${target} = Math.min(${v}raw * ${spec.scale.toFixed(1)}, ${spec.maxCost.toFixed(1)});`, '}');
+  return lines.join('\n    ');
+}
+
+function dataArg(source: DataSourceKind): string {
+  return source === 'volume' ? 'DV' : 'IM';
+}
+
+/**
+ * Capacities of move j's graph, [W, H, 4] as push-relabel reads them:
+ * C[0] = c(p → p+1), C[2] = c(p → p+W), and zero reverse capacities (the
+ * construction puts B + C − A − D on the forward edge only). Both variants
+ * give the same edge capacity e01 + e10 − e00, truncated at 0.
+ */
+export function capacitySource(source: DataSourceKind): string {
+  return `function (LB, AL, ${dataArg(source)}, WT, VT, j) {
+    const x = this.thread.x;
+    const y = this.thread.y;
+    const z = this.thread.z;
+    if (z === 1 || z === 3) { return 0.0; }
+    const a = AL[j];
+    const lp = LB[y][x];
+    let w = 0.0;
+    let lq = 0.0;
+    if (z === 0) {
+      if (x + 1 >= ${W}) { return 0.0; }
+      w = WT[0][y][x];
+      lq = LB[y][x + 1];
+    } else {
+      if (y + 1 >= ${H}) { return 0.0; }
+      w = WT[1][y][x];
+      lq = LB[y + 1][x];
+    }
+    if (w === 0.0) { return 0.0; }
+    const k = w * VT[lp][a] + w * VT[a][lq] - w * VT[lp][lq];
+    return Math.max(k, 0.0);
+  }`;
+}
+
+/**
+ * Initial push-relabel state of move j, [W, H, 5]: the unary coefficient u
+ * of y_p (binaryStep.ts) becomes excess max(u, 0) (source edge saturated)
+ * or sink residual max(−u, 0); heights and flows start at 0 (the global
+ * relabel that follows sets the heights).
+ */
+export function initStateSource(source: DataSourceKind, spec: ImageCostSpec | null, reversed: boolean): string {
+  // reversed (y = x): u_p = D(α) − D(l_p) + Σ_first (e10 − e00) − Σ_second e10
+  // classic (y = 1 − x): u_p = D(l_p) − D(α) + Σ_first e01 + Σ_second (e00 − e01)
+  const first = reversed ? '(w * VT[a][lq] - w * VT[lp][lq])' : '(w * VT[lp][a])';
+  const second = reversed ? '(0.0 - w * VT[a][lp])' : '(w * VT[lo][lp] - w * VT[lo][a])';
+  return `function (LB, AL, ${dataArg(source)}, WT, VT, j) {
+    const x = this.thread.x;
+    const y = this.thread.y;
+    const z = this.thread.z;
+    if (z === 1 || z === 2 || z === 3) { return 0.0; }
+    const a = AL[j];
+    const lp = LB[y][x];
+    ${dataCost(source, spec, 'dA', 'x', 'y', 'a')}
+    ${dataCost(source, spec, 'dL', 'x', 'y', 'lp')}
+    let u = ${reversed ? 'dA - dL' : 'dL - dA'};
+    let w = 0.0;
+    let lq = 0.0;
+    let lo = 0.0;
+    if (x + 1 < ${W}) {
+      w = WT[0][y][x];
+      lq = LB[y][x + 1];
+      u = u + ${first};
+    }
+    if (y + 1 < ${H}) {
+      w = WT[1][y][x];
+      lq = LB[y + 1][x];
+      u = u + ${first};
+    }
+    if (x > 0) {
+      w = WT[0][y][x - 1];
+      lo = LB[y][x - 1];
+      u = u + ${second};
+    }
+    if (y > 0) {
+      w = WT[1][y - 1][x];
+      lo = LB[y - 1][x];
+      u = u + ${second};
+    }
+    if (z === 0) { return Math.max(u, 0.0); }
+    return Math.max(0.0 - u, 0.0);
+  }`;
+}
+
+/**
+ * Convergence test per row, [H]: counts pixels whose height is not a fixed
+ * point of the BFS equations or that hold excess at a finite height (the
+ * host test of PushRelabelSolver, as a gather over one row per thread).
+ */
+export function checkRowsSource(): string {
+  return `function (S, C) {
+    const y = this.thread.x;
+    let bad = 0.0;
+    for (let x = 0; x < ${W}; x++) {
+      const h = S[1][y][x];
+      if (S[0][y][x] > 0.0 && h < ${INF}) { bad = bad + 1.0; }
+      let want = 1.0;
+      if (S[4][y][x] <= 0.0) {
+        let m = ${INF} - 1.0;
+        if (x + 1 < ${W}) {
+          if (C[0][y][x] - S[2][y][x] > 0.0) { m = Math.min(m, S[1][y][x + 1]); }
+        }
+        if (y + 1 < ${H}) {
+          if (C[2][y][x] - S[3][y][x] > 0.0) { m = Math.min(m, S[1][y + 1][x]); }
+        }
+        if (x > 0) {
+          if (C[1][y][x - 1] + S[2][y][x - 1] > 0.0) { m = Math.min(m, S[1][y][x - 1]); }
+        }
+        if (y > 0) {
+          if (C[3][y - 1][x] + S[3][y - 1][x] > 0.0) { m = Math.min(m, S[1][y - 1][x]); }
+        }
+        want = Math.min(${INF}, m + 1.0);
+      }
+      if (want !== h) { bad = bad + 1.0; }
+    }
+    return bad;
+  }`;
+}
+
+/**
+ * Move bookkeeping, [3]: T[0] = moves before this one that failed to
+ * converge (the gate: a move after a failure leaves the labels alone),
+ * T[1] = convergence checks of this move that failed, T[2] = 1 when the
+ * latest check failed. tallySource adds one check's row counts.
+ */
+export function tallySource(): string {
+  return `function (RB, T) {
+    const i = this.thread.x;
+    if (i === 0) { return T[0]; }
+    let s = 0.0;
+    for (let r = 0; r < ${H}; r++) { s = s + RB[r]; }
+    let b = 0.0;
+    if (s > 0.0) { b = 1.0; }
+    if (i === 1) { return T[1] + b; }
+    return b;
+  }`;
+}
+
+/** Start of a move: carries the gate forward ([3], from the previous move's tally). */
+export function startMoveSource(): string {
+  return `function (T) {
+    const i = this.thread.x;
+    if (i === 0) { return T[0] + T[2]; }
+    return 0.0;
+  }`;
+}
+
+/**
+ * The cut applied to the labels, [W, H]: a pixel on the α side (sink side
+ * in 'reversed', source side in 'classic'; sink side = finite height) takes
+ * α, unless this move or an earlier one of the plan did not converge.
+ */
+export function applyCutSource(reversed: boolean): string {
+  return `function (LB, S, AL, T, j) {
+    const x = this.thread.x;
+    const y = this.thread.y;
+    const lp = LB[y][x];
+    if (T[0] + T[2] > 0.0) { return lp; }
+    if (S[1][y][x] ${reversed ? '<' : '>='} ${INF}) { return AL[j]; }
+    return lp;
+  }`;
+}
+
+/** Pixels per row whose label differs between two labelings, [H]. */
+export function changedRowsSource(): string {
+  return `function (A, B) {
+    const y = this.thread.x;
+    let c = 0.0;
+    for (let x = 0; x < ${W}; x++) {
+      if (A[y][x] !== B[y][x]) { c = c + 1.0; }
+    }
+    return c;
+  }`;
+}
+
+/** Sum of an [H] vector, [1] (counts below 2^24: exact). */
+export function sumRowsSource(): string {
+  return `function (R) {
+    let s = 0.0;
+    for (let r = 0; r < ${H}; r++) { s = s + R[r]; }
+    return s;
+  }`;
+}
+
+/**
+ * Energy terms per pixel, [W, H, 2]: z = 0 the data term D_p(l_p), z = 1
+ * the smoothness terms of p's right and down edges.
+ */
+export function energyTermsSource(source: DataSourceKind, spec: ImageCostSpec | null): string {
+  return `function (LB, ${dataArg(source)}, WT, VT) {
+    const x = this.thread.x;
+    const y = this.thread.y;
+    const z = this.thread.z;
+    const lp = LB[y][x];
+    if (z === 0) {
+      ${dataCost(source, spec, 'dL', 'x', 'y', 'lp')}
+      return dL;
+    }
+    let s = 0.0;
+    if (x + 1 < ${W}) { s = s + WT[0][y][x] * VT[lp][LB[y][x + 1]]; }
+    if (y + 1 < ${H}) { s = s + WT[1][y][x] * VT[lp][LB[y + 1][x]]; }
+    return s;
+  }`;
+}
+
+/**
+ * Partial sums of the energy terms over runs of CH pixels of a row,
+ * [ceil(W / CH), H, 2]; CH is chosen so that every partial sum stays below
+ * 2^24 (exact), and the host adds them in double precision.
+ */
+export function energyChunksSource(): string {
+  return `function (E) {
+    const cx = this.thread.x;
+    const y = this.thread.y;
+    const z = this.thread.z;
+    let s = 0.0;
+    for (let i = 0; i < this.constants.CH; i++) {
+      const x = cx * this.constants.CH + i;
+      if (x < ${W}) { s = s + E[z][y][x]; }
+    }
+    return s;
+  }`;
+}
+
+/** D_p(d) for every pixel of one disparity, [W, H] (tests compare it with DataCostMatcher.slice). */
+export function dataSliceSource(source: DataSourceKind, spec: ImageCostSpec | null): string {
+  return `function (${dataArg(source)}, d) {
+    const x = this.thread.x;
+    const y = this.thread.y;
+    ${dataCost(source, spec, 'c', 'x', 'y', 'd')}
+    return c;
+  }`;
+}

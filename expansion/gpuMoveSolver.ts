@@ -1,0 +1,471 @@
+import { Input, type IGPUKernelSettings, type IKernelRunShortcut, type IPipelineRunShortcut } from 'gpu.js';
+import { BoykovKolmogorovSolver } from '../graphcut/bk';
+import type { GpuContext } from '../graphcut/gpuBackend';
+import { cutCapacity, MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
+import { GpuPrecisionError } from '../graphcut/pushRelabel';
+import { bfsInitSource, bfsPassSource, pushRelabelSource, STATE_PLANES, PLANE } from '../graphcut/pushRelabelKernels';
+import { BinaryStepBuilder, type GraphVariant } from './binaryStep';
+import { computeEnergy, pairwise, type EnergyBreakdown, type MrfEnergy } from './energy';
+import {
+  applyCutSource, capacitySource, changedRowsSource, checkRowsSource, energyChunksSource, energyTermsSource,
+  initStateSource, startMoveSource, sumRowsSource, tallySource, type DataSourceKind, type ImageCostSpec,
+} from './gpuMoveKernels';
+import type { MoveResult, MoveSolver } from './moveSolver';
+
+/**
+ * α-expansion moves on the device. The energy is uploaded once (data costs
+ * as a volume, or the two images from which every kernel recomputes the
+ * costs it needs; smoothness weights; the V table), and each move is one
+ * chain of kernels inside one gpu.js pipeline call: the binary graph built
+ * from the labels (binaryStep.ts's construction, either variant), rounds of
+ * K push-relabel iterations each followed by a global relabel (B BFS
+ * levels) and a convergence check reduced on the device, then the cut
+ * applied to the labels. A plan chains several moves (a whole cycle's α
+ * list, in chunks): the only traffic per call is the labels in, the labels
+ * out and a few numbers per move.
+ *
+ * Exactness: a move's cut is applied only when its final check passed (its
+ * heights are the exact residual distances to the sink and no pixel with
+ * excess can reach it: the flow is maximum and the finite-height pixels are
+ * the canonical sink side). A move that did not converge leaves the labels
+ * alone, and so do all later moves of the same call (they were built on the
+ * wrong labels); the host then resumes from that move with twice the rounds
+ * and BFS levels. Running more rounds after convergence changes nothing
+ * (no pixel with excess has a finite height, the BFS is at its fixed point),
+ * which is what makes a fixed, speculative number of rounds safe.
+ */
+
+export interface GpuMoveOptions {
+  variant: GraphVariant;
+  /** K: push-relabel iterations per round (default 32). */
+  iterationsPerRound?: number;
+  /** B: BFS levels of the global relabel after every round, and initially (default 64). */
+  bfsPasses?: number;
+  /** Rounds per move in the first plan; later plans adapt to the rounds moves needed (default 4). */
+  initialRounds?: number;
+  /** Moves chained in one pipeline call (default 16). */
+  movesPerCall?: number;
+  /** Keep the number of rounds fixed instead of adapting it (ablation). */
+  fixedRounds?: boolean;
+  /** --verify: every cut is re-solved on the CPU with BK and compared (graph, flow and cut); one move per call. */
+  verify?: boolean;
+  /** Safety limit: a move needing more push-relabel iterations than this throws (default 4·10^6). */
+  maxIterations?: number;
+}
+
+/** The two ways the data term reaches the device. */
+export type GpuDataSource =
+  | { kind: 'volume' }
+  | { kind: 'images'; left: { width: number; height: number; channels: number; data: Int32Array }; right: { width: number; height: number; channels: number; data: Int32Array }; costs: ImageCostSpec };
+
+interface Plan {
+  pipe: IPipelineRunShortcut;
+  moves: number;
+  rounds: number;
+  bfs: number;
+  verify: boolean;
+}
+
+interface Kernels {
+  caps: IKernelRunShortcut;
+  init: IKernelRunShortcut;
+  step: IKernelRunShortcut;
+  bfsInit: IKernelRunShortcut;
+  bfsPass: IKernelRunShortcut;
+  checkRows: IKernelRunShortcut;
+  tally: IKernelRunShortcut;
+  startMove: IKernelRunShortcut;
+  apply: IKernelRunShortcut;
+  changedRows: IKernelRunShortcut;
+  sumRows: IKernelRunShortcut;
+}
+
+/** Counters for reports: what the device did, summed over the solver's life. */
+export interface GpuMoveCounters {
+  pipelineCalls: number;
+  moves: number;
+  redoneMoves: number;
+  discardedMoves: number;
+  plans: number;
+  rounds: number;
+  iterations: number;
+  bfsPasses: number;
+  deviceMs: number;
+  hostMs: number;
+}
+
+/** V(a, b) satisfies V(a, c) ≤ V(a, b) + V(b, c) for all labels: then no expansion graph is ever truncated. */
+export function isMetricTable(e: MrfEnergy): boolean {
+  if (e.smoothness === 'potts' || e.smoothness === 'linear') return true;
+  const L = e.labels;
+  for (let a = 0; a < L; a++) for (let b = 0; b < L; b++) for (let c = 0; c < L; c++) {
+    if (pairwise(e.smoothness, e.truncation, a, c) > pairwise(e.smoothness, e.truncation, a, b) + pairwise(e.smoothness, e.truncation, b, c)) return false;
+  }
+  return true;
+}
+
+export class GpuMoveSolver implements MoveSolver {
+  readonly backend: string;
+  readonly device: string;
+  readonly counters: GpuMoveCounters = {
+    pipelineCalls: 0, moves: 0, redoneMoves: 0, discardedMoves: 0, plans: 0, rounds: 0, iterations: 0, bfsPasses: 0, deviceMs: 0, hostMs: 0,
+  };
+  private readonly o: Required<GpuMoveOptions>;
+  private readonly W: number;
+  private readonly H: number;
+  private readonly n: number;
+  private readonly kernels: Kernels;
+  private readonly plans = new Map<string, Plan>();
+  private readonly dataLiteral: Input;
+  private readonly weights: Input;
+  private readonly vTable: Input;
+  private readonly zeros3: Input;
+  private readonly labelsF: Float32Array;
+  private readonly sourceKind: DataSourceKind;
+  private readonly costSpec: ImageCostSpec | null;
+  private rounds: number;
+  private bfs: number;
+  private energyPipe?: IPipelineRunShortcut;
+  private energyChunk = 1;
+  private readonly verifier?: { builder: BinaryStepBuilder; bk: BoykovKolmogorovSolver; cuts: number };
+
+  constructor(private readonly ctx: GpuContext, private readonly energy: MrfEnergy, options: GpuMoveOptions, source: GpuDataSource = { kind: 'volume' }) {
+    this.o = {
+      iterationsPerRound: 32, bfsPasses: 64, initialRounds: 4, movesPerCall: 16, fixedRounds: false, verify: false, maxIterations: 4_000_000,
+      ...options,
+    };
+    for (const k of ['iterationsPerRound', 'bfsPasses', 'initialRounds', 'movesPerCall', 'maxIterations'] as const) {
+      const v = this.o[k];
+      if (!Number.isInteger(v) || v < 1) throw new Error(`gpu expansion option ${k}: expected a positive integer, got ${String(v)}`);
+    }
+    if (this.o.variant !== 'classic' && this.o.variant !== 'reversed') throw new Error(`gpu expansion option variant: expected classic or reversed, got '${String(this.o.variant)}'`);
+    const { width: W, height: H, labels: L } = energy;
+    this.W = W;
+    this.H = H;
+    this.n = W * H;
+    if (!isMetricTable(energy)) {
+      throw new Error(`gpu expansion: the ${energy.smoothness} smoothness term with truncation ${energy.truncation} is not a metric; its graphs may need truncation, which the device moves do not check (use a MaxFlowSolver through GraphMoveSolver)`);
+    }
+    this.sourceKind = source.kind;
+    this.costSpec = source.kind === 'images' ? source.costs : null;
+    this.checkExactness(source);
+    this.backend = `gpu-expansion-${ctx.mode}`;
+    this.device = ctx.device;
+    this.rounds = this.o.initialRounds;
+    this.bfs = this.o.bfsPasses;
+    this.labelsF = new Float32Array(this.n);
+
+    // Constant inputs: captured by the plans as literals, so each is uploaded once per compiled plan, never per call.
+    if (source.kind === 'volume') {
+      if (energy.data.length !== this.n * L) throw new Error(`gpu expansion: data term has ${energy.data.length} entries, expected ${this.n * L} (${W}×${H}×${L})`);
+      this.dataLiteral = new Input(Float32Array.from(energy.data) as unknown as number[], [L, W, H]);
+    } else {
+      const C = source.costs.channels;
+      for (const [name, im] of [['left', source.left], ['right', source.right]] as const) {
+        if (im.width !== W || im.height !== H || im.channels !== C) throw new Error(`gpu expansion: ${name} image is ${im.width}×${im.height}×${im.channels}, the energy ${W}×${H}×${C}`);
+      }
+      const planes = new Float32Array(6 * this.n * C);
+      planes.set(source.left.data, 0);
+      planes.set(source.right.data, this.n * C);
+      if (source.costs.kind === 'sad+sgrad') {
+        const [gxL, gyL] = forwardGradients(source.left.data, W, H, C);
+        const [gxR, gyR] = forwardGradients(source.right.data, W, H, C);
+        planes.set(gxL, 2 * this.n * C);
+        planes.set(gyL, 3 * this.n * C);
+        planes.set(gxR, 4 * this.n * C);
+        planes.set(gyR, 5 * this.n * C);
+      }
+      this.dataLiteral = new Input(planes as unknown as number[], [W * C, H, 6]);
+    }
+    const wt = new Float32Array(2 * this.n);
+    wt.set(energy.wH, 0);
+    wt.set(energy.wV, this.n);
+    this.weights = new Input(wt as unknown as number[], [W, H, 2]);
+    const vt = new Float32Array(L * L);
+    for (let a = 0; a < L; a++) for (let b = 0; b < L; b++) vt[a * L + b] = pairwise(energy.smoothness, energy.truncation, a, b);
+    this.vTable = new Input(vt as unknown as number[], [L, L]);
+    this.zeros3 = new Input(new Float32Array(3) as unknown as number[], [3]);
+
+    const gpu = ctx.gpu;
+    const constants = { W, H, INF: this.n + 1, L };
+    const grid = (planes: number): IGPUKernelSettings => kernelSettings(planes > 1 ? [W, H, planes] : [W, H], constants);
+    const line = (len: number): IGPUKernelSettings => kernelSettings([len], constants);
+    const reversed = this.o.variant === 'reversed';
+    this.kernels = {
+      caps: gpu.createKernel(capacitySource(source.kind), grid(4)),
+      init: gpu.createKernel(initStateSource(source.kind, this.costSpec, reversed), grid(STATE_PLANES)),
+      step: gpu.createKernel(pushRelabelSource(), grid(STATE_PLANES)),
+      bfsInit: gpu.createKernel(bfsInitSource(), grid(STATE_PLANES)),
+      bfsPass: gpu.createKernel(bfsPassSource(), grid(STATE_PLANES)),
+      checkRows: gpu.createKernel(checkRowsSource(), line(H)),
+      tally: gpu.createKernel(tallySource(), line(3)),
+      startMove: gpu.createKernel(startMoveSource(), line(3)),
+      apply: gpu.createKernel(applyCutSource(reversed), grid(1)),
+      changedRows: gpu.createKernel(changedRowsSource(), line(H)),
+      sumRows: gpu.createKernel(sumRowsSource(), line(1)),
+    };
+    if (this.o.verify) {
+      if (source.kind !== 'volume') throw new Error('gpu expansion: --verify needs the data cost volume on the host');
+      this.verifier = { builder: new BinaryStepBuilder(W, H), bk: new BoykovKolmogorovSolver(), cuts: 0 };
+    }
+  }
+
+  /** Refuses energies whose graphs could hold a value that f32 does not represent exactly. */
+  private checkExactness(source: GpuDataSource): void {
+    const e = this.energy;
+    if (this.n + 2 > MAX_GPU_EXACT_CAPACITY) throw new GpuPrecisionError(`grid has ${this.n} pixels; heights up to ${this.n + 1} exceed 2^24`);
+    let maxD = 0;
+    if (source.kind === 'volume') {
+      for (let i = 0; i < e.data.length; i++) if (e.data[i] > maxD) maxD = e.data[i];
+    } else {
+      maxD = source.costs.maxCost;
+      const rawMax = (source.costs.kind === 'sad' ? 255 : source.costs.kind === 'ssd' ? 255 * 255 : 1275) * source.costs.channels;
+      if (rawMax * source.costs.scale > MAX_GPU_EXACT_CAPACITY) throw new GpuPrecisionError(`raw costs up to ${rawMax}·${source.costs.scale} exceed 2^24`);
+    }
+    let maxW = 0;
+    for (let i = 0; i < this.n; i++) maxW = Math.max(maxW, e.wH[i], e.wV[i]);
+    let maxV = 0;
+    for (let a = 0; a < e.labels; a++) for (let b = 0; b < e.labels; b++) maxV = Math.max(maxV, pairwise(e.smoothness, e.truncation, a, b));
+    // Unary: |D(α) − D(l)| plus two terms of at most w·V per incident edge; excess can also receive 4 edge capacities of at most 2·w·V.
+    const bound = maxD + 16 * maxW * maxV;
+    if (bound > MAX_GPU_EXACT_CAPACITY) throw new GpuPrecisionError(`excess and capacities can reach ${bound}, above the f32-exact bound 2^24`);
+  }
+
+  /** The compiled plan chaining `moves` moves of `rounds` rounds each (cached per shape). */
+  private plan(moves: number, rounds: number, bfs: number, verify: boolean): Plan {
+    const key = `${moves}:${rounds}:${bfs}:${verify ? 1 : 0}`;
+    const cached = this.plans.get(key);
+    if (cached) return cached;
+    const k = this.kernels;
+    const K = this.o.iterationsPerRound;
+    const data = this.dataLiteral;
+    const wt = this.weights;
+    const vt = this.vTable;
+    const zeros = this.zeros3;
+    const pipe = this.ctx.gpu.createPipeline(function (LB0: unknown, AL: unknown) {
+      let LB = LB0;
+      let T: unknown = zeros;
+      const outs: unknown[] = [];
+      let S: unknown = null;
+      let C: unknown = null;
+      for (let j = 0; j < moves; j++) {
+        C = k.caps(LB, AL, data, wt, vt, j);
+        S = k.init(LB, AL, data, wt, vt, j);
+        S = k.bfsInit(S, C);
+        for (let b = 0; b < bfs; b++) S = k.bfsPass(S, C);
+        T = k.startMove(T);
+        T = k.tally(k.checkRows(S, C), T);
+        for (let r = 0; r < rounds; r++) {
+          for (let i = 0; i < K; i++) S = k.step(S, C);
+          S = k.bfsInit(S, C);
+          for (let b = 0; b < bfs; b++) S = k.bfsPass(S, C);
+          T = k.tally(k.checkRows(S, C), T);
+        }
+        const next = k.apply(LB, S, AL, T, j);
+        outs.push(T, k.sumRows(k.changedRows(next, LB)));
+        LB = next;
+      }
+      return verify ? [LB, ...outs, S, C] : [LB, ...outs];
+    });
+    const p: Plan = { pipe, moves, rounds, bfs, verify };
+    this.plans.set(key, p);
+    this.counters.plans++;
+    return p;
+  }
+
+  /** Executor kinds of the compiled plans (e.g. 'fused-encoder'), for reports. */
+  executorKinds(): string[] {
+    const kinds = new Set<string>();
+    for (const p of this.plans.values()) if (p.pipe.executorKind) kinds.add(p.pipe.executorKind);
+    return [...kinds];
+  }
+
+  async move(alpha: number, labels: Uint16Array): Promise<MoveResult> {
+    const [r] = await this.moveSequence([alpha], labels);
+    return r;
+  }
+
+  /**
+   * Runs the moves of `alphas` in order on `labels` (in place), each exactly
+   * as move() would; returns one result per α.
+   */
+  async moveSequence(alphas: readonly number[], labels: Uint16Array): Promise<MoveResult[]> {
+    const L = this.energy.labels;
+    for (const a of alphas) if (!Number.isInteger(a) || a < 0 || a >= L) throw new Error(`gpu expansion: α = ${a} is outside 0..${L - 1}`);
+    if (labels.length !== this.n) throw new Error(`gpu expansion: labeling has ${labels.length} pixels, the energy ${this.n}`);
+    const results: MoveResult[] = [];
+    const perCall = this.verifier ? 1 : this.o.movesPerCall;
+    let next = 0;
+    // Per α: how many times it was attempted (redo escalation) and the settings of its last attempt.
+    let attempts = 0;
+    while (next < alphas.length) {
+      const chunk = alphas.slice(next, next + perCall);
+      const t0 = performance.now();
+      const plan = this.plan(chunk.length, this.rounds, this.bfs, this.verifier !== undefined);
+      for (let p = 0; p < this.n; p++) this.labelsF[p] = labels[p];
+      const before = this.verifier ? labels.slice() : undefined;
+      const AL = new Input(Float32Array.from(chunk) as unknown as number[], [chunk.length]);
+      const tCall = performance.now();
+      const out = (await plan.pipe(new Input(this.labelsF as unknown as number[], [this.W, this.H]), AL)) as unknown[];
+      const tBack = performance.now();
+      this.counters.pipelineCalls++;
+      this.counters.deviceMs += tBack - tCall;
+      const rows = out[0] as ArrayLike<ArrayLike<number>>;
+      let done = 0;
+      let neededRounds = 0;
+      let failed = false;
+      for (let j = 0; j < chunk.length; j++) {
+        const T = out[1 + 2 * j] as ArrayLike<number>;
+        const changed = (out[2 + 2 * j] as ArrayLike<number>)[0];
+        if (T[0] > 0) break; // gated by an earlier failure
+        if (T[2] > 0) { failed = true; break; }
+        neededRounds = Math.max(neededRounds, T[1]);
+        results.push({
+          changed, predictedEnergy: NaN, buildMs: 0, flowMs: 0, truncatedTerms: 0,
+          stats: { gpuMoves: 1, rounds: T[1], iterations: T[1] * this.o.iterationsPerRound, redoneMoves: attempts > 0 && j === 0 ? 1 : 0 },
+        });
+        done++;
+      }
+      // Labels after the last converged move (later moves of the call were gated and left them alone).
+      for (let y = 0, p = 0; y < this.H; y++) {
+        const row = rows[y];
+        for (let x = 0; x < this.W; x++, p++) labels[p] = row[x];
+      }
+      if (this.verifier && done === 1) {
+        const vr = this.verifyCut(chunk[0], before!, out);
+        Object.assign(results[results.length - 1].stats, { verifiedCuts: 1 });
+        results[results.length - 1].predictedEnergy = vr;
+      }
+      const planIterations = plan.rounds * this.o.iterationsPerRound;
+      this.counters.moves += done;
+      this.counters.discardedMoves += chunk.length - done - (failed ? 1 : 0);
+      this.counters.rounds += chunk.length * (plan.rounds + 1);
+      this.counters.iterations += chunk.length * planIterations;
+      this.counters.bfsPasses += chunk.length * (plan.rounds + 1) * plan.bfs;
+      // Time of the call, spread over the moves it completed (the driver sums per-move times).
+      const elapsed = performance.now() - t0;
+      if (done > 0) for (let j = results.length - done; j < results.length; j++) results[j].flowMs = elapsed / done;
+      else if (results.length > 0) results[results.length - 1].flowMs += elapsed;
+      this.counters.hostMs += elapsed - (tBack - tCall);
+      next += done;
+      if (failed) {
+        attempts++;
+        this.counters.redoneMoves++;
+        if ((attempts + 1) * planIterations > this.o.maxIterations) {
+          throw new Error(`gpu expansion: move α=${alphas[next]} did not converge within ${planIterations} push-relabel iterations (maxIterations = ${this.o.maxIterations})`);
+        }
+        this.rounds *= 2;
+        this.bfs *= 2;
+      } else {
+        attempts = 0;
+        if (!this.o.fixedRounds) this.adapt(neededRounds);
+      }
+    }
+    return results;
+  }
+
+  /** Next plans get the rounds the last moves needed, plus one of margin (powers of two keep the plan cache small). */
+  private adapt(needed: number): void {
+    let r = 1;
+    while (r < needed + 1) r *= 2;
+    this.rounds = Math.max(1, Math.min(r, 1 << 12));
+    this.bfs = this.o.bfsPasses;
+  }
+
+  /**
+   * --verify for one move: rebuilds the graph on the CPU, solves it with BK
+   * and checks the device graph, the flow and the canonical cut against it.
+   * Returns the energy the cut predicts (flow + constant).
+   */
+  private verifyCut(alpha: number, before: Uint16Array, out: unknown[]): number {
+    const v = this.verifier!;
+    v.cuts++;
+    const S = out[3] as ArrayLike<ArrayLike<ArrayLike<number>>>;
+    const C = out[4] as ArrayLike<ArrayLike<ArrayLike<number>>>;
+    const { W, H, n } = this;
+    const step = v.builder.build(this.energy, before, alpha, this.o.variant);
+    const g = step.graph;
+    for (let y = 0, p = 0; y < H; y++) {
+      for (let x = 0; x < W; x++, p++) {
+        if (C[0][y][x] !== g.right[p] || C[2][y][x] !== g.down[p] || C[1][y][x] !== g.rightRev[p] || C[3][y][x] !== g.downRev[p]) {
+          throw new Error(`--verify: cut ${v.cuts} (α=${alpha}): the device graph differs from the CPU construction at pixel ${p}`);
+        }
+      }
+    }
+    const ref = v.bk.solveSync(g);
+    const sinkSide = new Uint8Array(n);
+    let flow = 0;
+    for (let y = 0, p = 0; y < H; y++) {
+      for (let x = 0; x < W; x++, p++) {
+        sinkSide[p] = S[PLANE.height][y][x] < n + 1 ? 1 : 0;
+        // Builder graphs have c(s→p)·c(p→t) = 0, so the flow into the sink is Σ c(p→t) − final sink residual.
+        flow += g.sink[p] - S[PLANE.sinkResidual][y][x];
+      }
+    }
+    if (flow !== ref.flow) throw new Error(`--verify: cut ${v.cuts} (α=${alpha}): the device found max-flow ${flow}, the CPU solver ${ref.flow}`);
+    let differing = 0;
+    for (let p = 0; p < n; p++) if (sinkSide[p] !== ref.sinkSide[p]) differing++;
+    if (differing > 0) throw new Error(`--verify: cut ${v.cuts} (α=${alpha}): device and CPU agree on the flow ${flow} but ${differing} pixels are on different sides of the canonical cut`);
+    if (cutCapacity(g, sinkSide) !== flow) throw new Error(`--verify: cut ${v.cuts} (α=${alpha}): the device cut's capacity differs from its flow`);
+    return flow + step.constant;
+  }
+
+  /** Energy of a labeling: on the host when the volume is there, else reduced on the device (exact partial sums). */
+  async energyOf(labels: Uint16Array): Promise<EnergyBreakdown> {
+    if (this.sourceKind === 'volume') return computeEnergy(this.energy, labels);
+    if (!this.energyPipe) {
+      const e = this.energy;
+      let maxW = 0;
+      for (let i = 0; i < this.n; i++) maxW = Math.max(maxW, e.wH[i], e.wV[i]);
+      let maxV = 0;
+      for (let a = 0; a < e.labels; a++) for (let b = 0; b < e.labels; b++) maxV = Math.max(maxV, pairwise(e.smoothness, e.truncation, a, b));
+      const maxTerm = Math.max(1, this.costSpec!.maxCost, 2 * maxW * maxV);
+      this.energyChunk = Math.max(1, Math.min(this.W, Math.floor(MAX_GPU_EXACT_CAPACITY / maxTerm)));
+      const chunks = Math.ceil(this.W / this.energyChunk);
+      const constants = { W: this.W, H: this.H, INF: this.n + 1, L: e.labels, CH: this.energyChunk };
+      const terms = this.ctx.gpu.createKernel(energyTermsSource(this.sourceKind, this.costSpec), kernelSettings([this.W, this.H, 2], constants));
+      const sums = this.ctx.gpu.createKernel(energyChunksSource(), kernelSettings([chunks, this.H, 2], constants));
+      const data = this.dataLiteral;
+      const wt = this.weights;
+      const vt = this.vTable;
+      this.energyPipe = this.ctx.gpu.createPipeline(function (LB: unknown) {
+        return sums(terms(LB, data, wt, vt));
+      });
+    }
+    for (let p = 0; p < this.n; p++) this.labelsF[p] = labels[p];
+    const out = (await this.energyPipe(new Input(this.labelsF as unknown as number[], [this.W, this.H]))) as ArrayLike<ArrayLike<ArrayLike<number>>>;
+    let data = 0;
+    let smooth = 0;
+    for (let y = 0; y < this.H; y++) {
+      for (let c = 0; c < out[0][y].length; c++) {
+        data += out[0][y][c];
+        smooth += out[1][y][c];
+      }
+    }
+    return { data, smoothness: smooth, total: data + smooth };
+  }
+
+  dispose(): void {
+    for (const p of this.plans.values()) void p.pipe.destroy();
+    this.plans.clear();
+    if (this.energyPipe) void this.energyPipe.destroy();
+  }
+}
+
+/** Kernel settings; loopMaxIterations (a real gpu.js setting missing from its typings) lifts the cap on the row loops. */
+function kernelSettings(output: number[], constants: Record<string, number>): IGPUKernelSettings {
+  return { output, constants, precision: 'single', loopMaxIterations: 1 << 20 } as IGPUKernelSettings;
+}
+
+/** Forward differences per channel, as costs/dataCost.ts takes them: 0 in the last column (∂x) and last row (∂y). */
+function forwardGradients(data: Int32Array, W: number, H: number, C: number): [Int32Array, Int32Array] {
+  const gx = new Int32Array(data.length);
+  const gy = new Int32Array(data.length);
+  const rowLen = W * C;
+  for (let y = 0; y < H; y++) {
+    const row = y * rowLen;
+    for (let i = row; i < row + rowLen - C; i++) gx[i] = data[i + C] - data[i];
+    if (y + 1 < H) for (let i = row; i < row + rowLen; i++) gy[i] = data[i + rowLen] - data[i];
+  }
+  return [gx, gy];
+}

@@ -1,0 +1,59 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { buildStereoEnergy, DataCostMatcher, resolveDataCostOptions, toIntensity8, wtaInit } from '../costs';
+import { generateSyntheticScene } from '../data/synthetic';
+import { alphaExpansion } from '../expansion/alphaExpansion';
+import type { GraphVariant } from '../expansion/binaryStep';
+import { computeEnergy, type MrfEnergy } from '../expansion/energy';
+import { GpuMoveSolver, type GpuDataSource } from '../expansion/gpuMoveSolver';
+import { dataSliceSource } from '../expansion/gpuMoveKernels';
+import { GraphMoveSolver } from '../expansion/moveSolver';
+import { BoykovKolmogorovSolver } from '../graphcut/bk';
+import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
+import { Input } from 'gpu.js';
+import type { Raster } from '../data/raster';
+import { loadScene } from '../data/scene';
+
+// CI has no GPU: the device kernels run on gpu.js's cpu backend here, unchanged.
+jest.setTimeout(300_000);
+
+let cpu: GpuContext;
+beforeAll(async () => { cpu = await createGpuContext('cpu'); });
+afterAll(() => cpu.destroy());
+
+function crop(r: Raster, x0: number, y0: number, w: number, h: number): Raster {
+  const C = r.channels;
+  const data = new (r.data.constructor as new (n: number) => typeof r.data)(w * h * C);
+  for (let y = 0; y < h; y++) for (let x = 0; x < w * C; x++) data[y * w * C + x] = r.data[((y0 + y) * r.width + x0) * C + x];
+  return { ...r, width: w, height: h, data };
+}
+
+/** BK and the device solver from the same labeling: same labels after every cycle, same energies. */
+async function expectSameAsBk(energy: MrfEnergy, init: Uint16Array, variant: GraphVariant, source: GpuDataSource, label: string, options: Partial<ConstructorParameters<typeof GpuMoveSolver>[2]> = {}): Promise<GpuMoveSolver> {
+  const ref = await alphaExpansion(energy, init, new GraphMoveSolver(energy, new BoykovKolmogorovSolver(), variant), { cycles: 2 });
+  // The image source never needs the host volume: the device solver gets the energy without it.
+  const gpuEnergy = source.kind === 'images' ? { ...energy, data: new Int32Array(0) } : energy;
+  const gpu = new GpuMoveSolver(cpu, gpuEnergy, { variant, iterationsPerRound: 8, bfsPasses: 16, initialRounds: 2, movesPerCall: 4, ...options }, source);
+  const res = await alphaExpansion(energy, init, gpu, { cycles: 2 });
+  expect(res.cycles.map((c) => c.energy.total)).toEqual(ref.cycles.map((c) => c.energy.total));
+  const diff = res.labels.findIndex((v, p) => v !== ref.labels[p]);
+  if (diff >= 0) throw new Error(`${label}: labels differ from BK's at pixel ${diff}`);
+  expect(res.cycles.map((c) => c.pixelsChanged)).toEqual(ref.cycles.map((c) => c.pixelsChanged));
+  expect(res.cuts).toBe(ref.cuts);
+  return gpu;
+}
+
+describe('GpuMoveSolver against the BK path', () => {
+  const scene = generateSyntheticScene({ width: 48, height: 36, ndisp: 8, seed: 3 });
+  const params = { ndisp: 8, kind: 'sad' as const, lambda: 20, smoothness: 'linear' as const, truncation: 2 };
+
+  test.each(['reversed', 'classic'] as const)('synthetic 48×36, 8 labels, %s graph: volume and image sources', async (variant) => {
+    const energy = buildStereoEnergy(scene.left, scene.right, params);
+    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
+    const g = await expectSameAsBk(energy, init, variant, { kind: 'volume' }, `synthetic ${variant} volume`);
+    expect(g.counters.moves).toBe(16);
+    const costs = resolveDataCostOptions({ kind: 'sad', scale: energy.scale }, scene.left.channels);
+    const images: GpuDataSource = { kind: 'images', left: toIntensity8(scene.left), right: toIntensity8(scene.right), costs: { ...costs, channels: scene.left.channels } };
+    await expectSameAsBk(energy, init, variant, images, `synthetic ${variant} images`);
+  });
+});
