@@ -8,12 +8,17 @@
  * already in devDependencies (type checking stays with `tsc`).
  */
 
-/** JavaScript that makes `require('x.ts')` work in the process or thread it runs in. */
-export const TS_REQUIRE_HOOK = `
+/**
+ * JavaScript that makes `require('x.ts')` work in the process or thread it
+ * runs in. The compiler is named by absolute path: eval'd code resolves
+ * modules from the current folder, which need not be the project.
+ */
+export function tsRequireHook(): string {
+  return `
 (() => {
   const Module = require('module');
   if (Module._extensions['.ts']) return;
-  const ts = require('typescript');
+  const ts = require(${JSON.stringify(require.resolve('typescript'))});
   const fs = require('fs');
   Module._extensions['.ts'] = (module, filename) => {
     const out = ts.transpileModule(fs.readFileSync(filename, 'utf8'), {
@@ -24,6 +29,7 @@ export const TS_REQUIRE_HOOK = `
   };
 })();
 `;
+}
 
 /** Whether this module itself runs from a .ts file (ts-jest or the hook above) rather than from dist/. */
 export function runningFromSource(): boolean {
@@ -36,5 +42,5 @@ export function runningFromSource(): boolean {
  */
 export function workerEntry(modulePathNoExt: string): { code: string; eval: boolean } {
   if (!runningFromSource()) return { code: `${modulePathNoExt}.js`, eval: false };
-  return { code: `${TS_REQUIRE_HOOK}\nrequire(${JSON.stringify(`${modulePathNoExt}.ts`)});`, eval: true };
+  return { code: `${tsRequireHook()}\nrequire(${JSON.stringify(`${modulePathNoExt}.ts`)});`, eval: true };
 }

@@ -1,0 +1,86 @@
+import type { GraphVariant } from '../../expansion/binaryStep';
+import type { LabelOrder } from '../../expansion/labelOrder';
+import type { InitKind } from '../params';
+
+/**
+ * The technique switches of the benchmark, applied cumulatively from a
+ * baseline, in the order of Choi & Park's Fig. 5:
+ *   graph   Kolmogorov's construction → reversed terminals (§3.2)
+ *   init    all-zero labeling → 9×9 WTA (§3.3)
+ *   order   sequential labels → most frequent first (§3.4)
+ *   k       push-relabel iterations per round between global relabels: baseline K → K
+ *   launch  one move per device call with a fixed number of rounds → moves
+ *           batched into one call with adaptive rounds (fewer launches and
+ *           readbacks: our counterpart of the paper's low-overhead global
+ *           relabel launch scheme)
+ * `k` and `launch` act on the device push-relabel only; on BK they change
+ * nothing and are left out.
+ */
+export type TechniqueId = 'graph' | 'init' | 'order' | 'k' | 'launch';
+export const TECHNIQUES: readonly TechniqueId[] = ['graph', 'init', 'order', 'k', 'launch'];
+export const TECHNIQUE_LABELS: Record<TechniqueId, string> = {
+  graph: 'reversed graph',
+  init: 'WTA init',
+  order: 'frequent-first order',
+  k: 'K iterations per round',
+  launch: 'batched launches',
+};
+
+export interface TechniqueConfig {
+  graph: GraphVariant;
+  init: InitKind;
+  order: LabelOrder;
+  /** Push-relabel iterations per round (device backends). */
+  k: number;
+  launch: 'single' | 'batched';
+}
+
+export interface BenchStep {
+  /** 'baseline' or the technique switched on at this step. */
+  id: 'baseline' | TechniqueId;
+  label: string;
+  config: TechniqueConfig;
+}
+
+/** Whether a technique changes anything on a backend. */
+export function appliesTo(t: TechniqueId, backend: string): boolean {
+  return !((t === 'k' || t === 'launch') && backend === 'bk');
+}
+
+export function parseTechniques(list: readonly string[] | undefined): TechniqueId[] {
+  if (!list || list.length === 0) return [...TECHNIQUES];
+  const out: TechniqueId[] = [];
+  for (const raw of list.flatMap((s) => s.split(','))) {
+    const t = raw.trim();
+    if (!(TECHNIQUES as readonly string[]).includes(t)) throw new Error(`--techniques: unknown technique '${t}' (expected ${TECHNIQUES.join(', ')})`);
+    if (!out.includes(t as TechniqueId)) out.push(t as TechniqueId);
+  }
+  // Cumulative steps follow the paper's order whatever order they were given in.
+  return TECHNIQUES.filter((t) => out.includes(t));
+}
+
+/** Baseline, then one step per technique (those that apply to the backend), each adding its switch to the previous. */
+export function cumulativeSteps(techniques: readonly TechniqueId[], backend: string, k: { baseline: number; tuned: number }): BenchStep[] {
+  for (const [name, v] of [['--baseline-k', k.baseline], ['--k', k.tuned]] as const) {
+    if (!Number.isInteger(v) || v < 1) throw new Error(`${name}: must be an integer ≥ 1 (got ${v})`);
+  }
+  let cfg: TechniqueConfig = { graph: 'classic', init: 'zero', order: 'sequential', k: k.baseline, launch: 'single' };
+  // A technique left out stays at its final setting in every step, so the chain isolates the ones measured.
+  if (!techniques.includes('graph')) cfg.graph = 'reversed';
+  if (!techniques.includes('init')) cfg.init = 'wta';
+  if (!techniques.includes('order')) cfg.order = 'frequent';
+  if (!techniques.includes('k')) cfg.k = k.tuned;
+  if (!techniques.includes('launch')) cfg.launch = 'batched';
+  const steps: BenchStep[] = [{ id: 'baseline', label: 'baseline', config: { ...cfg } }];
+  for (const t of techniques) {
+    if (!appliesTo(t, backend)) continue;
+    cfg = { ...cfg };
+    if (t === 'graph') cfg.graph = 'reversed';
+    if (t === 'init') cfg.init = 'wta';
+    if (t === 'order') cfg.order = 'frequent';
+    if (t === 'k') cfg.k = k.tuned;
+    if (t === 'launch') cfg.launch = 'batched';
+    steps.push({ id: t, label: `+ ${TECHNIQUE_LABELS[t]}`, config: cfg });
+  }
+  return steps;
+}
