@@ -120,7 +120,7 @@ async function runOnce(scene: Scene, name: string, backend: BackendName, step: B
 /**
  * Runs every scene × backend × step. Steps of one scene and backend run
  * back to back, in the same process, so their ratios compare like with like;
- * GPU backends get one untimed warm-up run first (kernel compilation).
+ * each scene and backend gets one untimed warm-up run first (JIT and kernel compilation).
  */
 export async function runBench(o: BenchOptions = {}): Promise<BenchResult> {
   const backends = o.backends && o.backends.length ? o.backends : (['bk'] as BackendName[]);
@@ -143,7 +143,8 @@ export async function runBench(o: BenchOptions = {}): Promise<BenchResult> {
     const base = { ...sceneParamsFor(name), ...(o.fixed ?? {}) };
     for (const backend of backends) {
       const steps = cumulativeSteps(techniques, backend, k);
-      if (backend !== 'bk') await runOnce(scene, name, backend, steps[steps.length - 1], base, 1);
+      // Untimed warm-up: JIT compilation (every backend) and kernel compilation (device backends) stay out of the ratios.
+      await runOnce(scene, name, backend, steps[0], base, 1);
       for (const step of steps) {
         const reps: Awaited<ReturnType<typeof runOnce>>[] = [];
         for (let i = 0; i < repeat; i++) reps.push(await runOnce(scene, name, backend, step, base, cycles));

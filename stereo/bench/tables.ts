@@ -58,7 +58,11 @@ export function table3(b: BenchResult, backend: string): Table {
   }
   rows.push(['AVG', ...speedups.map((s) => x(mean(s)))]);
   const notes = [`Full method (${b.techniques.length ? 'all techniques' : 'baseline'}), ${b.cycles} cycles; second row: speedup over the baseline in the same run.`];
-  if (!hasSplit) notes.push(`${backend} does not split max-flow into push+relabel and global relabel (BK has neither; device moves fuse both in one call), so only max-flow, graph build and total are shown.`);
+  if (!hasSplit) {
+    notes.push(backend === 'bk'
+      ? 'BK has no push/relabel phases: max-flow, graph build and total only.'
+      : `${backend} runs push-relabel rounds and global relabels in the same device calls, so its max-flow time is not split.`);
+  }
   return { title: `Table 3 (${backend}): time per scene, full method`, head: ['scene', ...cols.map(([n]) => n)], rows, notes };
 }
 
