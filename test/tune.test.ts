@@ -1,0 +1,187 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { gridPoints, parseParamSpec, parseSearchSpace, pointKey, randomPoints } from '../stereo/tune/space';
+import { parseObjective } from '../stereo/tune/objective';
+import { readTrialLog } from '../stereo/tune/records';
+import { tune, TUNE_FILES } from '../stereo/tune/tune';
+import { bestSettings } from '../stereo/tune/results';
+import { mulberry32 } from '../data/synthetic';
+import type { TrialRecord } from '../stereo/tune/trial';
+import { listFiles, writeSceneFolder } from './tuneSupport';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-tune-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+describe('search space', () => {
+  test('lists, stepped ranges and aliases expand to the expected values', () => {
+    expect(parseParamSpec('lambda=10,20,40').domain).toEqual({ kind: 'list', values: [10, 20, 40] });
+    expect(parseParamSpec('lambda=0.1:0.5:0.1').domain).toEqual({ kind: 'list', values: [0.1, 0.2, 0.3, 0.4, 0.5] });
+    expect(parseParamSpec('T=1:4:1')).toMatchObject({ name: 'truncation', domain: { kind: 'list', values: [1, 2, 3, 4] } });
+    expect(parseParamSpec('cue-factor=1,2').name).toBe('cueFactor');
+    expect(parseParamSpec('cost=sad,sad+sgrad').domain).toEqual({ kind: 'list', values: ['sad', 'sad+sgrad'] });
+    expect(parseParamSpec('cycles=2,converge').domain).toEqual({ kind: 'list', values: [2, 'converge'] });
+    expect(parseParamSpec('window=3:9:2').domain).toEqual({ kind: 'list', values: [3, 5, 7, 9] });
+    expect(parseParamSpec('lambda=5:30').domain).toEqual({ kind: 'interval', lo: 5, hi: 30, integer: false });
+  });
+
+  test('bad specs are one-line errors naming the option and the parameter', () => {
+    const cases: [string, RegExp][] = [
+      ['gamma=1,2', /^--param: unknown parameter 'gamma'/],
+      ['lambda=40:10:5', /^--param lambda=40:10:5: empty range/],
+      ['lambda=', /^--param lambda=: empty list/],
+      ['lambda=1,,2', /empty item/],
+      ['T=1.5', /truncation must be an integer/],
+      ['window=4', /window must be odd/],
+      ['cost=sgd', /unknown cost 'sgd'/],
+      ['lambda=1:5:0', /step must be > 0/],
+      ['cue-factor=0.5', /cueFactor must be ≥ 1/],
+      ['T=0.2:0.8:0.2', /truncation must be an integer \(got 0.2\)/],
+      ['lambda', /expected NAME=VALUES/],
+    ];
+    for (const [spec, re] of cases) {
+      let msg = '';
+      try { parseParamSpec(spec); } catch (e) { msg = (e as Error).message; }
+      expect(msg).toMatch(re);
+      expect(msg).not.toContain('\n');
+    }
+    expect(() => parseSearchSpace(['lambda=1', 'λ=2'])).toThrow(/lambda is given twice/);
+    expect(() => gridPoints(parseSearchSpace(['lambda=1:4']))).toThrow(/grid search needs a list or a range with a step/);
+    expect(() => parseObjective('bad1-everywhere')).toThrow(/^--metric: unknown metric/);
+  });
+
+  test('grid = cartesian product, every point once, key independent of key order', () => {
+    const rnd = mulberry32(7);
+    for (let trial = 0; trial < 50; trial++) {
+      const a = 1 + Math.floor(rnd() * 4);
+      const b = 1 + Math.floor(rnd() * 3);
+      const c = 1 + Math.floor(rnd() * 3);
+      const space = parseSearchSpace([
+        `lambda=${Array.from({ length: a }, (_, i) => 5 * (i + 1)).join(',')}`,
+        `T=1:${b}:1`,
+        `cost=${['sad', 'ssd', 'sad+sgrad'].slice(0, c).join(',')}`,
+      ]);
+      const pts = gridPoints(space);
+      expect(pts).toHaveLength(a * b * c);
+      expect(new Set(pts.map(pointKey)).size).toBe(pts.length);
+    }
+    expect(pointKey({ truncation: 2, lambda: 10 })).toBe(pointKey({ lambda: 10, truncation: 2 }));
+  });
+
+  test('random search: same seed same points, distinct points, values inside their domains', () => {
+    const space = parseSearchSpace(['lambda=5:40', 'T=1:4', 'cost=sad,ssd']);
+    for (let seed = 1; seed <= 20; seed++) {
+      const a = randomPoints(space, 15, seed);
+      expect(randomPoints(space, 15, seed)).toEqual(a);
+      expect(new Set(a.map(pointKey)).size).toBe(15);
+      for (const p of a) {
+        expect(p.lambda as number).toBeGreaterThanOrEqual(5);
+        expect(p.lambda as number).toBeLessThanOrEqual(40);
+        expect([1, 2, 3, 4]).toContain(p.truncation);
+        expect(['sad', 'ssd']).toContain(p.cost);
+      }
+    }
+    // A finite space smaller than the count: every point, once.
+    expect(randomPoints(parseSearchSpace(['T=1:3', 'cost=sad,ssd']), 50, 1)).toHaveLength(6);
+  });
+});
+
+/** The CSV as rows of cells (no quoted commas occur in these tests' values except in device names, which we parse with quotes). */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  for (const line of text.trimEnd().split('\n')) {
+    const cells: string[] = [];
+    let cur = '';
+    let q = false;
+    for (let i = 0; i < line.length; i++) {
+      const ch = line[i];
+      if (q) {
+        if (ch === '"' && line[i + 1] === '"') { cur += '"'; i++; } else if (ch === '"') q = false; else cur += ch;
+      } else if (ch === '"') q = true;
+      else if (ch === ',') { cells.push(cur); cur = ''; } else cur += ch;
+    }
+    cells.push(cur);
+    rows.push(cells);
+  }
+  return rows;
+}
+
+describe('tune (library)', () => {
+  const scenes = ['synthetic:seed=1,width=48,height=36,ndisp=8', 'synthetic:seed=2,width=48,height=36,ndisp=8'];
+
+  test('JSONL, CSV and JSON hold the same trials; best settings are the true minima', async () => {
+    const out = path.join(tmp, 'agree');
+    const r = await tune({ scenes, params: ['lambda=4,12,24', 'T=1,2'], backend: 'bk', workers: 2, out });
+    expect(r.trials).toHaveLength(2 + 3 * 2 * 2);
+    const log = readTrialLog(path.join(out, TUNE_FILES.jsonl), false);
+    expect(log.map((t) => t.key).sort()).toEqual(r.trials.map((t) => t.key).sort());
+    const byKey = new Map(log.map((t) => [t.key, t]));
+
+    const rows = parseCsv(fs.readFileSync(path.join(out, TUNE_FILES.csv), 'utf8'));
+    const head = rows[0];
+    expect(rows).toHaveLength(1 + log.length);
+    const col = (name: string) => head.indexOf(name);
+    for (const row of rows.slice(1)) {
+      const t = byKey.get(row[col('key')])!;
+      expect(t).toBeDefined();
+      expect(Number(row[col('objective')])).toBe(t.objective);
+      expect(Number(row[col('lambda')])).toBe(t.params.lambda);
+      expect(Number(row[col('truncation')])).toBe(t.params.truncation);
+      expect(Number(row[col('bad1_nonocc')])).toBe(t.bad.nonocc!['1']);
+      expect(Number(row[col('bad2_all')])).toBe(t.bad.all!['2']);
+      expect(Number(row[col('energy')])).toBe(t.energy);
+    }
+
+    const json = JSON.parse(fs.readFileSync(path.join(out, TUNE_FILES.json), 'utf8')) as { trials: TrialRecord[]; best: ReturnType<typeof bestSettings> };
+    expect(json.trials).toEqual(r.trials.map((t) => byKey.get(t.key)));
+    // Best per scene and overall, recomputed by brute force from the log.
+    for (const sc of r.scenes) {
+      const mine = log.filter((t) => t.scene === sc && pointKey(t.point) !== '');
+      const min = Math.min(...mine.map((t) => t.objective));
+      expect(json.best.perScene[sc].objective).toBe(min);
+      expect(json.best.perScene[sc].handSet).toBe(log.find((t) => t.scene === sc && pointKey(t.point) === '')!.objective);
+    }
+    const means = new Map<string, number[]>();
+    for (const t of log) if (pointKey(t.point) !== '') means.set(pointKey(t.point), [...(means.get(pointKey(t.point)) ?? []), t.objective]);
+    const bestMean = Math.min(...[...means.values()].map((v) => v.reduce((a, b) => a + b, 0) / v.length));
+    expect(json.best.overall!.mean).toBeCloseTo(bestMean, 12);
+  });
+
+  test('resume repairs a cut-off last line and runs only the missing trials', async () => {
+    const out = path.join(tmp, 'resume-lib');
+    const full = await tune({ scenes, params: ['lambda=6,18', 'T=1,3'], backend: 'bk', workers: 1, out, baseline: false });
+    const file = path.join(out, TUNE_FILES.jsonl);
+    const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
+    // Keep three whole trials and half of the fourth, as a kill during a write would.
+    fs.writeFileSync(file, lines.slice(0, 3).join('\n') + '\n' + lines[3].slice(0, 25));
+    const ran: string[] = [];
+    const again = await tune({ scenes, params: ['lambda=6,18', 'T=1,3'], backend: 'bk', workers: 2, out, resume: true, baseline: false, onTrial: (t) => ran.push(t.key) });
+    expect(again.skipped).toBe(3);
+    expect(ran.sort()).toEqual(full.trials.map((t) => t.key).filter((k) => !lines.slice(0, 3).some((l) => JSON.parse(l).key === k)).sort());
+    const log = readTrialLog(file, false);
+    expect(log).toHaveLength(full.trials.length);
+    expect(new Set(log.map((t) => t.key)).size).toBe(log.length);
+    for (const t of again.trials) expect(t.objective).toBe(full.trials.find((u) => u.key === t.key)!.objective);
+  });
+
+  test('bad inputs fail before anything is written', async () => {
+    const noGt = await writeSceneFolder(path.join(tmp, 'scenes-nogt', 'plain'), { seed: 3, groundTruth: false });
+    const cases: [Parameters<typeof tune>[0], RegExp][] = [
+      [{ scenes, params: ['sigma=1'] }, /unknown parameter 'sigma'/],
+      [{ scenes, params: ['lambda=9:3:1'] }, /empty range/],
+      [{ scenes: [noGt], params: ['lambda=5'] }, /plain: no ground truth, which --metric bad1-nonocc needs/],
+      [{ scenes, params: ['lambda=5'], metric: 'bad1-disc' }, /no disc mask/],
+      [{ scenes, params: ['lambda=5'], fixed: { lambda: 3 } }, /also given as a fixed option/],
+      [{ scenes, params: ['lambda=5'], workers: 0 }, /--workers/],
+    ];
+    for (const [o, re] of cases) {
+      const out = path.join(tmp, 'bad-out');
+      await expect(tune({ ...o, out, backend: 'bk' })).rejects.toThrow(re);
+      expect(fs.existsSync(out)).toBe(false);
+    }
+    // Energy needs no ground truth.
+    const r = await tune({ scenes: [noGt], params: ['lambda=5'], metric: 'energy', backend: 'bk', workers: 1 });
+    expect(r.trials[1].objective).toBe(r.trials[1].energy);
+    expect(listFiles(path.join(tmp, 'scenes-nogt'))).toEqual(['plain/calib.txt', 'plain/im0.png', 'plain/im1.png']);
+  });
+});
