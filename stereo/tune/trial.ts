@@ -3,9 +3,9 @@ import { DEFAULT_PARAMS, type BackendName, type MatchParams } from '../params';
 import { sceneParamsFor } from '../sceneParams';
 import type { Scene } from '../../data/sceneTypes';
 import { loadSceneSpec, sceneLabel } from './scenes';
-import { objectiveValue, parseObjective, MASKS, type BadTable } from './objective';
+import { objectiveValue, parseObjective, type BadTable } from './objective';
 import { pointKey, pointToParams, type ParamPoint } from './space';
-import { badPixelPercent } from './badPixels';
+import { badTable } from './badPixels';
 
 /** One unit of work: a parameter point on one scene. Plain data, so it crosses to worker threads. */
 export interface TrialJob {
@@ -76,19 +76,7 @@ export async function runTrial(job: TrialJob, cache: SceneCache): Promise<TrialR
   const t0 = performance.now();
   const r = await match(scene.left, scene.right, { ...params, ndisp: scene.ndisp, backend: job.backend });
   const timeMs = performance.now() - t0;
-  const bad: BadTable = {};
-  if (scene.groundTruth) {
-    for (const m of MASKS) {
-      const row: Record<string, number> = {};
-      let ok = true;
-      for (const t of job.thresholds) {
-        const v = badPixelPercent(scene, r.disparity, m, t);
-        if (v === undefined) { ok = false; break; }
-        row[String(t)] = v;
-      }
-      if (ok) bad[m] = row;
-    }
-  }
+  const bad: BadTable = badTable(scene, r.disparity, job.thresholds);
   const energy = r.finalEnergy.total / r.costScale;
   return {
     key: job.key, scene: job.scene, sceneSpec: job.sceneSpec, point: job.point, params: r.params, metric: job.metric,

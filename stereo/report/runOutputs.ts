@@ -1,0 +1,81 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import type { Scene } from '../../data/sceneTypes';
+import type { MatchResult } from '../match';
+import { checkAlgorithmName, checkSetName, middeval3Place, writeMiddEval3 } from '../middeval3';
+import { writeReport, type ReportScene } from './html';
+import { writeSceneOutputs } from './sceneOutputs';
+
+export interface RunOutputOptions {
+  /** HTML report to write; its images go to <name>-files/<scene>/ beside it. */
+  report?: string;
+  /** Embed the images in the HTML as data URIs (the files are still written). */
+  inline?: boolean;
+  /** Root of a MiddEval3 tree to write disp0<NAME>.pfm / time<NAME>.txt into. */
+  middeval3?: string;
+  middeval3Name?: string;
+  /** Set for scene folders whose path does not name one (trainingQ, …). */
+  middeval3Set?: string;
+}
+
+/**
+ * The extra outputs of `stereocut run`: an HTML report over all scenes and
+ * the MiddEval3 submission tree. Options are checked when constructed and
+ * each scene's MiddEval3 place before any matching (checkScene), so bad input
+ * fails before anything is written.
+ */
+export class RunOutputs {
+  private readonly sections: ReportScene[] = [];
+  private readonly filesDir?: string;
+  private readonly name: string;
+
+  constructor(private readonly o: RunOutputOptions) {
+    this.name = o.middeval3Name ?? 'stereocut';
+    if (o.report !== undefined) {
+      const dir = path.dirname(path.resolve(o.report));
+      if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`--report: folder ${dir} does not exist (for ${o.report})`);
+      if (!/\.html?$/i.test(o.report)) throw new Error(`--report: ${o.report} should end in .html`);
+      this.filesDir = path.join(dir, `${path.basename(o.report).replace(/\.html?$/i, '')}-files`);
+    }
+    if (o.middeval3 !== undefined) {
+      checkAlgorithmName(this.name);
+      if (o.middeval3Set !== undefined) checkSetName(o.middeval3Set);
+      if (fs.existsSync(o.middeval3) && !fs.statSync(o.middeval3).isDirectory()) throw new Error(`--middeval3: ${o.middeval3} exists and is not a folder`);
+    }
+  }
+
+  get active(): boolean {
+    return this.o.report !== undefined || this.o.middeval3 !== undefined;
+  }
+
+  /** Fails early for a scene whose MiddEval3 set cannot be told. */
+  checkScene(sceneDir: string): void {
+    if (this.o.middeval3 !== undefined) middeval3Place(sceneDir, this.o.middeval3Set);
+  }
+
+  async add(scene: Scene, r: MatchResult): Promise<string[]> {
+    const written: string[] = [];
+    if (this.o.report !== undefined && this.filesDir) {
+      let sub = scene.name;
+      for (let i = 2; this.sections.some((s) => s.name === sub); i++) sub = `${scene.name}-${i}`;
+      const section = await writeSceneOutputs(path.join(this.filesDir, sub), path.dirname(path.resolve(this.o.report)), scene, r);
+      this.sections.push({ ...section, name: sub });
+      written.push(path.join(this.filesDir, sub));
+    }
+    if (this.o.middeval3 !== undefined) {
+      const place = middeval3Place(scene.dir, this.o.middeval3Set);
+      const p = writeMiddEval3(this.o.middeval3, this.name, {
+        set: place.set, scene: place.scene, width: r.width, height: r.height, disparity: r.disparity, seconds: r.times.totalMs / 1000,
+      });
+      written.push(p.pfm, p.time);
+    }
+    return written;
+  }
+
+  /** Writes the report (after every scene). Returns its path, if any. */
+  finish(subtitle?: string): string | undefined {
+    if (this.o.report === undefined) return undefined;
+    writeReport(this.o.report, this.sections, { inline: this.o.inline, subtitle, title: 'stereocut run' });
+    return this.o.report;
+  }
+}

@@ -1,0 +1,58 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { writeFileAtomic } from '../../data/atomicWrite';
+import { writePng } from '../../data/imageIO';
+import { colorizeDisparity, errorImage } from '../../data/metrics';
+import type { Scene } from '../../data/sceneTypes';
+import { autoPngScale, writeDisparityPfm, writeDisparityPng } from '../disparityOutput';
+import type { MatchResult } from '../match';
+import { badTable } from '../tune/badPixels';
+import type { ReportScene } from './html';
+
+/** Thresholds of the report's metrics table (px). */
+export const REPORT_THRESHOLDS = [0.5, 1, 2, 4];
+
+/**
+ * Writes one scene's files into `dir`: the left image, the disparity as an
+ * 8-bit PNG (disparity × scale) and as PFM (pixels), the colour-mapped
+ * disparity (and ground truth), the error image (bad pixels at 1 px in red,
+ * over the nonocc mask where there is one) and metrics.json. Returns the
+ * report section, with paths relative to `reportDir`.
+ */
+export async function writeSceneOutputs(dir: string, reportDir: string, scene: Scene, r: MatchResult, thresholds = REPORT_THRESHOLDS): Promise<ReportScene> {
+  fs.mkdirSync(dir, { recursive: true });
+  const rel = (f: string) => path.relative(reportDir, path.join(dir, f));
+  const { width: W, height: H } = r;
+  const images: ReportScene['images'] = [];
+  const links: ReportScene['links'] = [];
+  await writePng(path.join(dir, 'left.png'), scene.left);
+  images.push({ label: 'left image', file: rel('left.png') });
+  const scale = autoPngScale(r.ndisp);
+  await writeDisparityPng(path.join(dir, 'disp.png'), r.disparity, W, H, scale);
+  images.push({ label: `disparity (grey = d × ${scale})`, file: rel('disp.png') });
+  await writePng(path.join(dir, 'disp-color.png'), colorizeDisparity(r.disparity, W, H, r.ndisp - 1));
+  images.push({ label: 'disparity, colour-mapped', file: rel('disp-color.png') });
+  let bad: ReportScene['bad'];
+  if (scene.groundTruth) {
+    const gt = Float32Array.from(scene.groundTruth, (g) => (Number.isFinite(g) ? g : NaN));
+    await writePng(path.join(dir, 'gt-color.png'), colorizeDisparity(gt, W, H, r.ndisp - 1));
+    images.push({ label: 'ground truth, colour-mapped', file: rel('gt-color.png') });
+    await writePng(path.join(dir, 'error.png'), errorImage(scene.left, r.disparity, scene.groundTruth, 1, scene.masks.nonocc));
+    images.push({ label: `errors > 1 px${scene.masks.nonocc ? ' (nonocc)' : ''} in red`, file: rel('error.png') });
+    bad = badTable(scene, r.disparity, thresholds);
+  }
+  writeDisparityPfm(path.join(dir, 'disp.pfm'), r.disparity, W, H);
+  links.push({ label: 'disparity PFM', file: rel('disp.pfm') });
+  const section: ReportScene = {
+    name: scene.name, width: W, height: H, ndisp: r.ndisp, images, links, bad, thresholds,
+    initialEnergy: r.initialEnergy.total,
+    cycles: r.cycles.map((c) => ({
+      cycle: c.cycle, energy: c.energy.total, data: c.energy.data, smoothness: c.energy.smoothness,
+      labelsChanged: c.labelsChanged, pixelsChanged: c.pixelsChanged, buildMs: c.buildMs, flowMs: c.flowMs,
+    })),
+    costScale: r.costScale, times: r.times, backend: r.backend, device: r.device, params: r.params,
+  };
+  writeFileAtomic(path.join(dir, 'metrics.json'), JSON.stringify({ scene: scene.name, bad, thresholds, finalEnergy: r.finalEnergy, times: r.times, backend: r.backend, device: r.device, params: r.params }, null, 2) + '\n');
+  links.push({ label: 'metrics JSON', file: rel('metrics.json') });
+  return section;
+}
