@@ -12,7 +12,8 @@ import type { SceneMasks } from './sceneTypes';
 export type RegionName = 'known' | 'nonocc' | 'all' | 'disc';
 
 export interface RegionScore {
-  region: RegionName;
+  /** A RegionName, or the name of a custom mask. */
+  region: string;
   /** Pixels evaluated. */
   pixels: number;
   /** Bad-pixel percentage per threshold, in the order of Evaluation.thresholds. */
@@ -36,6 +37,8 @@ export interface EvaluateOptions {
   nonoccDerived?: boolean;
   /** Regions to report (default: known plus every mask present). */
   regions?: RegionName[];
+  /** Further regions from mask images (non-zero = evaluated), reported under their names. */
+  customMasks?: { name: string; mask: Uint8Array }[];
 }
 
 function checkThresholds(t: number[]): void {
@@ -58,9 +61,13 @@ export function evaluateDisparity(
   const masks = options.masks ?? {};
   const wanted = options.regions ?? (['known', 'nonocc', 'all', 'disc'] as RegionName[]).filter((r) => r === 'known' || masks[r]);
   const regions: RegionScore[] = [];
-  for (const region of wanted) {
+  const todo: { region: string; mask?: Uint8Array }[] = wanted.map((region) => {
     const mask = region === 'known' ? undefined : masks[region];
     if (region !== 'known' && !mask) throw new Error(`--mask: this scene has no ${region} mask`);
+    return { region, mask };
+  });
+  for (const c of options.customMasks ?? []) todo.push({ region: c.name, mask: c.mask });
+  for (const { region, mask } of todo) {
     if (mask && mask.length !== n) throw new Error(`evaluation: the ${region} mask has ${mask.length} pixels, expected ${n}`);
     const badCounts = new Float64Array(thresholds.length);
     let pixels = 0;

@@ -1,0 +1,21 @@
+import type { Evaluation } from '../../data/metrics';
+
+/** "nonocc 2.04%  all 3.10%  disc 9.87%" at the first threshold, plus the average error of the first region. */
+export function evaluationLines(e: Evaluation): string[] {
+  const lines: string[] = [];
+  const head = ['region', 'pixels', ...e.thresholds.map((t) => `bad>${t}`), 'avg err', 'rms'];
+  const rows = e.regions.map((r) => [r.region, String(r.pixels), ...r.bad.map((b) => `${b.toFixed(2)}%`), r.avgError.toFixed(3), r.rms.toFixed(3)]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const fmt = (cells: string[]): string => cells.map((c, i) => c.padStart(widths[i])).join('  ');
+  lines.push(fmt(head));
+  for (const r of rows) lines.push(fmt(r));
+  if (e.note) lines.push(`note: ${e.note}`);
+  return lines;
+}
+
+/** A plain text table with right-aligned columns. */
+export function tableLines(head: string[], rows: string[][]): string[] {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const fmt = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [fmt(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(fmt)];
+}

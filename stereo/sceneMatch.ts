@@ -1,0 +1,29 @@
+import type { Scene } from '../data/sceneTypes';
+import { evaluateDisparity, type Evaluation } from '../data/metrics';
+import { match, type MatchOptions, type MatchResult } from './match';
+import { sceneParamsFor } from './sceneParams';
+import type { MatchParams } from './params';
+
+export interface SceneMatch {
+  scene: Scene;
+  result: MatchResult;
+  /** Scores over known / nonocc / all / disc at the thresholds asked for; undefined without ground truth. */
+  evaluation?: Evaluation;
+}
+
+/**
+ * Matches a loaded scene with its per-scene parameters (sceneParams.ts) under
+ * the caller's overrides, and scores it when it has ground truth.
+ */
+export async function matchScene(
+  scene: Scene,
+  overrides: Partial<MatchParams>,
+  options: Omit<MatchOptions, keyof MatchParams | 'ndisp'> & { thresholds?: number[] } = {},
+): Promise<SceneMatch> {
+  const { thresholds, ...rest } = options;
+  const result = await match(scene.left, scene.right, { ...sceneParamsFor(scene.name), ...overrides, ...rest, ndisp: scene.ndisp });
+  const evaluation = scene.groundTruth
+    ? evaluateDisparity(result.disparity, scene.groundTruth, result.width, result.height, { thresholds, masks: scene.masks, nonoccDerived: scene.nonoccDerived })
+    : undefined;
+  return { scene, result, evaluation };
+}
