@@ -122,7 +122,7 @@ function paramsTable(p: MatchParams): string {
 function overview(scenes: ReportScene[]): string {
   const ths = scenes[0]?.thresholds ?? [];
   const t1 = ths.includes(1) ? '1' : String(ths[0]);
-  const rows = scenes.map((s) => `<tr><td><a href="#${href(`scene-${s.name}`)}">${esc(s.name)}</a></td><td>${s.width}×${s.height}</td><td>${s.ndisp}</td>` +
+  const rows = scenes.map((s, i) => `<tr><td><a href="#scene-${i + 1}">${esc(s.name)}</a></td><td>${s.width}×${s.height}</td><td>${s.ndisp}</td>` +
     (['nonocc', 'all', 'disc'] as const).map((m) => `<td>${s.bad?.[m]?.[t1] === undefined ? '–' : s.bad[m]![t1].toFixed(2)}</td>`).join('') +
     `<td>${s.cycles.length ? s.cycles[s.cycles.length - 1].energy : s.initialEnergy}</td><td>${ms(s.times.totalMs)}</td><td>${esc(s.backend)}</td></tr>`).join('');
   return `<table class="overview"><tr><th>scene</th><th>size</th><th>labels</th><th>nonocc &gt;${t1}</th><th>all &gt;${t1}</th><th>disc &gt;${t1}</th><th>final energy</th><th>time</th><th>backend</th></tr>${rows}</table>`;
@@ -130,8 +130,8 @@ function overview(scenes: ReportScene[]): string {
 
 export function renderReport(scenes: ReportScene[], reportDir: string, o: ReportOptions = {}): string {
   const title = o.title ?? 'stereocut report';
-  const sections = scenes.map((s) => `
-<section id="${esc(`scene-${s.name}`)}">
+  const sections = scenes.map((s, i) => `
+<section id="scene-${i + 1}">
 <h2>${esc(s.name)} <small>${s.width}×${s.height}, ${s.ndisp} labels</small></h2>
 <div class="images">${s.images.map((im) => `<figure><img src="${imageSrc(reportDir, im.file, o.inline ?? false)}" alt="${esc(`${s.name}: ${im.label}`)}" width="${s.width}" height="${s.height}"><figcaption>${esc(im.label)}</figcaption></figure>`).join('')}</div>
 ${s.links.length ? `<p>Files: ${s.links.map((l) => `<a href="${href(l.file)}">${esc(l.label)}</a>`).join(' · ')}</p>` : ''}
