@@ -6,6 +6,8 @@ import { exportMrfCommand, ExportMrfArgs, solveMrfCommand, SolveMrfArgs } from '
 import { evalCommand, EvalArgs } from './commands/evalCommand';
 import { runCommand, RunArgs } from './commands/runCommand';
 import { demoCommand, DemoArgs } from './commands/demoCommand';
+import { tuneCommand, tuneOptions, TuneArgs } from './commands/tuneCommand';
+import { benchCommand, benchOptions, BenchArgs } from './commands/benchCommand';
 import { BACKENDS } from './params';
 
 /**
@@ -91,6 +93,14 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       .option('json', { type: 'boolean', default: false })
       .example('$0 solve-mrf teddy.smrf --init teddy.init.u16 -o teddy.labels.u16', ''),
     (a) => { task = run(() => solveMrfCommand(a as unknown as SolveMrfArgs, io)); })
+    .command('tune <scenes..>', 'search parameters over scenes (grid or seeded random), minimising bad pixels or energy', (y: Argv) => tuneOptions(y)
+      .example('$0 tune ../shared/data/middlebury/tsukuba ../shared/data/middlebury/venus -p lambda=10,20,30 -p T=1:3:1 --backend bk --out tune-out', '')
+      .example('$0 tune ../shared/data/middlebury --random 40 -p lambda=5:40 -p cue-factor=1:3 --out tune-out --resume', ''),
+    (a) => { task = run(() => tuneCommand(a as unknown as TuneArgs, io)); })
+    .command('bench [scenes..]', 'time scenes × backends × technique switches; tables shaped like Choi & Park\'s Table 3, Table 4 and Fig. 5', (y: Argv) => benchOptions(y)
+      .example('$0 bench --backend bk', '')
+      .example('$0 bench --backend gpu bk --repeat 3 --json-out bench.json --markdown BENCHMARKS.md', ''),
+    (a) => { task = run(() => benchCommand(a as unknown as BenchArgs, io, argv)); })
     .demandCommand(1, 'give a command (see --help)')
     .strict()
     .recommendCommands()
