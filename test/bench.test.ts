@@ -1,0 +1,115 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { runBench, type BenchResult } from '../stereo/bench/runBench';
+import { benchMarkdown, figure5, parseBenchJson, table3, table4 } from '../stereo/bench/tables';
+import { cumulativeSteps, parseTechniques, TECHNIQUES } from '../stereo/bench/techniques';
+import { runCli } from './tuneSupport';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-bench-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+const K = { baseline: 8, tuned: 32 };
+
+describe('technique chain', () => {
+  test('each step switches exactly one technique on, in the paper order; BK leaves out the device-only ones', () => {
+    const gpu = cumulativeSteps(TECHNIQUES, 'gpu', K);
+    expect(gpu.map((s) => s.id)).toEqual(['baseline', 'graph', 'init', 'order', 'k', 'launch']);
+    expect(gpu[0].config).toEqual({ graph: 'classic', init: 'zero', order: 'sequential', k: 8, launch: 'single' });
+    expect(gpu[gpu.length - 1].config).toEqual({ graph: 'reversed', init: 'wta', order: 'frequent', k: 32, launch: 'batched' });
+    for (let i = 1; i < gpu.length; i++) {
+      const a = gpu[i - 1].config as unknown as Record<string, unknown>;
+      const b = gpu[i].config as unknown as Record<string, unknown>;
+      expect(Object.keys(a).filter((k) => a[k] !== b[k])).toHaveLength(1);
+    }
+    expect(cumulativeSteps(TECHNIQUES, 'bk', K).map((s) => s.id)).toEqual(['baseline', 'graph', 'init', 'order']);
+    // Techniques left out sit at their final setting from the baseline on.
+    expect(cumulativeSteps(parseTechniques(['order,graph']), 'bk', K)[0].config).toMatchObject({ graph: 'classic', init: 'wta', order: 'sequential' });
+    expect(() => parseTechniques(['graph,warp'])).toThrow(/^--techniques: unknown technique 'warp'/);
+    expect(() => cumulativeSteps(TECHNIQUES, 'bk', { baseline: 0, tuned: 32 })).toThrow(/--baseline-k/);
+  });
+});
+
+describe('bench on synthetic scenes (bk)', () => {
+  let b: BenchResult;
+  beforeAll(async () => {
+    b = await runBench({ scenes: ['synthetic:seed=1,width=56,height=40,ndisp=10', 'synthetic:seed=2,width=56,height=40,ndisp=10'], backends: ['bk'], cycles: 2, repeat: 2, command: 'stereocut bench test' });
+  });
+
+  test('one run per scene and step, medians of the repeats, each step one switch away from the previous', () => {
+    expect(b.runs).toHaveLength(2 * 4);
+    for (const r of b.runs) {
+      expect(r.totalsMs).toHaveLength(2);
+      expect(r.times.totalMs).toBeCloseTo((r.totalsMs[0] + r.totalsMs[1]) / 2, 9);
+      expect(r.cycles).toBe(2);
+      expect(Number.isFinite(r.energy)).toBe(true);
+      expect(r.badNonocc).toBeDefined();
+    }
+    for (const scene of b.scenes) {
+      const steps = b.runs.filter((r) => r.scene === scene);
+      expect(steps.map((r) => r.step)).toEqual(['baseline', 'graph', 'init', 'order']);
+      // The graph switch changes only the construction, not the energy being minimised: same data and smoothness scale.
+      expect(steps[1].config).toEqual({ ...steps[0].config, graph: 'reversed' });
+    }
+  });
+
+  test('tables: speedups and differences are the ratios of the runs', () => {
+    const t3 = table3(b, 'bk');
+    const t4 = table4(b, 'bk');
+    const f5 = figure5(b, 'bk');
+    const ratios: number[] = [];
+    b.scenes.forEach((scene, i) => {
+      const runs = b.runs.filter((r) => r.scene === scene);
+      const base = runs[0];
+      const full = runs[runs.length - 1];
+      const ratio = base.times.totalMs / full.times.totalMs;
+      ratios.push(ratio);
+      expect(t3.rows[2 * i][0]).toBe(scene);
+      expect(t3.rows[2 * i + 1][t3.head.indexOf('total')]).toBe(`${ratio.toFixed(2)}X`);
+      expect(t4.rows[i][3]).toBe(`${full.badNonocc! - base.badNonocc! >= 0 ? '+' : ''}${(full.badNonocc! - base.badNonocc!).toFixed(2)}%`);
+    });
+    expect(t3.rows[t3.rows.length - 1][t3.head.indexOf('total')]).toBe(`${((ratios[0] + ratios[1]) / 2).toFixed(2)}X`);
+    expect(f5.rows.map((r) => r[0])).toEqual(['baseline', '+ reversed graph', '+ WTA init', '+ frequent-first order']);
+    expect(f5.rows[0][1]).toBe('1.00X');
+    expect(f5.rows[f5.rows.length - 1][1]).toBe(`${((ratios[0] + ratios[1]) / 2).toFixed(2)}X`);
+  });
+
+  test('BENCHMARKS.md names device, command, date and commit, and regenerates identically from the JSON', () => {
+    const md = benchMarkdown(b);
+    expect(md).toContain('- Command: `stereocut bench test`');
+    expect(md).toContain(`- Date: ${b.date}`);
+    expect(md).toContain(`- Commit: ${b.commit}`);
+    expect(md).toMatch(/- Device: bk on .+/);
+    expect(md).toContain('### Table 3 (bk)');
+    expect(md).toContain('### Fig. 5 (bk)');
+    const file = path.join(tmp, 'bench.json');
+    fs.writeFileSync(file, JSON.stringify(b));
+    expect(benchMarkdown(parseBenchJson(fs.readFileSync(file, 'utf8'), file))).toBe(md);
+    expect(() => parseBenchJson('{"version":2}', 'x.json')).toThrow(/^x.json: not a stereocut bench result/);
+  });
+});
+
+describe('stereocut bench (command line)', () => {
+  test('--json prints a result; --from-json with --markdown rewrites BENCHMARKS.md without running', async () => {
+    const r = await runCli(['bench', 'synthetic:seed=3,width=40,height=32,ndisp=8', '--backend', 'bk', '--cycles', '1', '--techniques', 'graph,init', '--json']);
+    expect(r.code).toBe(0);
+    const b = JSON.parse(r.stdout) as BenchResult;
+    expect(b.runs.map((x) => x.step)).toEqual(['baseline', 'graph', 'init']);
+    expect(b.command).toBe('stereocut bench synthetic:seed=3,width=40,height=32,ndisp=8 --backend bk --cycles 1 --techniques graph,init --json');
+    const json = path.join(tmp, 'b.json');
+    fs.writeFileSync(json, r.stdout);
+    const md = path.join(tmp, 'BENCHMARKS.md');
+    const again = await runCli(['bench', '--from-json', json, '--markdown', md]);
+    expect(again.code).toBe(0);
+    expect(fs.readFileSync(md, 'utf8')).toBe(benchMarkdown(b));
+  });
+
+  test('a bad option is a one-line error and writes nothing', async () => {
+    const md = path.join(tmp, 'never.md');
+    const r = await runCli(['bench', 'synthetic', '--backend', 'bk', '--techniques', 'warp', '--markdown', md]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr.trim()).toMatch(/^stereocut: --techniques: unknown technique 'warp'/);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(fs.existsSync(md)).toBe(false);
+  });
+});
