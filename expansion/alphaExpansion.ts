@@ -13,6 +13,15 @@ export interface ExpansionOptions {
   seed?: number;
   /** Check every move: the true energy after it must equal the cut's prediction and never rise (slower: one energy evaluation per move). */
   checkMoves?: boolean;
+  /**
+   * Skip a move whose label was expanded before with no pixel changing
+   * anywhere since (default true). Such a move is exact to skip: the moves
+   * from the current labeling are a subset of those the earlier move chose
+   * from, and the current labeling was that move's optimum, so the move
+   * cannot lower the energy. Later cycles of a converged run then cost
+   * nothing. False runs every move, as the paper counts them.
+   */
+  skipUnchanged?: boolean;
   /** Called after every move (progress reporting). */
   onMove?: (info: { cycle: number; alpha: number; index: number; count: number; changed: number }) => void;
 }
@@ -24,6 +33,8 @@ export interface CycleReport {
   labelsChanged: number;
   pixelsChanged: number;
   cuts: number;
+  /** Moves skipped because nothing changed since their label was last expanded (see skipUnchanged). */
+  skipped: number;
   buildMs: number;
   flowMs: number;
   /** Total of each numeric max-flow counter over this cycle's cuts. */
@@ -72,13 +83,28 @@ export async function alphaExpansion(
   const cycles: CycleReport[] = [];
   let cuts = 0;
   let rejected = 0;
+  const skipUnchanged = options.skipUnchanged ?? true;
+  // version counts the moves that changed a pixel; expandedAt[α] is the version right after α's last move.
+  let version = 0;
+  const expandedAt = new Float64Array(energy.labels).fill(-1);
+  const skippable = (alpha: number): boolean => skipUnchanged && expandedAt[alpha] === version;
+  const record = (alpha: number, changed: number): void => {
+    if (changed > 0) version++;
+    expandedAt[alpha] = version;
+  };
 
   for (let c = 0; c < maxCycles; c++) {
     const report: CycleReport = {
-      cycle: c + 1, energy: current, labelsChanged: 0, pixelsChanged: 0, cuts: 0, buildMs: 0, flowMs: 0, stats: {},
+      cycle: c + 1, energy: current, labelsChanged: 0, pixelsChanged: 0, cuts: 0, skipped: 0, buildMs: 0, flowMs: 0, stats: {},
     };
     const alphas = labelOrderForCycle(order, labels, energy.labels, c, options.seed ?? 1);
-    if (batch) {
+    // A batch runs a whole cycle on the solver, so it is skipped only as a whole.
+    const skipCycle = batch && alphas.every(skippable);
+    if (skipCycle) {
+      report.skipped = alphas.length;
+      for (let i = 0; i < alphas.length; i++) options.onMove?.({ cycle: c + 1, alpha: alphas[i], index: i, count: alphas.length, changed: 0 });
+    }
+    if (batch && !skipCycle) {
       const results = await solver.moveSequence!(alphas, labels);
       if (results.length !== alphas.length) throw new Error(`α-expansion: ${solver.backend} returned ${results.length} moves for ${alphas.length} labels`);
       for (let i = 0; i < alphas.length; i++) {
@@ -89,11 +115,17 @@ export async function alphaExpansion(
         report.flowMs += r.flowMs;
         for (const [k, v] of Object.entries(r.stats)) report.stats[k] = (report.stats[k] ?? 0) + v;
         if (r.changed > 0) { report.labelsChanged++; report.pixelsChanged += r.changed; }
+        record(alphas[i], r.changed);
         options.onMove?.({ cycle: c + 1, alpha: alphas[i], index: i, count: alphas.length, changed: r.changed });
       }
     }
     for (let i = 0; i < (batch ? 0 : alphas.length); i++) {
       const alpha = alphas[i];
+      if (skippable(alpha)) {
+        report.skipped++;
+        options.onMove?.({ cycle: c + 1, alpha, index: i, count: alphas.length, changed: 0 });
+        continue;
+      }
       backup.set(labels);
       const r = await solver.move(alpha, labels);
       report.cuts++;
@@ -117,6 +149,7 @@ export async function alphaExpansion(
         }
       }
       if (changed > 0) { report.labelsChanged++; report.pixelsChanged += changed; }
+      record(alpha, changed);
       options.onMove?.({ cycle: c + 1, alpha, index: i, count: alphas.length, changed });
     }
     cuts += report.cuts;

@@ -86,6 +86,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       .option('graph', { choices: ['reversed', 'classic'] })
       .option('cycles', { type: 'string' })
       .option('seed', { type: 'number' })
+      .option('skip-unchanged', { type: 'boolean', describe: 'skip moves that cannot lower the energy (default true)' })
       .option('backend', { choices: BACKENDS as unknown as string[], default: 'auto' })
       .option('verify', { type: 'boolean', default: false })
       .option('output', { alias: 'o', type: 'string', describe: 'uint16 labeling to write' })

@@ -107,7 +107,7 @@ export async function match(left: Raster, right: Raster, options: MatchOptions):
   let result: ExpansionResult;
   try {
     result = await alphaExpansion(energy, init, solver, {
-      order: params.order, cycles: params.cycles, seed: params.seed, onMove: options.onMove,
+      order: params.order, cycles: params.cycles, seed: params.seed, skipUnchanged: params.skipUnchanged, onMove: options.onMove,
     });
   } finally {
     solver.dispose?.();

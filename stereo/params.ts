@@ -29,6 +29,8 @@ export interface MatchParams {
   graph: GraphVariant;
   cycles: number | 'converge';
   seed: number;
+  /** Skip moves that cannot lower the energy (nothing changed since the label's last expansion). */
+  skipUnchanged: boolean;
 }
 
 /** Defaults for a pair we know nothing about. */
@@ -46,4 +48,5 @@ export const DEFAULT_PARAMS: MatchParams = {
   graph: 'reversed',
   cycles: 4,
   seed: 1,
+  skipUnchanged: true,
 };

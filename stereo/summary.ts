@@ -11,7 +11,7 @@ export function matchSummaryLines(r: MatchResult): string[] {
   lines.push(`energy after init: ${r.initialEnergy.total} (data ${r.initialEnergy.data}, smoothness ${r.initialEnergy.smoothness})`);
   for (const c of r.cycles) {
     lines.push(`cycle ${c.cycle}: energy ${c.energy.total} (data ${c.energy.data}, smoothness ${c.energy.smoothness}), ` +
-      `${c.labelsChanged}/${c.cuts} labels changed ${c.pixelsChanged} pixels, build ${ms(c.buildMs)}, max-flow ${ms(c.flowMs)}`);
+      `${c.labelsChanged}/${c.cuts} cuts changed ${c.pixelsChanged} pixels${c.skipped ? `, ${c.skipped} moves skipped (nothing changed since)` : ''}, build ${ms(c.buildMs)}, max-flow ${ms(c.flowMs)}`);
   }
   if (r.rejectedMoves > 0) lines.push(`${r.rejectedMoves} non-submodular moves that would have raised the energy were undone`);
   const t = r.times;

@@ -157,6 +157,24 @@ describe('alpha-expansion driver', () => {
     expect(a.cycles[0].energy.total).toBe(b.cycles[0].energy.total);
   });
 
+  test('skipping moves with nothing changed since their last expansion changes nothing (reversed graph, canonical cut)', async () => {
+    const rand = seededRandom(21);
+    for (let trial = 0; trial < 6; trial++) {
+      const e = randomEnergy(rand, 20, 14, 4 + trial, trial % 2 ? 'potts' : 'linear');
+      const init = randomLabels(rand, 280, e.labels);
+      const run = (skipUnchanged: boolean) => alphaExpansion(e, init, new GraphMoveSolver(e, bk, 'reversed'), { cycles: 5, skipUnchanged });
+      const [a, b] = await Promise.all([run(true), run(false)]);
+      expect(Array.from(a.labels)).toEqual(Array.from(b.labels));
+      expect(a.cycles.map((c) => c.energy.total)).toEqual(b.cycles.map((c) => c.energy.total));
+      expect(b.cycles.every((c) => c.skipped === 0)).toBe(true);
+      // Once a cycle changes nothing, the next one is skipped entirely.
+      for (let i = 1; i < a.cycles.length; i++) {
+        if (a.cycles[i - 1].pixelsChanged === 0) expect(a.cycles[i].skipped).toBe(e.labels);
+      }
+      expect(a.cuts).toBeLessThanOrEqual(b.cuts);
+    }
+  });
+
   test("cycles: 'converge' stops after a cycle with no decrease", async () => {
     const rand = seededRandom(9);
     const e = randomEnergy(rand, 16, 12, 5, 'linear');

@@ -49,6 +49,7 @@ export interface SolveMrfArgs {
   graph?: string;
   cycles?: string;
   seed?: number;
+  'skip-unchanged'?: boolean;
   backend: string;
   verify: boolean;
   output?: string;
@@ -62,7 +63,7 @@ export async function solveMrfCommand(a: SolveMrfArgs, io: Io): Promise<number> 
   if (a.output) checkOutputPath(a.output, '--output');
   if (a.png) checkOutputPath(a.png, '--png');
   const energy = readSmrf(a.file);
-  const p = resolveParams(paramsFromArgs({ order: a.order, graph: a.graph, cycles: a.cycles, seed: a.seed }).params);
+  const p = resolveParams(paramsFromArgs({ order: a.order, graph: a.graph, cycles: a.cycles, seed: a.seed, 'skip-unchanged': a['skip-unchanged'] }).params);
   let init: Uint16Array;
   if (a.init === undefined || a.init === 'zero') init = new Uint16Array(energy.width * energy.height);
   else init = readLabeling(a.init, energy.width, energy.height, energy.labels);
@@ -70,7 +71,7 @@ export async function solveMrfCommand(a: SolveMrfArgs, io: Io): Promise<number> 
   const t0 = performance.now();
   let r;
   try {
-    r = await alphaExpansion(energy, init, solver, { order: p.order as LabelOrder, cycles: p.cycles, seed: p.seed });
+    r = await alphaExpansion(energy, init, solver, { order: p.order as LabelOrder, cycles: p.cycles, seed: p.seed, skipUnchanged: p.skipUnchanged });
   } finally {
     solver.dispose?.();
   }

@@ -24,6 +24,7 @@ export function withParamOptions<T>(y: Argv<T>) {
     .option('graph', { choices: ['reversed', 'classic'], describe: 'binary graph construction (default reversed, Choi & Park §3.2)' })
     .option('cycles', { type: 'string', describe: 'α-expansion cycles, or "converge" (default 4)' })
     .option('seed', { type: 'number', describe: 'seed of the random label order (default 1)' })
+    .option('skip-unchanged', { type: 'boolean', describe: 'skip moves that cannot lower the energy: nothing changed since the label was last expanded (default true; --no-skip-unchanged runs every move)' })
     .option('backend', { choices: BACKENDS as unknown as string[], default: 'auto', describe: 'max-flow backend' })
     .option('verify', { type: 'boolean', default: false, describe: 'solve every cut also with the CPU solver and fail on any difference' });
 }
@@ -31,7 +32,7 @@ export function withParamOptions<T>(y: Argv<T>) {
 export interface ParamArgs {
   cost?: string; tau?: number; border?: string; lambda?: number; smoothness?: string; truncation?: number;
   'cue-threshold'?: number; 'cue-factor'?: number; init?: string; window?: number; order?: string; graph?: string;
-  cycles?: string; seed?: number;
+  cycles?: string; seed?: number; 'skip-unchanged'?: boolean;
 }
 
 function finiteNonNegative(name: string, v: number | undefined): number | undefined {
@@ -72,6 +73,7 @@ export function paramsFromArgs(a: ParamArgs): { params: Partial<MatchParams>; in
     graph: a.graph as MatchParams['graph'] | undefined,
     cycles,
     seed: a.seed,
+    skipUnchanged: a['skip-unchanged'],
   };
   if (params.cueFactor !== undefined && (!Number.isFinite(params.cueFactor) || params.cueFactor < 1)) {
     throw new Error(`--cue-factor: must be a finite number ≥ 1 (got ${String(params.cueFactor)})`);
