@@ -1,0 +1,45 @@
+/**
+ * The library entry point (package "main"): what a TypeScript script needs
+ * to compute, score and tune disparity maps.
+ *
+ *   import { loadScene, match, evaluate } from 'stereocut';
+ *   const scene = await loadScene('data/middlebury/teddy');
+ *   const r = await match(scene.left, scene.right, { ndisp: scene.ndisp, cost: 'sad+sgrad', lambda: 20 });
+ *   const score = evaluate(r.disparity, scene, { thresholds: [1, 2] });
+ */
+import { evaluateDisparity, type Evaluation, type EvaluateOptions } from '../data/metrics';
+import type { Scene } from '../data/sceneTypes';
+
+export { match, resolveParams, type MatchOptions, type MatchResult, type PhaseTimes } from './match';
+export { matchScene, type SceneMatch } from './sceneMatch';
+export { DEFAULT_PARAMS, BACKENDS, type MatchParams, type BackendName } from './params';
+export { SCENE_PARAMS, sceneParamsFor } from './sceneParams';
+export { loadScene, listSceneDirs } from '../data/scene';
+export { generateSyntheticScene } from '../data/synthetic';
+export { readImage, writePng, writePfm, readDisparityFile } from '../data/imageIO';
+export { readSmrf, writeSmrf } from '../data/smrf';
+export { errorImage, colorizeDisparity, type Evaluation, type RegionScore } from '../data/metrics';
+export type { Raster } from '../data/raster';
+export type { Scene, SceneMasks } from '../data/sceneTypes';
+export type { MrfEnergy } from '../expansion/energy';
+export { alphaExpansion } from '../expansion/alphaExpansion';
+export { tune, type TuneOptions } from './tune/tune';
+export { runBench, type BenchOptions } from './bench/runBench';
+
+/** Ground truth as a loaded scene (its masks are used) or a bare map (+Infinity = unknown). */
+export type GroundTruthInput = Scene | { width: number; height: number; data: Float32Array };
+
+/**
+ * Middlebury scores of a disparity map: bad-pixel % per threshold over the
+ * known pixels and over each mask the scene has (nonocc/all/disc), plus the
+ * average and RMS error.
+ */
+export function evaluate(disparity: ArrayLike<number>, groundTruth: GroundTruthInput, options: EvaluateOptions = {}): Evaluation {
+  if ('left' in groundTruth) {
+    if (!groundTruth.groundTruth) throw new Error(`evaluate: scene ${groundTruth.name} has no ground truth`);
+    return evaluateDisparity(disparity, groundTruth.groundTruth, groundTruth.left.width, groundTruth.left.height, {
+      masks: groundTruth.masks, nonoccDerived: groundTruth.nonoccDerived, ...options,
+    });
+  }
+  return evaluateDisparity(disparity, groundTruth.data, groundTruth.width, groundTruth.height, options);
+}
