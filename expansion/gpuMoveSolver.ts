@@ -37,13 +37,13 @@ import type { MoveResult, MoveSolver } from './moveSolver';
 
 export interface GpuMoveOptions {
   variant: GraphVariant;
-  /** K: push-relabel iterations per round (default 32). */
+  /** K: push-relabel iterations per round (default 64, the best of 16/32/64/128 on tsukuba, H200). */
   iterationsPerRound?: number;
   /** B: BFS levels of the global relabel after every round, and initially (default 64). */
   bfsPasses?: number;
   /** Rounds per move in the first plan; later plans adapt to the rounds moves needed (default 4). */
   initialRounds?: number;
-  /** Moves chained in one pipeline call (default 16). */
+  /** Moves chained in one pipeline call (default 1: on tsukuba the rounds moves need vary so much that chaining lost to redos, H200). */
   movesPerCall?: number;
   /** Keep the number of rounds fixed instead of adapting it (ablation). */
   fixedRounds?: boolean;
@@ -131,7 +131,7 @@ export class GpuMoveSolver implements MoveSolver {
 
   constructor(private readonly ctx: GpuContext, private readonly energy: MrfEnergy, options: GpuMoveOptions, source: GpuDataSource = { kind: 'volume' }) {
     this.o = {
-      iterationsPerRound: 32, bfsPasses: 64, initialRounds: 4, movesPerCall: 16, fixedRounds: false, verify: false, maxIterations: 4_000_000,
+      iterationsPerRound: 64, bfsPasses: 64, initialRounds: 4, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
       ...options,
     };
     for (const k of ['iterationsPerRound', 'bfsPasses', 'initialRounds', 'movesPerCall', 'maxIterations'] as const) {
@@ -312,14 +312,14 @@ export class GpuMoveSolver implements MoveSolver {
       this.counters.deviceMs += tBack - tCall;
       const rows = out[0] as ArrayLike<ArrayLike<number>>;
       let done = 0;
-      let neededRounds = 0;
+      const neededRounds: number[] = [];
       let failed = false;
       for (let j = 0; j < chunk.length; j++) {
         const T = out[1 + 2 * j] as ArrayLike<number>;
         const changed = (out[2 + 2 * j] as ArrayLike<number>)[0];
         if (T[0] > 0) break; // gated by an earlier failure
         if (T[2] > 0) { failed = true; break; }
-        neededRounds = Math.max(neededRounds, T[1]);
+        neededRounds.push(T[1]);
         results.push({
           changed, predictedEnergy: NaN, buildMs: 0, flowMs: 0, truncatedTerms: 0,
           stats: { gpuMoves: 1, rounds: T[1], iterations: T[1] * this.o.iterationsPerRound, redoneMoves: attempts > 0 && j === 0 ? 1 : 0 },
@@ -364,10 +364,17 @@ export class GpuMoveSolver implements MoveSolver {
     return results;
   }
 
-  /** Next plans get the rounds the last moves needed, plus one of margin (powers of two keep the plan cache small). */
-  private adapt(needed: number): void {
+  /**
+   * Next plans get the rounds that three quarters of the last call's moves
+   * needed, rounded up to a power of two (which keeps the plan cache small):
+   * provisioning for the slowest move makes every move pay for it, while a
+   * move that needs more is simply redone with twice the rounds.
+   */
+  private adapt(rounds: number[]): void {
+    const sorted = [...rounds].sort((a, b) => a - b);
+    const needed = sorted[Math.min(sorted.length - 1, Math.floor(0.75 * sorted.length))] ?? 1;
     let r = 1;
-    while (r < needed + 1) r *= 2;
+    while (r < needed) r *= 2;
     this.rounds = Math.max(1, Math.min(r, 1 << 12));
     this.bfs = this.o.bfsPasses;
   }

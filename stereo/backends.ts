@@ -1,6 +1,10 @@
 import type { MrfEnergy } from '../expansion/energy';
 import type { GraphVariant } from '../expansion/binaryStep';
+import { GpuMoveSolver, isMetricTable, type GpuDataSource, type GpuMoveOptions } from '../expansion/gpuMoveSolver';
 import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
+import { BoykovKolmogorovSolver } from '../graphcut/bk';
+import { createGpuContext, isWebGpuAvailable } from '../graphcut/gpuBackend';
+import { GpuPrecisionError } from '../graphcut/pushRelabel';
 import { createMaxFlowSolver } from '../graphcut/solverFactory';
 import { VerifyingSolver } from '../graphcut/verifyingSolver';
 import { BACKENDS, type BackendName } from './params';
@@ -9,12 +13,57 @@ export interface BackendOptions {
   backend: BackendName;
   graph: GraphVariant;
   verify: boolean;
+  /** Device move settings (K, BFS levels, rounds, moves per call) for the GPU backends. */
+  gpu?: Omit<GpuMoveOptions, 'variant' | 'verify'>;
+  /** Where the device reads data costs: the energy's volume (default) or the images. */
+  dataSource?: GpuDataSource;
+  /** Told why 'auto' fell back to BK (no adapter, a lost device, an energy the f32 kernels cannot hold exactly). */
+  onFallback?: (reason: string) => void;
 }
 
-/** The move solver for a backend name ('auto': WebGPU push-relabel when an adapter answers, else BK). */
+/**
+ * The move solver for a backend name:
+ * - 'bk': graphs built on the CPU, Boykov–Kolmogorov;
+ * - 'gpu': moves on the device through WebGPU (GpuMoveSolver); throws when no
+ *   adapter answers;
+ * - 'gpujs-cpu': the same device moves on gpu.js's webasm backend (CPU);
+ * - 'auto': 'gpu' when a WebGPU adapter answers, else BK (the reason goes to onFallback).
+ * Energies the device moves cannot take exactly (a non-metric V, values beyond
+ * f32's exact range) go to push-relabel per graph with BK fallback ('gpu',
+ * 'gpujs-cpu') or to BK ('auto'). --verify re-solves every cut with BK.
+ */
 export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Promise<MoveSolver> {
   if (!BACKENDS.includes(o.backend)) throw new Error(`--backend: unknown value '${String(o.backend)}' (expected ${BACKENDS.join(', ')})`);
-  let solver = await createMaxFlowSolver(o.backend);
-  if (o.verify) solver = new VerifyingSolver(solver);
-  return new GraphMoveSolver(energy, solver, o.graph);
+  const bkSolver = (): MoveSolver => new GraphMoveSolver(energy, o.verify ? new VerifyingSolver(new BoykovKolmogorovSolver()) : new BoykovKolmogorovSolver(), o.graph);
+  if (o.backend === 'bk') return bkSolver();
+  if (o.backend === 'auto' && !(await isWebGpuAvailable())) {
+    o.onFallback?.('no WebGPU adapter answered (the webgpu package did not load or there is no GPU); using BK on the CPU');
+    return bkSolver();
+  }
+  const ctx = await createGpuContext(o.backend === 'gpujs-cpu' ? 'webasm' : 'webgpu');
+  if (!isMetricTable(energy)) {
+    // Truncated graphs need the per-move energy check of the driver: build them on the CPU.
+    ctx.destroy();
+    if (o.backend === 'auto') {
+      o.onFallback?.(`the ${energy.smoothness} smoothness term is not a metric; using BK`);
+      return bkSolver();
+    }
+    let solver = await createMaxFlowSolver(o.backend);
+    if (o.verify) solver = new VerifyingSolver(solver);
+    return new GraphMoveSolver(energy, solver, o.graph);
+  }
+  try {
+    return new GpuMoveSolver(ctx, energy, { ...o.gpu, variant: o.graph, verify: o.verify }, o.dataSource);
+  } catch (e) {
+    ctx.destroy();
+    if (!(e instanceof GpuPrecisionError)) throw e;
+    if (o.backend === 'auto') {
+      o.onFallback?.(`${e.message}; using BK`);
+      return bkSolver();
+    }
+    // Per graph: push-relabel where a graph fits f32 exactly, BK (reported in the stats) where it does not.
+    let solver = await createMaxFlowSolver(o.backend);
+    if (o.verify) solver = new VerifyingSolver(solver);
+    return new GraphMoveSolver(energy, solver, o.graph);
+  }
 }

@@ -1,0 +1,182 @@
+/**
+ * Device measurements of α-expansion with the moves on the GPU (run on the
+ * built JS: `node dist/stereo/gpuBench.js OUT.json SECTION... `), sections:
+ *   verify     4 cycles of tsukuba, venus, teddy, cones with every cut
+ *              re-solved by BK on the CPU (graph, flow and cut compared)
+ *   scenes     full 4-cycle runs of the same four and Adirondack, device and
+ *              BK, with the phase split, cuts, rounds and iterations
+ *   ablation   teddy and tsukuba: graph variant, init, order, K, moves per
+ *              call, fixed vs adaptive rounds, and the per-graph solver of
+ *              phase 1 with fused and per-pass global relabel
+ *   large      a synthetic W×H pair with L labels, costs computed on the
+ *              device from the images (no volume anywhere)
+ * Scenes come from $STEREO_DATA (Middlebury folders). The JSON is rewritten
+ * after every run, so a run cut short still reports.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { DataCostMatcher, resolveDataCostOptions, toIntensity8, wtaFromSlices, computeSmoothnessWeights, costScale } from '../costs';
+import { generateSyntheticScene } from '../data/synthetic';
+import { loadScene } from '../data/scene';
+import type { Scene } from '../data/sceneTypes';
+import { alphaExpansion } from '../expansion/alphaExpansion';
+import { GpuMoveSolver, type GpuMoveOptions } from '../expansion/gpuMoveSolver';
+import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
+import { createGpuContext } from '../graphcut/gpuBackend';
+import { PushRelabelSolver, type PushRelabelOptions } from '../graphcut/pushRelabel';
+import { createMoveSolver } from './backends';
+import { initialLabeling, resolveParams, stereoEnergy } from './match';
+import type { BackendName, MatchParams } from './params';
+import { sceneParamsFor } from './sceneParams';
+
+type Json = Record<string, unknown>;
+
+interface RunSpec {
+  backend: BackendName | 'pr-pipeline' | 'pr-perPass';
+  params?: Partial<MatchParams>;
+  gpu?: Omit<GpuMoveOptions, 'variant' | 'verify'>;
+  verify?: boolean;
+}
+
+async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
+  const t0 = performance.now();
+  const params = resolveParams({ ...sceneParamsFor(scene.name), ...spec.params });
+  const energy = stereoEnergy(scene.left, scene.right, scene.ndisp, params);
+  const t1 = performance.now();
+  const init = initialLabeling(energy, params);
+  const t2 = performance.now();
+  let solver: MoveSolver;
+  if (spec.backend === 'pr-pipeline' || spec.backend === 'pr-perPass') {
+    const ctx = await createGpuContext('webgpu');
+    const pr: PushRelabelOptions = { globalRelabel: spec.backend === 'pr-perPass' ? 'perPass' : 'pipeline' };
+    solver = new GraphMoveSolver(energy, new PushRelabelSolver(ctx, pr), params.graph);
+  } else {
+    solver = await createMoveSolver(energy, { backend: spec.backend, graph: params.graph, verify: spec.verify ?? false, gpu: spec.gpu });
+  }
+  const t3 = performance.now();
+  const r = await alphaExpansion(energy, init, solver, { order: params.order, cycles: params.cycles, seed: params.seed });
+  const t4 = performance.now();
+  const counters = solver instanceof GpuMoveSolver ? { ...solver.counters, executors: solver.executorKinds() } : undefined;
+  solver.dispose?.();
+  const stats: Record<string, number> = {};
+  for (const c of r.cycles) for (const [k, v] of Object.entries(c.stats)) stats[k] = (stats[k] ?? 0) + v;
+  return {
+    scene: scene.name, size: `${energy.width}x${energy.height}`, labels: energy.labels, backend: r.backend, device: r.device,
+    spec, graph: params.graph, init: params.init, order: params.order,
+    initialEnergy: r.initialEnergy.total, energies: r.cycles.map((c) => c.energy.total), finalEnergy: r.finalEnergy.total,
+    cuts: r.cuts, pixelsChanged: r.cycles.map((c) => c.pixelsChanged),
+    ms: { costs: t1 - t0, init: t2 - t1, setup: t3 - t2, expansion: t4 - t3, total: t4 - t0, build: r.cycles.reduce((s, c) => s + c.buildMs, 0), flow: r.cycles.reduce((s, c) => s + c.flowMs, 0) },
+    stats, counters,
+  };
+}
+
+async function large(W: number, H: number, L: number, initKind: string): Promise<Json> {
+  const t0 = performance.now();
+  const scene = generateSyntheticScene({ width: W, height: H, ndisp: L, seed: 7 });
+  const t1 = performance.now();
+  const p = resolveParams({});
+  const scale = costScale(p.lambda, p.cueFactor);
+  const li = toIntensity8(scene.left);
+  const ri = toIntensity8(scene.right);
+  const costs = resolveDataCostOptions({ kind: p.cost, scale, border: p.border }, li.channels);
+  const { wH, wV } = computeSmoothnessWeights(scene.left, { lambda: p.lambda, cueThreshold: p.cueThreshold, cueFactor: p.cueFactor, scale });
+  const energy = { width: W, height: H, labels: L, data: new Int32Array(0), smoothness: p.smoothness, truncation: p.truncation, wH, wV };
+  const t2 = performance.now();
+  let init: Uint16Array;
+  if (initKind === 'wta') {
+    const matcher = new DataCostMatcher(scene.left, scene.right, { kind: p.cost, scale, border: p.border });
+    init = wtaFromSlices((d, buf) => matcher.slice(d, buf), W, H, L, p.window);
+  } else {
+    init = new Uint16Array(W * H);
+  }
+  const t3 = performance.now();
+  const ctx = await createGpuContext('webgpu');
+  const solver = new GpuMoveSolver(ctx, energy, { variant: 'reversed' }, { kind: 'images', left: li, right: ri, costs: { ...costs, channels: li.channels } });
+  const r = await alphaExpansion(energy, init, solver, { cycles: 4 });
+  const t4 = performance.now();
+  let bad = 0;
+  let known = 0;
+  const gt = scene.groundTruth!;
+  for (let i = 0; i < W * H; i++) if (Number.isFinite(gt[i])) { known++; if (Math.abs(r.labels[i] - gt[i]) > 1) bad++; }
+  const out = {
+    size: `${W}x${H}`, labels: L, init: initKind, backend: r.backend, device: r.device,
+    energies: [r.initialEnergy.total, ...r.cycles.map((c) => c.energy.total)], cuts: r.cuts,
+    ms: { scene: t1 - t0, energyTerms: t2 - t1, init: t3 - t2, expansion: t4 - t3, total: t4 - t1 },
+    badPixelPercent: (100 * bad) / known, counters: { ...solver.counters, executors: solver.executorKinds() },
+  };
+  solver.dispose();
+  return out;
+}
+
+async function main(): Promise<void> {
+  const [outPath, ...sections] = process.argv.slice(2);
+  if (!outPath) throw new Error('gpuBench: usage: node dist/stereo/gpuBench.js OUT.json [verify] [scenes] [ablation] [large[:WxHxL[:init]]]');
+  const root = process.env.STEREO_DATA ?? path.join(__dirname, '..', '..', '..', 'shared', 'data', 'middlebury');
+  const report: Json = { date: new Date().toISOString(), node: process.version, root, sections };
+  const save = (): void => fs.writeFileSync(outPath, JSON.stringify(report, null, 1));
+  const scenes = new Map<string, Scene>();
+  const scene = async (name: string): Promise<Scene> => {
+    let s = scenes.get(name);
+    if (!s) { s = await loadScene(path.join(root, name)); scenes.set(name, s); }
+    return s;
+  };
+  const add = async (section: string, label: string, f: () => Promise<Json>): Promise<void> => {
+    const list = (report[section] ??= []) as Json[];
+    const t = performance.now();
+    try {
+      list.push({ label, ...(await f()) });
+    } catch (e) {
+      list.push({ label, error: (e as Error).stack ?? String(e) });
+    }
+    save();
+    process.stderr.write(`${section} ${label}: ${(performance.now() - t).toFixed(0)} ms\n`);
+  };
+  const four = ['tsukuba', 'venus', 'teddy', 'cones'];
+  for (const full of sections) {
+    // 'verify:tsukuba,venus' limits a section to some scenes.
+    const [sec, only] = full.startsWith('large') ? [full, undefined] : full.split(':');
+    const pick = (names: string[]): string[] => (only ? names.filter((n) => only.split(',').includes(n)) : names);
+    if (sec === 'verify') {
+      for (const s of pick(four)) await add('verify', s, async () => runScene(await scene(s), { backend: 'gpu', verify: true }));
+    } else if (sec === 'scenes') {
+      for (const s of pick([...four, 'Adirondack_TrainingQ'])) {
+        await add('scenes', `${s} gpu`, async () => runScene(await scene(s), { backend: 'gpu' }));
+        await add('scenes', `${s} bk`, async () => runScene(await scene(s), { backend: 'bk' }));
+      }
+    } else if (sec === 'ablation') {
+      for (const s of pick(['tsukuba', 'teddy'])) {
+        const variants: Array<[string, RunSpec]> = [
+          ['default', { backend: 'gpu' }],
+          ['classic', { backend: 'gpu', params: { graph: 'classic' } }],
+          ['zero init', { backend: 'gpu', params: { init: 'zero' } }],
+          ['sequential', { backend: 'gpu', params: { order: 'sequential' } }],
+          ['K16', { backend: 'gpu', gpu: { iterationsPerRound: 16 } }],
+          ['K64', { backend: 'gpu', gpu: { iterationsPerRound: 64 } }],
+          ['K128 B32', { backend: 'gpu', gpu: { iterationsPerRound: 128, bfsPasses: 32 } }],
+          ['K64 B16', { backend: 'gpu', gpu: { iterationsPerRound: 64, bfsPasses: 16 } }],
+          ['K128 B16', { backend: 'gpu', gpu: { iterationsPerRound: 128, bfsPasses: 16 } }],
+          ['B32', { backend: 'gpu', gpu: { bfsPasses: 32 } }],
+          ['movesPerCall1', { backend: 'gpu', gpu: { movesPerCall: 1 } }],
+          ['movesPerCall4', { backend: 'gpu', gpu: { movesPerCall: 4 } }],
+          ['fixedRounds4', { backend: 'gpu', gpu: { fixedRounds: true, initialRounds: 4 } }],
+          ['phase1 per-graph pipeline', { backend: 'pr-pipeline' }],
+          ['phase1 per-graph perPass', { backend: 'pr-perPass', params: { cycles: 1 } }],
+        ];
+        for (const [label, spec] of variants) {
+          await add('ablation', `${s} ${label}`, async () => runScene(await scene(s), spec));
+        }
+      }
+    } else if (sec.startsWith('large')) {
+      const [, dims, initKind] = full.split(':');
+      const [W, H, L] = (dims ?? '3000x2000x300').split('x').map(Number);
+      await add('large', sec, () => large(W, H, L, initKind ?? 'zero'));
+    } else {
+      throw new Error(`gpuBench: unknown section '${sec}'`);
+    }
+  }
+}
+
+main().then(() => process.exit(0), (e: unknown) => {
+  process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
+  process.exit(1);
+});
