@@ -7,6 +7,7 @@ import { readTrialLog } from '../stereo/tune/records';
 import { tune, TUNE_FILES } from '../stereo/tune/tune';
 import { bestSettings } from '../stereo/tune/results';
 import { mulberry32 } from '../data/synthetic';
+import { Progress } from '../stereo/tune/progress';
 import type { TrialRecord } from '../stereo/tune/trial';
 import { listFiles, writeSceneFolder } from './tuneSupport';
 
@@ -183,5 +184,34 @@ describe('tune (library)', () => {
     const r = await tune({ scenes: [noGt], params: ['lambda=5'], metric: 'energy', backend: 'bk', workers: 1 });
     expect(r.trials[1].objective).toBe(r.trials[1].energy);
     expect(listFiles(path.join(tmp, 'scenes-nogt'))).toEqual(['plain/calib.txt', 'plain/im0.png', 'plain/im1.png']);
+  });
+
+  test('device backends run trials one after another in this thread, with the same scores as BK', async () => {
+    const sc = ['synthetic:seed=1,width=24,height=16,ndisp=4'];
+    const gpu = await tune({ scenes: sc, params: ['lambda=5,10'], backend: 'gpujs-cpu', workers: 2 });
+    const bk = await tune({ scenes: sc, params: ['lambda=5,10'], backend: 'bk', workers: 2 });
+    expect(gpu.parallel).toBe(1);
+    expect(gpu.backend).toBe('gpujs-cpu');
+    expect(bk.parallel).toBe(2);
+    // Exact max-flow on every backend: the same labels, so the same scores.
+    expect(gpu.trials.map((t) => t.objective)).toEqual(bk.trials.map((t) => t.objective));
+  });
+});
+
+describe('progress', () => {
+  test('plain lines off a terminal, one redrawn bar on a terminal, done/total and ETA in both', () => {
+    const plain: string[] = [];
+    const p = new Progress(4, 1, { isTTY: false, write: (s) => plain.push(s) });
+    p.tick('a');
+    p.tick('b');
+    expect(plain[0]).toMatch(/^\[2\/4\] a \(ETA .+\)\n$/);
+    expect(plain[1]).toMatch(/^\[3\/4\] b /);
+    const tty: string[] = [];
+    const q = new Progress(2, 0, { isTTY: true, write: (s) => tty.push(s) });
+    q.tick('x');
+    q.tick('y');
+    expect(tty[0]).toMatch(/^\r\[#{12}-{12}\] 1\/2 50% ETA \S+/);
+    expect(tty[1]).toMatch(/^\r\[#{24}\] 2\/2 100% ETA 0s/);
+    expect(tty[2]).toBe('\n');
   });
 });
