@@ -80,6 +80,11 @@ export function bestTableLines(best: BestSettings, scenes: string[], metric: str
   const line = (cells: string[]) => cells.map((c, i) => (i === 3 || i === 0 ? c.padEnd(w[i]) : c.padStart(w[i]))).join('  ').trimEnd();
   lines.push(line(head));
   for (const r of rows) lines.push(line(r));
+  const bestMean = scenes.every((sc) => best.perScene[sc]) ? scenes.reduce((a, sc) => a + best.perScene[sc].objective, 0) / scenes.length : undefined;
+  const hsAll = scenes.map((sc) => best.perScene[sc]?.handSet);
+  if (bestMean !== undefined && hsAll.every((v) => v !== undefined)) {
+    lines.push(`per-scene best settings: mean ${metric} ${fmt(bestMean)} vs hand-set ${fmt((hsAll as number[]).reduce((a, b) => a + b, 0) / scenes.length)}`);
+  }
   if (best.overall) {
     const hs = scenes.map((sc) => best.perScene[sc]?.handSet);
     const hsMean = hs.every((v) => v !== undefined) ? (hs as number[]).reduce((a, b) => a + b, 0) / hs.length : undefined;
