@@ -9,14 +9,14 @@ import { runCli } from './tuneSupport';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-bench-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-const K = { baseline: 8, tuned: 32 };
+const K = { baseline: 8, tuned: 64 };
 
 describe('technique chain', () => {
   test('each step switches exactly one technique on, in the paper order; BK leaves out the device-only ones', () => {
     const gpu = cumulativeSteps(TECHNIQUES, 'gpu', K);
-    expect(gpu.map((s) => s.id)).toEqual(['baseline', 'graph', 'init', 'order', 'k', 'launch']);
-    expect(gpu[0].config).toEqual({ graph: 'classic', init: 'zero', order: 'sequential', k: 8, launch: 'single' });
-    expect(gpu[gpu.length - 1].config).toEqual({ graph: 'reversed', init: 'wta', order: 'frequent', k: 32, launch: 'batched' });
+    expect(gpu.map((s) => s.id)).toEqual(['baseline', 'graph', 'init', 'order', 'k', 'rounds']);
+    expect(gpu[0].config).toEqual({ graph: 'classic', init: 'zero', order: 'sequential', k: 8, rounds: 'fixed' });
+    expect(gpu[gpu.length - 1].config).toEqual({ graph: 'reversed', init: 'wta', order: 'frequent', k: 64, rounds: 'adaptive' });
     for (let i = 1; i < gpu.length; i++) {
       const a = gpu[i - 1].config as unknown as Record<string, unknown>;
       const b = gpu[i].config as unknown as Record<string, unknown>;
@@ -26,7 +26,7 @@ describe('technique chain', () => {
     // Techniques left out sit at their final setting from the baseline on.
     expect(cumulativeSteps(parseTechniques(['order,graph']), 'bk', K)[0].config).toMatchObject({ graph: 'classic', init: 'wta', order: 'sequential' });
     expect(() => parseTechniques(['graph,warp'])).toThrow(/^--techniques: unknown technique 'warp'/);
-    expect(() => cumulativeSteps(TECHNIQUES, 'bk', { baseline: 0, tuned: 32 })).toThrow(/--baseline-k/);
+    expect(() => cumulativeSteps(TECHNIQUES, 'bk', { baseline: 0, tuned: 64 })).toThrow(/--baseline-k/);
   });
 });
 

@@ -9,21 +9,21 @@ import type { InitKind } from '../params';
  *   init    all-zero labeling → 9×9 WTA (§3.3)
  *   order   sequential labels → most frequent first (§3.4)
  *   k       push-relabel iterations per round between global relabels: baseline K → K
- *   launch  one move per device call with a fixed number of rounds → moves
- *           batched into one call with adaptive rounds (fewer launches and
- *           readbacks: our counterpart of the paper's low-overhead global
- *           relabel launch scheme)
- * `k` and `launch` act on the device push-relabel only; on BK they change
- * nothing and are left out.
+ *   rounds  a fixed number of push-relabel rounds (each ending in a global
+ *           relabel) per device call → rounds adapted to what recent moves
+ *           needed (fewer wasted rounds and readbacks: our counterpart of the
+ *           paper's low-overhead global relabel scheme)
+ * `k` and `rounds` act on the device push-relabel only; on BK they change
+ * nothing and are left out. The final step is the device solver's default.
  */
-export type TechniqueId = 'graph' | 'init' | 'order' | 'k' | 'launch';
-export const TECHNIQUES: readonly TechniqueId[] = ['graph', 'init', 'order', 'k', 'launch'];
+export type TechniqueId = 'graph' | 'init' | 'order' | 'k' | 'rounds';
+export const TECHNIQUES: readonly TechniqueId[] = ['graph', 'init', 'order', 'k', 'rounds'];
 export const TECHNIQUE_LABELS: Record<TechniqueId, string> = {
   graph: 'reversed graph',
   init: 'WTA init',
   order: 'frequent-first order',
   k: 'K iterations per round',
-  launch: 'batched launches',
+  rounds: 'adaptive rounds',
 };
 
 export interface TechniqueConfig {
@@ -32,7 +32,7 @@ export interface TechniqueConfig {
   order: LabelOrder;
   /** Push-relabel iterations per round (device backends). */
   k: number;
-  launch: 'single' | 'batched';
+  rounds: 'fixed' | 'adaptive';
 }
 
 export interface BenchStep {
@@ -44,7 +44,7 @@ export interface BenchStep {
 
 /** Whether a technique changes anything on a backend. */
 export function appliesTo(t: TechniqueId, backend: string): boolean {
-  return !((t === 'k' || t === 'launch') && backend === 'bk');
+  return !((t === 'k' || t === 'rounds') && backend === 'bk');
 }
 
 export function parseTechniques(list: readonly string[] | undefined): TechniqueId[] {
@@ -64,13 +64,13 @@ export function cumulativeSteps(techniques: readonly TechniqueId[], backend: str
   for (const [name, v] of [['--baseline-k', k.baseline], ['--k', k.tuned]] as const) {
     if (!Number.isInteger(v) || v < 1) throw new Error(`${name}: must be an integer ≥ 1 (got ${v})`);
   }
-  let cfg: TechniqueConfig = { graph: 'classic', init: 'zero', order: 'sequential', k: k.baseline, launch: 'single' };
+  let cfg: TechniqueConfig = { graph: 'classic', init: 'zero', order: 'sequential', k: k.baseline, rounds: 'fixed' };
   // A technique left out stays at its final setting in every step, so the chain isolates the ones measured.
   if (!techniques.includes('graph')) cfg.graph = 'reversed';
   if (!techniques.includes('init')) cfg.init = 'wta';
   if (!techniques.includes('order')) cfg.order = 'frequent';
   if (!techniques.includes('k')) cfg.k = k.tuned;
-  if (!techniques.includes('launch')) cfg.launch = 'batched';
+  if (!techniques.includes('rounds')) cfg.rounds = 'adaptive';
   const steps: BenchStep[] = [{ id: 'baseline', label: 'baseline', config: { ...cfg } }];
   for (const t of techniques) {
     if (!appliesTo(t, backend)) continue;
@@ -79,7 +79,7 @@ export function cumulativeSteps(techniques: readonly TechniqueId[], backend: str
     if (t === 'init') cfg.init = 'wta';
     if (t === 'order') cfg.order = 'frequent';
     if (t === 'k') cfg.k = k.tuned;
-    if (t === 'launch') cfg.launch = 'batched';
+    if (t === 'rounds') cfg.rounds = 'adaptive';
     steps.push({ id: t, label: `+ ${TECHNIQUE_LABELS[t]}`, config: cfg });
   }
   return steps;
