@@ -1,5 +1,6 @@
 /// <reference path="./vendor.d.ts" />
 import * as fs from 'fs';
+import { inflateSync } from 'zlib';
 import ndarray from 'ndarray';
 import getPixels from 'get-pixels';
 import savePixels from 'save-pixels';
@@ -19,10 +20,11 @@ import { writeFileAtomic } from './atomicWrite';
  *   a palette PNG (3) whose palette entries are all grey, and every PGM/Pf file,
  *   give 1 channel; everything else gives 3 (an RGB file that happens to hold
  *   R=G=B stays RGB: the file's declared type decides, not its content).
- * Bit depth: get-pixels (pngjs) rescales 16-bit PNG samples to 8 bits
- *   (round(v·255/65535)) and 1/2/4-bit grey samples to 0..255, so every PNG
- *   and JPEG is returned with maxval 255; 16-bit precision is kept only for
- *   PGM/PPM (maxval up to 65535) and PFM.
+ * Bit depth: 16-bit PNGs are decoded here (get-pixels would rescale their
+ *   samples to 8 bits, losing precision that 16-bit disparity maps need) and
+ *   come back with their exact values and maxval 65535. 8-bit and smaller PNGs
+ *   (1/2/4-bit grey samples are scaled to 0..255 by the decoder) and JPEGs come
+ *   back with maxval 255; PGM/PPM keep their maxval (up to 65535), PFM has 1.
  */
 
 export type ImageFormat = 'png' | 'jpeg' | 'pnm' | 'pfm';
@@ -43,7 +45,10 @@ interface PngInfo {
   height: number;
   bitDepth: number;
   colorType: number;
+  interlace: number;
   greyPalette: boolean;
+  /** Byte ranges [start, end) of the IDAT chunk bodies, in file order. */
+  idat: [number, number][];
 }
 
 /**
@@ -70,7 +75,9 @@ function inspectPng(bytes: Uint8Array, name: string): PngInfo {
         height: view.getUint32(body + 4),
         bitDepth: bytes[body + 8],
         colorType: bytes[body + 9],
+        interlace: bytes[body + 12],
         greyPalette: false,
+        idat: [],
       };
     } else if (type === 'PLTE' && info) {
       let grey = len % 3 === 0 && len > 0;
@@ -78,8 +85,9 @@ function inspectPng(bytes: Uint8Array, name: string): PngInfo {
         grey = bytes[body + i] === bytes[body + i + 1] && bytes[body + i] === bytes[body + i + 2];
       }
       info.greyPalette = grey;
-    } else if (type === 'IDAT') {
+    } else if (type === 'IDAT' && info) {
       sawIdat = true;
+      info.idat.push([body, body + len]);
     } else if (type === 'IEND') {
       break;
     }
@@ -89,6 +97,74 @@ function inspectPng(bytes: Uint8Array, name: string): PngInfo {
   if (!sawIdat) throw new Error(`${name}: corrupt PNG (no IDAT chunk)`);
   if (info.width < 1 || info.height < 1) throw new Error(`${name}: PNG size ${info.width}x${info.height} is empty`);
   return info;
+}
+
+/** Adam7 passes as [x0, y0, dx, dy]; a non-interlaced image is the single pass [0, 0, 1, 1]. */
+const ADAM7: [number, number, number, number][] = [
+  [0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2],
+];
+
+function paeth(a: number, b: number, c: number): number {
+  const p = a + b - c;
+  const pa = Math.abs(p - a);
+  const pb = Math.abs(p - b);
+  const pc = Math.abs(p - c);
+  return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+}
+
+/**
+ * Decode a 16-bit PNG (colour types 0, 2, 4, 6; interlaced or not) keeping
+ * every sample exact. Alpha is dropped; grey and grey+alpha give 1 channel.
+ */
+function decodePng16(bytes: Uint8Array, info: PngInfo, name: string): Raster {
+  const spp = ({ 0: 1, 2: 3, 4: 2, 6: 4 } as Record<number, number>)[info.colorType];
+  if (spp === undefined) throw new Error(`${name}: corrupt PNG (colour type ${info.colorType} cannot have 16-bit samples)`);
+  if (info.interlace > 1) throw new Error(`${name}: corrupt PNG (interlace method ${info.interlace})`);
+  const { width, height } = info;
+  let raw: Buffer;
+  try {
+    raw = inflateSync(Buffer.concat(info.idat.map(([a, b]) => bytes.subarray(a, b))));
+  } catch (err) {
+    throw new Error(`${name}: cannot decode image/png: ${(err as Error).message.split('\n')[0]}`);
+  }
+  const channels = spp <= 2 ? 1 : 3;
+  const data = new Float32Array(width * height * channels);
+  const bpp = 2 * spp; // bytes per pixel, the filters' left distance
+  const passes = info.interlace === 1 ? ADAM7 : [[0, 0, 1, 1] as [number, number, number, number]];
+  let pos = 0;
+  for (const [x0, y0, dx, dy] of passes) {
+    const pw = Math.ceil((width - x0) / dx);
+    const ph = Math.ceil((height - y0) / dy);
+    if (pw <= 0 || ph <= 0) continue; // empty passes have no bytes at all, not even filter bytes
+    const rowBytes = pw * bpp;
+    let prev = new Uint8Array(rowBytes);
+    for (let py = 0; py < ph; py++) {
+      if (pos + 1 + rowBytes > raw.length) throw new Error(`${name}: corrupt PNG (image data shorter than ${width}x${height} needs)`);
+      const filter = raw[pos];
+      const cur = new Uint8Array(raw.subarray(pos + 1, pos + 1 + rowBytes));
+      pos += 1 + rowBytes;
+      for (let i = 0; i < rowBytes; i++) {
+        const a = i >= bpp ? cur[i - bpp] : 0;
+        const b = prev[i];
+        const c = i >= bpp ? prev[i - bpp] : 0;
+        switch (filter) {
+          case 0: break;
+          case 1: cur[i] = (cur[i] + a) & 0xff; break;
+          case 2: cur[i] = (cur[i] + b) & 0xff; break;
+          case 3: cur[i] = (cur[i] + ((a + b) >> 1)) & 0xff; break;
+          case 4: cur[i] = (cur[i] + paeth(a, b, c)) & 0xff; break;
+          default: throw new Error(`${name}: corrupt PNG (row filter ${filter})`);
+        }
+      }
+      const y = y0 + py * dy;
+      for (let px = 0; px < pw; px++) {
+        const o = (y * width + x0 + px * dx) * channels;
+        for (let ch = 0; ch < channels; ch++) data[o + ch] = (cur[px * bpp + 2 * ch] << 8) | cur[px * bpp + 2 * ch + 1];
+      }
+      prev = cur;
+    }
+  }
+  return { width, height, channels, data, maxval: 65535 };
 }
 
 /** A JPEG must end with the EOI marker (FF D9), allowing trailing padding; without it the file is cut short. */
@@ -153,6 +229,7 @@ export async function decodeImage(bytes: Uint8Array, name: string): Promise<Rast
       return parsePfm(bytes, name);
     case 'png': {
       const info = inspectPng(bytes, name);
+      if (info.bitDepth === 16) return decodePng16(bytes, info, name);
       const grey = info.colorType === 0 || info.colorType === 4 || (info.colorType === 3 && info.greyPalette);
       const px = await decodeWithGetPixels(bytes, 'image/png', name);
       if (px.shape[0] !== info.width || px.shape[1] !== info.height) {
