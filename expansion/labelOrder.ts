@@ -1,3 +1,5 @@
+import { createRng } from '../graphcut/randomGraphs';
+
 /**
  * The order in which a cycle visits the labels.
  *  - 'frequent': most frequent current label first (Choi & Park §3.4),
@@ -10,17 +12,8 @@ export type LabelOrder = 'frequent' | 'sequential' | 'random';
 
 export const LABEL_ORDERS: readonly LabelOrder[] = ['frequent', 'sequential', 'random'];
 
-/** mulberry32: a small, fast, well-distributed seeded PRNG (deterministic shuffles). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The project's seeded PRNG (mulberry32), for deterministic shuffles. */
+export const seededRandom = createRng;
 
 export function labelOrderForCycle(
   order: LabelOrder,
