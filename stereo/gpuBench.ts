@@ -70,7 +70,7 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
   };
 }
 
-async function large(W: number, H: number, L: number, initKind: string): Promise<Json> {
+async function large(W: number, H: number, L: number, initKind: string, cycles: number): Promise<Json> {
   const t0 = performance.now();
   const scene = generateSyntheticScene({ width: W, height: H, ndisp: L, seed: 7 });
   const t1 = performance.now();
@@ -92,7 +92,12 @@ async function large(W: number, H: number, L: number, initKind: string): Promise
   const t3 = performance.now();
   const ctx = await createGpuContext('webgpu');
   const solver = new GpuMoveSolver(ctx, energy, { variant: 'reversed' }, { kind: 'images', left: li, right: ri, costs: { ...costs, channels: li.channels } });
-  const r = await alphaExpansion(energy, init, solver, { cycles: 4 });
+  const tMoves = performance.now();
+  const r = await alphaExpansion(energy, init, solver, {
+    cycles,
+    // Progress on stderr, so a run stopped by a time limit still shows how far it got.
+    onMove: (m) => { if (m.index % 10 === 0) process.stderr.write(`cycle ${m.cycle} move ${m.index}/${m.count} at ${((performance.now() - tMoves) / 1000).toFixed(1)} s\n`); },
+  });
   const t4 = performance.now();
   let bad = 0;
   let known = 0;
@@ -110,7 +115,7 @@ async function large(W: number, H: number, L: number, initKind: string): Promise
 
 async function main(): Promise<void> {
   const [outPath, ...sections] = process.argv.slice(2);
-  if (!outPath) throw new Error('gpuBench: usage: node dist/stereo/gpuBench.js OUT.json [verify] [scenes] [ablation] [large[:WxHxL[:init]]]');
+  if (!outPath) throw new Error('gpuBench: usage: node dist/stereo/gpuBench.js OUT.json [verify] [scenes] [ablation] [large[:WxHxL[:init[:cycles]]]]');
   const root = process.env.STEREO_DATA ?? path.join(__dirname, '..', '..', '..', 'shared', 'data', 'middlebury');
   const report: Json = { date: new Date().toISOString(), node: process.version, root, sections };
   const save = (): void => fs.writeFileSync(outPath, JSON.stringify(report, null, 1));
@@ -134,7 +139,7 @@ async function main(): Promise<void> {
   const four = ['tsukuba', 'venus', 'teddy', 'cones'];
   for (const full of sections) {
     // 'verify:tsukuba,venus' limits a section to some scenes.
-    const [sec, only] = full.startsWith('large') ? [full, undefined] : full.split(':');
+    const [sec, only] = full.startsWith('large') ? ['large', undefined] : full.split(':');
     const pick = (names: string[]): string[] => (only ? names.filter((n) => only.split(',').includes(n)) : names);
     if (sec === 'verify') {
       for (const s of pick(four)) await add('verify', s, async () => runScene(await scene(s), { backend: 'gpu', verify: true }));
@@ -166,10 +171,10 @@ async function main(): Promise<void> {
           await add('ablation', `${s} ${label}`, async () => runScene(await scene(s), spec));
         }
       }
-    } else if (sec.startsWith('large')) {
-      const [, dims, initKind] = full.split(':');
+    } else if (sec === 'large') {
+      const [, dims, initKind, cyc] = full.split(':');
       const [W, H, L] = (dims ?? '3000x2000x300').split('x').map(Number);
-      await add('large', sec, () => large(W, H, L, initKind ?? 'zero'));
+      await add('large', sec, () => large(W, H, L, initKind ?? 'zero', cyc ? Number(cyc) : 4));
     } else {
       throw new Error(`gpuBench: unknown section '${sec}'`);
     }
