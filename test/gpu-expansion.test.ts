@@ -1,16 +1,14 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { buildStereoEnergy, DataCostMatcher, resolveDataCostOptions, toIntensity8, wtaInit } from '../costs';
+import { buildStereoEnergy, resolveDataCostOptions, toIntensity8, wtaInit } from '../costs';
 import { generateSyntheticScene } from '../data/synthetic';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import type { GraphVariant } from '../expansion/binaryStep';
-import { computeEnergy, type MrfEnergy } from '../expansion/energy';
+import type { MrfEnergy } from '../expansion/energy';
 import { GpuMoveSolver, type GpuDataSource } from '../expansion/gpuMoveSolver';
-import { dataSliceSource } from '../expansion/gpuMoveKernels';
 import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
-import { Input } from 'gpu.js';
 import type { Raster } from '../data/raster';
 import { loadScene } from '../data/scene';
 
@@ -18,8 +16,9 @@ import { loadScene } from '../data/scene';
 jest.setTimeout(300_000);
 
 let cpu: GpuContext;
-beforeAll(async () => { cpu = await createGpuContext('cpu'); });
-afterAll(() => cpu.destroy());
+let wasm: GpuContext;
+beforeAll(async () => { cpu = await createGpuContext('cpu'); wasm = await createGpuContext('webasm'); });
+afterAll(() => { cpu.destroy(); wasm.destroy(); });
 
 function crop(r: Raster, x0: number, y0: number, w: number, h: number): Raster {
   const C = r.channels;
@@ -29,11 +28,11 @@ function crop(r: Raster, x0: number, y0: number, w: number, h: number): Raster {
 }
 
 /** BK and the device solver from the same labeling: same labels after every cycle, same energies. */
-async function expectSameAsBk(energy: MrfEnergy, init: Uint16Array, variant: GraphVariant, source: GpuDataSource, label: string, options: Partial<ConstructorParameters<typeof GpuMoveSolver>[2]> = {}): Promise<GpuMoveSolver> {
+async function expectSameAsBk(ctx: GpuContext, energy: MrfEnergy, init: Uint16Array, variant: GraphVariant, source: GpuDataSource, label: string, options: Partial<ConstructorParameters<typeof GpuMoveSolver>[2]> = {}): Promise<GpuMoveSolver> {
   const ref = await alphaExpansion(energy, init, new GraphMoveSolver(energy, new BoykovKolmogorovSolver(), variant), { cycles: 2 });
   // The image source never needs the host volume: the device solver gets the energy without it.
   const gpuEnergy = source.kind === 'images' ? { ...energy, data: new Int32Array(0) } : energy;
-  const gpu = new GpuMoveSolver(cpu, gpuEnergy, { variant, iterationsPerRound: 8, bfsPasses: 16, initialRounds: 2, movesPerCall: 4, ...options }, source);
+  const gpu = new GpuMoveSolver(ctx, gpuEnergy, { variant, iterationsPerRound: 8, bfsPasses: 16, initialRounds: 2, movesPerCall: 4, ...options }, source);
   const res = await alphaExpansion(energy, init, gpu, { cycles: 2 });
   expect(res.cycles.map((c) => c.energy.total)).toEqual(ref.cycles.map((c) => c.energy.total));
   const diff = res.labels.findIndex((v, p) => v !== ref.labels[p]);
@@ -50,10 +49,27 @@ describe('GpuMoveSolver against the BK path', () => {
   test.each(['reversed', 'classic'] as const)('synthetic 48×36, 8 labels, %s graph: volume and image sources', async (variant) => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
     const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
-    const g = await expectSameAsBk(energy, init, variant, { kind: 'volume' }, `synthetic ${variant} volume`);
+    const g = await expectSameAsBk(cpu, energy, init, variant, { kind: 'volume' }, `synthetic ${variant} volume`);
     expect(g.counters.moves).toBe(16);
     const costs = resolveDataCostOptions({ kind: 'sad', scale: energy.scale }, scene.left.channels);
     const images: GpuDataSource = { kind: 'images', left: toIntensity8(scene.left), right: toIntensity8(scene.right), costs: { ...costs, channels: scene.left.channels } };
-    await expectSameAsBk(energy, init, variant, images, `synthetic ${variant} images`);
+    await expectSameAsBk(cpu, energy, init, variant, images, `synthetic ${variant} images`);
+  });
+});
+
+const dataRoot = process.env.STEREO_DATA ?? path.join(__dirname, '..', '..', 'shared', 'data', 'middlebury');
+const tsukubaDir = path.join(dataRoot, 'tsukuba');
+const haveTsukuba = fs.existsSync(tsukubaDir);
+if (!haveTsukuba) process.stderr.write(`gpu-expansion: tsukuba crop test skipped, no scene at ${tsukubaDir}\n`);
+
+(haveTsukuba ? describe : describe.skip)('GpuMoveSolver on a tsukuba crop', () => {
+  test.each(['reversed', 'classic'] as const)('64×48 region, 16 labels, %s graph: same labels and energies as BK', async (variant) => {
+    const scene = await loadScene(tsukubaDir);
+    const left = crop(scene.left, 200, 150, 64, 48);
+    const right = crop(scene.right, 200, 150, 64, 48);
+    const energy = buildStereoEnergy(left, right, { ndisp: 16, kind: 'sad', lambda: 20, smoothness: 'linear', truncation: 2 });
+    const init = wtaInit(energy.data, 64, 48, 16, 9);
+    // The webasm backend (fused, SIMD) runs the same kernels several times faster than cpu at this size.
+    await expectSameAsBk(wasm, energy, init, variant, { kind: 'volume' }, `tsukuba crop ${variant}`);
   });
 });
