@@ -73,7 +73,9 @@ export function defaultBenchScenes(names = ['tsukuba', 'teddy']): string[] {
   });
 }
 
+/** The commit being measured: $STEREOCUT_COMMIT where the checkout has no .git (a copied tree on a GPU machine), else git's HEAD. */
 function gitCommit(): string {
+  if (process.env.STEREOCUT_COMMIT) return process.env.STEREOCUT_COMMIT;
   try {
     return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: __dirname, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
   } catch {
