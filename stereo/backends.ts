@@ -1,7 +1,8 @@
 import type { MrfEnergy } from '../expansion/energy';
 import type { GraphVariant } from '../expansion/binaryStep';
 import { GpuMoveSolver, isMetricTable, type GpuDataSource, type GpuMoveOptions } from '../expansion/gpuMoveSolver';
-import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
+import { GraphMoveSolver, type MoveResult, type MoveSolver } from '../expansion/moveSolver';
+import { computeEnergy, type EnergyBreakdown } from '../expansion/energy';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { createGpuContext, isWebGpuAvailable } from '../graphcut/gpuBackend';
 import { GpuPrecisionError } from '../graphcut/pushRelabel';
@@ -53,7 +54,8 @@ export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Pr
     return new GraphMoveSolver(energy, solver, o.graph);
   }
   try {
-    return new GpuMoveSolver(ctx, energy, { ...o.gpu, variant: o.graph, verify: o.verify }, o.dataSource);
+    const device = new GpuMoveSolver(ctx, energy, { ...o.gpu, variant: o.graph, verify: o.verify }, o.dataSource);
+    return o.backend === 'auto' ? new FallbackMoveSolver(energy, device, bkSolver, o.onFallback) : device;
   } catch (e) {
     ctx.destroy();
     if (!(e instanceof GpuPrecisionError)) throw e;
@@ -66,4 +68,62 @@ export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Pr
     if (o.verify) solver = new VerifyingSolver(solver);
     return new GraphMoveSolver(energy, solver, o.graph);
   }
+}
+
+/**
+ * 'auto' on a GPU: moves run on the device until it fails (a lost device, a
+ * driver error), then every later move runs on BK from the labels the last
+ * completed move left — the run goes on and says why. A --verify difference
+ * is a wrong result, not a lost device: it is never papered over. Exposes
+ * single moves only, so the driver can skip moves per label.
+ */
+export class FallbackMoveSolver implements MoveSolver {
+  private active: MoveSolver;
+  private fellBack = false;
+
+  constructor(
+    private readonly energy: MrfEnergy,
+    device: MoveSolver,
+    private readonly makeBk: () => MoveSolver,
+    private readonly onFallback?: (reason: string) => void,
+  ) {
+    this.active = device;
+  }
+
+  get backend(): string { return this.fellBack ? `${this.active.backend} (after a device failure)` : this.active.backend; }
+  get device(): string { return this.active.device; }
+
+  async move(alpha: number, labels: Uint16Array): Promise<MoveResult> {
+    if (this.fellBack) return this.active.move(alpha, labels);
+    const before = labels.slice();
+    try {
+      return await this.active.move(alpha, labels);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      if (message.startsWith('--verify')) throw e;
+      labels.set(before);
+      this.switchToBk(`the GPU failed during α=${alpha} (${message}); continuing on BK`);
+      return this.active.move(alpha, labels);
+    }
+  }
+
+  async energyOf(labels: Uint16Array): Promise<EnergyBreakdown> {
+    if (this.active.energyOf && !this.fellBack) {
+      try {
+        return await this.active.energyOf(labels);
+      } catch (e) {
+        this.switchToBk(`the GPU failed while summing the energy (${e instanceof Error ? e.message : String(e)}); continuing on BK`);
+      }
+    }
+    return computeEnergy(this.energy, labels);
+  }
+
+  private switchToBk(reason: string): void {
+    try { this.active.dispose?.(); } catch { /* the device is already gone */ }
+    this.active = this.makeBk();
+    this.fellBack = true;
+    this.onFallback?.(reason);
+  }
+
+  dispose(): void { this.active.dispose?.(); }
 }

@@ -43,6 +43,8 @@ export interface MatchResult {
   device: string;
   times: PhaseTimes;
   rejectedMoves: number;
+  /** Why the run left the backend asked for ('auto' without a GPU, a lost device, an energy beyond f32), in order. */
+  fallbacks: string[];
 }
 
 /** Validates a width-dependent ndisp (the costs check the rest). */
@@ -103,7 +105,10 @@ export async function match(left: Raster, right: Raster, options: MatchOptions):
   const t1 = performance.now();
   const init = initialLabeling(energy, params, options.initialLabels);
   const t2 = performance.now();
-  const solver = await createMoveSolver(energy, { backend: options.backend ?? 'auto', graph: params.graph, verify: options.verify ?? false });
+  const fallbacks: string[] = [];
+  const solver = await createMoveSolver(energy, {
+    backend: options.backend ?? 'auto', graph: params.graph, verify: options.verify ?? false, onFallback: (reason) => fallbacks.push(reason),
+  });
   let result: ExpansionResult;
   try {
     result = await alphaExpansion(energy, init, solver, {
@@ -130,5 +135,6 @@ export async function match(left: Raster, right: Raster, options: MatchOptions):
     device: result.device,
     times: { costsMs: t1 - t0, initMs: t2 - t1, buildMs, flowMs, expansionMs: t3 - t2, totalMs: t3 - t0 },
     rejectedMoves: result.rejectedMoves,
+    fallbacks,
   };
 }
