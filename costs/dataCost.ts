@@ -113,7 +113,7 @@ export function resolveDataCostOptions(options: DataCostOptions, channels: numbe
 }
 
 /** Forward differences of every channel: [∂x, ∂y], 0 in the last column / row. */
-function forwardGradients(im: IntensityImage): [Int32Array, Int32Array] {
+export function forwardGradients(im: IntensityImage): [Int32Array, Int32Array] {
   const { width: W, height: H, channels: C, data } = im;
   const gx = new Int32Array(data.length);
   const gy = new Int32Array(data.length);

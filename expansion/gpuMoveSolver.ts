@@ -4,6 +4,7 @@ import type { GpuContext } from '../graphcut/gpuBackend';
 import { cutCapacity, MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
 import { GpuPrecisionError } from '../graphcut/pushRelabel';
 import { bfsInitSource, bfsPassSource, pushRelabelSource, STATE_PLANES, PLANE } from '../graphcut/pushRelabelKernels';
+import { forwardGradients } from '../costs/dataCost';
 import { BinaryStepBuilder, type GraphVariant } from './binaryStep';
 import { computeEnergy, pairwise, type EnergyBreakdown, type MrfEnergy } from './energy';
 import {
@@ -168,8 +169,8 @@ export class GpuMoveSolver implements MoveSolver {
       planes.set(source.left.data, 0);
       planes.set(source.right.data, this.n * C);
       if (source.costs.kind === 'sad+sgrad') {
-        const [gxL, gyL] = forwardGradients(source.left.data, W, H, C);
-        const [gxR, gyR] = forwardGradients(source.right.data, W, H, C);
+        const [gxL, gyL] = forwardGradients(source.left);
+        const [gxR, gyR] = forwardGradients(source.right);
         planes.set(gxL, 2 * this.n * C);
         planes.set(gyL, 3 * this.n * C);
         planes.set(gxR, 4 * this.n * C);
@@ -464,15 +465,3 @@ function kernelSettings(output: number[], constants: Record<string, number>): IG
   return { output, constants, precision: 'single', loopMaxIterations: 1 << 20 } as IGPUKernelSettings;
 }
 
-/** Forward differences per channel, as costs/dataCost.ts takes them: 0 in the last column (∂x) and last row (∂y). */
-function forwardGradients(data: Int32Array, W: number, H: number, C: number): [Int32Array, Int32Array] {
-  const gx = new Int32Array(data.length);
-  const gy = new Int32Array(data.length);
-  const rowLen = W * C;
-  for (let y = 0; y < H; y++) {
-    const row = y * rowLen;
-    for (let i = row; i < row + rowLen - C; i++) gx[i] = data[i + C] - data[i];
-    if (y + 1 < H) for (let i = row; i < row + rowLen; i++) gy[i] = data[i + rowLen] - data[i];
-  }
-  return [gx, gy];
-}
