@@ -136,6 +136,9 @@ export class DataCostMatcher {
   readonly height: number;
   readonly channels: number;
   readonly options: ResolvedDataCostOptions;
+  /** The 8-bit-scale samples the costs are computed from (a GPU backend computes costs from the same). */
+  readonly leftIntensity: IntensityImage;
+  readonly rightIntensity: IntensityImage;
   private readonly L: Int32Array;
   private readonly R: Int32Array;
   private readonly gxL: Int32Array;
@@ -156,6 +159,8 @@ export class DataCostMatcher {
     this.height = li.height;
     this.channels = li.channels;
     this.options = resolveDataCostOptions(options, li.channels);
+    this.leftIntensity = li;
+    this.rightIntensity = ri;
     this.L = li.data;
     this.R = ri.data;
     if (this.options.kind === 'sad+sgrad') {

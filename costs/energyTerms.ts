@@ -15,10 +15,20 @@ export interface StereoEnergyOptions extends Omit<DataCostOptions, 'scale'> {
   smoothness: SmoothnessKind;
   /** Truncation T of V, in disparity units (ignored for Potts; option --truncation). */
   truncation: number;
+  /**
+   * Leave the W·H·L cost volume out (data = empty): costs are computed per
+   * label when needed, from `matcher` (slices on the CPU, or on a GPU from the
+   * same intensities). For pairs whose volume would not fit in memory.
+   */
+  onDemand?: boolean;
 }
 
-/** The full energy plus the cost scale its data and smoothness terms both carry. */
-export type StereoEnergy = MrfEnergy & { scale: number };
+/**
+ * The energy plus the cost scale its data and smoothness terms both carry,
+ * and the matcher that computes any label's costs (data is empty when the
+ * energy was built with onDemand).
+ */
+export type StereoEnergy = MrfEnergy & { scale: number; matcher: DataCostMatcher };
 
 /**
  * Data costs and smoothness weights of a stereo pair as one MrfEnergy. The
@@ -41,7 +51,7 @@ export function buildStereoEnergy(left: Raster, right: Raster, options: StereoEn
     border: options.border,
     scale,
   });
-  const data = matcher.volume(options.ndisp);
+  const data = options.onDemand ? new Int32Array(0) : matcher.volume(options.ndisp);
   const { wH, wV } = computeSmoothnessWeights(left, {
     lambda: options.lambda,
     cueThreshold: options.cueThreshold,
@@ -58,5 +68,6 @@ export function buildStereoEnergy(left: Raster, right: Raster, options: StereoEn
     wH,
     wV,
     scale,
+    matcher,
   };
 }

@@ -77,7 +77,7 @@ export async function alphaExpansion(
   const backup = new Uint16Array(n);
   const energyOf = (l: Uint16Array): Promise<EnergyBreakdown> | EnergyBreakdown => (solver.energyOf ? solver.energyOf(l) : computeEnergy(energy, l));
   // Whole cycles at once where the solver offers it (its moves are never truncated); --check-moves needs every move on its own.
-  const batch = typeof solver.moveSequence === 'function' && !options.checkMoves;
+  const batch = typeof solver.moveSequence === 'function' && (solver.movesPerCall ?? 1) > 1 && !options.checkMoves;
   const initialEnergy = await energyOf(labels);
   let current = initialEnergy;
   const cycles: CycleReport[] = [];

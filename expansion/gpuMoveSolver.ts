@@ -112,6 +112,7 @@ export class GpuMoveSolver implements MoveSolver {
     pipelineCalls: 0, moves: 0, redoneMoves: 0, discardedMoves: 0, plans: 0, rounds: 0, iterations: 0, bfsPasses: 0, deviceMs: 0, hostMs: 0,
   };
   private readonly o: Required<GpuMoveOptions>;
+  get movesPerCall(): number { return this.verifier ? 1 : this.o.movesPerCall; }
   private readonly W: number;
   private readonly H: number;
   private readonly n: number;

@@ -33,6 +33,13 @@ export interface MoveSolver {
    * the driver needs no per-move energy check. predictedEnergy may be NaN.
    */
   moveSequence?(alphas: readonly number[], labels: Uint16Array): Promise<MoveResult[]>;
+  /**
+   * How many moves moveSequence puts in one device round trip. The driver
+   * batches a cycle only when this is above 1: with one move per trip,
+   * single moves cost the same and keep per-label skipping and per-move
+   * progress.
+   */
+  readonly movesPerCall?: number;
   /** Optional: the energy of a labeling, for solvers that hold the energy where the host cannot evaluate it (no cost volume). */
   energyOf?(labels: Uint16Array): Promise<EnergyBreakdown>;
   dispose?(): void;

@@ -36,6 +36,10 @@ export interface BackendOptions {
 export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Promise<MoveSolver> {
   if (!BACKENDS.includes(o.backend)) throw new Error(`--backend: unknown value '${String(o.backend)}' (expected ${BACKENDS.join(', ')})`);
   const bkSolver = (): MoveSolver => new GraphMoveSolver(energy, o.verify ? new VerifyingSolver(new BoykovKolmogorovSolver()) : new BoykovKolmogorovSolver(), o.graph);
+  const onDemand = o.dataSource?.kind === 'images';
+  if (onDemand && (o.backend === 'bk' || (o.backend === 'auto' && !(await isWebGpuAvailable())))) {
+    throw new Error(`--costs: a ${energy.width}×${energy.height}×${energy.labels} cost volume is not built (costs on demand), and only the GPU backend computes costs per label; run with --backend gpu on a machine with a GPU, or give --costs volume`);
+  }
   if (o.backend === 'bk') return bkSolver();
   if (o.backend === 'auto' && !(await isWebGpuAvailable())) {
     o.onFallback?.('no WebGPU adapter answered (the webgpu package did not load or there is no GPU); using BK on the CPU');
@@ -55,7 +59,8 @@ export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Pr
   }
   try {
     const device = new GpuMoveSolver(ctx, energy, { ...o.gpu, variant: o.graph, verify: o.verify }, o.dataSource);
-    return o.backend === 'auto' ? new FallbackMoveSolver(energy, device, bkSolver, o.onFallback) : device;
+    // BK needs the host volume: without it a failing device cannot be replaced.
+    return o.backend === 'auto' && !onDemand ? new FallbackMoveSolver(energy, device, bkSolver, o.onFallback) : device;
   } catch (e) {
     ctx.destroy();
     if (!(e instanceof GpuPrecisionError)) throw e;

@@ -1,9 +1,9 @@
 import type { Raster } from '../data/raster';
-import { buildStereoEnergy, wtaInit, type StereoEnergy } from '../costs';
+import { buildStereoEnergy, wtaFromSlices, wtaInit, type StereoEnergy } from '../costs';
 import { alphaExpansion, type CycleReport, type ExpansionResult } from '../expansion/alphaExpansion';
 import type { EnergyBreakdown } from '../expansion/energy';
 import { createMoveSolver } from './backends';
-import { BackendName, DEFAULT_PARAMS, MatchParams } from './params';
+import { BackendName, COSTS_MODES, DEFAULT_PARAMS, MAX_VOLUME_ENTRIES, MatchParams } from './params';
 
 export interface MatchOptions extends Partial<MatchParams> {
   /** Disparities 0..ndisp−1. */
@@ -67,6 +67,7 @@ export function resolveParams(options: Partial<MatchParams>): MatchParams {
   if (p.cycles !== 'converge' && (!Number.isInteger(p.cycles) || p.cycles < 0)) throw new Error(`--cycles: must be an integer ≥ 0 or "converge" (got ${String(p.cycles)})`);
   if (!Number.isInteger(p.seed)) throw new Error(`--seed: must be an integer (got ${String(p.seed)})`);
   if (typeof p.truncation !== 'number' || Number.isNaN(p.truncation)) throw new Error(`--truncation: must be an integer ≥ 0 (got ${String(p.truncation)})`);
+  if (!COSTS_MODES.includes(p.costs)) throw new Error(`--costs: unknown value '${String(p.costs)}' (expected ${COSTS_MODES.join(', ')})`);
   return p;
 }
 
@@ -76,11 +77,15 @@ export function stereoEnergy(left: Raster, right: Raster, ndisp: number, p: Matc
     throw new Error(`left image is ${left.width}×${left.height} but right image is ${right.width}×${right.height}`);
   }
   checkNdisp(ndisp, left.width);
+  const onDemand = p.costs === 'on-demand' || (p.costs === 'auto' && left.width * left.height * ndisp > MAX_VOLUME_ENTRIES);
   return buildStereoEnergy(left, right, {
     ndisp, kind: p.cost, tau: p.tau, border: p.border, lambda: p.lambda,
-    cueThreshold: p.cueThreshold, cueFactor: p.cueFactor, smoothness: p.smoothness, truncation: p.truncation,
+    cueThreshold: p.cueThreshold, cueFactor: p.cueFactor, smoothness: p.smoothness, truncation: p.truncation, onDemand,
   });
 }
+
+/** True when the energy carries no cost volume (costs are computed per label when needed). */
+export const costsOnDemand = (e: StereoEnergy): boolean => e.data.length === 0;
 
 /** Initial labeling: WTA over a window, all zero, or a given map. */
 export function initialLabeling(energy: StereoEnergy, p: MatchParams, given?: Uint16Array): Uint16Array {
@@ -91,6 +96,7 @@ export function initialLabeling(energy: StereoEnergy, p: MatchParams, given?: Ui
     return given.slice();
   }
   if (p.init === 'zero') return new Uint16Array(n);
+  if (costsOnDemand(energy)) return wtaFromSlices((d, buf) => energy.matcher.slice(d, buf), energy.width, energy.height, energy.labels, p.window);
   return wtaInit(energy.data, energy.width, energy.height, energy.labels, p.window);
 }
 
@@ -106,8 +112,12 @@ export async function match(left: Raster, right: Raster, options: MatchOptions):
   const init = initialLabeling(energy, params, options.initialLabels);
   const t2 = performance.now();
   const fallbacks: string[] = [];
+  const m = energy.matcher;
   const solver = await createMoveSolver(energy, {
     backend: options.backend ?? 'auto', graph: params.graph, verify: options.verify ?? false, onFallback: (reason) => fallbacks.push(reason),
+    dataSource: costsOnDemand(energy)
+      ? { kind: 'images', left: m.leftIntensity, right: m.rightIntensity, costs: { ...m.options, channels: m.channels } }
+      : undefined,
   });
   let result: ExpansionResult;
   try {

@@ -9,6 +9,16 @@ export const BACKENDS: readonly BackendName[] = ['auto', 'gpu', 'gpujs-cpu', 'bk
 
 export type InitKind = 'wta' | 'zero';
 
+/**
+ * Where data costs come from: a W·H·L volume built up front, or computed per
+ * label when needed (on the GPU from the images), or 'auto': on demand when
+ * the volume would exceed MAX_VOLUME_ENTRIES.
+ */
+export type CostsMode = 'auto' | 'volume' | 'on-demand';
+export const COSTS_MODES: readonly CostsMode[] = ['auto', 'volume', 'on-demand'];
+/** 2^28 int32 costs = 1 GiB: beyond it a volume is not built. */
+export const MAX_VOLUME_ENTRIES = 2 ** 28;
+
 /** Everything that shapes the energy and its minimisation. */
 export interface MatchParams {
   cost: CostKind;
@@ -31,6 +41,7 @@ export interface MatchParams {
   seed: number;
   /** Skip moves that cannot lower the energy (nothing changed since the label's last expansion). */
   skipUnchanged: boolean;
+  costs: CostsMode;
 }
 
 /** Defaults for a pair we know nothing about. */
@@ -49,4 +60,5 @@ export const DEFAULT_PARAMS: MatchParams = {
   cycles: 4,
   seed: 1,
   skipUnchanged: true,
+  costs: 'auto',
 };

@@ -5,6 +5,7 @@ import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { generateSyntheticScene } from '../data/synthetic';
 import { buildStereoEnergy } from '../costs';
 import { isWebGpuAvailable } from '../graphcut/gpuBackend';
+import { match } from '../stereo/match';
 
 const scene = generateSyntheticScene({ width: 48, height: 36, ndisp: 8, seed: 3 });
 const energy = buildStereoEnergy(scene.left, scene.right, { ndisp: 8, lambda: 20, smoothness: 'linear', truncation: 2 });
@@ -53,4 +54,22 @@ test("without a GPU, 'auto' runs BK and says why; 'gpu' is a clear error", async
   expect(s.backend).toBe('bk');
   expect(reasons[0]).toMatch(/no WebGPU adapter answered/);
   await expect(createMoveSolver(energy, { backend: 'gpu', graph: 'reversed', verify: false })).rejects.toThrow(/WebGPU requested but unavailable/);
+});
+
+describe('costs on demand (no cost volume)', () => {
+  test('the device kernels computing costs per label from the images give BK-on-the-volume energies and labels', async () => {
+    const small = generateSyntheticScene({ width: 40, height: 30, ndisp: 6, seed: 9 });
+    const onDemand = await match(small.left, small.right, { ndisp: 6, backend: 'gpujs-cpu', costs: 'on-demand', cycles: 2 });
+    const volume = await match(small.left, small.right, { ndisp: 6, backend: 'bk', costs: 'volume', cycles: 2 });
+    expect(onDemand.backend).toMatch(/webasm/);
+    expect(onDemand.initialEnergy).toEqual(volume.initialEnergy);
+    expect(onDemand.cycles.map((c) => c.energy.total)).toEqual(volume.cycles.map((c) => c.energy.total));
+    expect(Array.from(onDemand.disparity)).toEqual(Array.from(volume.disparity));
+  }, 300_000);
+
+  test('BK cannot run without the volume: a clear error naming --costs', async () => {
+    const small = generateSyntheticScene({ width: 40, height: 30, ndisp: 6, seed: 9 });
+    await expect(match(small.left, small.right, { ndisp: 6, backend: 'bk', costs: 'on-demand' })).rejects.toThrow(/--costs: .*only the GPU backend/);
+    await expect(match(small.left, small.right, { ndisp: 6, backend: 'bk', costs: 'sometimes' as never })).rejects.toThrow(/--costs: unknown value/);
+  });
 });

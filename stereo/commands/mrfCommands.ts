@@ -31,7 +31,8 @@ export async function exportMrfCommand(a: ExportMrfArgs, io: Io): Promise<number
   if (left.width !== right.width || left.height !== right.height) {
     throw new Error(`size mismatch: left ${a.left} is ${left.width}×${left.height}, right ${a.right} is ${right.width}×${right.height}`);
   }
-  const p = resolveParams(params);
+  // SMRF stores the whole cost volume: never on demand here.
+  const p = resolveParams({ ...params, costs: 'volume' });
   const energy = stereoEnergy(left, right, a.ndisp, p);
   writeSmrf(a.output, energy);
   io.out(`wrote ${a.output}: ${energy.width}×${energy.height}, ${energy.labels} labels, ${energy.smoothness} T=${energy.truncation}, cost scale ×${energy.scale}`);

@@ -25,6 +25,7 @@ export function withParamOptions<T>(y: Argv<T>) {
     .option('cycles', { type: 'string', describe: 'α-expansion cycles, or "converge" (default 4)' })
     .option('seed', { type: 'number', describe: 'seed of the random label order (default 1)' })
     .option('skip-unchanged', { type: 'boolean', describe: 'skip moves that cannot lower the energy: nothing changed since the label was last expanded (default true; --no-skip-unchanged runs every move)' })
+    .option('costs', { choices: ['auto', 'volume', 'on-demand'], describe: 'data costs as a W×H×L volume, or per label when needed (GPU only); auto: on demand beyond 2^28 costs (default auto)' })
     .option('backend', { choices: BACKENDS as unknown as string[], default: 'auto', describe: 'max-flow backend' })
     .option('verify', { type: 'boolean', default: false, describe: 'solve every cut also with the CPU solver and fail on any difference' });
 }
@@ -32,7 +33,7 @@ export function withParamOptions<T>(y: Argv<T>) {
 export interface ParamArgs {
   cost?: string; tau?: number; border?: string; lambda?: number; smoothness?: string; truncation?: number;
   'cue-threshold'?: number; 'cue-factor'?: number; init?: string; window?: number; order?: string; graph?: string;
-  cycles?: string; seed?: number; 'skip-unchanged'?: boolean;
+  cycles?: string; seed?: number; 'skip-unchanged'?: boolean; costs?: string;
 }
 
 function finiteNonNegative(name: string, v: number | undefined): number | undefined {
@@ -74,6 +75,7 @@ export function paramsFromArgs(a: ParamArgs): { params: Partial<MatchParams>; in
     cycles,
     seed: a.seed,
     skipUnchanged: a['skip-unchanged'],
+    costs: a.costs as MatchParams['costs'] | undefined,
   };
   if (params.cueFactor !== undefined && (!Number.isFinite(params.cueFactor) || params.cueFactor < 1)) {
     throw new Error(`--cue-factor: must be a finite number ≥ 1 (got ${String(params.cueFactor)})`);
