@@ -7,7 +7,7 @@ import { matchScene } from '../sceneMatch';
 import { matchSummaryJson, matchSummaryLines } from '../summary';
 import type { BackendName } from '../params';
 import { Io } from './common';
-import { paramsFromArgs, ParamArgs } from './paramOptions';
+import { paramsFromArgs, ParamArgs, progressReporter } from './paramOptions';
 import { evaluationLines } from './scoreFormat';
 
 export interface DemoArgs extends ParamArgs {
@@ -18,6 +18,7 @@ export interface DemoArgs extends ParamArgs {
   json: boolean;
   backend: string;
   verify: boolean;
+  progress?: boolean;
 }
 
 /** The main job on the built-in synthetic scene: match it, score it, write the disparity and error images. */
@@ -30,7 +31,7 @@ export async function demoCommand(a: DemoArgs, io: Io): Promise<number> {
   if (fs.existsSync(a.out) && !fs.statSync(a.out).isDirectory()) throw new Error(`--out: ${a.out} exists and is not a folder`);
   const ndisp = a.ndisp ?? Math.max(8, Math.round(a.width / 10));
   const scene = generateSyntheticScene({ width: a.width, height: a.height, ndisp, seed: a.seed ?? 1 });
-  const m = await matchScene(scene, params, { backend: a.backend as BackendName, verify: a.verify, thresholds: [1, 2] });
+  const m = await matchScene(scene, params, { backend: a.backend as BackendName, verify: a.verify, thresholds: [1, 2], onMove: progressReporter(a.progress, io.err) });
   fs.mkdirSync(a.out, { recursive: true });
   await writeSceneOutputs(a.out, a.out, scene, m.result);
   if (a.json) {

@@ -4,7 +4,7 @@ import { autoPngScale, writeDisparityPfm, writeDisparityPng } from '../disparity
 import { matchSummaryJson, matchSummaryLines } from '../summary';
 import type { BackendName } from '../params';
 import { checkInputFile, checkOutputPath, Io, readInitialLabels } from './common';
-import { paramsFromArgs, ParamArgs } from './paramOptions';
+import { paramsFromArgs, ParamArgs, progressReporter } from './paramOptions';
 
 export interface MatchArgs extends ParamArgs {
   left: string;
@@ -17,6 +17,7 @@ export interface MatchArgs extends ParamArgs {
   json: boolean;
   backend: string;
   verify: boolean;
+  progress?: boolean;
 }
 
 export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
@@ -35,7 +36,7 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
     throw new Error(`--ndisp: must be an integer with 0 < ndisp < image width ${left.width} (got ${a.ndisp})`);
   }
   const initialLabels = initFile ? await readInitialLabels(initFile, a['init-scale'] ?? 1, left.width, left.height, a.ndisp) : undefined;
-  const r = await match(left, right, { ...params, ndisp: a.ndisp, initialLabels, backend: a.backend as BackendName, verify: a.verify });
+  const r = await match(left, right, { ...params, ndisp: a.ndisp, initialLabels, backend: a.backend as BackendName, verify: a.verify, onMove: progressReporter(a.progress, io.err) });
   const scale = a.scale ?? autoPngScale(r.ndisp);
   await writeDisparityPng(a.output, r.disparity, r.width, r.height, scale);
   if (a.pfm) writeDisparityPfm(a.pfm, r.disparity, r.width, r.height);

@@ -27,6 +27,7 @@ export function withParamOptions<T>(y: Argv<T>) {
     .option('skip-unchanged', { type: 'boolean', describe: 'skip moves that cannot lower the energy: nothing changed since the label was last expanded (default true; --no-skip-unchanged runs every move)' })
     .option('costs', { choices: ['auto', 'volume', 'on-demand'], describe: 'data costs as a W×H×L volume, or per label when needed (GPU only); auto: on demand beyond 2^28 costs (default auto)' })
     .option('backend', { choices: BACKENDS as unknown as string[], default: 'auto', describe: 'max-flow backend' })
+    .option('progress', { type: 'boolean', default: false, describe: 'print a line per α-expansion move on stderr (cycle, move, pixels changed, seconds)' })
     .option('verify', { type: 'boolean', default: false, describe: 'solve every cut also with the CPU solver and fail on any difference' });
 }
 
@@ -82,4 +83,12 @@ export function paramsFromArgs(a: ParamArgs): { params: Partial<MatchParams>; in
   }
   for (const k of Object.keys(params) as (keyof MatchParams)[]) if (params[k] === undefined) delete params[k];
   return { params, initFile };
+}
+
+/** --progress: a line per move on stderr, with the seconds since the expansion started. */
+export function progressReporter(enabled: boolean | undefined, err: (line: string) => void) {
+  if (!enabled) return undefined;
+  const t0 = performance.now();
+  return (m: { cycle: number; alpha: number; index: number; count: number; changed: number }): void =>
+    err(`cycle ${m.cycle} move ${m.index + 1}/${m.count} (α=${m.alpha}): ${m.changed} pixels changed, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }

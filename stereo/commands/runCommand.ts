@@ -8,7 +8,7 @@ import { matchScene, type SceneMatch } from '../sceneMatch';
 import { matchSummaryJson } from '../summary';
 import type { BackendName } from '../params';
 import { Io } from './common';
-import { paramsFromArgs, ParamArgs } from './paramOptions';
+import { paramsFromArgs, ParamArgs, progressReporter } from './paramOptions';
 import { tableLines } from './scoreFormat';
 
 export interface RunArgs extends ParamArgs {
@@ -24,6 +24,7 @@ export interface RunArgs extends ParamArgs {
   json: boolean;
   backend: string;
   verify: boolean;
+  progress?: boolean;
 }
 
 const pct = (v: number | undefined): string => (v === undefined ? '-' : v.toFixed(2));
@@ -45,7 +46,7 @@ export async function runCommand(a: RunArgs, io: Io): Promise<number> {
   const thresholds = a.threshold ?? [1];
   const results: SceneMatch[] = [];
   for (const scene of scenes) {
-    const m = await matchScene(scene, params, { backend: a.backend as BackendName, verify: a.verify, thresholds });
+    const m = await matchScene(scene, params, { backend: a.backend as BackendName, verify: a.verify, thresholds, onMove: progressReporter(a.progress, io.err) });
     results.push(m);
     if (a.out !== undefined) {
       const dir = path.join(a.out, scene.name);
