@@ -9,18 +9,7 @@ import {
   type BorderRule,
   type CostKind,
 } from '../costs';
-
-/** Small seeded generator (mulberry32) so every trial is reproducible. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { createRng as rng } from '../graphcut/randomGraphs';
 
 /**
  * A random pair: the right image is the left shifted by a random disparity

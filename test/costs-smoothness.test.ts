@@ -1,17 +1,7 @@
 import type { Raster } from '../data/raster';
 import { computeEnergy } from '../expansion/energy';
 import { buildStereoEnergy, computeDataCostVolume, computeSmoothnessWeights, costScale } from '../costs';
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { createRng as rng } from '../graphcut/randomGraphs';
 
 function randomImage(rand: () => number, W: number, H: number, C: number, maxval: number): Raster {
   // Small steps between neighbours so both sides of the cue threshold occur.

@@ -1,15 +1,5 @@
 import { boxFilter, wtaFromSlices, wtaInit } from '../costs';
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { createRng as rng } from '../graphcut/randomGraphs';
 
 /** Window sum read cell by cell (clipped at the borders), then first argmin. */
 function naiveWta(vol: Int32Array, W: number, H: number, L: number, win: number): Uint16Array {
