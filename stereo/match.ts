@@ -1,7 +1,6 @@
 import type { Raster } from '../data/raster';
 import { buildStereoEnergy, wtaFromSlices, wtaInit, type StereoEnergy } from '../costs';
-import { alphaExpansion, type CycleReport, type ExpansionResult } from '../expansion/alphaExpansion';
-import type { EnergyBreakdown } from '../expansion/energy';
+import { alphaExpansion, type ExpansionResult } from '../expansion/alphaExpansion';
 import { createMoveSolver } from './backends';
 import { BackendName, COSTS_MODES, DEFAULT_PARAMS, MAX_VOLUME_ENTRIES, MatchParams } from './params';
 
@@ -26,7 +25,8 @@ export interface PhaseTimes {
   totalMs: number;
 }
 
-export interface MatchResult {
+/** What match() returns: the expansion's report (energies per cycle, cuts, backend) plus the disparity and how it was made. */
+export interface MatchResult extends Omit<ExpansionResult, 'labels'> {
   width: number;
   height: number;
   ndisp: number;
@@ -35,14 +35,7 @@ export interface MatchResult {
   params: MatchParams;
   /** The integer factor every cost carries (fractional λ made exact); energies are in these units. */
   costScale: number;
-  initialEnergy: EnergyBreakdown;
-  cycles: CycleReport[];
-  finalEnergy: EnergyBreakdown;
-  cuts: number;
-  backend: string;
-  device: string;
   times: PhaseTimes;
-  rejectedMoves: number;
   /** Why the run left the backend asked for ('auto' without a GPU, a lost device, an energy beyond f32), in order. */
   fallbacks: string[];
 }
@@ -130,21 +123,16 @@ export async function match(left: Raster, right: Raster, options: MatchOptions):
   const t3 = performance.now();
   const buildMs = result.cycles.reduce((s, c) => s + c.buildMs, 0);
   const flowMs = result.cycles.reduce((s, c) => s + c.flowMs, 0);
+  const { labels, ...report } = result;
   return {
+    ...report,
     width: energy.width,
     height: energy.height,
     ndisp: energy.labels,
-    disparity: result.labels,
+    disparity: labels,
     params,
     costScale: energy.scale,
-    initialEnergy: result.initialEnergy,
-    cycles: result.cycles,
-    finalEnergy: result.finalEnergy,
-    cuts: result.cuts,
-    backend: result.backend,
-    device: result.device,
     times: { costsMs: t1 - t0, initMs: t2 - t1, buildMs, flowMs, expansionMs: t3 - t2, totalMs: t3 - t0 },
-    rejectedMoves: result.rejectedMoves,
     fallbacks,
   };
 }
