@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { detectFormat, readDisparityFile, readFileBytes } from '../../data/imageIO';
+import { decodeImage, detectFormat, readFileBytes } from '../../data/imageIO';
 
 /** Where command output goes; tests capture it. */
 export interface Io {
@@ -27,7 +27,7 @@ export function checkInputFile(file: string, what: string): void {
 /** An initial labeling from a disparity file (PFM in pixels, or an integer image / scale), rounded to labels. */
 export async function readInitialLabels(file: string, scale: number, width: number, height: number, ndisp: number): Promise<Uint16Array> {
   checkInputFile(file, '--init');
-  const raw = await readEstimate(file, scale);
+  const raw = await readEstimate(file, scale, '--init-scale');
   if (raw.width !== width || raw.height !== height) throw new Error(`--init ${file}: ${raw.width}×${raw.height}, but the images are ${width}×${height}`);
   const out = new Uint16Array(width * height);
   for (let i = 0; i < out.length; i++) {
@@ -40,11 +40,18 @@ export async function readInitialLabels(file: string, scale: number, width: numb
 /**
  * A disparity estimate: PFM values are pixels; an integer image holds
  * disparity × scale, and 0 is disparity 0 (not "unknown": that convention is
- * for ground truth only).
+ * for ground truth only). `scale` is required for integer images (the error
+ * names `option`).
  */
-export async function readEstimate(file: string, scale: number): Promise<{ width: number; height: number; data: Float32Array }> {
+export async function readEstimate(file: string, scale: number | undefined, option = '--disp-scale'): Promise<{ width: number; height: number; data: Float32Array }> {
   checkInputFile(file, 'disparity');
-  const d = await readDisparityFile(file, scale);
-  if (detectFormat(readFileBytes(file)) !== 'pfm') for (let i = 0; i < d.data.length; i++) if (d.data[i] === Infinity) d.data[i] = 0;
-  return d;
+  const bytes = readFileBytes(file);
+  const pfm = detectFormat(bytes) === 'pfm';
+  if (!pfm && scale === undefined) {
+    throw new Error(`${option}: ${file} is an integer image; say what grey value one pixel of disparity is (stereocut match prints it)`);
+  }
+  const r = await decodeImage(bytes, file);
+  const data = new Float32Array(r.width * r.height);
+  for (let i = 0; i < data.length; i++) data[i] = pfm ? r.data[i * r.channels] : r.data[i * r.channels] / (scale as number);
+  return { width: r.width, height: r.height, data };
 }

@@ -29,11 +29,7 @@ export async function evalCommand(a: EvalArgs, io: Io): Promise<number> {
   if (a['error-image']) checkOutputPath(a['error-image'], '--error-image');
   const dispScale = a['disp-scale'];
   if (dispScale !== undefined && (!Number.isFinite(dispScale) || dispScale <= 0)) throw new Error(`--disp-scale: must be a positive number (got ${dispScale})`);
-  const fromPfm = isPfm(a.disparity);
-  if (!fromPfm && dispScale === undefined) {
-    throw new Error(`--disp-scale: ${a.disparity} is an integer image; say what grey value one pixel of disparity is (stereocut match prints it)`);
-  }
-  const est = await readEstimate(a.disparity, dispScale ?? 1);
+  const est = await readEstimate(a.disparity, dispScale);
 
   let groundTruth: Float32Array;
   let masks: SceneMasks = {};
