@@ -1,6 +1,12 @@
 #!/usr/bin/env node
 // Thin launcher: the command line lives in dist/stereo/cli.js (built by `npm run build`, run on install by `prepare`).
-require('../dist/stereo/cli.js').main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
-  (err) => { process.stderr.write(`stereocut: ${err && err.message ? err.message : String(err)}\n`); process.exitCode = 1; },
-);
+// It exits explicitly once stdout and stderr are flushed: the WebGPU runtime (Dawn) keeps
+// native handles open after the work is done, which would otherwise hold the process alive.
+const finish = (code) => {
+  process.exitCode = code;
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+};
+require('../dist/stereo/cli.js').main(process.argv.slice(2)).then(finish, (err) => {
+  process.stderr.write(`stereocut: ${err && err.message ? err.message : String(err)}\n`);
+  finish(1);
+});

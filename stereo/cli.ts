@@ -130,5 +130,9 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
 }
 
 if (require.main === module) {
-  main(process.argv.slice(2)).then((c) => { process.exitCode = c; });
+  // Exit once the output is flushed: the WebGPU runtime keeps native handles open after the work (see bin/stereocut.js).
+  main(process.argv.slice(2)).then((c) => {
+    process.exitCode = c;
+    process.stdout.write('', () => process.stderr.write('', () => process.exit(c)));
+  });
 }
