@@ -1,7 +1,7 @@
 import type { Raster } from '../data/raster';
 import { buildStereoEnergy, wtaFromSlices, wtaInit, type StereoEnergy } from '../costs';
 import { alphaExpansion, type ExpansionResult } from '../expansion/alphaExpansion';
-import { createMoveSolver } from './backends';
+import { createMoveSolver, type BackendOptions } from './backends';
 import { BackendName, COSTS_MODES, DEFAULT_PARAMS, MAX_VOLUME_ENTRIES, MatchParams } from './params';
 
 export interface MatchOptions extends Partial<MatchParams> {
@@ -14,6 +14,8 @@ export interface MatchOptions extends Partial<MatchParams> {
   verify?: boolean;
   /** Progress callback, once per α-expansion move. */
   onMove?: (info: { cycle: number; alpha: number; index: number; count: number; changed: number }) => void;
+  /** Device move settings for the GPU backends (K, rounds…); defaults are the measured best. */
+  gpu?: BackendOptions['gpu'];
 }
 
 export interface PhaseTimes {
@@ -107,7 +109,7 @@ export async function match(left: Raster, right: Raster, options: MatchOptions):
   const fallbacks: string[] = [];
   const m = energy.matcher;
   const solver = await createMoveSolver(energy, {
-    backend: options.backend ?? 'auto', graph: params.graph, verify: options.verify ?? false, onFallback: (reason) => fallbacks.push(reason),
+    backend: options.backend ?? 'auto', graph: params.graph, verify: options.verify ?? false, gpu: options.gpu, onFallback: (reason) => fallbacks.push(reason),
     dataSource: costsOnDemand(energy)
       ? { kind: 'images', left: m.leftIntensity, right: m.rightIntensity, costs: { ...m.options, channels: m.channels } }
       : undefined,

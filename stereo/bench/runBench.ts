@@ -2,10 +2,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { execFileSync } from 'child_process';
-import { alphaExpansion } from '../../expansion/alphaExpansion';
 import type { Scene } from '../../data/sceneTypes';
-import { createMoveSolver } from '../backends';
-import { initialLabeling, resolveParams, stereoEnergy } from '../match';
+import { match } from '../match';
 import { BACKENDS, type BackendName, type MatchParams } from '../params';
 import { sceneParamsFor } from '../sceneParams';
 import { badPixelPercent } from '../tune/badPixels';
@@ -91,31 +89,19 @@ const median = (v: number[]): number => {
 /** One timed pipeline run with a step's switches (what match() does, with the device options exposed). */
 async function runOnce(scene: Scene, name: string, backend: BackendName, step: BenchStep, base: Partial<MatchParams>, cycles: number) {
   const cfg = step.config;
-  const t0 = performance.now();
-  const p = resolveParams({ ...base, graph: cfg.graph, init: cfg.init, order: cfg.order, cycles });
-  const energy = stereoEnergy(scene.left, scene.right, scene.ndisp, p);
-  const t1 = performance.now();
-  const init = initialLabeling(energy, p);
-  const t2 = performance.now();
-  const solver = await createMoveSolver(energy, {
-    backend, graph: p.graph, verify: false,
+  const r = await match(scene.left, scene.right, {
+    ...base, graph: cfg.graph, init: cfg.init, order: cfg.order, cycles, ndisp: scene.ndisp, backend,
     gpu: { iterationsPerRound: cfg.k, fixedRounds: cfg.rounds === 'fixed' },
   });
-  let r;
-  try {
-    r = await alphaExpansion(energy, init, solver, { order: p.order, cycles: p.cycles, seed: p.seed });
-  } finally {
-    solver.dispose?.();
-  }
-  const t3 = performance.now();
   const sum = (k: string): number | undefined => (r.cycles.some((c) => c.stats[k] !== undefined) ? r.cycles.reduce((s, c) => s + (c.stats[k] ?? 0), 0) : undefined);
+  const { costsMs, initMs, buildMs, flowMs, totalMs } = r.times;
   return {
     name, backend: r.backend, device: r.device,
     times: {
-      costsMs: t1 - t0, initMs: t2 - t1, buildMs: r.cycles.reduce((s, c) => s + c.buildMs, 0), flowMs: r.cycles.reduce((s, c) => s + c.flowMs, 0), totalMs: t3 - t0,
+      costsMs, initMs, buildMs, flowMs, totalMs,
       pushRelabelMs: sum('pushRelabelMs'), globalRelabelMs: sum('globalRelabelMs'), fusedMs: sum('fusedMs'),
     },
-    labels: r.labels, energy: r.finalEnergy.total / energy.scale, cuts: r.cuts, cycles: r.cycles.length,
+    labels: r.disparity, energy: r.finalEnergy.total / r.costScale, cuts: r.cuts, cycles: r.cycles.length,
   };
 }
 
