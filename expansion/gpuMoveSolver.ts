@@ -3,7 +3,9 @@ import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import type { GpuContext } from '../graphcut/gpuBackend';
 import { cutCapacity, MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
 import { GpuPrecisionError } from '../graphcut/pushRelabel';
-import { bfsInitSource, bfsPassSource, pushRelabelSource, STATE_PLANES, PLANE } from '../graphcut/pushRelabelKernels';
+import {
+  bfsInitSource, bfsPassSource, bfsScanSource, pushRelabelSource, STATE_PLANES, PLANE, sweepPushSource, type BfsScheme, type PushScheme,
+} from '../graphcut/pushRelabelKernels';
 import { forwardGradients } from '../costs/dataCost';
 import { BinaryStepBuilder, type GraphVariant } from './binaryStep';
 import { computeEnergy, pairwise, type EnergyBreakdown, type MrfEnergy } from './energy';
@@ -38,9 +40,9 @@ import type { MoveResult, MoveSolver } from './moveSolver';
 
 export interface GpuMoveOptions {
   variant: GraphVariant;
-  /** K: push-relabel iterations per round (default 64, the best of 16/32/64/128 on tsukuba, H200). */
+  /** K: push-relabel iterations per round (default 16; with sweeps an iteration is a horizontal and a vertical pass; chosen on tsukuba and teddy, H200, BENCHMARKS.md). */
   iterationsPerRound?: number;
-  /** B: BFS levels of the global relabel after every round, and initially (default 64). */
+  /** B: BFS passes of the global relabel after every round, and initially (default 16). */
   bfsPasses?: number;
   /** Rounds per move in the first plan; later plans adapt to the rounds moves needed (default 4). */
   initialRounds?: number;
@@ -52,6 +54,12 @@ export interface GpuMoveOptions {
   verify?: boolean;
   /** Safety limit: a move needing more push-relabel iterations than this throws (default 4·10^6). */
   maxIterations?: number;
+  /** Push kernels: 'sweep' (default: segmented runs, a horizontal and a vertical pass per iteration) or 'lockstep' (one edge per pass). */
+  push?: PushScheme;
+  /** Global relabel passes: 'scan' (default: relaxation along straight residual runs) or 'level' (one BFS level per pass). */
+  bfs?: BfsScheme;
+  /** Segment length of the sweeps and longest run of a BFS scan (default 32). */
+  reach?: number;
 }
 
 /** The two ways the data term reaches the device. */
@@ -70,7 +78,7 @@ interface Plan {
 interface Kernels {
   caps: IKernelRunShortcut;
   init: IKernelRunShortcut;
-  step: IKernelRunShortcut;
+  steps: IKernelRunShortcut[];
   bfsInit: IKernelRunShortcut;
   bfsPass: IKernelRunShortcut;
   checkRows: IKernelRunShortcut;
@@ -133,13 +141,17 @@ export class GpuMoveSolver implements MoveSolver {
 
   constructor(private readonly ctx: GpuContext, private readonly energy: MrfEnergy, options: GpuMoveOptions, source: GpuDataSource = { kind: 'volume' }) {
     this.o = {
-      iterationsPerRound: 64, bfsPasses: 64, initialRounds: 4, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
+      iterationsPerRound: 16, bfsPasses: 16, initialRounds: 4, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
+      push: 'sweep', bfs: 'scan', reach: 32,
       ...options,
     };
-    for (const k of ['iterationsPerRound', 'bfsPasses', 'initialRounds', 'movesPerCall', 'maxIterations'] as const) {
+    for (const k of ['iterationsPerRound', 'bfsPasses', 'initialRounds', 'movesPerCall', 'maxIterations', 'reach'] as const) {
       const v = this.o[k];
       if (!Number.isInteger(v) || v < 1) throw new Error(`gpu expansion option ${k}: expected a positive integer, got ${String(v)}`);
     }
+    if (this.o.push !== 'sweep' && this.o.push !== 'lockstep') throw new Error(`gpu expansion option push: expected sweep or lockstep, got '${String(this.o.push)}'`);
+    if (this.o.bfs !== 'scan' && this.o.bfs !== 'level') throw new Error(`gpu expansion option bfs: expected scan or level, got '${String(this.o.bfs)}'`);
+    if (this.o.reach > 4096) throw new Error(`gpu expansion option reach: expected at most 4096, got ${this.o.reach}`);
     if (this.o.variant !== 'classic' && this.o.variant !== 'reversed') throw new Error(`gpu expansion option variant: expected classic or reversed, got '${String(this.o.variant)}'`);
     const { width: W, height: H, labels: L } = energy;
     this.W = W;
@@ -189,16 +201,18 @@ export class GpuMoveSolver implements MoveSolver {
     this.zeros3 = new Input(new Float32Array(3) as unknown as number[], [3]);
 
     const gpu = ctx.gpu;
-    const constants = { W, H, INF: this.n + 1, L };
+    const constants = { W, H, INF: this.n + 1, L, REACH: this.o.reach };
     const grid = (planes: number): IGPUKernelSettings => kernelSettings(planes > 1 ? [W, H, planes] : [W, H], constants);
     const line = (len: number): IGPUKernelSettings => kernelSettings([len], constants);
     const reversed = this.o.variant === 'reversed';
     this.kernels = {
       caps: gpu.createKernel(capacitySource(source.kind), grid(4)),
       init: gpu.createKernel(initStateSource(source.kind, this.costSpec, reversed), grid(STATE_PLANES)),
-      step: gpu.createKernel(pushRelabelSource(), grid(STATE_PLANES)),
+      steps: this.o.push === 'sweep'
+        ? [gpu.createKernel(sweepPushSource('h'), grid(STATE_PLANES)), gpu.createKernel(sweepPushSource('v'), grid(STATE_PLANES))]
+        : [gpu.createKernel(pushRelabelSource(), grid(STATE_PLANES))],
       bfsInit: gpu.createKernel(bfsInitSource(), grid(STATE_PLANES)),
-      bfsPass: gpu.createKernel(bfsPassSource(), grid(STATE_PLANES)),
+      bfsPass: gpu.createKernel(this.o.bfs === 'scan' ? bfsScanSource() : bfsPassSource(), grid(STATE_PLANES)),
       checkRows: gpu.createKernel(checkRowsSource(), line(H)),
       tally: gpu.createKernel(tallySource(), line(3)),
       startMove: gpu.createKernel(startMoveSource(), line(3)),
@@ -258,7 +272,7 @@ export class GpuMoveSolver implements MoveSolver {
         T = k.startMove(T);
         T = k.tally(k.checkRows(S, C), T);
         for (let r = 0; r < rounds; r++) {
-          for (let i = 0; i < K; i++) S = k.step(S, C);
+          for (let i = 0; i < K; i++) for (const step of k.steps) S = step(S, C);
           S = k.bfsInit(S, C);
           for (let b = 0; b < bfs; b++) S = k.bfsPass(S, C);
           T = k.tally(k.checkRows(S, C), T);

@@ -1,8 +1,11 @@
-import { Input, type IKernelRunShortcut, type IPipelineRunShortcut, type KernelOutput } from 'gpu.js';
+import { Input, type IGPUKernelSettings, type IKernelRunShortcut, type IPipelineRunShortcut, type KernelOutput } from 'gpu.js';
 import { MAX_GPU_EXACT_CAPACITY, validateGridGraph, type GridGraph } from './gridGraph';
 import type { MaxFlowResult, MaxFlowSolver } from './maxflow';
 import type { GpuContext } from './gpuBackend';
-import { bfsInitSource, bfsPassSource, CAPACITY_PLANES, PLANE, pushRelabelSource, STATE_PLANES } from './pushRelabelKernels';
+import {
+  bfsInitSource, bfsPassSource, bfsScanSource, CAPACITY_PLANES, PLANE, pushRelabelSource, STATE_PLANES, sweepPushSource,
+  type BfsScheme, type PushScheme,
+} from './pushRelabelKernels';
 
 /**
  * Exact push-relabel max-flow on gpu.js kernels (WebGPU on a real GPU, or
@@ -38,6 +41,12 @@ export interface PushRelabelOptions {
   bfsContinuePasses?: number;
   /** Safety limit on push-relabel iterations per solve; exceeding it throws (default 4·10^6). */
   maxIterations?: number;
+  /** 'sweep' (default): an iteration is a horizontal and a vertical segmented sweep; 'lockstep': one single-edge push-relabel pass. */
+  push?: PushScheme;
+  /** 'scan' (default): a BFS pass relaxes along straight residual runs; 'level': one BFS level per pass. */
+  bfs?: BfsScheme;
+  /** Segment length of the sweeps and longest run of a BFS scan (default 32). */
+  reach?: number;
 }
 
 const DEFAULTS: Required<PushRelabelOptions> = {
@@ -46,12 +55,15 @@ const DEFAULTS: Required<PushRelabelOptions> = {
   bfsPassesPerCall: 64,
   bfsContinuePasses: 256,
   maxIterations: 4_000_000,
+  push: 'sweep',
+  bfs: 'scan',
+  reach: 32,
 };
 
 /** Resolves and checks options; throws a one-line error naming the bad option. */
 export function resolvePushRelabelOptions(options: PushRelabelOptions = {}): Required<PushRelabelOptions> {
   const o = { ...DEFAULTS, ...options };
-  const positive: Array<keyof PushRelabelOptions> = ['iterationsPerRelabel', 'bfsPassesPerCall', 'bfsContinuePasses', 'maxIterations'];
+  const positive: Array<keyof PushRelabelOptions> = ['iterationsPerRelabel', 'bfsPassesPerCall', 'bfsContinuePasses', 'maxIterations', 'reach'];
   for (const k of positive) {
     const v = o[k];
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) {
@@ -61,6 +73,9 @@ export function resolvePushRelabelOptions(options: PushRelabelOptions = {}): Req
   if (o.globalRelabel !== 'pipeline' && o.globalRelabel !== 'perPass') {
     throw new Error(`push-relabel option globalRelabel: expected 'pipeline' or 'perPass', got '${String(o.globalRelabel)}'`);
   }
+  if (o.push !== 'sweep' && o.push !== 'lockstep') throw new Error(`push-relabel option push: expected 'sweep' or 'lockstep', got '${String(o.push)}'`);
+  if (o.bfs !== 'scan' && o.bfs !== 'level') throw new Error(`push-relabel option bfs: expected 'scan' or 'level', got '${String(o.bfs)}'`);
+  if (o.reach > 4096) throw new Error(`push-relabel option reach: expected at most 4096, got ${o.reach}`);
   return o;
 }
 
@@ -238,13 +253,16 @@ export class PushRelabelSolver implements MaxFlowSolver {
     const sizeKey = `${W}x${H}`;
     let sized = this.sized.get(sizeKey);
     if (!sized) {
-      const settings = { output: [W, H, STATE_PLANES], constants: { W, H, INF: W * H + 1 }, precision: 'single' as const };
+      const o = this.options;
+      const settings = pushRelabelKernelSettings(W, H, o.reach);
       const gpu = this.ctx.gpu;
       sized = {
         kernels: [
-          gpu.createKernel(pushRelabelSource(), settings),
+          ...(o.push === 'sweep'
+            ? [gpu.createKernel(sweepPushSource('h'), settings), gpu.createKernel(sweepPushSource('v'), settings)]
+            : [gpu.createKernel(pushRelabelSource(), settings)]),
           gpu.createKernel(bfsInitSource(), settings),
-          gpu.createKernel(bfsPassSource(), settings),
+          gpu.createKernel(o.bfs === 'scan' ? bfsScanSource() : bfsPassSource(), settings),
         ],
         pipelines: new Map(),
       };
@@ -253,11 +271,12 @@ export class PushRelabelSolver implements MaxFlowSolver {
     const key = `${iterations}:${init ? 1 : 0}:${bfs}`;
     let pipe = sized.pipelines.get(key);
     if (!pipe) {
-      const [step, bfsInit, bfsPass] = sized.kernels;
+      const steps = sized.kernels.slice(0, -2);
+      const [bfsInit, bfsPass] = sized.kernels.slice(-2);
       pipe = this.ctx.gpu.createPipeline(function (this: { constants: Record<string, unknown> }, S: unknown, C: unknown) {
         const c = this.constants as { iterations: number; init: number; bfs: number };
         let s = S;
-        for (let i = 0; i < c.iterations; i++) s = step(s, C);
+        for (let i = 0; i < c.iterations; i++) for (const step of steps) s = step(s, C);
         if (c.init) s = bfsInit(s, C);
         for (let i = 0; i < c.bfs; i++) s = bfsPass(s, C);
         return s;
@@ -273,6 +292,16 @@ export class PushRelabelSolver implements MaxFlowSolver {
     }
     this.sized.clear();
   }
+}
+
+/**
+ * Settings of the [W, H, 5] state kernels; loopMaxIterations (a real gpu.js
+ * setting missing from its typings) must admit the sweeps' segment walks.
+ */
+export function pushRelabelKernelSettings(W: number, H: number, reach: number): IGPUKernelSettings {
+  return {
+    output: [W, H, STATE_PLANES], constants: { W, H, INF: W * H + 1, REACH: reach }, precision: 'single', loopMaxIterations: Math.max(1000, reach + 1),
+  } as IGPUKernelSettings;
 }
 
 /** gpu.js reads typed arrays through Input although its typings only name number[]. */

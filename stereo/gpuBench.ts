@@ -8,6 +8,8 @@
  *   ablation   teddy and tsukuba: graph variant, init, order, K, moves per
  *              call, fixed vs adaptive rounds, and the per-graph solver of
  *              phase 1 with fused and per-pass global relabel
+ *   kernels    tsukuba and teddy: push sweep vs lockstep, BFS scan vs level,
+ *              K, B and the reach of sweeps and scans
  *   large      a synthetic W×H pair with L labels, costs computed on the
  *              device from the images (no volume anywhere)
  * Scenes come from $STEREO_DATA (Middlebury folders). The JSON is rewritten
@@ -146,6 +148,26 @@ async function main(): Promise<void> {
         ];
         for (const [label, spec] of variants) {
           await add('ablation', `${s} ${label}`, async () => runScene(await scene(s), spec));
+        }
+      }
+    } else if (sec === 'kernels') {
+      // Kernel schemes and round shapes: push sweep vs lockstep, BFS scan vs level, K, B and the reach.
+      for (const s of pick(['tsukuba', 'teddy'])) {
+        const grid: Array<[string, GpuMoveOptions['push'], GpuMoveOptions['bfs'], number, number, number]> = [
+          ['lockstep level K64 B64', 'lockstep', 'level', 64, 64, 32],
+          ['lockstep scan K64 B16', 'lockstep', 'scan', 64, 16, 32],
+          ['sweep level K16 B64', 'sweep', 'level', 16, 64, 32],
+          ['sweep scan K4 B8', 'sweep', 'scan', 4, 8, 32],
+          ['sweep scan K8 B8', 'sweep', 'scan', 8, 8, 32],
+          ['sweep scan K8 B16', 'sweep', 'scan', 8, 16, 32],
+          ['sweep scan K16 B16', 'sweep', 'scan', 16, 16, 32],
+          ['sweep scan K32 B16', 'sweep', 'scan', 32, 16, 32],
+          ['sweep scan K16 B32', 'sweep', 'scan', 16, 32, 32],
+          ['sweep scan K16 B16 R16', 'sweep', 'scan', 16, 16, 16],
+          ['sweep scan K16 B16 R64', 'sweep', 'scan', 16, 16, 64],
+        ];
+        for (const [label, push, bfs, K, B, reach] of grid) {
+          await add('kernels', `${s} ${label}`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { push, bfs, iterationsPerRound: K, bfsPasses: B, reach } }));
         }
       }
     } else if (sec === 'large') {

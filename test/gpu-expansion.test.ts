@@ -55,6 +55,24 @@ describe('GpuMoveSolver against the BK path', () => {
     const images: GpuDataSource = { kind: 'images', left: toIntensity8(scene.left), right: toIntensity8(scene.right), costs: { ...costs, channels: scene.left.channels } };
     await expectSameAsBk(cpu, energy, init, variant, images, `synthetic ${variant} images`);
   });
+
+  test('bad device options are refused with the option named', () => {
+    const energy = buildStereoEnergy(scene.left, scene.right, params);
+    const make = (o: object): GpuMoveSolver => new GpuMoveSolver(cpu, energy, { variant: 'reversed', ...o });
+    expect(() => make({ push: 'wave' })).toThrow(/option push/);
+    expect(() => make({ bfs: 'dfs' })).toThrow(/option bfs/);
+    expect(() => make({ reach: 0 })).toThrow(/option reach/);
+    expect(() => make({ reach: 10_000 })).toThrow(/option reach/);
+    expect(() => make({ iterationsPerRound: 2.5 })).toThrow(/option iterationsPerRound/);
+  });
+
+  test.each([
+    { push: 'lockstep', bfs: 'level' }, { push: 'lockstep', bfs: 'scan', reach: 4 }, { push: 'sweep', bfs: 'level', reach: 3 }, { push: 'sweep', bfs: 'scan', reach: 5 },
+  ] as const)('synthetic 48×36, every kernel scheme: %j', async (scheme) => {
+    const energy = buildStereoEnergy(scene.left, scene.right, params);
+    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
+    await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, `synthetic ${JSON.stringify(scheme)}`, scheme);
+  });
 });
 
 const dataRoot = process.env.STEREO_DATA ?? path.join(__dirname, '..', '..', 'shared', 'data', 'middlebury');

@@ -87,6 +87,28 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
     }
   });
 
+  test('every kernel scheme (sweep or lockstep push, scan or level BFS) and reach gives the exact answer on hundreds of random grids', async () => {
+    // Reaches below the grid size put segment borders inside the runs: flow must wait at them and still arrive.
+    const schemes: PushRelabelOptions[] = [
+      { push: 'sweep', bfs: 'scan', reach: 1 }, { push: 'sweep', bfs: 'scan', reach: 2 }, { push: 'sweep', bfs: 'scan', reach: 5 },
+      { push: 'sweep', bfs: 'level', reach: 3 }, { push: 'lockstep', bfs: 'scan', reach: 4 }, { push: 'lockstep', bfs: 'level' },
+    ];
+    const rng = createRng(4242);
+    let cases = 0;
+    for (const scheme of schemes) {
+      const solver = new PushRelabelSolver(cpu, { ...scheme, iterationsPerRelabel: 1 + Math.floor(rng() * 6), bfsPassesPerCall: 2, bfsContinuePasses: 4 });
+      for (let i = 0; i < 110; i++) {
+        const W = 1 + Math.floor(rng() * (i < 100 ? 14 : 40));
+        const H = 1 + Math.floor(rng() * (i < 100 ? 14 : 40));
+        const kind = exactKinds[Math.floor(rng() * exactKinds.length)];
+        const g = kind === 'expansion' && rng() < 0.5 ? expansionLikeGraph(rng, W, H, { reversed: rng() < 0.5 }) : randomGridGraph(rng, W, H, kind);
+        await expectSameAsBk(solver, g, `${W}×${H} ${kind} #${i} ${JSON.stringify(scheme)}`);
+        cases++;
+      }
+    }
+    expect(cases).toBe(660);
+  });
+
   test('stats count pipeline calls, iterations and global relabels', async () => {
     const solver = new PushRelabelSolver(cpu, { iterationsPerRelabel: 4, bfsPassesPerCall: 6 });
     const r = await solver.solve(expansionLikeGraph(createRng(9), 16, 12));
@@ -144,6 +166,10 @@ describe('options and factory', () => {
     expect(() => resolvePushRelabelOptions({ iterationsPerRelabel: 0 })).toThrow(/iterationsPerRelabel/);
     expect(() => resolvePushRelabelOptions({ bfsPassesPerCall: 1.5 })).toThrow(/bfsPassesPerCall/);
     expect(() => resolvePushRelabelOptions({ globalRelabel: 'sometimes' as never })).toThrow(/globalRelabel/);
+    expect(() => resolvePushRelabelOptions({ push: 'wave' as never })).toThrow(/option push/);
+    expect(() => resolvePushRelabelOptions({ bfs: 'dfs' as never })).toThrow(/option bfs/);
+    expect(() => resolvePushRelabelOptions({ reach: 0 })).toThrow(/option reach/);
+    expect(() => resolvePushRelabelOptions({ reach: 5000 })).toThrow(/option reach/);
   });
 
   test('backends by name: bk, gpujs-cpu, auto (BK without WebGPU); unknown names rejected', async () => {

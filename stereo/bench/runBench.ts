@@ -91,7 +91,7 @@ async function runOnce(scene: Scene, name: string, backend: BackendName, step: B
   const cfg = step.config;
   const r = await match(scene.left, scene.right, {
     ...base, graph: cfg.graph, init: cfg.init, order: cfg.order, cycles, ndisp: scene.ndisp, backend,
-    gpu: { iterationsPerRound: cfg.k, fixedRounds: cfg.rounds === 'fixed' },
+    gpu: { push: cfg.push, bfs: cfg.bfs, iterationsPerRound: cfg.k, fixedRounds: cfg.rounds === 'fixed' },
   });
   const sum = (k: string): number | undefined => (r.cycles.some((c) => c.stats[k] !== undefined) ? r.cycles.reduce((s, c) => s + (c.stats[k] ?? 0), 0) : undefined);
   const { costsMs, initMs, buildMs, flowMs, totalMs } = r.times;
@@ -118,7 +118,7 @@ export async function runBench(o: BenchOptions = {}): Promise<BenchResult> {
   if (!Number.isInteger(cycles) || cycles < 1) throw new Error(`--cycles: must be an integer ≥ 1 (got ${cycles})`);
   const repeat = o.repeat ?? 1;
   if (!Number.isInteger(repeat) || repeat < 1) throw new Error(`--repeat: must be an integer ≥ 1 (got ${repeat})`);
-  const k = { baseline: o.k?.baseline ?? 8, tuned: o.k?.tuned ?? 64 };
+  const k = { baseline: o.k?.baseline ?? 8, tuned: o.k?.tuned ?? 16 };
   const specs = o.scenes && o.scenes.length ? o.scenes : defaultBenchScenes();
   for (const b of backends) cumulativeSteps(techniques, b, k); // option errors before any scene loads
   const scenes: { spec: string; scene: Scene; name: string }[] = [];

@@ -1,5 +1,6 @@
 import type { GraphVariant } from '../../expansion/binaryStep';
 import type { LabelOrder } from '../../expansion/labelOrder';
+import type { BfsScheme, PushScheme } from '../../graphcut/pushRelabelKernels';
 import type { InitKind } from '../params';
 
 /**
@@ -8,20 +9,27 @@ import type { InitKind } from '../params';
  *   graph   Kolmogorov's construction → reversed terminals (§3.2)
  *   init    all-zero labeling → 9×9 WTA (§3.3)
  *   order   sequential labels → most frequent first (§3.4)
+ *   sweep   lockstep pushes over one edge per pass → segmented sweeps that
+ *           push along whole straight runs of admissible edges per pass (our
+ *           counterpart of the paper's repetitive block push-relabel, §4.2)
+ *   scan    global relabel one BFS level per pass → relaxation along
+ *           straight residual runs per pass (fewer passes per global relabel)
  *   k       push-relabel iterations per round between global relabels: baseline K → K
  *   rounds  a fixed number of push-relabel rounds (each ending in a global
  *           relabel) per device call → rounds adapted to what recent moves
  *           needed (fewer wasted rounds and readbacks: our counterpart of the
  *           paper's low-overhead global relabel scheme)
- * `k` and `rounds` act on the device push-relabel only; on BK they change
+ * `sweep`, `scan`, `k` and `rounds` act on the device push-relabel only; on BK they change
  * nothing and are left out. The final step is the device solver's default.
  */
-export type TechniqueId = 'graph' | 'init' | 'order' | 'k' | 'rounds';
-export const TECHNIQUES: readonly TechniqueId[] = ['graph', 'init', 'order', 'k', 'rounds'];
+export type TechniqueId = 'graph' | 'init' | 'order' | 'sweep' | 'scan' | 'k' | 'rounds';
+export const TECHNIQUES: readonly TechniqueId[] = ['graph', 'init', 'order', 'sweep', 'scan', 'k', 'rounds'];
 export const TECHNIQUE_LABELS: Record<TechniqueId, string> = {
   graph: 'reversed graph',
   init: 'WTA init',
   order: 'frequent-first order',
+  sweep: 'sweep push',
+  scan: 'scan BFS',
   k: 'K iterations per round',
   rounds: 'adaptive rounds',
 };
@@ -30,6 +38,9 @@ export interface TechniqueConfig {
   graph: GraphVariant;
   init: InitKind;
   order: LabelOrder;
+  /** Push kernels and global relabel passes (device backends). */
+  push: PushScheme;
+  bfs: BfsScheme;
   /** Push-relabel iterations per round (device backends). */
   k: number;
   rounds: 'fixed' | 'adaptive';
@@ -44,7 +55,7 @@ export interface BenchStep {
 
 /** Whether a technique changes anything on a backend. */
 export function appliesTo(t: TechniqueId, backend: string): boolean {
-  return !((t === 'k' || t === 'rounds') && backend === 'bk');
+  return !(t !== 'graph' && t !== 'init' && t !== 'order' && backend === 'bk');
 }
 
 export function parseTechniques(list: readonly string[] | undefined): TechniqueId[] {
@@ -64,11 +75,13 @@ export function cumulativeSteps(techniques: readonly TechniqueId[], backend: str
   for (const [name, v] of [['--baseline-k', k.baseline], ['--k', k.tuned]] as const) {
     if (!Number.isInteger(v) || v < 1) throw new Error(`${name}: must be an integer ≥ 1 (got ${v})`);
   }
-  let cfg: TechniqueConfig = { graph: 'classic', init: 'zero', order: 'sequential', k: k.baseline, rounds: 'fixed' };
+  let cfg: TechniqueConfig = { graph: 'classic', init: 'zero', order: 'sequential', push: 'lockstep', bfs: 'level', k: k.baseline, rounds: 'fixed' };
   // A technique left out stays at its final setting in every step, so the chain isolates the ones measured.
   if (!techniques.includes('graph')) cfg.graph = 'reversed';
   if (!techniques.includes('init')) cfg.init = 'wta';
   if (!techniques.includes('order')) cfg.order = 'frequent';
+  if (!techniques.includes('sweep')) cfg.push = 'sweep';
+  if (!techniques.includes('scan')) cfg.bfs = 'scan';
   if (!techniques.includes('k')) cfg.k = k.tuned;
   if (!techniques.includes('rounds')) cfg.rounds = 'adaptive';
   const steps: BenchStep[] = [{ id: 'baseline', label: 'baseline', config: { ...cfg } }];
@@ -78,6 +91,8 @@ export function cumulativeSteps(techniques: readonly TechniqueId[], backend: str
     if (t === 'graph') cfg.graph = 'reversed';
     if (t === 'init') cfg.init = 'wta';
     if (t === 'order') cfg.order = 'frequent';
+    if (t === 'sweep') cfg.push = 'sweep';
+    if (t === 'scan') cfg.bfs = 'scan';
     if (t === 'k') cfg.k = k.tuned;
     if (t === 'rounds') cfg.rounds = 'adaptive';
     steps.push({ id: t, label: `+ ${TECHNIQUE_LABELS[t]}`, config: cfg });
