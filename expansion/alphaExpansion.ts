@@ -2,6 +2,16 @@ import { computeEnergy, EnergyBreakdown, MrfEnergy } from './energy';
 import { LabelOrder, labelOrderForCycle } from './labelOrder';
 import type { MoveSolver } from './moveSolver';
 
+/** Progress of one move, for callers that report it. */
+export interface MoveProgress {
+  cycle: number;
+  alpha: number;
+  index: number;
+  count: number;
+  changed: number;
+  stats?: Record<string, number>;
+}
+
 export interface ExpansionOptions {
   /** Label order per cycle (default 'frequent', Choi & Park §3.4). */
   order?: LabelOrder;
@@ -23,7 +33,8 @@ export interface ExpansionOptions {
    */
   skipUnchanged?: boolean;
   /** Called after every move (progress reporting). */
-  onMove?: (info: { cycle: number; alpha: number; index: number; count: number; changed: number }) => void;
+  /** Called after every move (skipped ones included); `stats` holds the solver's counters of a move that ran a cut. */
+  onMove?: (info: MoveProgress) => void;
 }
 
 export interface CycleReport {
@@ -116,7 +127,7 @@ export async function alphaExpansion(
         for (const [k, v] of Object.entries(r.stats)) report.stats[k] = (report.stats[k] ?? 0) + v;
         if (r.changed > 0) { report.labelsChanged++; report.pixelsChanged += r.changed; }
         record(alphas[i], r.changed);
-        options.onMove?.({ cycle: c + 1, alpha: alphas[i], index: i, count: alphas.length, changed: r.changed });
+        options.onMove?.({ cycle: c + 1, alpha: alphas[i], index: i, count: alphas.length, changed: r.changed, stats: r.stats });
       }
     }
     for (let i = 0; i < (batch ? 0 : alphas.length); i++) {
@@ -150,7 +161,7 @@ export async function alphaExpansion(
       }
       if (changed > 0) { report.labelsChanged++; report.pixelsChanged += changed; }
       record(alpha, changed);
-      options.onMove?.({ cycle: c + 1, alpha, index: i, count: alphas.length, changed });
+      options.onMove?.({ cycle: c + 1, alpha, index: i, count: alphas.length, changed, stats: r.stats });
     }
     cuts += report.cuts;
     current = await energyOf(labels);

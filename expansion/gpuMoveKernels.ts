@@ -147,38 +147,83 @@ export function initStateSource(source: DataSourceKind, spec: ImageCostSpec | nu
   }`;
 }
 
+/** Side of the square tiles the reductions sum per thread. */
+export const TILE = 8;
+
 /**
- * Convergence test per row, [H]: counts pixels whose height is not a fixed
- * point of the BFS equations or that hold excess at a finite height (the
- * host test of PushRelabelSolver, as a gather over one row per thread).
+ * Convergence test per 8×8 tile, [ceil(W/8), ceil(H/8)]: counts pixels whose
+ * height is not a fixed point of the BFS equations or that hold excess at a
+ * finite height (the host test of PushRelabelSolver as a gather). Tiles, not
+ * rows: a row per thread leaves the GPU nearly idle and walks W pixels in
+ * series (0.46 ms per test at 384×288 on the H200, against a few µs).
  */
-export function checkRowsSource(): string {
+export function checkTilesSource(): string {
   return `function (S, C) {
-    const y = this.thread.x;
     let bad = 0.0;
-    for (let x = 0; x < ${W}; x++) {
-      const h = S[1][y][x];
-      if (S[0][y][x] > 0.0 && h < ${INF}) { bad = bad + 1.0; }
-      let want = 1.0;
-      if (S[4][y][x] <= 0.0) {
-        let m = ${INF} - 1.0;
-        if (x + 1 < ${W}) {
-          if (C[0][y][x] - S[2][y][x] > 0.0) { m = Math.min(m, S[1][y][x + 1]); }
+    for (let ty = 0; ty < ${TILE}; ty++) {
+      for (let tx = 0; tx < ${TILE}; tx++) {
+        const x = this.thread.x * ${TILE} + tx;
+        const y = this.thread.y * ${TILE} + ty;
+        if (x < ${W} && y < ${H}) {
+          const h = S[1][y][x];
+          if (S[0][y][x] > 0.0 && h < ${INF}) { bad = bad + 1.0; }
+          let want = 1.0;
+          if (S[4][y][x] <= 0.0) {
+            let m = ${INF} - 1.0;
+            if (x + 1 < ${W}) {
+              if (C[0][y][x] - S[2][y][x] > 0.0) { m = Math.min(m, S[1][y][x + 1]); }
+            }
+            if (y + 1 < ${H}) {
+              if (C[2][y][x] - S[3][y][x] > 0.0) { m = Math.min(m, S[1][y + 1][x]); }
+            }
+            if (x > 0) {
+              if (C[1][y][x - 1] + S[2][y][x - 1] > 0.0) { m = Math.min(m, S[1][y][x - 1]); }
+            }
+            if (y > 0) {
+              if (C[3][y - 1][x] + S[3][y - 1][x] > 0.0) { m = Math.min(m, S[1][y - 1][x]); }
+            }
+            want = Math.min(${INF}, m + 1.0);
+          }
+          if (want !== h) { bad = bad + 1.0; }
         }
-        if (y + 1 < ${H}) {
-          if (C[2][y][x] - S[3][y][x] > 0.0) { m = Math.min(m, S[1][y + 1][x]); }
-        }
-        if (x > 0) {
-          if (C[1][y][x - 1] + S[2][y][x - 1] > 0.0) { m = Math.min(m, S[1][y][x - 1]); }
-        }
-        if (y > 0) {
-          if (C[3][y - 1][x] + S[3][y - 1][x] > 0.0) { m = Math.min(m, S[1][y - 1][x]); }
-        }
-        want = Math.min(${INF}, m + 1.0);
       }
-      if (want !== h) { bad = bad + 1.0; }
     }
     return bad;
+  }`;
+}
+
+/** Pixels per 8×8 tile whose label differs between two labelings, [ceil(W/8), ceil(H/8)]. */
+export function changedTilesSource(): string {
+  return `function (A, B) {
+    let c = 0.0;
+    for (let ty = 0; ty < ${TILE}; ty++) {
+      for (let tx = 0; tx < ${TILE}; tx++) {
+        const x = this.thread.x * ${TILE} + tx;
+        const y = this.thread.y * ${TILE} + ty;
+        if (x < ${W} && y < ${H}) {
+          if (A[y][x] !== B[y][x]) { c = c + 1.0; }
+        }
+      }
+    }
+    return c;
+  }`;
+}
+
+/**
+ * One level of a tile reduction: sums of 8×8 blocks of an [AW, AH] array,
+ * [ceil(AW/8), ceil(AH/8)] (counts below 2^24: exact).
+ */
+export function sumTilesSource(): string {
+  return `function (A) {
+    let s = 0.0;
+    for (let ty = 0; ty < ${TILE}; ty++) {
+      for (let tx = 0; tx < ${TILE}; tx++) {
+        const x = this.thread.x * ${TILE} + tx;
+        const y = this.thread.y * ${TILE} + ty;
+        if (x < this.constants.AW && y < this.constants.AH) { s = s + A[y][x]; }
+      }
+    }
+    return s;
   }`;
 }
 
@@ -186,14 +231,17 @@ export function checkRowsSource(): string {
  * Move bookkeeping, [3]: T[0] = moves before this one that failed to
  * converge (the gate: a move after a failure leaves the labels alone),
  * T[1] = convergence checks of this move that failed, T[2] = 1 when the
- * latest check failed. tallySource adds one check's row counts.
+ * latest check failed. RB is a check's tile counts reduced to at most
+ * [FW, FH] = 8×8.
  */
 export function tallySource(): string {
   return `function (RB, T) {
     const i = this.thread.x;
     if (i === 0) { return T[0]; }
     let s = 0.0;
-    for (let r = 0; r < ${H}; r++) { s = s + RB[r]; }
+    for (let r = 0; r < this.constants.FH; r++) {
+      for (let c = 0; c < this.constants.FW; c++) { s = s + RB[r][c]; }
+    }
     let b = 0.0;
     if (s > 0.0) { b = 1.0; }
     if (i === 1) { return T[1] + b; }
@@ -226,23 +274,13 @@ export function applyCutSource(reversed: boolean): string {
   }`;
 }
 
-/** Pixels per row whose label differs between two labelings, [H]. */
-export function changedRowsSource(): string {
-  return `function (A, B) {
-    const y = this.thread.x;
-    let c = 0.0;
-    for (let x = 0; x < ${W}; x++) {
-      if (A[y][x] !== B[y][x]) { c = c + 1.0; }
-    }
-    return c;
-  }`;
-}
-
-/** Sum of an [H] vector, [1] (counts below 2^24: exact). */
-export function sumRowsSource(): string {
+/** Sum of a reduced [FW, FH] array (at most 8×8), [1]. */
+export function sumFinalSource(): string {
   return `function (R) {
     let s = 0.0;
-    for (let r = 0; r < ${H}; r++) { s = s + R[r]; }
+    for (let r = 0; r < this.constants.FH; r++) {
+      for (let c = 0; c < this.constants.FW; c++) { s = s + R[r][c]; }
+    }
     return s;
   }`;
 }

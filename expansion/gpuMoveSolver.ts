@@ -10,8 +10,8 @@ import { forwardGradients } from '../costs/dataCost';
 import { BinaryStepBuilder, type GraphVariant } from './binaryStep';
 import { computeEnergy, pairwise, type EnergyBreakdown, type MrfEnergy } from './energy';
 import {
-  applyCutSource, capacitySource, changedRowsSource, checkRowsSource, energyChunksSource, energyTermsSource,
-  initStateSource, startMoveSource, sumRowsSource, tallySource, type DataSourceKind, type ImageCostSpec,
+  applyCutSource, capacitySource, changedTilesSource, checkTilesSource, energyChunksSource, energyTermsSource,
+  initStateSource, startMoveSource, sumFinalSource, sumTilesSource, tallySource, TILE, type DataSourceKind, type ImageCostSpec,
 } from './gpuMoveKernels';
 import type { MoveResult, MoveSolver } from './moveSolver';
 
@@ -81,12 +81,14 @@ interface Kernels {
   steps: IKernelRunShortcut[];
   bfsInit: IKernelRunShortcut;
   bfsPass: IKernelRunShortcut;
-  checkRows: IKernelRunShortcut;
+  checkTiles: IKernelRunShortcut;
+  /** levels of the tile reduction, from [ceil(W/8), ceil(H/8)] down to at most 8×8 */
+  sumTiles: IKernelRunShortcut[];
   tally: IKernelRunShortcut;
   startMove: IKernelRunShortcut;
   apply: IKernelRunShortcut;
-  changedRows: IKernelRunShortcut;
-  sumRows: IKernelRunShortcut;
+  changedTiles: IKernelRunShortcut;
+  sumFinal: IKernelRunShortcut;
 }
 
 /** Counters for reports: what the device did, summed over the solver's life. */
@@ -205,6 +207,13 @@ export class GpuMoveSolver implements MoveSolver {
     const grid = (planes: number): IGPUKernelSettings => kernelSettings(planes > 1 ? [W, H, planes] : [W, H], constants);
     const line = (len: number): IGPUKernelSettings => kernelSettings([len], constants);
     const reversed = this.o.variant === 'reversed';
+    // Tile reduction levels: 8×8 tiles of pixels, then 8×8 blocks of tiles, until at most 8×8 values are left.
+    const tiles: number[][] = [[Math.ceil(W / TILE), Math.ceil(H / TILE)]];
+    while (tiles[tiles.length - 1][0] > TILE || tiles[tiles.length - 1][1] > TILE) {
+      const [w, h] = tiles[tiles.length - 1];
+      tiles.push([Math.ceil(w / TILE), Math.ceil(h / TILE)]);
+    }
+    const final = { FW: tiles[tiles.length - 1][0], FH: tiles[tiles.length - 1][1] };
     this.kernels = {
       caps: gpu.createKernel(capacitySource(source.kind), grid(4)),
       init: gpu.createKernel(initStateSource(source.kind, this.costSpec, reversed), grid(STATE_PLANES)),
@@ -213,12 +222,13 @@ export class GpuMoveSolver implements MoveSolver {
         : [gpu.createKernel(pushRelabelSource(), grid(STATE_PLANES))],
       bfsInit: gpu.createKernel(bfsInitSource(), grid(STATE_PLANES)),
       bfsPass: gpu.createKernel(this.o.bfs === 'scan' ? bfsScanSource() : bfsPassSource(), grid(STATE_PLANES)),
-      checkRows: gpu.createKernel(checkRowsSource(), line(H)),
-      tally: gpu.createKernel(tallySource(), line(3)),
+      checkTiles: gpu.createKernel(checkTilesSource(), kernelSettings(tiles[0], constants)),
+      sumTiles: tiles.slice(1).map((out, i) => gpu.createKernel(sumTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
+      tally: gpu.createKernel(tallySource(), kernelSettings([3], final)),
       startMove: gpu.createKernel(startMoveSource(), line(3)),
       apply: gpu.createKernel(applyCutSource(reversed), grid(1)),
-      changedRows: gpu.createKernel(changedRowsSource(), line(H)),
-      sumRows: gpu.createKernel(sumRowsSource(), line(1)),
+      changedTiles: gpu.createKernel(changedTilesSource(), kernelSettings(tiles[0], constants)),
+      sumFinal: gpu.createKernel(sumFinalSource(), kernelSettings([1], final)),
     };
     if (this.o.verify) {
       if (source.kind !== 'volume') throw new Error('gpu expansion: --verify needs the data cost volume on the host');
@@ -258,6 +268,7 @@ export class GpuMoveSolver implements MoveSolver {
     const wt = this.weights;
     const vt = this.vTable;
     const zeros = this.zeros3;
+    const reduce = (tiles: unknown): unknown => k.sumTiles.reduce((r, sum) => sum(r), tiles);
     const pipe = this.ctx.gpu.createPipeline(function (LB0: unknown, AL: unknown) {
       let LB = LB0;
       let T: unknown = zeros;
@@ -270,15 +281,15 @@ export class GpuMoveSolver implements MoveSolver {
         S = k.bfsInit(S, C);
         for (let b = 0; b < bfs; b++) S = k.bfsPass(S, C);
         T = k.startMove(T);
-        T = k.tally(k.checkRows(S, C), T);
+        T = k.tally(reduce(k.checkTiles(S, C)), T);
         for (let r = 0; r < rounds; r++) {
           for (let i = 0; i < K; i++) for (const step of k.steps) S = step(S, C);
           S = k.bfsInit(S, C);
           for (let b = 0; b < bfs; b++) S = k.bfsPass(S, C);
-          T = k.tally(k.checkRows(S, C), T);
+          T = k.tally(reduce(k.checkTiles(S, C)), T);
         }
         const next = k.apply(LB, S, AL, T, j);
-        outs.push(T, k.sumRows(k.changedRows(next, LB)));
+        outs.push(T, k.sumFinal(reduce(k.changedTiles(next, LB))));
         LB = next;
       }
       return verify ? [LB, ...outs, S, C] : [LB, ...outs];

@@ -10,6 +10,7 @@
  *              phase 1 with fused and per-pass global relabel
  *   kernels    tsukuba and teddy: push sweep vs lockstep, BFS scan vs level,
  *              K, B and the reach of sweeps and scans
+ *   passes     device time of one pass of each state kernel at three sizes
  *   large      a synthetic W×H pair with L labels, costs computed on the
  *              device from the images (no volume anywhere)
  * Scenes come from $STEREO_DATA (Middlebury folders). The JSON is rewritten
@@ -24,7 +25,11 @@ import { alphaExpansion } from '../expansion/alphaExpansion';
 import { GpuMoveSolver, type GpuMoveOptions } from '../expansion/gpuMoveSolver';
 import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
 import { createGpuContext } from '../graphcut/gpuBackend';
-import { PushRelabelSolver, type PushRelabelOptions } from '../graphcut/pushRelabel';
+import { Input, type IGPUKernelSettings } from 'gpu.js';
+import { PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../graphcut/pushRelabel';
+import { bfsInitSource, bfsPassSource, bfsScanSource, pushRelabelSource, sweepPushSource } from '../graphcut/pushRelabelKernels';
+import { createRng, expansionLikeGraph } from '../graphcut/randomGraphs';
+import { checkTilesSource, TILE } from '../expansion/gpuMoveKernels';
 import { createMoveSolver } from './backends';
 import { initialLabeling, match, resolveParams, stereoEnergy } from './match';
 import type { BackendName, MatchParams } from './params';
@@ -71,7 +76,7 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
   };
 }
 
-async function large(W: number, H: number, L: number, initKind: string, cycles: number): Promise<Json> {
+async function large(W: number, H: number, L: number, initKind: string, cycles: number, progress: Json[], save: () => void): Promise<Json> {
   const t0 = performance.now();
   const scene = generateSyntheticScene({ width: W, height: H, ndisp: L, seed: 7 });
   const t1 = performance.now();
@@ -79,7 +84,12 @@ async function large(W: number, H: number, L: number, initKind: string, cycles: 
   const r = await match(scene.left, scene.right, {
     ndisp: L, backend: 'gpu', costs: 'on-demand', init: initKind === 'wta' ? 'wta' : 'zero', cycles,
     // Progress on stderr, so a run stopped by a time limit still shows how far it got.
-    onMove: (m) => { if (m.index % 10 === 0) process.stderr.write(`cycle ${m.cycle} move ${m.index}/${m.count} at ${((performance.now() - t1) / 1000).toFixed(1)} s\n`); },
+    onMove: (m) => {
+      const at = (performance.now() - t1) / 1000;
+      process.stderr.write(`cycle ${m.cycle} move ${m.index}/${m.count} α=${m.alpha} changed ${m.changed} rounds ${m.stats?.rounds ?? '-'} at ${at.toFixed(1)} s\n`);
+      progress.push({ ...m, at });
+      save();
+    },
   });
   const gt = scene.groundTruth!;
   let bad = 0;
@@ -90,6 +100,70 @@ async function large(W: number, H: number, L: number, initKind: string, cycles: 
     energies: [r.initialEnergy.total, ...r.cycles.map((c) => c.energy.total)], cuts: r.cuts,
     ms: { scene: t1 - t0, ...r.times }, badPixelPercent: (100 * bad) / known,
   };
+}
+
+/**
+ * Device time of one pass of each state kernel at W×H: pipelines of 20 and
+ * 80 passes on an expansion-shaped graph after a global relabel, timed 3
+ * times each; (t80 − t20) / 60 cancels the per-call upload and readback.
+ */
+async function passCosts(W: number, H: number): Promise<Json> {
+  const ctx = await createGpuContext((process.env.GPU_BENCH_MODE as 'webgpu' | 'cpu' | undefined) ?? 'webgpu');
+  const g = expansionLikeGraph(createRng(1), W, H, { reversed: true });
+  const n = W * H;
+  const caps = new Float32Array(4 * n);
+  const state = new Float32Array(5 * n);
+  for (let p = 0; p < n; p++) {
+    const through = Math.min(g.source[p], g.sink[p]);
+    state[p] = g.source[p] - through;
+    state[4 * n + p] = g.sink[p] - through;
+    caps[p] = g.right[p]; caps[n + p] = g.rightRev[p]; caps[2 * n + p] = g.down[p]; caps[3 * n + p] = g.downRev[p];
+  }
+  const settings = pushRelabelKernelSettings(W, H, 32);
+  const k = {
+    lockstep: ctx.gpu.createKernel(pushRelabelSource(), settings),
+    sweepH: ctx.gpu.createKernel(sweepPushSource('h'), settings),
+    sweepV: ctx.gpu.createKernel(sweepPushSource('v'), settings),
+    bfsInit: ctx.gpu.createKernel(bfsInitSource(), settings),
+    bfsLevel: ctx.gpu.createKernel(bfsPassSource(), settings),
+    bfsScan: ctx.gpu.createKernel(bfsScanSource(), settings),
+    checkTiles: ctx.gpu.createKernel(checkTilesSource(), { output: [Math.ceil(W / TILE), Math.ceil(H / TILE)], constants: { W, H, INF: n + 1 }, precision: 'single' } as IGPUKernelSettings),
+  };
+  const S0 = new Input(state as unknown as number[], [W, H, 5]);
+  const C = new Input(caps as unknown as number[], [W, H, 4]);
+  const out: Json = { size: `${W}x${H}` };
+  for (const name of ['lockstep', 'sweepH', 'sweepV', 'bfsLevel', 'bfsScan', 'checkTiles'] as const) {
+    const time = async (passes: number): Promise<number> => {
+      const kern = k[name];
+      const init = k.bfsInit;
+      const scan = k.bfsScan;
+      const pipe = ctx.gpu.createPipeline(function (S: unknown, Cs: unknown) {
+        let s = init(S, Cs);
+        for (let i = 0; i < 8; i++) s = scan(s, Cs);
+        if (name === 'checkTiles') {
+          let r: unknown = null;
+          for (let i = 0; i < passes; i++) r = kern(s, Cs);
+          return r;
+        }
+        for (let i = 0; i < passes; i++) s = kern(s, Cs);
+        return init(s, Cs);
+      });
+      await pipe(S0, C);
+      let best = Infinity;
+      for (let rep = 0; rep < 3; rep++) {
+        const t = performance.now();
+        await pipe(S0, C);
+        best = Math.min(best, performance.now() - t);
+      }
+      void pipe.destroy();
+      return best;
+    };
+    const t20 = await time(20);
+    const t80 = await time(80);
+    out[name] = { msPerPass: (t80 - t20) / 60, callMs20: t20, callMs80: t80 };
+  }
+  ctx.destroy();
+  return out;
 }
 
 async function main(): Promise<void> {
@@ -155,16 +229,11 @@ async function main(): Promise<void> {
       for (const s of pick(['tsukuba', 'teddy'])) {
         const grid: Array<[string, GpuMoveOptions['push'], GpuMoveOptions['bfs'], number, number, number]> = [
           ['lockstep level K64 B64', 'lockstep', 'level', 64, 64, 32],
-          ['lockstep scan K64 B16', 'lockstep', 'scan', 64, 16, 32],
-          ['sweep level K16 B64', 'sweep', 'level', 16, 64, 32],
-          ['sweep scan K4 B8', 'sweep', 'scan', 4, 8, 32],
-          ['sweep scan K8 B8', 'sweep', 'scan', 8, 8, 32],
-          ['sweep scan K8 B16', 'sweep', 'scan', 8, 16, 32],
-          ['sweep scan K16 B16', 'sweep', 'scan', 16, 16, 32],
-          ['sweep scan K32 B16', 'sweep', 'scan', 32, 16, 32],
-          ['sweep scan K16 B32', 'sweep', 'scan', 16, 32, 32],
+          ['sweep scan K8 B16 R16', 'sweep', 'scan', 8, 16, 16],
           ['sweep scan K16 B16 R16', 'sweep', 'scan', 16, 16, 16],
-          ['sweep scan K16 B16 R64', 'sweep', 'scan', 16, 16, 64],
+          ['sweep scan K32 B16 R16', 'sweep', 'scan', 32, 16, 16],
+          ['sweep scan K16 B16 R32', 'sweep', 'scan', 16, 16, 32],
+          ['sweep scan K16 B8 R32', 'sweep', 'scan', 16, 8, 32],
         ];
         for (const [label, push, bfs, K, B, reach] of grid) {
           await add('kernels', `${s} ${label}`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { push, bfs, iterationsPerRound: K, bfsPasses: B, reach } }));
@@ -173,7 +242,11 @@ async function main(): Promise<void> {
     } else if (sec === 'large') {
       const [, dims, initKind, cyc] = full.split(':');
       const [W, H, L] = (dims ?? '3000x2000x300').split('x').map(Number);
-      await add('large', sec, () => large(W, H, L, initKind ?? 'zero', cyc ? Number(cyc) : 4));
+      const progress: Json[] = [];
+      report.largeProgress = progress;
+      await add('large', sec, () => large(W, H, L, initKind ?? 'zero', cyc ? Number(cyc) : 4, progress, save));
+    } else if (sec === 'passes') {
+      for (const [W, H] of (process.env.GPU_BENCH_MODE ? [[24, 16]] : [[384, 288], [1500, 1000], [3000, 2000]])) await add('passes', `${W}x${H}`, () => passCosts(W, H));
     } else {
       throw new Error(`gpuBench: unknown section '${sec}'`);
     }

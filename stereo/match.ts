@@ -1,6 +1,6 @@
 import type { Raster } from '../data/raster';
 import { buildStereoEnergy, wtaFromSlices, wtaInit, type StereoEnergy } from '../costs';
-import { alphaExpansion, type ExpansionResult } from '../expansion/alphaExpansion';
+import { alphaExpansion, type ExpansionResult, type MoveProgress } from '../expansion/alphaExpansion';
 import { createMoveSolver, type BackendOptions } from './backends';
 import { BackendName, COSTS_MODES, DEFAULT_PARAMS, MAX_VOLUME_ENTRIES, MatchParams } from './params';
 
@@ -13,7 +13,7 @@ export interface MatchOptions extends Partial<MatchParams> {
   /** Solve every cut also with the CPU solver and fail on any difference. */
   verify?: boolean;
   /** Progress callback, once per α-expansion move. */
-  onMove?: (info: { cycle: number; alpha: number; index: number; count: number; changed: number }) => void;
+  onMove?: (info: MoveProgress) => void;
   /** Device move settings for the GPU backends (K, rounds…); defaults are the measured best. */
   gpu?: BackendOptions['gpu'];
 }
