@@ -38,9 +38,14 @@ import type { MoveResult, MoveSolver } from './moveSolver';
  * which is what makes a fixed, speculative number of rounds safe.
  */
 
+/** Moves whose needs choose the next rounds; the fixed cost of a call in rounds; the most rounds a plan gets. */
+const ADAPT_WINDOW = 32;
+const CALL_COST_IN_ROUNDS = 2;
+const MAX_ROUNDS = 1 << 12;
+
 export interface GpuMoveOptions {
   variant: GraphVariant;
-  /** K: push-relabel iterations per round (default 16; with sweeps an iteration is a horizontal and a vertical pass; chosen on tsukuba and teddy, H200, BENCHMARKS.md). */
+  /** K: push-relabel iterations per round (default 32; with sweeps an iteration is a horizontal and a vertical pass; chosen on tsukuba and teddy, H200, BENCHMARKS.md). */
   iterationsPerRound?: number;
   /** B: BFS passes of the global relabel after every round, and initially (default 16). */
   bfsPasses?: number;
@@ -58,7 +63,7 @@ export interface GpuMoveOptions {
   push?: PushScheme;
   /** Global relabel passes: 'scan' (default: relaxation along straight residual runs) or 'level' (one BFS level per pass). */
   bfs?: BfsScheme;
-  /** Segment length of the sweeps and longest run of a BFS scan (default 32). */
+  /** Segment length of the sweeps and longest run of a BFS scan (default 16). */
   reach?: number;
 }
 
@@ -137,14 +142,16 @@ export class GpuMoveSolver implements MoveSolver {
   private readonly costSpec: ImageCostSpec | null;
   private rounds: number;
   private bfs: number;
+  /** Rounds the most recent moves needed (adapt()). */
+  private readonly history: number[] = [];
   private energyPipe?: IPipelineRunShortcut;
   private energyChunk = 1;
   private readonly verifier?: { builder: BinaryStepBuilder; bk: BoykovKolmogorovSolver; cuts: number };
 
   constructor(private readonly ctx: GpuContext, private readonly energy: MrfEnergy, options: GpuMoveOptions, source: GpuDataSource = { kind: 'volume' }) {
     this.o = {
-      iterationsPerRound: 16, bfsPasses: 16, initialRounds: 4, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
-      push: 'sweep', bfs: 'scan', reach: 32,
+      iterationsPerRound: 32, bfsPasses: 16, initialRounds: 4, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
+      push: 'sweep', bfs: 'scan', reach: 16,
       ...options,
     };
     for (const k of ['iterationsPerRound', 'bfsPasses', 'initialRounds', 'movesPerCall', 'maxIterations', 'reach'] as const) {
@@ -392,17 +399,29 @@ export class GpuMoveSolver implements MoveSolver {
   }
 
   /**
-   * Next plans get the rounds that three quarters of the last call's moves
-   * needed, rounded up to a power of two (which keeps the plan cache small):
-   * provisioning for the slowest move makes every move pay for it, while a
-   * move that needs more is simply redone with twice the rounds.
+   * Rounds for the next plans, from the rounds the last ADAPT_WINDOW moves
+   * needed: the power of two (which keeps the plan cache small) that would
+   * have cost them the least, counting each call's fixed cost and, for a
+   * move that needs more, the failed call plus its redo with twice the
+   * rounds. Provisioning for the slowest move makes every move pay for it;
+   * provisioning for the last move alone (moves vary a lot) redoes too many.
    */
   private adapt(rounds: number[]): void {
-    const sorted = [...rounds].sort((a, b) => a - b);
-    const needed = sorted[Math.min(sorted.length - 1, Math.floor(0.75 * sorted.length))] ?? 1;
-    let r = 1;
-    while (r < needed) r *= 2;
-    this.rounds = Math.max(1, Math.min(r, 1 << 12));
+    this.history.push(...rounds);
+    if (this.history.length > ADAPT_WINDOW) this.history.splice(0, this.history.length - ADAPT_WINDOW);
+    let best = 1;
+    let bestCost = Infinity;
+    for (let R = 1; R <= MAX_ROUNDS; R *= 2) {
+      let cost = 0;
+      for (const need of this.history) {
+        for (let r = R; ; r *= 2) {
+          cost += r + CALL_COST_IN_ROUNDS;
+          if (need <= r) break;
+        }
+      }
+      if (cost < bestCost) { bestCost = cost; best = R; }
+    }
+    this.rounds = best;
     this.bfs = this.o.bfsPasses;
   }
 

@@ -26,7 +26,7 @@ import {
 export type GlobalRelabelMode = 'pipeline' | 'perPass';
 
 export interface PushRelabelOptions {
-  /** K: lockstep push-relabel iterations between two global relabels (default 128, the fastest of 8/32/128 measured on an H200 at 384×288). */
+  /** K: push-relabel iterations between two global relabels (default 32, as the device moves; with lockstep pushes 128 was the fastest of 8/32/128 on an H200 at 384×288). */
   iterationsPerRelabel?: number;
   /**
    * 'pipeline' (default): the K iterations and the BFS levels of the next
@@ -45,19 +45,19 @@ export interface PushRelabelOptions {
   push?: PushScheme;
   /** 'scan' (default): a BFS pass relaxes along straight residual runs; 'level': one BFS level per pass. */
   bfs?: BfsScheme;
-  /** Segment length of the sweeps and longest run of a BFS scan (default 32). */
+  /** Segment length of the sweeps and longest run of a BFS scan (default 16). */
   reach?: number;
 }
 
 const DEFAULTS: Required<PushRelabelOptions> = {
-  iterationsPerRelabel: 128,
+  iterationsPerRelabel: 32,
   globalRelabel: 'pipeline',
   bfsPassesPerCall: 64,
   bfsContinuePasses: 256,
   maxIterations: 4_000_000,
   push: 'sweep',
   bfs: 'scan',
-  reach: 32,
+  reach: 16,
 };
 
 /** Resolves and checks options; throws a one-line error naming the bad option. */
