@@ -45,7 +45,7 @@ const MAX_ROUNDS = 1 << 12;
 
 export interface GpuMoveOptions {
   variant: GraphVariant;
-  /** K: push-relabel iterations per round (default 32; with sweeps an iteration is a horizontal and a vertical pass; chosen on tsukuba and teddy, H200, BENCHMARKS.md). */
+  /** K: push-relabel iterations per round (default 16; with sweeps an iteration is a horizontal and a vertical pass; chosen on tsukuba and teddy, H200, BENCHMARKS.md). */
   iterationsPerRound?: number;
   /** B: BFS passes of the global relabel after every round, and initially (default 16). */
   bfsPasses?: number;
@@ -63,7 +63,7 @@ export interface GpuMoveOptions {
   push?: PushScheme;
   /** Global relabel passes: 'scan' (default: relaxation along straight residual runs) or 'level' (one BFS level per pass). */
   bfs?: BfsScheme;
-  /** Segment length of the sweeps and longest run of a BFS scan (default 16). */
+  /** Segment length of the sweeps and longest run of a BFS scan (default: defaultReach). */
   reach?: number;
 }
 
@@ -110,6 +110,16 @@ export interface GpuMoveCounters {
   hostMs: number;
 }
 
+/**
+ * Default reach: 16 up to 512 pixels a side, 32 above. A global relabel of
+ * B scans covers distances up to about B·reach per straight stretch; on
+ * tsukuba and teddy 16 beat 32 (cheaper passes), while on 1500×1000 and
+ * 3000×2000 pairs moves needed far more rounds with 16 (H200, BENCHMARKS.md).
+ */
+export function defaultReach(width: number, height: number): number {
+  return Math.max(width, height) > 512 ? 32 : 16;
+}
+
 /** V(a, b) satisfies V(a, c) ≤ V(a, b) + V(b, c) for all labels: then no expansion graph is ever truncated. */
 export function isMetricTable(e: MrfEnergy): boolean {
   if (e.smoothness === 'potts' || e.smoothness === 'linear') return true;
@@ -150,8 +160,8 @@ export class GpuMoveSolver implements MoveSolver {
 
   constructor(private readonly ctx: GpuContext, private readonly energy: MrfEnergy, options: GpuMoveOptions, source: GpuDataSource = { kind: 'volume' }) {
     this.o = {
-      iterationsPerRound: 32, bfsPasses: 16, initialRounds: 4, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
-      push: 'sweep', bfs: 'scan', reach: 16,
+      iterationsPerRound: 16, bfsPasses: 16, initialRounds: 4, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
+      push: 'sweep', bfs: 'scan', reach: defaultReach(energy.width, energy.height),
       ...options,
     };
     for (const k of ['iterationsPerRound', 'bfsPasses', 'initialRounds', 'movesPerCall', 'maxIterations', 'reach'] as const) {

@@ -118,7 +118,7 @@ export async function runBench(o: BenchOptions = {}): Promise<BenchResult> {
   if (!Number.isInteger(cycles) || cycles < 1) throw new Error(`--cycles: must be an integer ≥ 1 (got ${cycles})`);
   const repeat = o.repeat ?? 1;
   if (!Number.isInteger(repeat) || repeat < 1) throw new Error(`--repeat: must be an integer ≥ 1 (got ${repeat})`);
-  const k = { baseline: o.k?.baseline ?? 8, tuned: o.k?.tuned ?? 32 };
+  const k = { baseline: o.k?.baseline ?? 8, tuned: o.k?.tuned ?? 16 };
   const specs = o.scenes && o.scenes.length ? o.scenes : defaultBenchScenes();
   for (const b of backends) cumulativeSteps(techniques, b, k); // option errors before any scene loads
   const scenes: { spec: string; scene: Scene; name: string }[] = [];

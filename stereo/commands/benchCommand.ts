@@ -29,7 +29,7 @@ export function benchOptions<T>(y: Argv<T>) {
     .option('cycles', { type: 'number', default: 4, describe: 'α-expansion cycles per run' })
     .option('repeat', { type: 'number', default: 1, describe: 'runs per configuration (median reported)' })
     .option('baseline-k', { type: 'number', default: 8, describe: 'push-relabel iterations per round in the baseline' })
-    .option('k', { type: 'number', default: 32, describe: 'push-relabel iterations per round once the K technique is on' })
+    .option('k', { type: 'number', default: 16, describe: 'push-relabel iterations per round once the K technique is on' })
     .option('json', { type: 'boolean', default: false, describe: 'print the result as JSON instead of tables' })
     .option('json-out', { type: 'string', describe: 'also save the JSON result here' })
     .option('markdown', { type: 'string', describe: 'write BENCHMARKS.md-style markdown here' })
