@@ -160,11 +160,7 @@ export const TILE = 8;
 export function checkTilesSource(): string {
   return `function (S, C) {
     let bad = 0.0;
-    for (let ty = 0; ty < ${TILE}; ty++) {
-      for (let tx = 0; tx < ${TILE}; tx++) {
-        const x = this.thread.x * ${TILE} + tx;
-        const y = this.thread.y * ${TILE} + ty;
-        if (x < ${W} && y < ${H}) {
+    ${overTile(W, H, `
           const h = S[1][y][x];
           if (S[0][y][x] > 0.0 && h < ${INF}) { bad = bad + 1.0; }
           let want = 1.0;
@@ -184,10 +180,7 @@ export function checkTilesSource(): string {
             }
             want = Math.min(${INF}, m + 1.0);
           }
-          if (want !== h) { bad = bad + 1.0; }
-        }
-      }
-    }
+          if (want !== h) { bad = bad + 1.0; }`)}
     return bad;
   }`;
 }
@@ -196,15 +189,7 @@ export function checkTilesSource(): string {
 export function changedTilesSource(): string {
   return `function (A, B) {
     let c = 0.0;
-    for (let ty = 0; ty < ${TILE}; ty++) {
-      for (let tx = 0; tx < ${TILE}; tx++) {
-        const x = this.thread.x * ${TILE} + tx;
-        const y = this.thread.y * ${TILE} + ty;
-        if (x < ${W} && y < ${H}) {
-          if (A[y][x] !== B[y][x]) { c = c + 1.0; }
-        }
-      }
-    }
+    ${overTile(W, H, 'if (A[y][x] !== B[y][x]) { c = c + 1.0; }')}
     return c;
   }`;
 }
@@ -216,15 +201,22 @@ export function changedTilesSource(): string {
 export function sumTilesSource(): string {
   return `function (A) {
     let s = 0.0;
-    for (let ty = 0; ty < ${TILE}; ty++) {
+    ${overTile('this.constants.AW', 'this.constants.AH', 's = s + A[y][x];')}
+    return s;
+  }`;
+}
+
+/** `body` for every (x, y) of the thread's 8×8 tile that lies inside a width × height array. */
+function overTile(width: string, height: string, body: string): string {
+  return `for (let ty = 0; ty < ${TILE}; ty++) {
       for (let tx = 0; tx < ${TILE}; tx++) {
         const x = this.thread.x * ${TILE} + tx;
         const y = this.thread.y * ${TILE} + ty;
-        if (x < this.constants.AW && y < this.constants.AH) { s = s + A[y][x]; }
+        if (x < ${width} && y < ${height}) {
+          ${body}
+        }
       }
-    }
-    return s;
-  }`;
+    }`;
 }
 
 /**

@@ -163,24 +163,7 @@ export class PushRelabelSolver implements MaxFlowSolver {
     const INF = n + 1;
     const o = this.options;
 
-    // Net terminal capacities: min(c_s, c_t) goes straight through p, the rest is excess or sink residual.
-    const caps = new Float32Array(CAPACITY_PLANES * n);
-    const state = new Float32Array(STATE_PLANES * n);
-    const sinkResidual0 = new Float64Array(n);
-    let baseFlow = 0;
-    for (let p = 0; p < n; p++) {
-      const cs = graph.source[p];
-      const ct = graph.sink[p];
-      const through = Math.min(cs, ct);
-      baseFlow += through;
-      state[PLANE.excess * n + p] = cs - through;
-      state[PLANE.sinkResidual * n + p] = ct - through;
-      sinkResidual0[p] = ct - through;
-      caps[p] = graph.right[p];
-      caps[n + p] = graph.rightRev[p];
-      caps[2 * n + p] = graph.down[p];
-      caps[3 * n + p] = graph.downRev[p];
-    }
+    const { caps, state, sinkResidual0, baseFlow } = initialKernelState(graph);
     const capsInput = asInput(caps, W, H, CAPACITY_PLANES);
     const stats: CallStats = {
       pipelineCalls: 0, readbacks: 0, iterations: 0, globalRelabels: 0, bfsPasses: 0,
@@ -302,6 +285,33 @@ export function pushRelabelKernelSettings(W: number, H: number, reach: number): 
   return {
     output: [W, H, STATE_PLANES], constants: { W, H, INF: W * H + 1, REACH: reach }, precision: 'single', loopMaxIterations: Math.max(1000, reach + 1),
   } as IGPUKernelSettings;
+}
+
+/**
+ * The kernels' starting arrays for a graph: terminal capacities netted
+ * (min(c_s, c_t) goes straight through p and counts as flow; the rest is
+ * excess or sink residual), heights and flows 0, and the capacity planes.
+ */
+export function initialKernelState(graph: GridGraph): { caps: Float32Array; state: Float32Array; sinkResidual0: Float64Array; baseFlow: number } {
+  const n = graph.width * graph.height;
+  const caps = new Float32Array(CAPACITY_PLANES * n);
+  const state = new Float32Array(STATE_PLANES * n);
+  const sinkResidual0 = new Float64Array(n);
+  let baseFlow = 0;
+  for (let p = 0; p < n; p++) {
+    const cs = graph.source[p];
+    const ct = graph.sink[p];
+    const through = Math.min(cs, ct);
+    baseFlow += through;
+    state[PLANE.excess * n + p] = cs - through;
+    state[PLANE.sinkResidual * n + p] = ct - through;
+    sinkResidual0[p] = ct - through;
+    caps[p] = graph.right[p];
+    caps[n + p] = graph.rightRev[p];
+    caps[2 * n + p] = graph.down[p];
+    caps[3 * n + p] = graph.downRev[p];
+  }
+  return { caps, state, sinkResidual0, baseFlow };
 }
 
 /** gpu.js reads typed arrays through Input although its typings only name number[]. */

@@ -208,14 +208,11 @@ export function bfsInitSource(): string {
 }
 
 /**
- * One level of the reverse BFS from the sink, as a gather:
- * h(p) ← min(h(p), 1 + min h(q) over residual edges p → q), clamped to INF.
- * Starting from bfsInit, the values only decrease and stay upper bounds of
- * the residual distance to the sink; at a fixed point they equal it.
+ * Start of both BFS passes: only the height plane changes, a pixel with sink
+ * residual is at distance 1, and m starts from the current upper bound.
  */
-export function bfsPassSource(): string {
-  return `function (S, C) {
-    const x = this.thread.x;
+function bfsHead(): string {
+  return `const x = this.thread.x;
     const y = this.thread.y;
     const z = this.thread.z;
     if (z !== 1) {
@@ -224,7 +221,18 @@ export function bfsPassSource(): string {
     if (S[4][y][x] > 0.0) {
       return 1.0;
     }
-    let m = S[1][y][x];
+    let m = S[1][y][x];`;
+}
+
+/**
+ * One level of the reverse BFS from the sink, as a gather:
+ * h(p) ← min(h(p), 1 + min h(q) over residual edges p → q), clamped to INF.
+ * Starting from bfsInit, the values only decrease and stay upper bounds of
+ * the residual distance to the sink; at a fixed point they equal it.
+ */
+export function bfsPassSource(): string {
+  return `function (S, C) {
+    ${bfsHead()}
     if (x + 1 < ${W}) {
       if (C[0][y][x] - S[2][y][x] > 0.0) { m = Math.min(m, S[1][y][x + 1] + 1.0); }
     }
@@ -444,16 +452,7 @@ export function bfsScanSource(): string {
       m = Math.min(m, ${hAt('k')} + d);
     }`;
   return `function (S, C) {
-    const x = this.thread.x;
-    const y = this.thread.y;
-    const z = this.thread.z;
-    if (z !== 1) {
-      return S[z][y][x];
-    }
-    if (S[4][y][x] > 0.0) {
-      return 1.0;
-    }
-    let m = S[1][y][x];
+    ${bfsHead()}
     let k = 0;
     let d = 0.0;
     let p0 = x;

@@ -26,7 +26,7 @@ import { GpuMoveSolver, type GpuMoveOptions } from '../expansion/gpuMoveSolver';
 import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
 import { createGpuContext } from '../graphcut/gpuBackend';
 import { Input, type IGPUKernelSettings } from 'gpu.js';
-import { PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../graphcut/pushRelabel';
+import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../graphcut/pushRelabel';
 import { bfsInitSource, bfsPassSource, bfsScanSource, pushRelabelSource, sweepPushSource } from '../graphcut/pushRelabelKernels';
 import { createRng, expansionLikeGraph } from '../graphcut/randomGraphs';
 import { checkTilesSource, TILE } from '../expansion/gpuMoveKernels';
@@ -111,14 +111,7 @@ async function passCosts(W: number, H: number): Promise<Json> {
   const ctx = await createGpuContext((process.env.GPU_BENCH_MODE as 'webgpu' | 'cpu' | undefined) ?? 'webgpu');
   const g = expansionLikeGraph(createRng(1), W, H, { reversed: true });
   const n = W * H;
-  const caps = new Float32Array(4 * n);
-  const state = new Float32Array(5 * n);
-  for (let p = 0; p < n; p++) {
-    const through = Math.min(g.source[p], g.sink[p]);
-    state[p] = g.source[p] - through;
-    state[4 * n + p] = g.sink[p] - through;
-    caps[p] = g.right[p]; caps[n + p] = g.rightRev[p]; caps[2 * n + p] = g.down[p]; caps[3 * n + p] = g.downRev[p];
-  }
+  const { caps, state } = initialKernelState(g);
   const settings = pushRelabelKernelSettings(W, H, 32);
   const k = {
     lockstep: ctx.gpu.createKernel(pushRelabelSource(), settings),

@@ -5,7 +5,7 @@ import { generateSyntheticScene } from '../data/synthetic';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import type { GraphVariant } from '../expansion/binaryStep';
 import type { MrfEnergy } from '../expansion/energy';
-import { GpuMoveSolver, type GpuDataSource } from '../expansion/gpuMoveSolver';
+import { defaultReach, GpuMoveSolver, type GpuDataSource } from '../expansion/gpuMoveSolver';
 import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
@@ -72,6 +72,20 @@ describe('GpuMoveSolver against the BK path', () => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
     const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
     await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, `synthetic ${JSON.stringify(scheme)}`, scheme);
+  });
+});
+
+describe('GpuMoveSolver on grids wider than one reduction level', () => {
+  test('a 530×16 synthetic pair: the convergence test and the changed count sum over three tile levels, and reach 32 applies past 512 pixels', async () => {
+    // 530×16 pixels → 67×2 tiles → 9×1 → 2×1: the reduction chain has two levels beyond the tiles.
+    const wide = generateSyntheticScene({ width: 530, height: 16, ndisp: 6, seed: 11 });
+    const p = { ndisp: 6, kind: 'sad' as const, lambda: 20, smoothness: 'linear' as const, truncation: 2 };
+    const energy = buildStereoEnergy(wide.left, wide.right, p);
+    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
+    expect(defaultReach(530, 16)).toBe(32);
+    expect(defaultReach(512, 512)).toBe(16);
+    const g = await expectSameAsBk(wasm, energy, init, 'reversed', { kind: 'volume' }, 'wide synthetic', { iterationsPerRound: 4, bfsPasses: 4, movesPerCall: 1 });
+    expect(g.counters.moves).toBe(g.counters.pipelineCalls - g.counters.redoneMoves);
   });
 });
 
