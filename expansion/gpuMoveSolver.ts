@@ -21,8 +21,8 @@ import type { MoveResult, MoveSolver } from './moveSolver';
  * costs it needs; smoothness weights; the V table), and each move is one
  * chain of kernels inside one gpu.js pipeline call: the binary graph built
  * from the labels (binaryStep.ts's construction, either variant), rounds of
- * K push-relabel iterations each followed by a global relabel (B BFS
- * levels) and a convergence check reduced on the device, then the cut
+ * K push-relabel iterations (sweep or lockstep kernels) each followed by a
+ * global relabel (B scan or level BFS passes) and a convergence check reduced on the device, then the cut
  * applied to the labels. A plan chains several moves (a whole cycle's α
  * list, in chunks): the only traffic per call is the labels in, the labels
  * out and a few numbers per move.
@@ -33,7 +33,7 @@ import type { MoveResult, MoveSolver } from './moveSolver';
  * the canonical sink side). A move that did not converge leaves the labels
  * alone, and so do all later moves of the same call (they were built on the
  * wrong labels); the host then resumes from that move with twice the rounds
- * and BFS levels. Running more rounds after convergence changes nothing
+ * and BFS passes. Running more rounds after convergence changes nothing
  * (no pixel with excess has a finite height, the BFS is at its fixed point),
  * which is what makes a fixed, speculative number of rounds safe.
  */

@@ -12,9 +12,10 @@ import {
  * gpu.js's webasm / cpu backends, which run the very same kernels).
  *
  * Scheme: the source edges are saturated up front (terminal capacities net
- * out first), then pipeline calls alternate K lockstep push-relabel
- * iterations with a global relabel (reverse BFS from the sink, one gather
- * pass per level), all chained in one gpu.js pipeline so a call is one
+ * out first), then pipeline calls alternate K push-relabel iterations
+ * (segmented sweeps by default, or lockstep single-edge passes) with a
+ * global relabel (reverse BFS from the sink as scans along straight runs by
+ * default, or one level per pass), all chained in one gpu.js pipeline so a call is one
  * submission and one readback. After every readback the host checks, in one
  * linear sweep, that the heights are a fixed point of the BFS equations
  * (which makes them the exact residual distances to the sink) and then that
@@ -35,9 +36,9 @@ export interface PushRelabelOptions {
    * unfused baseline for ablations.
    */
   globalRelabel?: GlobalRelabelMode;
-  /** BFS levels chained after the iterations in one call (default 64). */
+  /** BFS passes chained after the iterations in one call (default 64). */
   bfsPassesPerCall?: number;
-  /** BFS levels per follow-up call when the first ones did not reach the fixed point (default 256). */
+  /** BFS passes per follow-up call when the first ones did not reach the fixed point (default 256). */
   bfsContinuePasses?: number;
   /** Safety limit on push-relabel iterations per solve; exceeding it throws (default 4·10^6). */
   maxIterations?: number;
