@@ -32,7 +32,6 @@ export interface ExpansionOptions {
    * nothing. False runs every move, as the paper counts them.
    */
   skipUnchanged?: boolean;
-  /** Called after every move (progress reporting). */
   /** Called after every move (skipped ones included); `stats` holds the solver's counters of a move that ran a cut. */
   onMove?: (info: MoveProgress) => void;
 }

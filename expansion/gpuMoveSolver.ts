@@ -4,7 +4,7 @@ import type { GpuContext } from '../graphcut/gpuBackend';
 import { cutCapacity, MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
 import { GpuPrecisionError } from '../graphcut/pushRelabel';
 import {
-  bfsInitSource, bfsPassSource, bfsScanSource, pushRelabelSource, STATE_PLANES, PLANE, sweepPushSource, type BfsScheme, type PushScheme,
+  bfsInitSource, checkKernelScheme, schemeSources, STATE_PLANES, PLANE, type BfsScheme, type PushScheme,
 } from '../graphcut/pushRelabelKernels';
 import { forwardGradients } from '../costs/dataCost';
 import { BinaryStepBuilder, type GraphVariant } from './binaryStep';
@@ -164,13 +164,11 @@ export class GpuMoveSolver implements MoveSolver {
       push: 'sweep', bfs: 'scan', reach: defaultReach(energy.width, energy.height),
       ...options,
     };
-    for (const k of ['iterationsPerRound', 'bfsPasses', 'initialRounds', 'movesPerCall', 'maxIterations', 'reach'] as const) {
+    for (const k of ['iterationsPerRound', 'bfsPasses', 'initialRounds', 'movesPerCall', 'maxIterations'] as const) {
       const v = this.o[k];
       if (!Number.isInteger(v) || v < 1) throw new Error(`gpu expansion option ${k}: expected a positive integer, got ${String(v)}`);
     }
-    if (this.o.push !== 'sweep' && this.o.push !== 'lockstep') throw new Error(`gpu expansion option push: expected sweep or lockstep, got '${String(this.o.push)}'`);
-    if (this.o.bfs !== 'scan' && this.o.bfs !== 'level') throw new Error(`gpu expansion option bfs: expected scan or level, got '${String(this.o.bfs)}'`);
-    if (this.o.reach > 4096) throw new Error(`gpu expansion option reach: expected at most 4096, got ${this.o.reach}`);
+    checkKernelScheme('gpu expansion', this.o);
     if (this.o.variant !== 'classic' && this.o.variant !== 'reversed') throw new Error(`gpu expansion option variant: expected classic or reversed, got '${String(this.o.variant)}'`);
     const { width: W, height: H, labels: L } = energy;
     this.W = W;
@@ -224,6 +222,7 @@ export class GpuMoveSolver implements MoveSolver {
     const grid = (planes: number): IGPUKernelSettings => kernelSettings(planes > 1 ? [W, H, planes] : [W, H], constants);
     const line = (len: number): IGPUKernelSettings => kernelSettings([len], constants);
     const reversed = this.o.variant === 'reversed';
+    const scheme = schemeSources(this.o.push, this.o.bfs);
     // Tile reduction levels: 8×8 tiles of pixels, then 8×8 blocks of tiles, until at most 8×8 values are left.
     const tiles: number[][] = [[Math.ceil(W / TILE), Math.ceil(H / TILE)]];
     while (tiles[tiles.length - 1][0] > TILE || tiles[tiles.length - 1][1] > TILE) {
@@ -234,11 +233,9 @@ export class GpuMoveSolver implements MoveSolver {
     this.kernels = {
       caps: gpu.createKernel(capacitySource(source.kind), grid(4)),
       init: gpu.createKernel(initStateSource(source.kind, this.costSpec, reversed), grid(STATE_PLANES)),
-      steps: this.o.push === 'sweep'
-        ? [gpu.createKernel(sweepPushSource('h'), grid(STATE_PLANES)), gpu.createKernel(sweepPushSource('v'), grid(STATE_PLANES))]
-        : [gpu.createKernel(pushRelabelSource(), grid(STATE_PLANES))],
+      steps: scheme.iteration.map((src) => gpu.createKernel(src, grid(STATE_PLANES))),
       bfsInit: gpu.createKernel(bfsInitSource(), grid(STATE_PLANES)),
-      bfsPass: gpu.createKernel(this.o.bfs === 'scan' ? bfsScanSource() : bfsPassSource(), grid(STATE_PLANES)),
+      bfsPass: gpu.createKernel(scheme.bfsPass, grid(STATE_PLANES)),
       checkTiles: gpu.createKernel(checkTilesSource(), kernelSettings(tiles[0], constants)),
       sumTiles: tiles.slice(1).map((out, i) => gpu.createKernel(sumTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
       tally: gpu.createKernel(tallySource(), kernelSettings([3], final)),

@@ -3,8 +3,7 @@ import { MAX_GPU_EXACT_CAPACITY, validateGridGraph, type GridGraph } from './gri
 import type { MaxFlowResult, MaxFlowSolver } from './maxflow';
 import type { GpuContext } from './gpuBackend';
 import {
-  bfsInitSource, bfsPassSource, bfsScanSource, CAPACITY_PLANES, PLANE, pushRelabelSource, STATE_PLANES, sweepPushSource,
-  type BfsScheme, type PushScheme,
+  bfsInitSource, CAPACITY_PLANES, checkKernelScheme, PLANE, schemeSources, STATE_PLANES, type BfsScheme, type PushScheme,
 } from './pushRelabelKernels';
 
 /**
@@ -15,8 +14,8 @@ import {
  * out first), then pipeline calls alternate K push-relabel iterations
  * (segmented sweeps by default, or lockstep single-edge passes) with a
  * global relabel (reverse BFS from the sink as scans along straight runs by
- * default, or one level per pass), all chained in one gpu.js pipeline so a call is one
- * submission and one readback. After every readback the host checks, in one
+ * default, or one level per pass), all chained in one gpu.js pipeline so a
+ * call is one submission and one readback. After every readback the host checks, in one
  * linear sweep, that the heights are a fixed point of the BFS equations
  * (which makes them the exact residual distances to the sink) and then that
  * no pixel with excess has a finite distance. Only then does the solver stop
@@ -64,7 +63,7 @@ const DEFAULTS: Required<PushRelabelOptions> = {
 /** Resolves and checks options; throws a one-line error naming the bad option. */
 export function resolvePushRelabelOptions(options: PushRelabelOptions = {}): Required<PushRelabelOptions> {
   const o = { ...DEFAULTS, ...options };
-  const positive: Array<keyof PushRelabelOptions> = ['iterationsPerRelabel', 'bfsPassesPerCall', 'bfsContinuePasses', 'maxIterations', 'reach'];
+  const positive: Array<keyof PushRelabelOptions> = ['iterationsPerRelabel', 'bfsPassesPerCall', 'bfsContinuePasses', 'maxIterations'];
   for (const k of positive) {
     const v = o[k];
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) {
@@ -74,9 +73,7 @@ export function resolvePushRelabelOptions(options: PushRelabelOptions = {}): Req
   if (o.globalRelabel !== 'pipeline' && o.globalRelabel !== 'perPass') {
     throw new Error(`push-relabel option globalRelabel: expected 'pipeline' or 'perPass', got '${String(o.globalRelabel)}'`);
   }
-  if (o.push !== 'sweep' && o.push !== 'lockstep') throw new Error(`push-relabel option push: expected 'sweep' or 'lockstep', got '${String(o.push)}'`);
-  if (o.bfs !== 'scan' && o.bfs !== 'level') throw new Error(`push-relabel option bfs: expected 'scan' or 'level', got '${String(o.bfs)}'`);
-  if (o.reach > 4096) throw new Error(`push-relabel option reach: expected at most 4096, got ${o.reach}`);
+  checkKernelScheme('push-relabel', o);
   return o;
 }
 
@@ -239,14 +236,13 @@ export class PushRelabelSolver implements MaxFlowSolver {
     if (!sized) {
       const o = this.options;
       const settings = pushRelabelKernelSettings(W, H, o.reach);
+      const sources = schemeSources(o.push, o.bfs);
       const gpu = this.ctx.gpu;
       sized = {
         kernels: [
-          ...(o.push === 'sweep'
-            ? [gpu.createKernel(sweepPushSource('h'), settings), gpu.createKernel(sweepPushSource('v'), settings)]
-            : [gpu.createKernel(pushRelabelSource(), settings)]),
+          ...sources.iteration.map((src) => gpu.createKernel(src, settings)),
           gpu.createKernel(bfsInitSource(), settings),
-          gpu.createKernel(o.bfs === 'scan' ? bfsScanSource() : bfsPassSource(), settings),
+          gpu.createKernel(sources.bfsPass, settings),
         ],
         pipelines: new Map(),
       };

@@ -259,6 +259,24 @@ export function bfsPassSource(): string {
 export type PushScheme = 'lockstep' | 'sweep';
 export type BfsScheme = 'level' | 'scan';
 
+/** Longest reach a scheme accepts (the walks are loops of that many steps per thread). */
+export const MAX_REACH = 4096;
+
+/** Checks a kernel scheme's settings; throws a one-line error naming the option, prefixed by `owner`. */
+export function checkKernelScheme(owner: string, o: { push: PushScheme; bfs: BfsScheme; reach: number }): void {
+  if (o.push !== 'sweep' && o.push !== 'lockstep') throw new Error(`${owner} option push: expected 'sweep' or 'lockstep', got '${String(o.push)}'`);
+  if (o.bfs !== 'scan' && o.bfs !== 'level') throw new Error(`${owner} option bfs: expected 'scan' or 'level', got '${String(o.bfs)}'`);
+  if (!Number.isInteger(o.reach) || o.reach < 1 || o.reach > MAX_REACH) throw new Error(`${owner} option reach: expected an integer in 1..${MAX_REACH}, got ${String(o.reach)}`);
+}
+
+/** Kernel sources of a scheme: the passes of one push-relabel iteration, and one global-relabel pass. */
+export function schemeSources(push: PushScheme, bfs: BfsScheme): { iteration: string[]; bfsPass: string } {
+  return {
+    iteration: push === 'sweep' ? [sweepPushSource('h'), sweepPushSource('v')] : [pushRelabelSource()],
+    bfsPass: bfs === 'scan' ? bfsScanSource() : bfsPassSource(),
+  };
+}
+
 /** Index expressions for the two axes of a sweep: position k along the axis, the other coordinate fixed to the thread's. */
 interface AxisSpec {
   /** the thread's position along the axis */
