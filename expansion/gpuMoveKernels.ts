@@ -151,18 +151,23 @@ export function initStateSource(source: DataSourceKind, spec: ImageCostSpec | nu
 export const TILE = 8;
 
 /**
- * Convergence test per 8×8 tile, [ceil(W/8), ceil(H/8)]: counts pixels whose
- * height is not a fixed point of the BFS equations or that hold excess at a
- * finite height (the host test of PushRelabelSolver as a gather). Tiles, not
- * rows: a row per thread leaves the GPU nearly idle and walks W pixels in
- * series (0.46 ms per test at 384×288 on the H200, against a few µs).
+ * Convergence test per 8×8 tile, [ceil(W/8), ceil(H/8)]: 1 when a pixel of
+ * the tile holds excess at a finite height, plus 2 when a pixel's height is
+ * not a fixed point of the BFS equations (the host test of
+ * PushRelabelSolver as a gather). The two causes are kept apart because
+ * they call for different remedies: more push-relabel rounds, or more BFS
+ * passes (a global relabel restarts from scratch, so a BFS that needs more
+ * than B passes never reaches its fixed point however many rounds follow).
+ * Tiles, not rows: a row per thread leaves the GPU nearly idle and walks W
+ * pixels in series (0.46 ms per test at 384×288 on the H200, against a few µs).
  */
 export function checkTilesSource(): string {
   return `function (S, C) {
-    let bad = 0.0;
+    let active = 0.0;
+    let unfixed = 0.0;
     ${overTile(W, H, `
           const h = S[1][y][x];
-          if (S[0][y][x] > 0.0 && h < ${INF}) { bad = bad + 1.0; }
+          if (S[0][y][x] > 0.0 && h < ${INF}) { active = 1.0; }
           let want = 1.0;
           if (S[4][y][x] <= 0.0) {
             let m = ${INF} - 1.0;
@@ -180,8 +185,8 @@ export function checkTilesSource(): string {
             }
             want = Math.min(${INF}, m + 1.0);
           }
-          if (want !== h) { bad = bad + 1.0; }`)}
-    return bad;
+          if (want !== h) { unfixed = 2.0; }`)}
+    return active + unfixed;
   }`;
 }
 
@@ -206,6 +211,23 @@ export function sumTilesSource(): string {
   }`;
 }
 
+/**
+ * One level of the check's reduction: the bitwise OR of the codes (0..3,
+ * see checkTilesSource) of 8×8 blocks of an [AW, AH] array. An OR, not a
+ * sum, so the two causes stay apart at every level.
+ */
+export function orTilesSource(): string {
+  return `function (A) {
+    let active = 0.0;
+    let unfixed = 0.0;
+    ${overTile('this.constants.AW', 'this.constants.AH', `
+          const v = A[y][x];
+          if (v >= 2.0) { unfixed = 2.0; }
+          if (v === 1.0 || v === 3.0) { active = 1.0; }`)}
+    return active + unfixed;
+  }`;
+}
+
 /** `body` for every (x, y) of the thread's 8×8 tile that lies inside a width × height array. */
 function overTile(width: string, height: string, body: string): string {
   return `for (let ty = 0; ty < ${TILE}; ty++) {
@@ -220,28 +242,34 @@ function overTile(width: string, height: string, body: string): string {
 }
 
 /**
- * Move bookkeeping, [3]: T[0] = moves before this one that failed to
+ * Move bookkeeping, [4]: T[0] = moves before this one that failed to
  * converge (the gate: a move after a failure leaves the labels alone),
  * T[1] = convergence checks of this move that failed, T[2] = 1 when the
- * latest check failed. RB is a check's tile counts reduced to at most
+ * latest check failed, T[3] = 1 when it failed because the BFS had not
+ * reached its fixed point. RB is a check's tile codes OR-reduced to at most
  * [FW, FH] = 8×8.
  */
 export function tallySource(): string {
   return `function (RB, T) {
     const i = this.thread.x;
     if (i === 0) { return T[0]; }
-    let s = 0.0;
+    let active = 0.0;
+    let unfixed = 0.0;
     for (let r = 0; r < this.constants.FH; r++) {
-      for (let c = 0; c < this.constants.FW; c++) { s = s + RB[r][c]; }
+      for (let c = 0; c < this.constants.FW; c++) {
+        const v = RB[r][c];
+        if (v >= 2.0) { unfixed = 1.0; }
+        if (v === 1.0 || v === 3.0) { active = 1.0; }
+      }
     }
-    let b = 0.0;
-    if (s > 0.0) { b = 1.0; }
+    const b = Math.max(active, unfixed);
     if (i === 1) { return T[1] + b; }
-    return b;
+    if (i === 2) { return b; }
+    return unfixed;
   }`;
 }
 
-/** Start of a move: carries the gate forward ([3], from the previous move's tally). */
+/** Start of a move: carries the gate forward ([4], from the previous move's tally). */
 export function startMoveSource(): string {
   return `function (T) {
     const i = this.thread.x;

@@ -11,7 +11,7 @@ import { BinaryStepBuilder, type GraphVariant } from './binaryStep';
 import { computeEnergy, pairwise, type EnergyBreakdown, type MrfEnergy } from './energy';
 import {
   applyCutSource, capacitySource, changedTilesSource, checkTilesSource, energyChunksSource, energyTermsSource,
-  initStateSource, startMoveSource, sumFinalSource, sumTilesSource, tallySource, TILE, type DataSourceKind, type ImageCostSpec,
+  initStateSource, orTilesSource, startMoveSource, sumFinalSource, sumTilesSource, tallySource, TILE, type DataSourceKind, type ImageCostSpec,
 } from './gpuMoveKernels';
 import type { MoveResult, MoveSolver } from './moveSolver';
 
@@ -32,15 +32,25 @@ import type { MoveResult, MoveSolver } from './moveSolver';
  * excess can reach it: the flow is maximum and the finite-height pixels are
  * the canonical sink side). A move that did not converge leaves the labels
  * alone, and so do all later moves of the same call (they were built on the
- * wrong labels); the host then resumes from that move with twice the rounds
- * and BFS passes. Running more rounds after convergence changes nothing
- * (no pixel with excess has a finite height, the BFS is at its fixed point),
- * which is what makes a fixed, speculative number of rounds safe.
+ * wrong labels). With `resume` (one move per call) the call also returns the
+ * move's push-relabel state, and the next call continues from it with twice
+ * the rounds; otherwise the move is redone from scratch with twice the
+ * rounds. Either way a check that failed because the BFS had not reached its
+ * fixed point doubles the BFS passes. Running more rounds after convergence
+ * changes nothing (no pixel with excess has a finite height, the BFS is at
+ * its fixed point), which is what makes a fixed, speculative number of
+ * rounds safe.
  */
 
-/** Moves whose needs choose the next rounds; the fixed cost of a call in rounds; the most rounds a plan gets. */
+/**
+ * Moves whose needs choose the next rounds (and after which raised BFS
+ * passes are halved again); the fixed cost of a call, and the extra cost of
+ * reading back and uploading a move's state with `resume`, in rounds; the
+ * most rounds a plan gets.
+ */
 const ADAPT_WINDOW = 32;
 const CALL_COST_IN_ROUNDS = 2;
+const STATE_COST_IN_ROUNDS = 1;
 const MAX_ROUNDS = 1 << 12;
 
 export interface GpuMoveOptions {
@@ -65,6 +75,13 @@ export interface GpuMoveOptions {
   bfs?: BfsScheme;
   /** Segment length of the sweeps and longest run of a BFS scan (default: defaultReach). */
   reach?: number;
+  /**
+   * A move that has not converged continues from its device state in the
+   * next call instead of being redone from scratch (default true). Each
+   * single-move call then also reads back the state ([W, H, 5] floats); moves
+   * chained in one call (movesPerCall > 1) are still redone.
+   */
+  resume?: boolean;
 }
 
 /** The two ways the data term reaches the device. */
@@ -78,6 +95,10 @@ interface Plan {
   rounds: number;
   bfs: number;
   verify: boolean;
+  /** continues a move from an uploaded state (no graph init, no initial BFS) */
+  resumes: boolean;
+  /** returns the state of its (single) move after the labels and tallies */
+  keepsState: boolean;
 }
 
 interface Kernels {
@@ -87,8 +108,9 @@ interface Kernels {
   bfsInit: IKernelRunShortcut;
   bfsPass: IKernelRunShortcut;
   checkTiles: IKernelRunShortcut;
-  /** levels of the tile reduction, from [ceil(W/8), ceil(H/8)] down to at most 8×8 */
+  /** levels of the tile reductions, from [ceil(W/8), ceil(H/8)] down to at most 8×8: sums (changed pixels) and ORs (check codes) */
   sumTiles: IKernelRunShortcut[];
+  orTiles: IKernelRunShortcut[];
   tally: IKernelRunShortcut;
   startMove: IKernelRunShortcut;
   apply: IKernelRunShortcut;
@@ -101,6 +123,10 @@ export interface GpuMoveCounters {
   pipelineCalls: number;
   moves: number;
   redoneMoves: number;
+  /** calls that continued a move from its read-back state (resume) */
+  resumedCalls: number;
+  /** failed checks whose BFS had not reached its fixed point (each doubled the BFS passes) */
+  bfsShortfalls: number;
   discardedMoves: number;
   plans: number;
   rounds: number;
@@ -134,7 +160,7 @@ export class GpuMoveSolver implements MoveSolver {
   readonly backend: string;
   readonly device: string;
   readonly counters: GpuMoveCounters = {
-    pipelineCalls: 0, moves: 0, redoneMoves: 0, discardedMoves: 0, plans: 0, rounds: 0, iterations: 0, bfsPasses: 0, deviceMs: 0, hostMs: 0,
+    pipelineCalls: 0, moves: 0, redoneMoves: 0, resumedCalls: 0, bfsShortfalls: 0, discardedMoves: 0, plans: 0, rounds: 0, iterations: 0, bfsPasses: 0, deviceMs: 0, hostMs: 0,
   };
   private readonly o: Required<GpuMoveOptions>;
   get movesPerCall(): number { return this.verifier ? 1 : this.o.movesPerCall; }
@@ -146,12 +172,16 @@ export class GpuMoveSolver implements MoveSolver {
   private readonly dataLiteral: Input;
   private readonly weights: Input;
   private readonly vTable: Input;
-  private readonly zeros3: Input;
+  private readonly zeros4: Input;
+  /** the state of a move that has not converged, flattened for upload (resume) */
+  private readonly carriedState: Float32Array;
   private readonly labelsF: Float32Array;
   private readonly sourceKind: DataSourceKind;
   private readonly costSpec: ImageCostSpec | null;
   private rounds: number;
   private bfs: number;
+  /** moves since the BFS passes last fell short or were halved */
+  private bfsQuiet = 0;
   /** Rounds the most recent moves needed (adapt()). */
   private readonly history: number[] = [];
   private energyPipe?: IPipelineRunShortcut;
@@ -161,7 +191,7 @@ export class GpuMoveSolver implements MoveSolver {
   constructor(private readonly ctx: GpuContext, private readonly energy: MrfEnergy, options: GpuMoveOptions, source: GpuDataSource = { kind: 'volume' }) {
     this.o = {
       iterationsPerRound: 16, bfsPasses: 16, initialRounds: 4, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
-      push: 'sweep', bfs: 'scan', reach: defaultReach(energy.width, energy.height),
+      push: 'sweep', bfs: 'scan', reach: defaultReach(energy.width, energy.height), resume: true,
       ...options,
     };
     for (const k of ['iterationsPerRound', 'bfsPasses', 'initialRounds', 'movesPerCall', 'maxIterations'] as const) {
@@ -169,6 +199,7 @@ export class GpuMoveSolver implements MoveSolver {
       if (!Number.isInteger(v) || v < 1) throw new Error(`gpu expansion option ${k}: expected a positive integer, got ${String(v)}`);
     }
     checkKernelScheme('gpu expansion', this.o);
+    if (typeof this.o.resume !== 'boolean') throw new Error(`gpu expansion option resume: expected true or false, got ${String(this.o.resume)}`);
     if (this.o.variant !== 'classic' && this.o.variant !== 'reversed') throw new Error(`gpu expansion option variant: expected classic or reversed, got '${String(this.o.variant)}'`);
     const { width: W, height: H, labels: L } = energy;
     this.W = W;
@@ -185,6 +216,7 @@ export class GpuMoveSolver implements MoveSolver {
     this.rounds = this.o.initialRounds;
     this.bfs = this.o.bfsPasses;
     this.labelsF = new Float32Array(this.n);
+    this.carriedState = new Float32Array(this.o.resume ? STATE_PLANES * this.n : 0);
 
     // Constant inputs: captured by the plans as literals, so each is uploaded once per compiled plan, never per call.
     if (source.kind === 'volume') {
@@ -215,7 +247,7 @@ export class GpuMoveSolver implements MoveSolver {
     const vt = new Float32Array(L * L);
     for (let a = 0; a < L; a++) for (let b = 0; b < L; b++) vt[a * L + b] = pairwise(energy.smoothness, energy.truncation, a, b);
     this.vTable = new Input(vt as unknown as number[], [L, L]);
-    this.zeros3 = new Input(new Float32Array(3) as unknown as number[], [3]);
+    this.zeros4 = new Input(new Float32Array(4) as unknown as number[], [4]);
 
     const gpu = ctx.gpu;
     const constants = { W, H, INF: this.n + 1, L, REACH: this.o.reach };
@@ -238,8 +270,9 @@ export class GpuMoveSolver implements MoveSolver {
       bfsPass: gpu.createKernel(scheme.bfsPass, grid(STATE_PLANES)),
       checkTiles: gpu.createKernel(checkTilesSource(), kernelSettings(tiles[0], constants)),
       sumTiles: tiles.slice(1).map((out, i) => gpu.createKernel(sumTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
-      tally: gpu.createKernel(tallySource(), kernelSettings([3], final)),
-      startMove: gpu.createKernel(startMoveSource(), line(3)),
+      orTiles: tiles.slice(1).map((out, i) => gpu.createKernel(orTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
+      tally: gpu.createKernel(tallySource(), kernelSettings([4], final)),
+      startMove: gpu.createKernel(startMoveSource(), line(4)),
       apply: gpu.createKernel(applyCutSource(reversed), grid(1)),
       changedTiles: gpu.createKernel(changedTilesSource(), kernelSettings(tiles[0], constants)),
       sumFinal: gpu.createKernel(sumFinalSource(), kernelSettings([1], final)),
@@ -271,9 +304,14 @@ export class GpuMoveSolver implements MoveSolver {
     if (bound > MAX_GPU_EXACT_CAPACITY) throw new GpuPrecisionError(`excess and capacities can reach ${bound}, above the f32-exact bound 2^24`);
   }
 
-  /** The compiled plan chaining `moves` moves of `rounds` rounds each (cached per shape). */
-  private plan(moves: number, rounds: number, bfs: number, verify: boolean): Plan {
-    const key = `${moves}:${rounds}:${bfs}:${verify ? 1 : 0}`;
+  /**
+   * The compiled plan (cached per shape): `moves` fresh moves of `rounds`
+   * rounds each, or, with `resumes`, one move continued for `rounds` rounds
+   * from a state passed as the third argument.
+   */
+  private plan(moves: number, rounds: number, bfs: number, verify: boolean, resumes: boolean): Plan {
+    const keepsState = moves === 1 && this.o.resume;
+    const key = `${moves}:${rounds}:${bfs}:${verify ? 1 : 0}:${resumes ? 1 : 0}`;
     const cached = this.plans.get(key);
     if (cached) return cached;
     const k = this.kernels;
@@ -281,34 +319,49 @@ export class GpuMoveSolver implements MoveSolver {
     const data = this.dataLiteral;
     const wt = this.weights;
     const vt = this.vTable;
-    const zeros = this.zeros3;
-    const reduce = (tiles: unknown): unknown => k.sumTiles.reduce((r, sum) => sum(r), tiles);
-    const pipe = this.ctx.gpu.createPipeline(function (LB0: unknown, AL: unknown) {
-      let LB = LB0;
-      let T: unknown = zeros;
-      const outs: unknown[] = [];
-      let S: unknown = null;
-      let C: unknown = null;
-      for (let j = 0; j < moves; j++) {
-        C = k.caps(LB, AL, data, wt, vt, j);
-        S = k.init(LB, AL, data, wt, vt, j);
+    const zeros = this.zeros4;
+    const sum = (tiles: unknown): unknown => k.sumTiles.reduce((r, f) => f(r), tiles);
+    const or = (tiles: unknown): unknown => k.orTiles.reduce((r, f) => f(r), tiles);
+    const rounds_ = (S0: unknown, C: unknown, T0: unknown): [unknown, unknown] => {
+      let S = S0;
+      let T = T0;
+      for (let r = 0; r < rounds; r++) {
+        for (let i = 0; i < K; i++) for (const step of k.steps) S = step(S, C);
         S = k.bfsInit(S, C);
         for (let b = 0; b < bfs; b++) S = k.bfsPass(S, C);
-        T = k.startMove(T);
-        T = k.tally(reduce(k.checkTiles(S, C)), T);
-        for (let r = 0; r < rounds; r++) {
-          for (let i = 0; i < K; i++) for (const step of k.steps) S = step(S, C);
+        T = k.tally(or(k.checkTiles(S, C)), T);
+      }
+      return [S, T];
+    };
+    const tail = (S: unknown, C: unknown): unknown[] => (verify ? [S, C] : keepsState ? [S] : []);
+    const pipe = resumes
+      ? this.ctx.gpu.createPipeline(function (LB: unknown, AL: unknown, S0: unknown) {
+        const C = k.caps(LB, AL, data, wt, vt, 0);
+        const [S, T] = rounds_(S0, C, k.startMove(zeros));
+        const next = k.apply(LB, S, AL, T, 0);
+        return [next, T, k.sumFinal(sum(k.changedTiles(next, LB))), ...tail(S, C)];
+      })
+      : this.ctx.gpu.createPipeline(function (LB0: unknown, AL: unknown) {
+        let LB = LB0;
+        let T: unknown = zeros;
+        const outs: unknown[] = [];
+        let S: unknown = null;
+        let C: unknown = null;
+        for (let j = 0; j < moves; j++) {
+          C = k.caps(LB, AL, data, wt, vt, j);
+          S = k.init(LB, AL, data, wt, vt, j);
           S = k.bfsInit(S, C);
           for (let b = 0; b < bfs; b++) S = k.bfsPass(S, C);
-          T = k.tally(reduce(k.checkTiles(S, C)), T);
+          T = k.startMove(T);
+          T = k.tally(or(k.checkTiles(S, C)), T);
+          [S, T] = rounds_(S, C, T);
+          const next = k.apply(LB, S, AL, T, j);
+          outs.push(T, k.sumFinal(sum(k.changedTiles(next, LB))));
+          LB = next;
         }
-        const next = k.apply(LB, S, AL, T, j);
-        outs.push(T, k.sumFinal(reduce(k.changedTiles(next, LB))));
-        LB = next;
-      }
-      return verify ? [LB, ...outs, S, C] : [LB, ...outs];
-    });
-    const p: Plan = { pipe, moves, rounds, bfs, verify };
+        return [LB, ...outs, ...tail(S, C)];
+      });
+    const p: Plan = { pipe, moves, rounds, bfs, verify, resumes, keepsState };
     this.plans.set(key, p);
     this.counters.plans++;
     return p;
@@ -336,34 +389,49 @@ export class GpuMoveSolver implements MoveSolver {
     if (labels.length !== this.n) throw new Error(`gpu expansion: labeling has ${labels.length} pixels, the energy ${this.n}`);
     const results: MoveResult[] = [];
     const perCall = this.verifier ? 1 : this.o.movesPerCall;
+    const K = this.o.iterationsPerRound;
     let next = 0;
-    // Per α: how many times it was attempted (redo escalation) and the settings of its last attempt.
+    // The move at alphas[next]: calls that failed so far, rounds they ran, and the rounds of a continuation (when its state was kept).
     let attempts = 0;
+    let spent = 0;
+    let resumeRounds = 0;
     while (next < alphas.length) {
-      const chunk = alphas.slice(next, next + perCall);
+      const resuming = resumeRounds > 0;
+      const chunk = resuming ? alphas.slice(next, next + 1) : alphas.slice(next, next + perCall);
       const t0 = performance.now();
-      const plan = this.plan(chunk.length, this.rounds, this.bfs, this.verifier !== undefined);
+      const plan = this.plan(chunk.length, resuming ? resumeRounds : this.rounds, this.bfs, this.verifier !== undefined, resuming);
       for (let p = 0; p < this.n; p++) this.labelsF[p] = labels[p];
       const before = this.verifier ? labels.slice() : undefined;
-      const AL = new Input(Float32Array.from(chunk) as unknown as number[], [chunk.length]);
+      const args: Input[] = [
+        new Input(this.labelsF as unknown as number[], [this.W, this.H]),
+        new Input(Float32Array.from(chunk) as unknown as number[], [chunk.length]),
+      ];
+      if (resuming) args.push(new Input(this.carriedState as unknown as number[], [this.W, this.H, STATE_PLANES]));
       const tCall = performance.now();
-      const out = (await plan.pipe(new Input(this.labelsF as unknown as number[], [this.W, this.H]), AL)) as unknown[];
+      const out = (await plan.pipe(...args)) as unknown[];
       const tBack = performance.now();
       this.counters.pipelineCalls++;
+      if (resuming) this.counters.resumedCalls++;
       this.counters.deviceMs += tBack - tCall;
       const rows = out[0] as ArrayLike<ArrayLike<number>>;
       let done = 0;
       const neededRounds: number[] = [];
       let failed = false;
+      let bfsShort = false;
       for (let j = 0; j < chunk.length; j++) {
         const T = out[1 + 2 * j] as ArrayLike<number>;
         const changed = (out[2 + 2 * j] as ArrayLike<number>)[0];
         if (T[0] > 0) break; // gated by an earlier failure
-        if (T[2] > 0) { failed = true; break; }
-        neededRounds.push(T[1]);
+        if (T[2] > 0) { failed = true; bfsShort = T[3] > 0; break; }
+        // A fresh move's first check precedes its rounds; a continued one starts with a round.
+        const rounds = (j === 0 ? spent : 0) + T[1] + (resuming ? 1 : 0);
+        neededRounds.push(rounds);
         results.push({
           changed, predictedEnergy: NaN, buildMs: 0, flowMs: 0, truncatedTerms: 0,
-          stats: { gpuMoves: 1, rounds: T[1], iterations: T[1] * this.o.iterationsPerRound, redoneMoves: attempts > 0 && j === 0 ? 1 : 0 },
+          stats: {
+            gpuMoves: 1, rounds, iterations: rounds * K,
+            redoneMoves: j === 0 && attempts > 0 && !resuming ? 1 : 0, resumedCalls: j === 0 && resuming ? attempts : 0,
+          },
         });
         done++;
       }
@@ -377,59 +445,91 @@ export class GpuMoveSolver implements MoveSolver {
         Object.assign(results[results.length - 1].stats, { verifiedCuts: 1 });
         results[results.length - 1].predictedEnergy = vr;
       }
-      const planIterations = plan.rounds * this.o.iterationsPerRound;
+      const checks = plan.rounds + (resuming ? 0 : 1);
       this.counters.moves += done;
       this.counters.discardedMoves += chunk.length - done - (failed ? 1 : 0);
-      this.counters.rounds += chunk.length * (plan.rounds + 1);
-      this.counters.iterations += chunk.length * planIterations;
-      this.counters.bfsPasses += chunk.length * (plan.rounds + 1) * plan.bfs;
+      this.counters.rounds += chunk.length * checks;
+      this.counters.iterations += chunk.length * plan.rounds * K;
+      this.counters.bfsPasses += chunk.length * checks * plan.bfs;
       // Time of the call, spread over the moves it completed (the driver sums per-move times).
       const elapsed = performance.now() - t0;
       if (done > 0) for (let j = results.length - done; j < results.length; j++) results[j].flowMs = elapsed / done;
       else if (results.length > 0) results[results.length - 1].flowMs += elapsed;
       this.counters.hostMs += elapsed - (tBack - tCall);
       next += done;
-      if (failed) {
-        attempts++;
-        this.counters.redoneMoves++;
-        if ((attempts + 1) * planIterations > this.o.maxIterations) {
-          throw new Error(`gpu expansion: move α=${alphas[next]} did not converge within ${planIterations} push-relabel iterations (maxIterations = ${this.o.maxIterations})`);
-        }
-        this.rounds *= 2;
-        this.bfs *= 2;
-      } else {
+      if (!failed) {
         attempts = 0;
+        spent = 0;
+        resumeRounds = 0;
+        this.relaxBfs(done);
         if (!this.o.fixedRounds) this.adapt(neededRounds);
+        continue;
+      }
+      attempts++;
+      if (bfsShort) {
+        // The global relabel restarts from scratch each round: without more passes it never reaches its fixed point.
+        this.counters.bfsShortfalls++;
+        this.bfs = Math.min(2 * this.bfs, this.n + 1);
+        this.bfsQuiet = 0;
+      }
+      if (plan.keepsState && done === 0) {
+        // Continue from where the device stopped: heights, flows, excesses and sink residuals as read back.
+        spent += plan.rounds;
+        resumeRounds = Math.min(2 * plan.rounds, MAX_ROUNDS);
+        flattenState(out[3] as ArrayLike<ArrayLike<ArrayLike<number>>>, this.W, this.H, this.carriedState);
+      } else {
+        this.counters.redoneMoves++;
+        spent = 0;
+        resumeRounds = 0;
+        // A BFS shortfall says nothing about the flow (the test of the excess needs exact heights): only the passes double then.
+        if (!bfsShort) this.rounds = Math.min(2 * this.rounds, MAX_ROUNDS);
+      }
+      const ran = resumeRounds > 0 ? spent : plan.rounds;
+      if ((resumeRounds > 0 ? spent + resumeRounds : this.rounds) * K > this.o.maxIterations) {
+        throw new Error(`gpu expansion: move α=${alphas[next]} did not converge within ${ran * K} push-relabel iterations (maxIterations = ${this.o.maxIterations})`);
       }
     }
     return results;
+  }
+
+  /** After `moves` converged moves: BFS passes raised by shortfalls drop back by half once ADAPT_WINDOW moves went without one. */
+  private relaxBfs(moves: number): void {
+    this.bfsQuiet += moves;
+    if (this.bfsQuiet >= ADAPT_WINDOW && this.bfs > this.o.bfsPasses) {
+      this.bfs = Math.max(this.o.bfsPasses, this.bfs / 2);
+      this.bfsQuiet = 0;
+    }
   }
 
   /**
    * Rounds for the next plans, from the rounds the last ADAPT_WINDOW moves
    * needed: the power of two (which keeps the plan cache small) that would
    * have cost them the least, counting each call's fixed cost and, for a
-   * move that needs more, the failed call plus its redo with twice the
-   * rounds. Provisioning for the slowest move makes every move pay for it;
+   * move that needs more, the calls that follow: a continuation with twice
+   * the rounds (resume) or a redo from scratch with twice the rounds.
+   * Provisioning for the slowest move makes every move pay for it;
    * provisioning for the last move alone (moves vary a lot) redoes too many.
    */
   private adapt(rounds: number[]): void {
     this.history.push(...rounds);
     if (this.history.length > ADAPT_WINDOW) this.history.splice(0, this.history.length - ADAPT_WINDOW);
+    const resume = this.o.resume && this.movesPerCall === 1;
+    const perCall = CALL_COST_IN_ROUNDS + (resume ? STATE_COST_IN_ROUNDS : 0);
     let best = 1;
     let bestCost = Infinity;
     for (let R = 1; R <= MAX_ROUNDS; R *= 2) {
       let cost = 0;
       for (const need of this.history) {
+        let covered = 0;
         for (let r = R; ; r *= 2) {
-          cost += r + CALL_COST_IN_ROUNDS;
-          if (need <= r) break;
+          cost += r + perCall;
+          covered = resume ? covered + r : r;
+          if (need <= covered) break;
         }
       }
       if (cost < bestCost) { bestCost = cost; best = R; }
     }
     this.rounds = best;
-    this.bfs = this.o.bfsPasses;
   }
 
   /**
@@ -509,6 +609,17 @@ export class GpuMoveSolver implements MoveSolver {
     for (const p of this.plans.values()) void p.pipe.destroy();
     this.plans.clear();
     if (this.energyPipe) void this.energyPipe.destroy();
+  }
+}
+
+/** Copies a read-back [W, H, 5] state (out[z][y][x]) into `flat` in the layout of an Input of that shape. */
+function flattenState(S: ArrayLike<ArrayLike<ArrayLike<number>>>, W: number, H: number, flat: Float32Array): void {
+  for (let z = 0; z < STATE_PLANES; z++) {
+    for (let y = 0; y < H; y++) {
+      const row = S[z][y];
+      const at = (z * H + y) * W;
+      for (let x = 0; x < W; x++) flat[at + x] = row[x];
+    }
   }
 }
 

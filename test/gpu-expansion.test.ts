@@ -64,6 +64,7 @@ describe('GpuMoveSolver against the BK path', () => {
     expect(() => make({ reach: 0 })).toThrow(/option reach/);
     expect(() => make({ reach: 10_000 })).toThrow(/option reach/);
     expect(() => make({ iterationsPerRound: 2.5 })).toThrow(/option iterationsPerRound/);
+    expect(() => make({ resume: 'yes' })).toThrow(/option resume/);
   });
 
   test.each([
@@ -72,6 +73,23 @@ describe('GpuMoveSolver against the BK path', () => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
     const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
     await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, `synthetic ${JSON.stringify(scheme)}`, scheme);
+  });
+  test.each([true, false])('moves that do not converge in one call (resume: %s): continued from the read-back state, or redone; BFS shortfalls double the passes', async (resume) => {
+    const energy = buildStereoEnergy(scene.left, scene.right, params);
+    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
+    // One round of one iteration and one BFS pass per call: nearly every move needs several calls, and the BFS falls short.
+    const g = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, `synthetic resume ${resume}`, {
+      movesPerCall: 1, iterationsPerRound: 1, bfsPasses: 1, initialRounds: 1, fixedRounds: true, reach: 2, resume,
+    });
+    expect(g.counters.bfsShortfalls).toBeGreaterThan(0);
+    if (resume) {
+      expect(g.counters.resumedCalls).toBeGreaterThan(0);
+      expect(g.counters.redoneMoves).toBe(0);
+    } else {
+      expect(g.counters.resumedCalls).toBe(0);
+      expect(g.counters.redoneMoves).toBeGreaterThan(0);
+    }
+    expect(g.counters.pipelineCalls).toBe(g.counters.moves + g.counters.resumedCalls + g.counters.redoneMoves);
   });
 });
 
@@ -85,7 +103,7 @@ describe('GpuMoveSolver on grids wider than one reduction level', () => {
     expect(defaultReach(530, 16)).toBe(32);
     expect(defaultReach(512, 512)).toBe(16);
     const g = await expectSameAsBk(wasm, energy, init, 'reversed', { kind: 'volume' }, 'wide synthetic', { iterationsPerRound: 4, bfsPasses: 4, movesPerCall: 1 });
-    expect(g.counters.moves).toBe(g.counters.pipelineCalls - g.counters.redoneMoves);
+    expect(g.counters.moves).toBe(g.counters.pipelineCalls - g.counters.redoneMoves - g.counters.resumedCalls);
   });
 });
 
