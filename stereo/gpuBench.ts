@@ -10,6 +10,9 @@
  *              phase 1 with fused and per-pass global relabel
  *   kernels    tsukuba and teddy: push sweep vs lockstep, BFS scan vs level,
  *              K, B and the reach of sweeps and scans
+ *   resume     tsukuba, teddy and Adirondack with moves that did not
+ *              converge redone from scratch instead of resumed (compare
+ *              with the scenes section's device rows)
  *   passes     device time of one pass of each state kernel at three sizes
  *   large      a synthetic W×H pair with L labels, costs computed on the
  *              device from the images (no volume anywhere)
@@ -193,6 +196,10 @@ async function main(): Promise<void> {
       for (const s of pick([...four, 'Adirondack_TrainingQ'])) {
         await add('scenes', `${s} gpu`, async () => runScene(await scene(s), { backend: 'gpu' }));
         await add('scenes', `${s} bk`, async () => runScene(await scene(s), { backend: 'bk' }));
+      }
+    } else if (sec === 'resume') {
+      for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
+        await add('resume', `${s} gpu redo`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { resume: false } }));
       }
     } else if (sec === 'ablation') {
       for (const s of pick(['tsukuba', 'teddy'])) {

@@ -19,11 +19,13 @@ import type { InitKind } from '../params';
  *           relabel) per device call → rounds adapted to what recent moves
  *           needed (fewer wasted rounds and readbacks: our counterpart of the
  *           paper's low-overhead global relabel scheme)
- * `sweep`, `scan`, `k` and `rounds` act on the device push-relabel only; on BK they change
+ *   resume  a move that has not converged when its call ends is redone from
+ *           scratch with twice the rounds → continued from its read-back state
+ * `sweep`, `scan`, `k`, `rounds` and `resume` act on the device push-relabel only; on BK they change
  * nothing and are left out. The final step is the device solver's default.
  */
-export type TechniqueId = 'graph' | 'init' | 'order' | 'sweep' | 'scan' | 'k' | 'rounds';
-export const TECHNIQUES: readonly TechniqueId[] = ['graph', 'init', 'order', 'sweep', 'scan', 'k', 'rounds'];
+export type TechniqueId = 'graph' | 'init' | 'order' | 'sweep' | 'scan' | 'k' | 'rounds' | 'resume';
+export const TECHNIQUES: readonly TechniqueId[] = ['graph', 'init', 'order', 'sweep', 'scan', 'k', 'rounds', 'resume'];
 export const TECHNIQUE_LABELS: Record<TechniqueId, string> = {
   graph: 'reversed graph',
   init: 'WTA init',
@@ -32,6 +34,7 @@ export const TECHNIQUE_LABELS: Record<TechniqueId, string> = {
   scan: 'scan BFS',
   k: 'K iterations per round',
   rounds: 'adaptive rounds',
+  resume: 'resumed moves',
 };
 
 export interface TechniqueConfig {
@@ -44,6 +47,8 @@ export interface TechniqueConfig {
   /** Push-relabel iterations per round (device backends). */
   k: number;
   rounds: 'fixed' | 'adaptive';
+  /** A move that has not converged: redone from scratch, or continued from its state (device backends). */
+  resume: boolean;
 }
 
 export interface BenchStep {
@@ -75,7 +80,7 @@ export function cumulativeSteps(techniques: readonly TechniqueId[], backend: str
   for (const [name, v] of [['--baseline-k', k.baseline], ['--k', k.tuned]] as const) {
     if (!Number.isInteger(v) || v < 1) throw new Error(`${name}: must be an integer ≥ 1 (got ${v})`);
   }
-  let cfg: TechniqueConfig = { graph: 'classic', init: 'zero', order: 'sequential', push: 'lockstep', bfs: 'level', k: k.baseline, rounds: 'fixed' };
+  let cfg: TechniqueConfig = { graph: 'classic', init: 'zero', order: 'sequential', push: 'lockstep', bfs: 'level', k: k.baseline, rounds: 'fixed', resume: false };
   // A technique left out stays at its final setting in every step, so the chain isolates the ones measured.
   if (!techniques.includes('graph')) cfg.graph = 'reversed';
   if (!techniques.includes('init')) cfg.init = 'wta';
@@ -84,6 +89,7 @@ export function cumulativeSteps(techniques: readonly TechniqueId[], backend: str
   if (!techniques.includes('scan')) cfg.bfs = 'scan';
   if (!techniques.includes('k')) cfg.k = k.tuned;
   if (!techniques.includes('rounds')) cfg.rounds = 'adaptive';
+  if (!techniques.includes('resume')) cfg.resume = true;
   const steps: BenchStep[] = [{ id: 'baseline', label: 'baseline', config: { ...cfg } }];
   for (const t of techniques) {
     if (!appliesTo(t, backend)) continue;
@@ -95,6 +101,7 @@ export function cumulativeSteps(techniques: readonly TechniqueId[], backend: str
     if (t === 'scan') cfg.bfs = 'scan';
     if (t === 'k') cfg.k = k.tuned;
     if (t === 'rounds') cfg.rounds = 'adaptive';
+    if (t === 'resume') cfg.resume = true;
     steps.push({ id: t, label: `+ ${TECHNIQUE_LABELS[t]}`, config: cfg });
   }
   return steps;
