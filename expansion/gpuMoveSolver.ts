@@ -36,15 +36,14 @@ import type { MoveResult, MoveSolver } from './moveSolver';
  * move's push-relabel state, and the next call continues from it with twice
  * the rounds; otherwise the move is redone from scratch with twice the
  * rounds. Either way a check that failed because the BFS had not reached its
- * fixed point doubles the BFS passes. Running more rounds after convergence
+ * fixed point doubles the BFS passes for that move. Running more rounds after convergence
  * changes nothing (no pixel with excess has a finite height, the BFS is at
  * its fixed point), which is what makes a fixed, speculative number of
  * rounds safe.
  */
 
 /**
- * Moves whose needs choose the next rounds (and after which raised BFS
- * passes are halved again); the fixed cost of a call, and the extra cost of
+ * Moves whose needs choose the next rounds; the fixed cost of a call, and the extra cost of
  * reading back and uploading a move's state with `resume`, in rounds; the
  * most rounds a plan gets.
  */
@@ -180,8 +179,6 @@ export class GpuMoveSolver implements MoveSolver {
   private readonly costSpec: ImageCostSpec | null;
   private rounds: number;
   private bfs: number;
-  /** moves since the BFS passes last fell short or were halved */
-  private bfsQuiet = 0;
   /** Rounds the most recent moves needed (adapt()). */
   private readonly history: number[] = [];
   private energyPipe?: IPipelineRunShortcut;
@@ -461,7 +458,8 @@ export class GpuMoveSolver implements MoveSolver {
         attempts = 0;
         spent = 0;
         resumeRounds = 0;
-        this.relaxBfs(done);
+        // Raised BFS passes served the move that fell short; the next starts from B again (keeping them doubled teddy's BFS passes, H200).
+        this.bfs = this.o.bfsPasses;
         if (!this.o.fixedRounds) this.adapt(neededRounds);
         continue;
       }
@@ -470,7 +468,6 @@ export class GpuMoveSolver implements MoveSolver {
         // The global relabel restarts from scratch each round: without more passes it never reaches its fixed point.
         this.counters.bfsShortfalls++;
         this.bfs = Math.min(2 * this.bfs, this.n + 1);
-        this.bfsQuiet = 0;
       }
       if (plan.keepsState && done === 0) {
         // Continue from where the device stopped: heights, flows, excesses and sink residuals as read back.
@@ -490,15 +487,6 @@ export class GpuMoveSolver implements MoveSolver {
       }
     }
     return results;
-  }
-
-  /** After `moves` converged moves: BFS passes raised by shortfalls drop back by half once ADAPT_WINDOW moves went without one. */
-  private relaxBfs(moves: number): void {
-    this.bfsQuiet += moves;
-    if (this.bfsQuiet >= ADAPT_WINDOW && this.bfs > this.o.bfsPasses) {
-      this.bfs = Math.max(this.o.bfsPasses, this.bfs / 2);
-      this.bfsQuiet = 0;
-    }
   }
 
   /**

@@ -24,7 +24,7 @@ import * as path from 'path';
 import { generateSyntheticScene } from '../data/synthetic';
 import { loadScene } from '../data/scene';
 import type { Scene } from '../data/sceneTypes';
-import { alphaExpansion } from '../expansion/alphaExpansion';
+import { alphaExpansion, type MoveProgress } from '../expansion/alphaExpansion';
 import { GpuMoveSolver, type GpuMoveOptions } from '../expansion/gpuMoveSolver';
 import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
 import { createGpuContext } from '../graphcut/gpuBackend';
@@ -63,7 +63,12 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
     solver = await createMoveSolver(energy, { backend: spec.backend, graph: params.graph, verify: spec.verify ?? false, gpu: spec.gpu });
   }
   const t3 = performance.now();
-  const r = await alphaExpansion(energy, init, solver, { order: params.order, cycles: params.cycles, seed: params.seed });
+  // Per cut: pixels changed, rounds it needed, and the calls it took beyond the first (continued or redone).
+  const perMove: number[][] = [];
+  const onMove = (m: MoveProgress): void => {
+    if (m.stats) perMove.push([m.changed, m.stats.rounds ?? 0, (m.stats.resumedCalls ?? 0) + (m.stats.redoneMoves ?? 0)]);
+  };
+  const r = await alphaExpansion(energy, init, solver, { order: params.order, cycles: params.cycles, seed: params.seed, onMove });
   const t4 = performance.now();
   const counters = solver instanceof GpuMoveSolver ? { ...solver.counters, executors: solver.executorKinds() } : undefined;
   solver.dispose?.();
@@ -75,7 +80,7 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
     initialEnergy: r.initialEnergy.total, energies: r.cycles.map((c) => c.energy.total), finalEnergy: r.finalEnergy.total,
     cuts: r.cuts, pixelsChanged: r.cycles.map((c) => c.pixelsChanged),
     ms: { costs: t1 - t0, init: t2 - t1, setup: t3 - t2, expansion: t4 - t3, total: t4 - t0, build: r.cycles.reduce((s, c) => s + c.buildMs, 0), flow: r.cycles.reduce((s, c) => s + c.flowMs, 0) },
-    stats, counters,
+    stats, counters, perMove: counters ? perMove : undefined,
   };
 }
 
