@@ -4,7 +4,7 @@ import type { GpuContext } from '../graphcut/gpuBackend';
 import { cutCapacity, MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
 import { GpuPrecisionError } from '../graphcut/pushRelabel';
 import {
-  bfsInitSource, checkKernelScheme, schemeSources, STATE_PLANES, PLANE, type BfsScheme, type PushScheme,
+  bfsInitSource, bfsPassSourceOf, checkKernelScheme, iterationPasses, STATE_PLANES, PLANE, type BfsScheme, type PushScheme, type StatePass,
 } from '../graphcut/pushRelabelKernels';
 import { forwardGradients } from '../costs/dataCost';
 import { BinaryStepBuilder, type GraphVariant } from './binaryStep';
@@ -51,12 +51,21 @@ const ADAPT_WINDOW = 32;
 const CALL_COST_IN_ROUNDS = 2;
 const STATE_COST_IN_ROUNDS = 1;
 const MAX_ROUNDS = 1 << 12;
+/**
+ * The last round of a plan runs this many times B BFS passes. Only the last
+ * check decides whether a move converged, and a global relabel restarts
+ * from scratch, so a move whose final BFS needs more than B passes could
+ * not converge in any number of rounds: on Adirondack 303 of 292 moves fell
+ * short at B = 16 and needed another call (H200). The longer last BFS costs
+ * about one round per call.
+ */
+const FINAL_BFS_FACTOR = 4;
 
 export interface GpuMoveOptions {
   variant: GraphVariant;
   /** K: push-relabel iterations per round (default 16; with sweeps an iteration is a horizontal and a vertical pass; chosen on tsukuba and teddy, H200, BENCHMARKS.md). */
   iterationsPerRound?: number;
-  /** B: BFS passes of the global relabel after every round, and initially (default 16). */
+  /** B: BFS passes of the global relabel after every round but the plan's last (which gets 4·B), and initially (default 16). */
   bfsPasses?: number;
   /** Rounds per move in the first plan; later plans adapt to the rounds moves needed (default 4). */
   initialRounds?: number;
@@ -68,7 +77,7 @@ export interface GpuMoveOptions {
   verify?: boolean;
   /** Safety limit: a move needing more push-relabel iterations than this throws (default 4·10^6). */
   maxIterations?: number;
-  /** Push kernels: 'sweep' (default: segmented runs, a horizontal and a vertical pass per iteration) or 'lockstep' (one edge per pass). */
+  /** Push kernels: 'sweep' (default: segmented runs, a horizontal and a vertical pass per iteration), 'split-sweep' (each sweep as a gather of the runs, walked once per pixel, and a loop-free apply) or 'lockstep' (one edge per pass). */
   push?: PushScheme;
   /** Global relabel passes: 'scan' (default: relaxation along straight residual runs) or 'level' (one BFS level per pass). */
   bfs?: BfsScheme;
@@ -103,7 +112,7 @@ interface Plan {
 interface Kernels {
   caps: IKernelRunShortcut;
   init: IKernelRunShortcut;
-  steps: IKernelRunShortcut[];
+  steps: StatePass[];
   bfsInit: IKernelRunShortcut;
   bfsPass: IKernelRunShortcut;
   checkTiles: IKernelRunShortcut;
@@ -251,7 +260,6 @@ export class GpuMoveSolver implements MoveSolver {
     const grid = (planes: number): IGPUKernelSettings => kernelSettings(planes > 1 ? [W, H, planes] : [W, H], constants);
     const line = (len: number): IGPUKernelSettings => kernelSettings([len], constants);
     const reversed = this.o.variant === 'reversed';
-    const scheme = schemeSources(this.o.push, this.o.bfs);
     // Tile reduction levels: 8×8 tiles of pixels, then 8×8 blocks of tiles, until at most 8×8 values are left.
     const tiles: number[][] = [[Math.ceil(W / TILE), Math.ceil(H / TILE)]];
     while (tiles[tiles.length - 1][0] > TILE || tiles[tiles.length - 1][1] > TILE) {
@@ -262,9 +270,9 @@ export class GpuMoveSolver implements MoveSolver {
     this.kernels = {
       caps: gpu.createKernel(capacitySource(source.kind), grid(4)),
       init: gpu.createKernel(initStateSource(source.kind, this.costSpec, reversed), grid(STATE_PLANES)),
-      steps: scheme.iteration.map((src) => gpu.createKernel(src, grid(STATE_PLANES))),
+      steps: iterationPasses(gpu, this.o.push, grid),
       bfsInit: gpu.createKernel(bfsInitSource(), grid(STATE_PLANES)),
-      bfsPass: gpu.createKernel(scheme.bfsPass, grid(STATE_PLANES)),
+      bfsPass: gpu.createKernel(bfsPassSourceOf(this.o.bfs), grid(STATE_PLANES)),
       checkTiles: gpu.createKernel(checkTilesSource(), kernelSettings(tiles[0], constants)),
       sumTiles: tiles.slice(1).map((out, i) => gpu.createKernel(sumTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
       orTiles: tiles.slice(1).map((out, i) => gpu.createKernel(orTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
@@ -325,7 +333,8 @@ export class GpuMoveSolver implements MoveSolver {
       for (let r = 0; r < rounds; r++) {
         for (let i = 0; i < K; i++) for (const step of k.steps) S = step(S, C);
         S = k.bfsInit(S, C);
-        for (let b = 0; b < bfs; b++) S = k.bfsPass(S, C);
+        const passes = r === rounds - 1 ? FINAL_BFS_FACTOR * bfs : bfs;
+        for (let b = 0; b < passes; b++) S = k.bfsPass(S, C);
         T = k.tally(or(k.checkTiles(S, C)), T);
       }
       return [S, T];
@@ -447,7 +456,7 @@ export class GpuMoveSolver implements MoveSolver {
       this.counters.discardedMoves += chunk.length - done - (failed ? 1 : 0);
       this.counters.rounds += chunk.length * checks;
       this.counters.iterations += chunk.length * plan.rounds * K;
-      this.counters.bfsPasses += chunk.length * checks * plan.bfs;
+      this.counters.bfsPasses += chunk.length * (checks + FINAL_BFS_FACTOR - 1) * plan.bfs;
       // Time of the call, spread over the moves it completed (the driver sums per-move times).
       const elapsed = performance.now() - t0;
       if (done > 0) for (let j = results.length - done; j < results.length; j++) results[j].flowMs = elapsed / done;

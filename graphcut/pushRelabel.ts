@@ -3,7 +3,7 @@ import { MAX_GPU_EXACT_CAPACITY, validateGridGraph, type GridGraph } from './gri
 import type { MaxFlowResult, MaxFlowSolver } from './maxflow';
 import type { GpuContext } from './gpuBackend';
 import {
-  bfsInitSource, CAPACITY_PLANES, checkKernelScheme, PLANE, schemeSources, STATE_PLANES, type BfsScheme, type PushScheme,
+  bfsInitSource, bfsPassSourceOf, CAPACITY_PLANES, checkKernelScheme, iterationPasses, PLANE, STATE_PLANES, type BfsScheme, type PushScheme, type StatePass,
 } from './pushRelabelKernels';
 
 /**
@@ -41,7 +41,7 @@ export interface PushRelabelOptions {
   bfsContinuePasses?: number;
   /** Safety limit on push-relabel iterations per solve; exceeding it throws (default 4·10^6). */
   maxIterations?: number;
-  /** 'sweep' (default): an iteration is a horizontal and a vertical segmented sweep; 'lockstep': one single-edge push-relabel pass. */
+  /** 'sweep' (default): an iteration is a horizontal and a vertical segmented sweep; 'split-sweep': the same sweeps, each as a gather pass that walks the runs once per pixel and a loop-free apply pass; 'lockstep': one single-edge push-relabel pass. */
   push?: PushScheme;
   /** 'scan' (default): a BFS pass relaxes along straight residual runs; 'level': one BFS level per pass. */
   bfs?: BfsScheme;
@@ -116,7 +116,9 @@ export class GpuPrecisionError extends Error {
 }
 
 interface SizedPipelines {
-  kernels: IKernelRunShortcut[];
+  steps: StatePass[];
+  bfsInit: IKernelRunShortcut;
+  bfsPass: IKernelRunShortcut;
   pipelines: Map<string, IPipelineRunShortcut>;
 }
 
@@ -235,15 +237,12 @@ export class PushRelabelSolver implements MaxFlowSolver {
     let sized = this.sized.get(sizeKey);
     if (!sized) {
       const o = this.options;
-      const settings = pushRelabelKernelSettings(W, H, o.reach);
-      const sources = schemeSources(o.push, o.bfs);
+      const settings = (planes: number): IGPUKernelSettings => pushRelabelKernelSettings(W, H, o.reach, planes);
       const gpu = this.ctx.gpu;
       sized = {
-        kernels: [
-          ...sources.iteration.map((src) => gpu.createKernel(src, settings)),
-          gpu.createKernel(bfsInitSource(), settings),
-          gpu.createKernel(sources.bfsPass, settings),
-        ],
+        steps: iterationPasses(gpu, o.push, settings),
+        bfsInit: gpu.createKernel(bfsInitSource(), settings(STATE_PLANES)),
+        bfsPass: gpu.createKernel(bfsPassSourceOf(o.bfs), settings(STATE_PLANES)),
         pipelines: new Map(),
       };
       this.sized.set(sizeKey, sized);
@@ -251,8 +250,7 @@ export class PushRelabelSolver implements MaxFlowSolver {
     const key = `${iterations}:${init ? 1 : 0}:${bfs}`;
     let pipe = sized.pipelines.get(key);
     if (!pipe) {
-      const steps = sized.kernels.slice(0, -2);
-      const [bfsInit, bfsPass] = sized.kernels.slice(-2);
+      const { steps, bfsInit, bfsPass } = sized;
       pipe = this.ctx.gpu.createPipeline(function (this: { constants: Record<string, unknown> }, S: unknown, C: unknown) {
         const c = this.constants as { iterations: number; init: number; bfs: number };
         let s = S;
@@ -278,9 +276,9 @@ export class PushRelabelSolver implements MaxFlowSolver {
  * Settings of the [W, H, 5] state kernels; loopMaxIterations (a real gpu.js
  * setting missing from its typings) must admit the sweeps' segment walks.
  */
-export function pushRelabelKernelSettings(W: number, H: number, reach: number): IGPUKernelSettings {
+export function pushRelabelKernelSettings(W: number, H: number, reach: number, planes: number = STATE_PLANES): IGPUKernelSettings {
   return {
-    output: [W, H, STATE_PLANES], constants: { W, H, INF: W * H + 1, REACH: reach }, precision: 'single', loopMaxIterations: Math.max(1000, reach + 1),
+    output: [W, H, planes], constants: { W, H, INF: W * H + 1, REACH: reach }, precision: 'single', loopMaxIterations: Math.max(1000, reach + 1),
   } as IGPUKernelSettings;
 }
 

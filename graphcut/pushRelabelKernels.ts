@@ -1,3 +1,5 @@
+import type { GPU, IGPUKernelSettings } from 'gpu.js';
+
 /**
  * gpu.js kernel sources for lockstep push-relabel on a 4-connected grid.
  *
@@ -256,7 +258,8 @@ export function bfsPassSource(): string {
  * relax along straight residual runs: the number of passes then follows the
  * number of turns of the paths flow and distances travel, not their length.
  */
-export type PushScheme = 'lockstep' | 'sweep';
+export type PushScheme = 'lockstep' | 'sweep' | 'split-sweep';
+export const PUSH_SCHEMES: readonly PushScheme[] = ['sweep', 'split-sweep', 'lockstep'];
 export type BfsScheme = 'level' | 'scan';
 
 /** Longest reach a scheme accepts (the walks are loops of that many steps per thread). */
@@ -264,17 +267,38 @@ export const MAX_REACH = 4096;
 
 /** Checks a kernel scheme's settings; throws a one-line error naming the option, prefixed by `owner`. */
 export function checkKernelScheme(owner: string, o: { push: PushScheme; bfs: BfsScheme; reach: number }): void {
-  if (o.push !== 'sweep' && o.push !== 'lockstep') throw new Error(`${owner} option push: expected 'sweep' or 'lockstep', got '${String(o.push)}'`);
+  if (!PUSH_SCHEMES.includes(o.push)) throw new Error(`${owner} option push: expected ${PUSH_SCHEMES.map((p) => `'${p}'`).join(', ')}, got '${String(o.push)}'`);
   if (o.bfs !== 'scan' && o.bfs !== 'level') throw new Error(`${owner} option bfs: expected 'scan' or 'level', got '${String(o.bfs)}'`);
   if (!Number.isInteger(o.reach) || o.reach < 1 || o.reach > MAX_REACH) throw new Error(`${owner} option reach: expected an integer in 1..${MAX_REACH}, got ${String(o.reach)}`);
 }
 
-/** Kernel sources of a scheme: the passes of one push-relabel iteration, and one global-relabel pass. */
-export function schemeSources(push: PushScheme, bfs: BfsScheme): { iteration: string[]; bfsPass: string } {
-  return {
-    iteration: push === 'sweep' ? [sweepPushSource('h'), sweepPushSource('v')] : [pushRelabelSource()],
-    bfsPass: bfs === 'scan' ? bfsScanSource() : bfsPassSource(),
-  };
+/** One pass of a push-relabel iteration as recorded in a pipeline: the state after it, from the state and the capacities. */
+export type StatePass = (S: unknown, C: unknown) => unknown;
+
+/**
+ * Compiles the passes of one push-relabel iteration of a scheme with `gpu`;
+ * `settings(planes)` gives the kernel settings for an output of that many
+ * [W, H] planes (the state has STATE_PLANES, a split sweep's gather 2).
+ */
+export function iterationPasses(gpu: GPU, push: PushScheme, settings: (planes: number) => IGPUKernelSettings): StatePass[] {
+  if (push === 'lockstep') {
+    const k = gpu.createKernel(pushRelabelSource(), settings(STATE_PLANES));
+    return [(S, C) => k(S, C)];
+  }
+  return (['h', 'v'] as const).map((axis): StatePass => {
+    if (push === 'sweep') {
+      const k = gpu.createKernel(sweepPushSource(axis), settings(STATE_PLANES));
+      return (S, C) => k(S, C);
+    }
+    const gather = gpu.createKernel(sweepGatherSource(axis), settings(2));
+    const apply = gpu.createKernel(sweepApplySource(axis), settings(STATE_PLANES));
+    return (S, C) => apply(S, C, gather(S, C));
+  });
+}
+
+/** Source of one global-relabel pass of a BFS scheme. */
+export function bfsPassSourceOf(bfs: BfsScheme): string {
+  return bfs === 'scan' ? bfsScanSource() : bfsPassSource();
 }
 
 /** Index expressions for the two axes of a sweep: position k along the axis, the other coordinate fixed to the thread's. */
@@ -315,6 +339,50 @@ const AXES: Record<'h' | 'v', AxisSpec> = {
  * equals a push pass followed by a relabel pass).
  */
 export function sweepPushSource(axis: 'h' | 'v'): string {
+  const { inFwd, inBwd, head, update } = sweepParts(axis);
+  return `function (S, C) {
+    ${head}
+    ${inFwd}
+    ${inBwd}
+    ${update}
+  }`;
+}
+
+/**
+ * The segmented sweep of sweepPushSource split in two passes. The gather,
+ * [W, H, 2], walks the runs once per pixel: plane 0 the flow that arrives at
+ * p over the edge from its predecessor along the axis, plane 1 the flow from
+ * its successor. The single-kernel sweep repeats both walks for each of the
+ * four state planes it changes, because a gpu.js thread writes one value;
+ * here they are walked once, and the apply pass is loop-free.
+ */
+export function sweepGatherSource(axis: 'h' | 'v'): string {
+  const { inFwd, inBwd } = sweepParts(axis);
+  return `function (S, C) {
+    const x = this.thread.x;
+    const y = this.thread.y;
+    if (this.thread.z === 0) {
+      ${inFwd}
+      return inF;
+    }
+    ${inBwd}
+    return inB;
+  }`;
+}
+
+/** Second pass of the split sweep: sweepPushSource's state update, with the arriving flows read from the gather's output IN. */
+export function sweepApplySource(axis: 'h' | 'v'): string {
+  const { head, update } = sweepParts(axis);
+  return `function (S, C, IN) {
+    ${head}
+    const inF = IN[0][y][x];
+    const inB = IN[1][y][x];
+    ${update}
+  }`;
+}
+
+/** The pieces of a segmented sweep along `axis`: the two walks (defining inF and inB), the kernel head, and the state update that uses them. */
+function sweepParts(axis: 'h' | 'v'): { inFwd: string; inBwd: string; head: string; update: string } {
   const a = AXES[axis];
   const R = 'this.constants.REACH';
   const hA = (k: string): string => `S[1]${a.at(k)}`;
@@ -370,8 +438,7 @@ export function sweepPushSource(axis: 'h' | 'v'): string {
       }
     }`;
   const pHere = a.at(p);
-  return `function (S, C) {
-    const x = this.thread.x;
+  const head = `const x = this.thread.x;
     const y = this.thread.y;
     const z = this.thread.z;
     if (z === ${a.otherFlow}) {
@@ -380,10 +447,8 @@ export function sweepPushSource(axis: 'h' | 'v'): string {
     const h0 = S[1]${pHere};
     if (z === 1 && h0 >= ${INF}) {
       return h0;
-    }
-    ${inFwd}
-    ${inBwd}
-    const e0 = S[0]${pHere};
+    }`;
+  const update = `const e0 = S[0]${pHere};
     const rt0 = S[4]${pHere};
     let crossed = 0.0;
     let v0 = e0;
@@ -416,8 +481,8 @@ export function sweepPushSource(axis: 'h' | 'v'): string {
     if (admissible > 0.0) {
       return h0;
     }
-    return Math.min(best, ${INF});
-  }`;
+    return Math.min(best, ${INF});`;
+  return { inFwd, inBwd, head, update };
 }
 
 /**

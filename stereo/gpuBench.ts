@@ -13,6 +13,8 @@
  *   resume     tsukuba, teddy and Adirondack with moves that did not
  *              converge redone from scratch instead of resumed (compare
  *              with the scenes section's device rows)
+ *   split      the same three with the split sweep (a gather walks the runs
+ *              once per pixel, a loop-free pass applies them)
  *   passes     device time of one pass of each state kernel at three sizes
  *   large      a synthetic W×H pair with L labels, costs computed on the
  *              device from the images (no volume anywhere)
@@ -205,6 +207,10 @@ async function main(): Promise<void> {
     } else if (sec === 'resume') {
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
         await add('resume', `${s} gpu redo`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { resume: false } }));
+      }
+    } else if (sec === 'split') {
+      for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
+        await add('split', `${s} gpu split-sweep`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { push: 'split-sweep' } }));
       }
     } else if (sec === 'ablation') {
       for (const s of pick(['tsukuba', 'teddy'])) {

@@ -68,7 +68,7 @@ describe('GpuMoveSolver against the BK path', () => {
   });
 
   test.each([
-    { push: 'lockstep', bfs: 'level' }, { push: 'lockstep', bfs: 'scan', reach: 4 }, { push: 'sweep', bfs: 'level', reach: 3 }, { push: 'sweep', bfs: 'scan', reach: 5 },
+    { push: 'lockstep', bfs: 'level' }, { push: 'lockstep', bfs: 'scan', reach: 4 }, { push: 'sweep', bfs: 'level', reach: 3 }, { push: 'sweep', bfs: 'scan', reach: 5 }, { push: 'split-sweep', bfs: 'scan', reach: 3 },
   ] as const)('synthetic 48×36, every kernel scheme: %j', async (scheme) => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
     const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);

@@ -1,7 +1,9 @@
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
 import { cloneGridGraph, createGridGraph, cutCapacity, MAX_GPU_EXACT_CAPACITY, type GridGraph } from '../graphcut/gridGraph';
-import { f32ExactnessViolation, GpuPrecisionError, PushRelabelSolver, resolvePushRelabelOptions, type PushRelabelOptions } from '../graphcut/pushRelabel';
+import { Input, type IGPUKernelSettings } from 'gpu.js';
+import { f32ExactnessViolation, GpuPrecisionError, initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, resolvePushRelabelOptions, type PushRelabelOptions } from '../graphcut/pushRelabel';
+import { bfsInitSource, bfsScanSource, iterationPasses, STATE_PLANES } from '../graphcut/pushRelabelKernels';
 import { createRng, expansionLikeGraph, randomGridGraph, RANDOM_GRAPH_KINDS, type RandomGraphKind } from '../graphcut/randomGraphs';
 import { createMaxFlowSolver } from '../graphcut/solverFactory';
 
@@ -87,11 +89,12 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
     }
   });
 
-  test('every kernel scheme (sweep or lockstep push, scan or level BFS) and reach gives the exact answer on hundreds of random grids', async () => {
+  test('every kernel scheme (sweep, split sweep or lockstep push, scan or level BFS) and reach gives the exact answer on hundreds of random grids', async () => {
     // Reaches below the grid size put segment borders inside the runs: flow must wait at them and still arrive.
     const schemes: PushRelabelOptions[] = [
       { push: 'sweep', bfs: 'scan', reach: 1 }, { push: 'sweep', bfs: 'scan', reach: 2 }, { push: 'sweep', bfs: 'scan', reach: 5 },
       { push: 'sweep', bfs: 'level', reach: 3 }, { push: 'lockstep', bfs: 'scan', reach: 4 }, { push: 'lockstep', bfs: 'level' },
+      { push: 'split-sweep', bfs: 'scan', reach: 2 }, { push: 'split-sweep', bfs: 'level', reach: 5 },
     ];
     const rng = createRng(4242);
     let cases = 0;
@@ -106,7 +109,38 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
         cases++;
       }
     }
-    expect(cases).toBe(660);
+    expect(cases).toBe(880);
+  });
+
+  test('the split sweep (gather + apply) leaves exactly the state of the single-kernel sweep after every iteration, on random grids', async () => {
+    const rng = createRng(777);
+    for (let i = 0; i < 40; i++) {
+      const W = 1 + Math.floor(rng() * 30);
+      const H = 1 + Math.floor(rng() * 30);
+      const reach = 1 + Math.floor(rng() * 6);
+      const g = rng() < 0.5 ? expansionLikeGraph(rng, W, H, { reversed: rng() < 0.5 }) : randomGridGraph(rng, W, H, exactKinds[Math.floor(rng() * exactKinds.length)]);
+      const { caps, state } = initialKernelState(g);
+      const settings = (planes: number): IGPUKernelSettings => pushRelabelKernelSettings(W, H, reach, planes);
+      const bfsInit = cpu.gpu.createKernel(bfsInitSource(), settings(STATE_PLANES));
+      const bfs = cpu.gpu.createKernel(bfsScanSource(), settings(STATE_PLANES));
+      const run = async (push: 'sweep' | 'split-sweep'): Promise<number[]> => {
+        const steps = iterationPasses(cpu.gpu, push, settings);
+        const pipe = cpu.gpu.createPipeline(function (S: unknown, C: unknown) {
+          let s: unknown = bfsInit(S, C);
+          for (let b = 0; b < 8; b++) s = bfs(s, C);
+          const out: unknown[] = [];
+          for (let it = 0; it < 4; it++) {
+            for (const step of steps) s = step(s, C);
+            out.push(s);
+          }
+          return out;
+        });
+        const out = (await pipe(new Input(state as unknown as number[], [W, H, STATE_PLANES]), new Input(caps as unknown as number[], [W, H, 4]))) as unknown as number[][][][];
+        void pipe.destroy();
+        return out.flatMap((o) => o.flatMap((plane) => plane.flatMap((row) => Array.from(row))));
+      };
+      expect(await run('split-sweep')).toEqual(await run('sweep'));
+    }
   });
 
   test('stats count pipeline calls, iterations and global relabels', async () => {
