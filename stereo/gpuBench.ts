@@ -17,7 +17,8 @@
  *              once per pixel, a loop-free pass applies them)
  *   passes     device time of one pass of each state kernel at three sizes
  *   large      a synthetic W×H pair with L labels, costs computed on the
- *              device from the images (no volume anywhere)
+ *              device from the images (no volume anywhere):
+ *              large:WxHxL:init:cycles[:push]
  * Scenes come from $STEREO_DATA (Middlebury folders). The JSON is rewritten
  * after every run, so a run cut short still reports.
  */
@@ -32,7 +33,7 @@ import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
 import { createGpuContext } from '../graphcut/gpuBackend';
 import { Input, type IGPUKernelSettings } from 'gpu.js';
 import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../graphcut/pushRelabel';
-import { bfsInitSource, bfsPassSource, bfsScanSource, pushRelabelSource, sweepPushSource } from '../graphcut/pushRelabelKernels';
+import { bfsInitSource, bfsPassSource, bfsScanSource, pushRelabelSource, sweepPushSource, type PushScheme } from '../graphcut/pushRelabelKernels';
 import { createRng, expansionLikeGraph } from '../graphcut/randomGraphs';
 import { checkTilesSource, TILE } from '../expansion/gpuMoveKernels';
 import { createMoveSolver } from './backends';
@@ -86,13 +87,13 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
   };
 }
 
-async function large(W: number, H: number, L: number, initKind: string, cycles: number, progress: Json[], save: () => void): Promise<Json> {
+async function large(W: number, H: number, L: number, initKind: string, cycles: number, push: PushScheme | undefined, progress: Json[], save: () => void): Promise<Json> {
   const t0 = performance.now();
   const scene = generateSyntheticScene({ width: W, height: H, ndisp: L, seed: 7 });
   const t1 = performance.now();
   // Costs on demand: no volume on the host or the device, each label's costs computed by the move kernels.
   const r = await match(scene.left, scene.right, {
-    ndisp: L, backend: 'gpu', costs: 'on-demand', init: initKind === 'wta' ? 'wta' : 'zero', cycles,
+    ndisp: L, backend: 'gpu', costs: 'on-demand', init: initKind === 'wta' ? 'wta' : 'zero', cycles, gpu: push ? { push } : undefined,
     // Progress on stderr, so a run stopped by a time limit still shows how far it got.
     onMove: (m) => {
       const at = (performance.now() - t1) / 1000;
@@ -251,11 +252,11 @@ async function main(): Promise<void> {
         }
       }
     } else if (sec === 'large') {
-      const [, dims, initKind, cyc] = full.split(':');
+      const [, dims, initKind, cyc, push] = full.split(':');
       const [W, H, L] = (dims ?? '3000x2000x300').split('x').map(Number);
       const progress: Json[] = [];
       report.largeProgress = progress;
-      await add('large', sec, () => large(W, H, L, initKind ?? 'zero', cyc ? Number(cyc) : 4, progress, save));
+      await add('large', sec, () => large(W, H, L, initKind ?? 'zero', cyc ? Number(cyc) : 4, push as PushScheme | undefined, progress, save));
     } else if (sec === 'passes') {
       for (const [W, H] of (process.env.GPU_BENCH_MODE ? [[24, 16]] : [[384, 288], [1500, 1000], [3000, 2000]])) await add('passes', `${W}x${H}`, () => passCosts(W, H));
     } else {
