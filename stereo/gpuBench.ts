@@ -33,7 +33,7 @@ import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
 import { createGpuContext } from '../graphcut/gpuBackend';
 import { Input, type IGPUKernelSettings } from 'gpu.js';
 import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../graphcut/pushRelabel';
-import { bfsInitSource, bfsPassSource, bfsScanSource, pushRelabelSource, sweepPushSource, type PushScheme } from '../graphcut/pushRelabelKernels';
+import { bfsInitSource, bfsPassSource, bfsScanSource, iterationPasses, pushRelabelSource, sweepPushSource, type PushScheme } from '../graphcut/pushRelabelKernels';
 import { createRng, expansionLikeGraph } from '../graphcut/randomGraphs';
 import { checkTilesSource, TILE } from '../expansion/gpuMoveKernels';
 import { createMoveSolver } from './backends';
@@ -128,6 +128,8 @@ async function passCosts(W: number, H: number): Promise<Json> {
     lockstep: ctx.gpu.createKernel(pushRelabelSource(), settings),
     sweepH: ctx.gpu.createKernel(sweepPushSource('h'), settings),
     sweepV: ctx.gpu.createKernel(sweepPushSource('v'), settings),
+    splitH: ((steps) => steps[0])(iterationPasses(ctx.gpu, 'split-sweep', (planes) => pushRelabelKernelSettings(W, H, 32, planes))),
+    splitV: ((steps) => steps[1])(iterationPasses(ctx.gpu, 'split-sweep', (planes) => pushRelabelKernelSettings(W, H, 32, planes))),
     bfsInit: ctx.gpu.createKernel(bfsInitSource(), settings),
     bfsLevel: ctx.gpu.createKernel(bfsPassSource(), settings),
     bfsScan: ctx.gpu.createKernel(bfsScanSource(), settings),
@@ -136,13 +138,13 @@ async function passCosts(W: number, H: number): Promise<Json> {
   const S0 = new Input(state as unknown as number[], [W, H, 5]);
   const C = new Input(caps as unknown as number[], [W, H, 4]);
   const out: Json = { size: `${W}x${H}` };
-  for (const name of ['lockstep', 'sweepH', 'sweepV', 'bfsLevel', 'bfsScan', 'checkTiles'] as const) {
+  for (const name of ['lockstep', 'sweepH', 'sweepV', 'splitH', 'splitV', 'bfsLevel', 'bfsScan', 'checkTiles'] as const) {
     const time = async (passes: number): Promise<number> => {
-      const kern = k[name];
+      const kern = k[name] as (a: unknown, b: unknown) => unknown;
       const init = k.bfsInit;
       const scan = k.bfsScan;
       const pipe = ctx.gpu.createPipeline(function (S: unknown, Cs: unknown) {
-        let s = init(S, Cs);
+        let s: unknown = init(S, Cs);
         for (let i = 0; i < 8; i++) s = scan(s, Cs);
         if (name === 'checkTiles') {
           let r: unknown = null;
