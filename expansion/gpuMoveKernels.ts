@@ -245,13 +245,15 @@ function overTile(width: string, height: string, body: string): string {
  * Move bookkeeping, [4]: T[0] = moves before this one that failed to
  * converge (the gate: a move after a failure leaves the labels alone),
  * T[1] = convergence checks of this move that failed, T[2] = 1 when the
- * latest check failed, T[3] = 1 when a check of this move in this call
- * found the BFS short of its fixed point (a short BFS in the middle of a
- * plan leaves far pixels unreached, so their excess cannot move however
+ * latest check failed, T[3] = 1 when a round's check of this move in this
+ * call found the BFS short of its fixed point (a short BFS in the middle of
+ * a plan leaves far pixels unreached, so their excess cannot move however
  * many rounds follow, even when the plan's longer last BFS reaches them).
- * RB is a check's tile codes OR-reduced to at most [FW, FH] = 8×8.
+ * With `afterRounds` false (the check of a move's first global relabel,
+ * before any round) a shortfall is not recorded: it only delays the first
+ * pushes. RB is a check's tile codes OR-reduced to at most [FW, FH] = 8×8.
  */
-export function tallySource(): string {
+export function tallySource(afterRounds = true): string {
   return `function (RB, T) {
     const i = this.thread.x;
     if (i === 0) { return T[0]; }
@@ -267,7 +269,7 @@ export function tallySource(): string {
     const b = Math.max(active, unfixed);
     if (i === 1) { return T[1] + b; }
     if (i === 2) { return b; }
-    return Math.max(T[3], unfixed);
+    return ${afterRounds ? 'Math.max(T[3], unfixed)' : 'T[3]'};
   }`;
 }
 

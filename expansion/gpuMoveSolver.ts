@@ -52,6 +52,16 @@ const CALL_COST_IN_ROUNDS = 2;
 const STATE_COST_IN_ROUNDS = 1;
 const MAX_ROUNDS = 1 << 12;
 /**
+ * Rounds a plan may get: powers of two and their halfway points (a plan is
+ * compiled once per shape, so the choices are few; halfway points halve
+ * the rounds a move gets beyond its need: teddy's moves need 4–9).
+ */
+const ROUND_CHOICES: readonly number[] = (() => {
+  const out: number[] = [1];
+  for (let r = 2; r <= MAX_ROUNDS; r *= 2) out.push(r, (3 * r) / 2);
+  return out.filter((r) => r <= MAX_ROUNDS);
+})();
+/**
  * The last round of a plan runs this many times B BFS passes. Only the last
  * check decides whether a move converged, and a global relabel restarts
  * from scratch, so a move whose final BFS needs more than B passes could
@@ -77,7 +87,7 @@ export interface GpuMoveOptions {
   verify?: boolean;
   /** Safety limit: a move needing more push-relabel iterations than this throws (default 4·10^6). */
   maxIterations?: number;
-  /** Push kernels: 'sweep' (default: segmented runs, a horizontal and a vertical pass per iteration), 'split-sweep' (each sweep as a gather of the runs, walked once per pixel, and a loop-free apply) or 'lockstep' (one edge per pass). */
+  /** Push kernels: 'sweep' (segmented runs, a horizontal and a vertical pass per iteration), 'split-sweep' (each sweep as a gather of the runs, walked once per pixel, and a loop-free apply) or 'lockstep' (one edge per pass); default: defaultPush. */
   push?: PushScheme;
   /** Global relabel passes: 'scan' (default: relaxation along straight residual runs) or 'level' (one BFS level per pass). */
   bfs?: BfsScheme;
@@ -120,6 +130,7 @@ interface Kernels {
   sumTiles: IKernelRunShortcut[];
   orTiles: IKernelRunShortcut[];
   tally: IKernelRunShortcut;
+  tallyFirst: IKernelRunShortcut;
   startMove: IKernelRunShortcut;
   apply: IKernelRunShortcut;
   changedTiles: IKernelRunShortcut;
@@ -152,6 +163,18 @@ export interface GpuMoveCounters {
  */
 export function defaultReach(width: number, height: number): number {
   return Math.max(width, height) > 512 ? 32 : 16;
+}
+
+/**
+ * Default push kernels: the split sweep above 2^20 pixels, the single-kernel
+ * sweep below. Per pass on the H200 the split sweep's gather + apply took
+ * 0.79 + 0.89 ms against 1.11 + 1.53 ms at 3000×2000 (its walks run once per
+ * pixel instead of once per changed state plane); at the Middlebury sizes,
+ * where a pass costs about what dispatching it costs, whole runs were the
+ * same within noise (BENCHMARKS.md).
+ */
+export function defaultPush(width: number, height: number): PushScheme {
+  return width * height > 1 << 20 ? 'split-sweep' : 'sweep';
 }
 
 /** V(a, b) satisfies V(a, c) ≤ V(a, b) + V(b, c) for all labels: then no expansion graph is ever truncated. */
@@ -197,7 +220,7 @@ export class GpuMoveSolver implements MoveSolver {
   constructor(private readonly ctx: GpuContext, private readonly energy: MrfEnergy, options: GpuMoveOptions, source: GpuDataSource = { kind: 'volume' }) {
     this.o = {
       iterationsPerRound: 16, bfsPasses: 16, initialRounds: 4, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
-      push: 'sweep', bfs: 'scan', reach: defaultReach(energy.width, energy.height), resume: true,
+      push: defaultPush(energy.width, energy.height), bfs: 'scan', reach: defaultReach(energy.width, energy.height), resume: true,
       ...options,
     };
     for (const k of ['iterationsPerRound', 'bfsPasses', 'initialRounds', 'movesPerCall', 'maxIterations'] as const) {
@@ -277,6 +300,7 @@ export class GpuMoveSolver implements MoveSolver {
       sumTiles: tiles.slice(1).map((out, i) => gpu.createKernel(sumTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
       orTiles: tiles.slice(1).map((out, i) => gpu.createKernel(orTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
       tally: gpu.createKernel(tallySource(), kernelSettings([4], final)),
+      tallyFirst: gpu.createKernel(tallySource(false), kernelSettings([4], final)),
       startMove: gpu.createKernel(startMoveSource(), line(4)),
       apply: gpu.createKernel(applyCutSource(reversed), grid(1)),
       changedTiles: gpu.createKernel(changedTilesSource(), kernelSettings(tiles[0], constants)),
@@ -359,7 +383,7 @@ export class GpuMoveSolver implements MoveSolver {
           S = k.bfsInit(S, C);
           for (let b = 0; b < bfs; b++) S = k.bfsPass(S, C);
           T = k.startMove(T);
-          T = k.tally(or(k.checkTiles(S, C)), T);
+          T = k.tallyFirst(or(k.checkTiles(S, C)), T);
           [S, T] = rounds_(S, C, T);
           const next = k.apply(LB, S, AL, T, j);
           outs.push(T, k.sumFinal(sum(k.changedTiles(next, LB))));
@@ -481,7 +505,7 @@ export class GpuMoveSolver implements MoveSolver {
       if (plan.keepsState && done === 0) {
         // Continue from where the device stopped: heights, flows, excesses and sink residuals as read back.
         spent += plan.rounds;
-        resumeRounds = Math.min(2 * plan.rounds, MAX_ROUNDS);
+        resumeRounds = this.continuationRounds(spent, plan.rounds);
         flattenState(out[3] as ArrayLike<ArrayLike<ArrayLike<number>>>, this.W, this.H, this.carriedState);
       } else {
         this.counters.redoneMoves++;
@@ -499,34 +523,52 @@ export class GpuMoveSolver implements MoveSolver {
   }
 
   /**
+   * Rounds of the call that continues a move which has run `spent` rounds:
+   * the choice that would have cost least for the recent moves that needed
+   * more than that, counted from there (twice the last call's rounds when
+   * none did). Always doubling overshot: Adirondack ran 5604 rounds for
+   * 3494 needed (H200).
+   */
+  private continuationRounds(spent: number, last: number): number {
+    const rest = this.history.filter((need) => need > spent).map((need) => need - spent);
+    return rest.length > 0 ? this.cheapestRounds(rest, true) : Math.min(2 * last, MAX_ROUNDS);
+  }
+
+  /**
    * Rounds for the next plans, from the rounds the last ADAPT_WINDOW moves
-   * needed: the power of two (which keeps the plan cache small) that would
-   * have cost them the least, counting each call's fixed cost and, for a
-   * move that needs more, the calls that follow: a continuation with twice
-   * the rounds (resume) or a redo from scratch with twice the rounds.
+   * needed: the choice that would have cost them the least (cheapestRounds).
    * Provisioning for the slowest move makes every move pay for it;
    * provisioning for the last move alone (moves vary a lot) redoes too many.
    */
   private adapt(rounds: number[]): void {
     this.history.push(...rounds);
     if (this.history.length > ADAPT_WINDOW) this.history.splice(0, this.history.length - ADAPT_WINDOW);
-    const resume = this.o.resume && this.movesPerCall === 1;
+    this.rounds = this.cheapestRounds(this.history, this.o.resume && this.movesPerCall === 1);
+  }
+
+  /**
+   * The rounds R among ROUND_CHOICES that would have cost `needs` least:
+   * each call costs its rounds plus a fixed cost, and a move that needs more
+   * than a call gave it gets another with twice the rounds (continued, or
+   * redone from scratch).
+   */
+  private cheapestRounds(needs: readonly number[], resume: boolean): number {
     const perCall = CALL_COST_IN_ROUNDS + (resume ? STATE_COST_IN_ROUNDS : 0);
     let best = 1;
     let bestCost = Infinity;
-    for (let R = 1; R <= MAX_ROUNDS; R *= 2) {
+    for (const R of ROUND_CHOICES) {
       let cost = 0;
-      for (const need of this.history) {
+      for (const need of needs) {
         let covered = 0;
-        for (let r = R; ; r *= 2) {
+        for (let r = R; ; r = Math.min(2 * r, MAX_ROUNDS)) {
           cost += r + perCall;
           covered = resume ? covered + r : r;
-          if (need <= covered) break;
+          if (need <= covered || (!resume && r === MAX_ROUNDS)) break;
         }
       }
       if (cost < bestCost) { bestCost = cost; best = R; }
     }
-    this.rounds = best;
+    return best;
   }
 
   /**
