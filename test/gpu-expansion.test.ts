@@ -90,6 +90,9 @@ describe('GpuMoveSolver against the BK path', () => {
       expect(g.counters.redoneMoves).toBeGreaterThan(0);
     }
     expect(g.counters.pipelineCalls).toBe(g.counters.moves + g.counters.resumedCalls + g.counters.redoneMoves);
+    // Plan shapes change with the rounds and BFS passes; the cache keeps at most 8 of them.
+    expect(g.cachedPlans).toBe(Math.min(g.counters.plans, 8));
+    if (!resume) expect(g.counters.plans).toBeGreaterThan(8);
   });
 });
 
