@@ -52,12 +52,15 @@ const CALL_COST_IN_ROUNDS = 2;
 const STATE_COST_IN_ROUNDS = 1;
 const MAX_ROUNDS = 1 << 12;
 /**
- * Compiled plans kept at once (least recently used dropped first). Each
- * holds its own device buffers, several state-sized ones: at 3000×2000 the
- * 26 plans of a cycle without a bound peaked at 37.8 GB of GPU memory
- * against 17.0 GB for the 9 of an earlier build (H200).
+ * Compiled plans kept at once (least recently used dropped first): 32, and
+ * 8 above 2^20 pixels. Each plan holds its own device buffers, several of
+ * them state-sized: a 3000×2000 cycle that compiled 26 plans peaked at
+ * 37.8 GB of GPU memory against 17.0 GB for an earlier build's 9 (H200).
+ * At the Middlebury sizes plans are small and recompiling costs time.
  */
-const MAX_CACHED_PLANS = 8;
+export function defaultMaxCachedPlans(pixels: number): number {
+  return pixels > 1 << 20 ? 8 : 32;
+}
 /**
  * Rounds a plan may get: powers of two and their halfway points (a plan is
  * compiled once per shape, so the choices are few; halfway points halve
@@ -107,6 +110,8 @@ export interface GpuMoveOptions {
    * chained in one call (movesPerCall > 1) are still redone.
    */
   resume?: boolean;
+  /** Compiled plans kept (each holds device buffers); the least recently used is dropped beyond it (default: defaultMaxCachedPlans). */
+  maxCachedPlans?: number;
 }
 
 /** The two ways the data term reaches the device. */
@@ -228,9 +233,10 @@ export class GpuMoveSolver implements MoveSolver {
     this.o = {
       iterationsPerRound: 16, bfsPasses: 16, initialRounds: 4, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
       push: defaultPush(energy.width, energy.height), bfs: 'scan', reach: defaultReach(energy.width, energy.height), resume: true,
+      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height),
       ...options,
     };
-    for (const k of ['iterationsPerRound', 'bfsPasses', 'initialRounds', 'movesPerCall', 'maxIterations'] as const) {
+    for (const k of ['iterationsPerRound', 'bfsPasses', 'initialRounds', 'movesPerCall', 'maxIterations', 'maxCachedPlans'] as const) {
       const v = this.o[k];
       if (!Number.isInteger(v) || v < 1) throw new Error(`gpu expansion option ${k}: expected a positive integer, got ${String(v)}`);
     }
@@ -405,7 +411,7 @@ export class GpuMoveSolver implements MoveSolver {
       });
     const p: Plan = { pipe, moves, rounds, bfs, verify, resumes, keepsState };
     this.plans.set(key, p);
-    if (this.plans.size > MAX_CACHED_PLANS) {
+    if (this.plans.size > this.o.maxCachedPlans) {
       const [oldKey, old] = this.plans.entries().next().value as [string, Plan];
       this.plans.delete(oldKey);
       void old.pipe.destroy();
@@ -414,7 +420,7 @@ export class GpuMoveSolver implements MoveSolver {
     return p;
   }
 
-  /** Plans compiled and not yet dropped (at most MAX_CACHED_PLANS). */
+  /** Plans compiled and not yet dropped (at most the option maxCachedPlans). */
   get cachedPlans(): number {
     return this.plans.size;
   }
