@@ -33,10 +33,11 @@ import type { MoveResult, MoveSolver } from './moveSolver';
  * the canonical sink side). A move that did not converge leaves the labels
  * alone, and so do all later moves of the same call (they were built on the
  * wrong labels). With `resume` (one move per call) the call also returns the
- * move's push-relabel state, and the next call continues from it with twice
- * the rounds; otherwise the move is redone from scratch with twice the
- * rounds. Either way a check that failed because the BFS had not reached its
- * fixed point doubles the BFS passes for that move. Running more rounds after convergence
+ * move's push-relabel state, and the next call continues from it (with the
+ * rounds that recent moves suggest, continuationRounds); otherwise the move
+ * is redone from scratch with twice the rounds. Either way a check that
+ * failed because the BFS had not reached its fixed point doubles the BFS
+ * passes for that move. Running more rounds after convergence
  * changes nothing (no pixel with excess has a finite height, the BFS is at
  * its fixed point), which is what makes a fixed, speculative number of
  * rounds safe.
@@ -75,8 +76,8 @@ const ROUND_CHOICES: readonly number[] = (() => {
  * The last round of a plan runs this many times B BFS passes. Only the last
  * check decides whether a move converged, and a global relabel restarts
  * from scratch, so a move whose final BFS needs more than B passes could
- * not converge in any number of rounds: on Adirondack 303 of 292 moves fell
- * short at B = 16 and needed another call (H200). The longer last BFS costs
+ * not converge in any number of rounds: on Adirondack, 303 calls failed
+ * with a BFS shortfall at B = 16 for 292 moves (H200). The longer last BFS costs
  * about one round per call.
  */
 const FINAL_BFS_FACTOR = 4;

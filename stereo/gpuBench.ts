@@ -124,12 +124,14 @@ async function passCosts(W: number, H: number): Promise<Json> {
   const n = W * H;
   const { caps, state } = initialKernelState(g);
   const settings = pushRelabelKernelSettings(W, H, 32);
+  // The split sweep's passes: gather + apply, one per axis.
+  const split = iterationPasses(ctx.gpu, 'split-sweep', (planes) => pushRelabelKernelSettings(W, H, 32, planes));
   const k = {
     lockstep: ctx.gpu.createKernel(pushRelabelSource(), settings),
     sweepH: ctx.gpu.createKernel(sweepPushSource('h'), settings),
     sweepV: ctx.gpu.createKernel(sweepPushSource('v'), settings),
-    splitH: ((steps) => steps[0])(iterationPasses(ctx.gpu, 'split-sweep', (planes) => pushRelabelKernelSettings(W, H, 32, planes))),
-    splitV: ((steps) => steps[1])(iterationPasses(ctx.gpu, 'split-sweep', (planes) => pushRelabelKernelSettings(W, H, 32, planes))),
+    splitH: split[0],
+    splitV: split[1],
     bfsInit: ctx.gpu.createKernel(bfsInitSource(), settings),
     bfsLevel: ctx.gpu.createKernel(bfsPassSource(), settings),
     bfsScan: ctx.gpu.createKernel(bfsScanSource(), settings),
