@@ -211,6 +211,12 @@ export function sumTilesSource(): string {
   }`;
 }
 
+/** Statements that OR the check code `v` (1: excess at a finite height, 2: BFS not at its fixed point) into the flags `active` and `unfixed` (0 or 1). */
+function orCode(v: string): string {
+  return `if (${v} >= 2.0) { unfixed = 1.0; }
+          if (${v} === 1.0 || ${v} === 3.0) { active = 1.0; }`;
+}
+
 /**
  * One level of the check's reduction: the bitwise OR of the codes (0..3,
  * see checkTilesSource) of 8×8 blocks of an [AW, AH] array. An OR, not a
@@ -222,9 +228,8 @@ export function orTilesSource(): string {
     let unfixed = 0.0;
     ${overTile('this.constants.AW', 'this.constants.AH', `
           const v = A[y][x];
-          if (v >= 2.0) { unfixed = 2.0; }
-          if (v === 1.0 || v === 3.0) { active = 1.0; }`)}
-    return active + unfixed;
+          ${orCode('v')}`)}
+    return active + 2.0 * unfixed;
   }`;
 }
 
@@ -262,8 +267,7 @@ export function tallySource(afterRounds = true): string {
     for (let r = 0; r < this.constants.FH; r++) {
       for (let c = 0; c < this.constants.FW; c++) {
         const v = RB[r][c];
-        if (v >= 2.0) { unfixed = 1.0; }
-        if (v === 1.0 || v === 3.0) { active = 1.0; }
+        ${orCode('v')}
       }
     }
     const b = Math.max(active, unfixed);
