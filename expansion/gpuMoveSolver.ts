@@ -1,8 +1,8 @@
-import { Input, type IGPUKernelSettings, type IKernelRunShortcut, type IPipelineRunShortcut } from 'gpu.js';
+import { Input, type IGPUKernelSettings, type IKernelRunShortcut, type IPipelineRunShortcut, type KernelOutput } from 'gpu.js';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import type { GpuContext } from '../graphcut/gpuBackend';
 import { cutCapacity, MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
-import { GpuPrecisionError } from '../graphcut/pushRelabel';
+import { flattenState, GpuPrecisionError } from '../graphcut/pushRelabel';
 import {
   bfsInitSource, bfsPassSourceOf, checkKernelScheme, iterationPasses, STATE_PLANES, PLANE, type BfsScheme, type PushScheme, type StatePass,
 } from '../graphcut/pushRelabelKernels';
@@ -535,7 +535,7 @@ export class GpuMoveSolver implements MoveSolver {
         // Continue from where the device stopped: heights, flows, excesses and sink residuals as read back.
         spent += plan.rounds;
         resumeRounds = this.continuationRounds(spent, plan.rounds);
-        flattenState(out[3] as ArrayLike<ArrayLike<ArrayLike<number>>>, this.W, this.H, this.carriedState);
+        flattenState(out[3] as KernelOutput, this.W, this.H, this.carriedState);
       } else {
         this.counters.redoneMoves++;
         spent = 0;
@@ -677,17 +677,6 @@ export class GpuMoveSolver implements MoveSolver {
     for (const p of this.plans.values()) void p.pipe.destroy();
     this.plans.clear();
     if (this.energyPipe) void this.energyPipe.destroy();
-  }
-}
-
-/** Copies a read-back [W, H, 5] state (out[z][y][x]) into `flat` in the layout of an Input of that shape. */
-function flattenState(S: ArrayLike<ArrayLike<ArrayLike<number>>>, W: number, H: number, flat: Float32Array): void {
-  for (let z = 0; z < STATE_PLANES; z++) {
-    for (let y = 0; y < H; y++) {
-      const row = S[z][y];
-      const at = (z * H + y) * W;
-      for (let x = 0; x < W; x++) flat[at + x] = row[x];
-    }
   }
 }
 

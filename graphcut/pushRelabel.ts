@@ -314,10 +314,9 @@ function asInput(values: Float32Array, W: number, H: number, planes: number): In
   return new Input(values as unknown as number[], [W, H, planes]);
 }
 
-/** A pipeline result for a [W, H, 5] output, as one flat plane-major array. */
-function flattenState(out: KernelOutput, W: number, H: number): Float32Array {
+/** A pipeline result for a [W, H, 5] output, as one flat plane-major array (the layout of an Input of that shape), written into `flat`. */
+export function flattenState(out: KernelOutput, W: number, H: number, flat: Float32Array = new Float32Array(STATE_PLANES * W * H)): Float32Array {
   const n = W * H;
-  const flat = new Float32Array(STATE_PLANES * n);
   if (ArrayBuffer.isView(out)) {
     flat.set(out as unknown as Float32Array);
     return flat;
