@@ -31,6 +31,8 @@ export interface ImageCostSpec {
   border: 'tau' | 'clamp';
 }
 
+import type { KernelGate } from '../graphcut/pushRelabelKernels';
+
 const W = 'this.constants.W';
 const H = 'this.constants.H';
 const INF = 'this.constants.INF';
@@ -249,8 +251,9 @@ function overTile(width: string, height: string, body: string): string {
 /**
  * Move bookkeeping, [4]: T[0] = moves before this one that failed to
  * converge (the gate: a move after a failure leaves the labels alone),
- * T[1] = convergence checks of this move that failed, T[2] = 1 when the
- * latest check failed, T[3] = 1 when a round's check of this move in this
+ * T[1] = convergence checks of this move that failed, T[2] = 0 once the
+ * latest check of this move passed (1 before its first check and while
+ * checks fail), T[3] = 1 when a round's check of this move in this
  * call found the BFS short of its fixed point (a short BFS in the middle of
  * a plan leaves far pixels unreached, so their excess cannot move however
  * many rounds follow, even when the plan's longer last BFS reaches them).
@@ -277,14 +280,24 @@ export function tallySource(afterRounds = true): string {
   }`;
 }
 
-/** Start of a move: carries the gate forward ([4], from the previous move's tally). */
+/** Start of a move: carries the gate forward ([4], from the previous move's tally) and marks the move unchecked. */
 export function startMoveSource(): string {
   return `function (T) {
     const i = this.thread.x;
     if (i === 0) { return T[0] + T[2]; }
+    if (i === 2) { return 1.0; }
     return 0.0;
   }`;
 }
+
+/**
+ * The gate of a move's state passes and checks, on its tally (G = T): once
+ * a check has passed, the state is a maximum preflow with exact heights and
+ * nothing left to do, and a move after a failed one is discarded. Gated
+ * passes keep a plan's rounds after convergence (a plan cannot stop early)
+ * down to copies.
+ */
+export const MOVE_DONE_GATE: KernelGate = { skip: 'G[2] === 0.0 || G[0] > 0.0' };
 
 /**
  * The cut applied to the labels, [W, H]: a pixel on the α side (sink side

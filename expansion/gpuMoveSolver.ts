@@ -4,14 +4,14 @@ import type { GpuContext } from '../graphcut/gpuBackend';
 import { cutCapacity, MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
 import { flattenState, GpuPrecisionError } from '../graphcut/pushRelabel';
 import {
-  bfsInitSource, bfsPassSourceOf, checkKernelScheme, iterationPasses, STATE_PLANES, PLANE, type BfsScheme, type PushScheme, type StatePass,
+  bfsInitSource, bfsPassSourceOf, checkKernelScheme, gatedSource, iterationPasses, STATE_PLANES, PLANE, UNCHANGED_STATE, type BfsScheme, type PushScheme, type StatePass,
 } from '../graphcut/pushRelabelKernels';
 import { forwardGradients } from '../costs/dataCost';
 import { BinaryStepBuilder, type GraphVariant } from './binaryStep';
 import { computeEnergy, pairwise, type EnergyBreakdown, type MrfEnergy } from './energy';
 import {
   applyCutSource, capacitySource, changedTilesSource, checkTilesSource, energyChunksSource, energyTermsSource,
-  initStateSource, orTilesSource, startMoveSource, sumFinalSource, sumTilesSource, tallySource, TILE, type DataSourceKind, type ImageCostSpec,
+  initStateSource, MOVE_DONE_GATE, orTilesSource, startMoveSource, sumFinalSource, sumTilesSource, tallySource, TILE, type DataSourceKind, type ImageCostSpec,
 } from './gpuMoveKernels';
 import type { MoveResult, MoveSolver } from './moveSolver';
 
@@ -40,7 +40,8 @@ import type { MoveResult, MoveSolver } from './moveSolver';
  * passes for that move. Running more rounds after convergence
  * changes nothing (no pixel with excess has a finite height, the BFS is at
  * its fixed point), which is what makes a fixed, speculative number of
- * rounds safe.
+ * rounds safe; with the gate (default) those rounds are copies of the
+ * state, so a plan may overshoot cheaply.
  */
 
 /**
@@ -51,6 +52,12 @@ import type { MoveResult, MoveSolver } from './moveSolver';
 const ADAPT_WINDOW = 32;
 const CALL_COST_IN_ROUNDS = 2;
 const STATE_COST_IN_ROUNDS = 1;
+/**
+ * Cost of a gated round (after its move converged) relative to a full
+ * round: its passes are copies of the state. Measured on the H200 (gpuBench
+ * passes, BENCHMARKS.md).
+ */
+const GATED_ROUND_COST = 0.25;
 const MAX_ROUNDS = 1 << 12;
 /**
  * Compiled plans kept at once (least recently used dropped first): 32, and
@@ -113,6 +120,12 @@ export interface GpuMoveOptions {
   resume?: boolean;
   /** Compiled plans kept (each holds device buffers); the least recently used is dropped beyond it (default: defaultMaxCachedPlans). */
   maxCachedPlans?: number;
+  /**
+   * Gate the state passes and checks on the move's tally (default true):
+   * once a check has passed, the plan's remaining rounds are copies of the
+   * state instead of push-relabel and BFS passes (MOVE_DONE_GATE).
+   */
+  gate?: boolean;
 }
 
 /** The two ways the data term reaches the device. */
@@ -234,7 +247,7 @@ export class GpuMoveSolver implements MoveSolver {
     this.o = {
       iterationsPerRound: 16, bfsPasses: 16, initialRounds: 4, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
       push: defaultPush(energy.width, energy.height), bfs: 'scan', reach: defaultReach(energy.width, energy.height), resume: true,
-      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height),
+      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true,
       ...options,
     };
     for (const k of ['iterationsPerRound', 'bfsPasses', 'initialRounds', 'movesPerCall', 'maxIterations', 'maxCachedPlans'] as const) {
@@ -242,7 +255,9 @@ export class GpuMoveSolver implements MoveSolver {
       if (!Number.isInteger(v) || v < 1) throw new Error(`gpu expansion option ${k}: expected a positive integer, got ${String(v)}`);
     }
     checkKernelScheme('gpu expansion', this.o);
-    if (typeof this.o.resume !== 'boolean') throw new Error(`gpu expansion option resume: expected true or false, got ${String(this.o.resume)}`);
+    for (const k of ['resume', 'gate'] as const) {
+      if (typeof this.o[k] !== 'boolean') throw new Error(`gpu expansion option ${k}: expected true or false, got ${String(this.o[k])}`);
+    }
     if (this.o.variant !== 'classic' && this.o.variant !== 'reversed') throw new Error(`gpu expansion option variant: expected classic or reversed, got '${String(this.o.variant)}'`);
     const { width: W, height: H, labels: L } = energy;
     this.W = W;
@@ -304,13 +319,17 @@ export class GpuMoveSolver implements MoveSolver {
       tiles.push([Math.ceil(w / TILE), Math.ceil(h / TILE)]);
     }
     const final = { FW: tiles[tiles.length - 1][0], FH: tiles[tiles.length - 1][1] };
+    // Without the gate the kernels are compiled ungated and plans pass them no tally.
+    const gate = this.o.gate ? MOVE_DONE_GATE : undefined;
+    const gated = (source: string, unchanged: string): string => (gate ? gatedSource(source, gate, unchanged) : source);
     this.kernels = {
       caps: gpu.createKernel(capacitySource(source.kind), grid(4)),
       init: gpu.createKernel(initStateSource(source.kind, this.costSpec, reversed), grid(STATE_PLANES)),
-      steps: iterationPasses(gpu, this.o.push, grid),
-      bfsInit: gpu.createKernel(bfsInitSource(), grid(STATE_PLANES)),
-      bfsPass: gpu.createKernel(bfsPassSourceOf(this.o.bfs), grid(STATE_PLANES)),
-      checkTiles: gpu.createKernel(checkTilesSource(), kernelSettings(tiles[0], constants)),
+      steps: iterationPasses(gpu, this.o.push, grid, gate),
+      bfsInit: gpu.createKernel(gated(bfsInitSource(), UNCHANGED_STATE), grid(STATE_PLANES)),
+      bfsPass: gpu.createKernel(gated(bfsPassSourceOf(this.o.bfs), UNCHANGED_STATE), grid(STATE_PLANES)),
+      // A gated check reports the tile as converged (code 0), which keeps the tally as it is.
+      checkTiles: gpu.createKernel(gated(checkTilesSource(), '0.0'), kernelSettings(tiles[0], constants)),
       sumTiles: tiles.slice(1).map((out, i) => gpu.createKernel(sumTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
       orTiles: tiles.slice(1).map((out, i) => gpu.createKernel(orTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
       tally: gpu.createKernel(tallySource(), kernelSettings([4], final)),
@@ -370,15 +389,22 @@ export class GpuMoveSolver implements MoveSolver {
     const zeros = this.zeros4;
     const sum = (tiles: unknown): unknown => k.sumTiles.reduce((r, f) => f(r), tiles);
     const or = (tiles: unknown): unknown => k.orTiles.reduce((r, f) => f(r), tiles);
+    // Gated kernels take the move's tally as their last argument.
+    const gated = this.o.gate;
+    const run = (f: (...a: unknown[]) => unknown, T: unknown, ...a: unknown[]): unknown => (gated ? f(...a, T) : f(...a));
+    const bfsPasses = (S0: unknown, C: unknown, T: unknown, passes: number): unknown => {
+      let S = run(k.bfsInit, T, S0, C);
+      for (let b = 0; b < passes; b++) S = run(k.bfsPass, T, S, C);
+      return S;
+    };
+    const check = (S: unknown, C: unknown, T: unknown): unknown => or(run(k.checkTiles, T, S, C));
     const rounds_ = (S0: unknown, C: unknown, T0: unknown): [unknown, unknown] => {
       let S = S0;
       let T = T0;
       for (let r = 0; r < rounds; r++) {
-        for (let i = 0; i < K; i++) for (const step of k.steps) S = step(S, C);
-        S = k.bfsInit(S, C);
-        const passes = r === rounds - 1 ? FINAL_BFS_FACTOR * bfs : bfs;
-        for (let b = 0; b < passes; b++) S = k.bfsPass(S, C);
-        T = k.tally(or(k.checkTiles(S, C)), T);
+        for (let i = 0; i < K; i++) for (const step of k.steps) S = run(step, T, S, C);
+        S = bfsPasses(S, C, T, r === rounds - 1 ? FINAL_BFS_FACTOR * bfs : bfs);
+        T = k.tally(check(S, C, T), T);
       }
       return [S, T];
     };
@@ -397,12 +423,10 @@ export class GpuMoveSolver implements MoveSolver {
         let S: unknown = null;
         let C: unknown = null;
         for (let j = 0; j < moves; j++) {
-          C = k.caps(LB, AL, data, wt, vt, j);
-          S = k.init(LB, AL, data, wt, vt, j);
-          S = k.bfsInit(S, C);
-          for (let b = 0; b < bfs; b++) S = k.bfsPass(S, C);
           T = k.startMove(T);
-          T = k.tallyFirst(or(k.checkTiles(S, C)), T);
+          C = k.caps(LB, AL, data, wt, vt, j);
+          S = bfsPasses(k.init(LB, AL, data, wt, vt, j), C, T, bfs);
+          T = k.tallyFirst(check(S, C, T), T);
           [S, T] = rounds_(S, C, T);
           const next = k.apply(LB, S, AL, T, j);
           outs.push(T, k.sumFinal(sum(k.changedTiles(next, LB))));
@@ -577,12 +601,14 @@ export class GpuMoveSolver implements MoveSolver {
 
   /**
    * The rounds R among ROUND_CHOICES that would have cost `needs` least:
-   * each call costs its rounds plus a fixed cost, and a move that needs more
-   * than a call gave it gets another with twice the rounds (continued, or
-   * redone from scratch).
+   * each call costs the rounds its move needed, its rounds beyond that at
+   * GATED_ROUND_COST (gated) or in full (ungated), plus a fixed cost, and a
+   * move that needs more than a call gave it gets another with twice the
+   * rounds (continued, or redone from scratch).
    */
   private cheapestRounds(needs: readonly number[], resume: boolean): number {
     const perCall = CALL_COST_IN_ROUNDS + (resume ? STATE_COST_IN_ROUNDS : 0);
+    const overshoot = this.o.gate ? GATED_ROUND_COST : 1;
     let best = 1;
     let bestCost = Infinity;
     for (const R of ROUND_CHOICES) {
@@ -590,7 +616,9 @@ export class GpuMoveSolver implements MoveSolver {
       for (const need of needs) {
         let covered = 0;
         for (let r = R; ; r = Math.min(2 * r, MAX_ROUNDS)) {
-          cost += r + perCall;
+          // Rounds after convergence are gated copies.
+          const rest = Math.max(need - (resume ? covered : 0), 0);
+          cost += Math.min(r, rest) + overshoot * Math.max(r - rest, 0) + perCall;
           covered = resume ? covered + r : r;
           if (need <= covered || (!resume && r === MAX_ROUNDS)) break;
         }

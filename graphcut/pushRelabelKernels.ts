@@ -272,27 +272,61 @@ export function checkKernelScheme(owner: string, o: { push: PushScheme; bfs: Bfs
   if (!Number.isInteger(o.reach) || o.reach < 1 || o.reach > MAX_REACH) throw new Error(`${owner} option reach: expected an integer in 1..${MAX_REACH}, got ${String(o.reach)}`);
 }
 
-/** One pass of a push-relabel iteration as recorded in a pipeline: the state after it, from the state and the capacities. */
-export type StatePass = (S: unknown, C: unknown) => unknown;
+/**
+ * One pass of a push-relabel iteration as recorded in a pipeline: the state
+ * after it, from the state and the capacities, and from the gate's input G
+ * when the passes were compiled with a gate.
+ */
+export type StatePass = (S: unknown, C: unknown, G?: unknown) => unknown;
+
+/**
+ * A gate for state kernels: an extra last argument G and a condition on it
+ * under which the kernel returns its input state unchanged. A compiled
+ * pipeline cannot branch on the host, so a plan that has reached its goal
+ * (a move that has converged) still dispatches every pass it recorded; the
+ * gate makes those passes copies, which cost the dispatch and one read and
+ * write per value instead of the pass's walks.
+ */
+export interface KernelGate {
+  /** a condition on G (e.g. 'G[2] === 0.0') under which the pass changes nothing */
+  skip: string;
+}
+
+/**
+ * `source` with the gate: G appended to its parameters and, first thing, a
+ * return of `unchanged` when the gate's condition holds.
+ */
+export function gatedSource(source: string, gate: KernelGate, unchanged: string): string {
+  const head = /^function \(([^)]*)\) \{/.exec(source);
+  if (!head) throw new Error('gatedSource: not a kernel source of the form function (…) {');
+  return `function (${head[1]}, G) {
+    if (${gate.skip}) { return ${unchanged}; }${source.slice(head[0].length)}`;
+}
+
+/** A state kernel's return when gated: its own element of the input state. */
+export const UNCHANGED_STATE = 'S[this.thread.z][this.thread.y][this.thread.x]';
 
 /**
  * Compiles the passes of one push-relabel iteration of a scheme with `gpu`;
  * `settings(planes)` gives the kernel settings for an output of that many
  * [W, H] planes (the state has STATE_PLANES, a split sweep's gather 2).
+ * With a gate, every pass takes the gate's input as its third argument.
  */
-export function iterationPasses(gpu: GPU, push: PushScheme, settings: (planes: number) => IGPUKernelSettings): StatePass[] {
+export function iterationPasses(gpu: GPU, push: PushScheme, settings: (planes: number) => IGPUKernelSettings, gate?: KernelGate): StatePass[] {
+  const state = (source: string): string => (gate ? gatedSource(source, gate, UNCHANGED_STATE) : source);
   if (push === 'lockstep') {
-    const k = gpu.createKernel(pushRelabelSource(), settings(STATE_PLANES));
-    return [(S, C) => k(S, C)];
+    const k = gpu.createKernel(state(pushRelabelSource()), settings(STATE_PLANES));
+    return [(S, C, G) => (gate ? k(S, C, G) : k(S, C))];
   }
   return (['h', 'v'] as const).map((axis): StatePass => {
     if (push === 'sweep') {
-      const k = gpu.createKernel(sweepPushSource(axis), settings(STATE_PLANES));
-      return (S, C) => k(S, C);
+      const k = gpu.createKernel(state(sweepPushSource(axis)), settings(STATE_PLANES));
+      return (S, C, G) => (gate ? k(S, C, G) : k(S, C));
     }
-    const gather = gpu.createKernel(sweepGatherSource(axis), settings(2));
-    const apply = gpu.createKernel(sweepApplySource(axis), settings(STATE_PLANES));
-    return (S, C) => apply(S, C, gather(S, C));
+    // A gated gather returns zeros: the gated apply that reads them returns its input anyway.
+    const gather = gpu.createKernel(gate ? gatedSource(sweepGatherSource(axis), gate, '0.0') : sweepGatherSource(axis), settings(2));
+    const apply = gpu.createKernel(state(sweepApplySource(axis)), settings(STATE_PLANES));
+    return (S, C, G) => (gate ? apply(S, C, gather(S, C, G), G) : apply(S, C, gather(S, C)));
   });
 }
 

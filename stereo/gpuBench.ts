@@ -15,7 +15,10 @@
  *              with the scenes section's device rows)
  *   split      the same three with the split sweep (a gather walks the runs
  *              once per pixel, a loop-free pass applies them)
- *   passes     device time of one pass of each state kernel at three sizes
+ *   gate       the same three without the gate (rounds after a move
+ *              converged run in full instead of as copies)
+ *   passes     device time of one pass of each state kernel at three sizes,
+ *              and of the sweep and the BFS scan gated shut (copies)
  *   large      a synthetic W×H pair with L labels, costs computed on the
  *              device from the images (no volume anywhere):
  *              large:WxHxL:init:cycles[:push]
@@ -33,9 +36,9 @@ import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
 import { createGpuContext } from '../graphcut/gpuBackend';
 import { Input, type IGPUKernelSettings } from 'gpu.js';
 import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../graphcut/pushRelabel';
-import { bfsInitSource, bfsPassSource, bfsScanSource, iterationPasses, pushRelabelSource, sweepPushSource, type PushScheme } from '../graphcut/pushRelabelKernels';
+import { bfsInitSource, bfsPassSource, bfsScanSource, gatedSource, iterationPasses, pushRelabelSource, sweepPushSource, UNCHANGED_STATE, type PushScheme } from '../graphcut/pushRelabelKernels';
 import { createRng, expansionLikeGraph } from '../graphcut/randomGraphs';
-import { checkTilesSource, TILE } from '../expansion/gpuMoveKernels';
+import { checkTilesSource, MOVE_DONE_GATE, TILE } from '../expansion/gpuMoveKernels';
 import { createMoveSolver } from './backends';
 import { initialLabeling, match, resolveParams, stereoEnergy } from './match';
 import type { BackendName, MatchParams } from './params';
@@ -126,41 +129,55 @@ async function passCosts(W: number, H: number): Promise<Json> {
   const settings = pushRelabelKernelSettings(W, H, 32);
   // The split sweep's passes: gather + apply, one per axis.
   const split = iterationPasses(ctx.gpu, 'split-sweep', (planes) => pushRelabelKernelSettings(W, H, 32, planes));
-  const k = {
-    lockstep: ctx.gpu.createKernel(pushRelabelSource(), settings),
-    sweepH: ctx.gpu.createKernel(sweepPushSource('h'), settings),
-    sweepV: ctx.gpu.createKernel(sweepPushSource('v'), settings),
-    splitH: split[0],
-    splitV: split[1],
-    bfsInit: ctx.gpu.createKernel(bfsInitSource(), settings),
-    bfsLevel: ctx.gpu.createKernel(bfsPassSource(), settings),
-    bfsScan: ctx.gpu.createKernel(bfsScanSource(), settings),
-    checkTiles: ctx.gpu.createKernel(checkTilesSource(), { output: [Math.ceil(W / TILE), Math.ceil(H / TILE)], constants: { W, H, INF: n + 1 }, precision: 'single' } as IGPUKernelSettings),
+  type Pass = (S: unknown, C: unknown, G: unknown) => unknown;
+  const plain = (source: string, s: IGPUKernelSettings = settings): Pass => {
+    const kern = ctx.gpu.createKernel(source, s);
+    return (S, C) => kern(S, C);
+  };
+  // Gated shut by G below: copies of the state.
+  const shut = (source: string): Pass => {
+    const kern = ctx.gpu.createKernel(gatedSource(source, MOVE_DONE_GATE, UNCHANGED_STATE), settings);
+    return (S, C, G) => kern(S, C, G);
+  };
+  const k: Record<string, Pass> = {
+    lockstep: plain(pushRelabelSource()),
+    sweepH: plain(sweepPushSource('h')),
+    sweepV: plain(sweepPushSource('v')),
+    splitH: (S, C) => split[0](S, C),
+    splitV: (S, C) => split[1](S, C),
+    bfsInit: plain(bfsInitSource()),
+    bfsLevel: plain(bfsPassSource()),
+    bfsScan: plain(bfsScanSource()),
+    sweepHGated: shut(sweepPushSource('h')),
+    bfsScanGated: shut(bfsScanSource()),
+    checkTiles: plain(checkTilesSource(), { output: [Math.ceil(W / TILE), Math.ceil(H / TILE)], constants: { W, H, INF: n + 1 }, precision: 'single' } as IGPUKernelSettings),
   };
   const S0 = new Input(state as unknown as number[], [W, H, 5]);
   const C = new Input(caps as unknown as number[], [W, H, 4]);
+  // A tally whose latest check passed: the gated kernels return their input.
+  const G = new Input(Float32Array.from([0, 0, 0, 0]) as unknown as number[], [4]);
   const out: Json = { size: `${W}x${H}` };
-  for (const name of ['lockstep', 'sweepH', 'sweepV', 'splitH', 'splitV', 'bfsLevel', 'bfsScan', 'checkTiles'] as const) {
+  for (const name of ['lockstep', 'sweepH', 'sweepV', 'splitH', 'splitV', 'bfsLevel', 'bfsScan', 'sweepHGated', 'bfsScanGated', 'checkTiles'] as const) {
     const time = async (passes: number): Promise<number> => {
-      const kern = k[name] as (a: unknown, b: unknown) => unknown;
+      const kern = k[name];
       const init = k.bfsInit;
       const scan = k.bfsScan;
-      const pipe = ctx.gpu.createPipeline(function (S: unknown, Cs: unknown) {
-        let s: unknown = init(S, Cs);
-        for (let i = 0; i < 8; i++) s = scan(s, Cs);
+      const pipe = ctx.gpu.createPipeline(function (S: unknown, Cs: unknown, Gs: unknown) {
+        let s: unknown = init(S, Cs, Gs);
+        for (let i = 0; i < 8; i++) s = scan(s, Cs, Gs);
         if (name === 'checkTiles') {
           let r: unknown = null;
-          for (let i = 0; i < passes; i++) r = kern(s, Cs);
+          for (let i = 0; i < passes; i++) r = kern(s, Cs, Gs);
           return r;
         }
-        for (let i = 0; i < passes; i++) s = kern(s, Cs);
-        return init(s, Cs);
+        for (let i = 0; i < passes; i++) s = kern(s, Cs, Gs);
+        return init(s, Cs, Gs);
       });
-      await pipe(S0, C);
+      await pipe(S0, C, G);
       let best = Infinity;
       for (let rep = 0; rep < 3; rep++) {
         const t = performance.now();
-        await pipe(S0, C);
+        await pipe(S0, C, G);
         best = Math.min(best, performance.now() - t);
       }
       void pipe.destroy();
@@ -216,6 +233,10 @@ async function main(): Promise<void> {
     } else if (sec === 'split') {
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
         await add('split', `${s} gpu split-sweep`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { push: 'split-sweep' } }));
+      }
+    } else if (sec === 'gate') {
+      for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
+        await add('gate', `${s} gpu ungated`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { gate: false } }));
       }
     } else if (sec === 'ablation') {
       for (const s of pick(['tsukuba', 'teddy'])) {

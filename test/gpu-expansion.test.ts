@@ -66,6 +66,7 @@ describe('GpuMoveSolver against the BK path', () => {
     expect(() => make({ iterationsPerRound: 2.5 })).toThrow(/option iterationsPerRound/);
     expect(() => make({ resume: 'yes' })).toThrow(/option resume/);
     expect(() => make({ maxCachedPlans: 0 })).toThrow(/option maxCachedPlans/);
+    expect(() => make({ gate: 1 })).toThrow(/option gate/);
   });
 
   test.each([
@@ -94,6 +95,19 @@ describe('GpuMoveSolver against the BK path', () => {
     // Plan shapes change with the rounds and BFS passes; the cache keeps at most maxCachedPlans of them and recompiles dropped ones.
     expect(g.counters.plans).toBeGreaterThan(3);
     expect(g.cachedPlans).toBe(3);
+  });
+
+  test('the gate changes no result: gated and ungated plans that overshoot give BK\'s labels and the same counters', async () => {
+    const energy = buildStereoEnergy(scene.left, scene.right, params);
+    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
+    // 12 fixed rounds per call: most moves converge after a few, and the gated plans copy the state for the rest.
+    const options = { movesPerCall: 3, initialRounds: 12, fixedRounds: true } as const;
+    const gated = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'gated', { ...options, gate: true });
+    const ungated = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'ungated', { ...options, gate: false });
+    expect(gated.counters.moves).toBe(16);
+    const { deviceMs: _a, hostMs: _b, ...g } = gated.counters;
+    const { deviceMs: _c, hostMs: _d, ...u } = ungated.counters;
+    expect(g).toEqual(u);
   });
 });
 

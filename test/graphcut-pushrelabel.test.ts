@@ -3,7 +3,7 @@ import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
 import { cloneGridGraph, createGridGraph, cutCapacity, MAX_GPU_EXACT_CAPACITY, type GridGraph } from '../graphcut/gridGraph';
 import { Input, type IGPUKernelSettings } from 'gpu.js';
 import { f32ExactnessViolation, GpuPrecisionError, initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, resolvePushRelabelOptions, type PushRelabelOptions } from '../graphcut/pushRelabel';
-import { bfsInitSource, bfsScanSource, iterationPasses, STATE_PLANES } from '../graphcut/pushRelabelKernels';
+import { bfsInitSource, bfsScanSource, gatedSource, iterationPasses, STATE_PLANES, UNCHANGED_STATE, type PushScheme } from '../graphcut/pushRelabelKernels';
 import { createRng, expansionLikeGraph, randomGridGraph, RANDOM_GRAPH_KINDS, type RandomGraphKind } from '../graphcut/randomGraphs';
 import { createMaxFlowSolver } from '../graphcut/solverFactory';
 
@@ -141,6 +141,54 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
       };
       expect(await run('split-sweep')).toEqual(await run('sweep'));
     }
+  });
+
+  test('gated passes: with the gate open they leave the ungated passes\' state, with it shut their input, on random grids of every scheme', async () => {
+    const rng = createRng(4242);
+    const gate = { skip: 'G[2] === 0.0' };
+    const open = new Input(Float32Array.from([0, 0, 1, 0]) as unknown as number[], [4]);
+    const shut = new Input(Float32Array.from([0, 0, 0, 0]) as unknown as number[], [4]);
+    let changedByUngated = 0;
+    for (let i = 0; i < 30; i++) {
+      const W = 1 + Math.floor(rng() * 24);
+      const H = 1 + Math.floor(rng() * 24);
+      const reach = 1 + Math.floor(rng() * 5);
+      const push = (['lockstep', 'sweep', 'split-sweep'] as PushScheme[])[i % 3];
+      const g = rng() < 0.5 ? expansionLikeGraph(rng, W, H, { reversed: rng() < 0.5 }) : randomGridGraph(rng, W, H, exactKinds[Math.floor(rng() * exactKinds.length)]);
+      const { caps, state } = initialKernelState(g);
+      const settings = (planes: number): IGPUKernelSettings => pushRelabelKernelSettings(W, H, reach, planes);
+      const bfsInit = cpu.gpu.createKernel(bfsInitSource(), settings(STATE_PLANES));
+      const bfs = cpu.gpu.createKernel(bfsScanSource(), settings(STATE_PLANES));
+      const bfsGated = cpu.gpu.createKernel(gatedSource(bfsScanSource(), gate, UNCHANGED_STATE), settings(STATE_PLANES));
+      const plain = iterationPasses(cpu.gpu, push, settings);
+      const gated = iterationPasses(cpu.gpu, push, settings, gate);
+      // Three iterations and a BFS pass from the state after a global relabel, with each set of passes.
+      const run = async (G: Input | null): Promise<number[]> => {
+        const pipe = cpu.gpu.createPipeline(function (S: unknown, C: unknown, Gs: unknown) {
+          let s: unknown = bfsInit(S, C);
+          for (let b = 0; b < 8; b++) s = bfs(s, C);
+          const out: unknown[] = [s];
+          for (let it = 0; it < 3; it++) {
+            for (let j = 0; j < plain.length; j++) s = G ? gated[j](s, C, Gs) : plain[j](s, C);
+            out.push(s);
+          }
+          out.push(G ? bfsGated(s, C, Gs) : bfs(s, C));
+          return out;
+        });
+        const out = (await pipe(new Input(state as unknown as number[], [W, H, STATE_PLANES]), new Input(caps as unknown as number[], [W, H, 4]), G ?? shut)) as unknown as number[][][][];
+        void pipe.destroy();
+        return out.flatMap((o) => o.flatMap((plane) => plane.flatMap((row) => Array.from(row))));
+      };
+      const ungated = await run(null);
+      expect(await run(open)).toEqual(ungated);
+      const n = W * H * STATE_PLANES;
+      const start = ungated.slice(0, n);
+      const still = await run(shut);
+      for (let k = 1; k < still.length / n; k++) expect(still.slice(k * n, (k + 1) * n)).toEqual(start);
+      if (ungated.slice(n).some((v, j) => v !== start[j % n])) changedByUngated++;
+    }
+    // The shut gate is only shown to hold back passes that would have changed something.
+    expect(changedByUngated).toBeGreaterThan(10);
   });
 
   test('stats count pipeline calls, iterations and global relabels', async () => {

@@ -21,11 +21,14 @@ import type { InitKind } from '../params';
  *           paper's low-overhead global relabel scheme)
  *   resume  a move that has not converged when its call ends is redone from
  *           scratch with twice the rounds → continued from its read-back state
- * `sweep`, `scan`, `k`, `rounds` and `resume` act on the device push-relabel only; on BK they change
+ *   gate    the rounds a call runs after its move converged repeat the full
+ *           passes → gated to copies of the state (and the rounds per call
+ *           chosen for that cost)
+ * `sweep`, `scan`, `k`, `rounds`, `resume` and `gate` act on the device push-relabel only; on BK they change
  * nothing and are left out. The final step is the device solver's default.
  */
-export type TechniqueId = 'graph' | 'init' | 'order' | 'sweep' | 'scan' | 'k' | 'rounds' | 'resume';
-export const TECHNIQUES: readonly TechniqueId[] = ['graph', 'init', 'order', 'sweep', 'scan', 'k', 'rounds', 'resume'];
+export type TechniqueId = 'graph' | 'init' | 'order' | 'sweep' | 'scan' | 'k' | 'rounds' | 'resume' | 'gate';
+export const TECHNIQUES: readonly TechniqueId[] = ['graph', 'init', 'order', 'sweep', 'scan', 'k', 'rounds', 'resume', 'gate'];
 export const TECHNIQUE_LABELS: Record<TechniqueId, string> = {
   graph: 'reversed graph',
   init: 'WTA init',
@@ -35,6 +38,7 @@ export const TECHNIQUE_LABELS: Record<TechniqueId, string> = {
   k: 'K iterations per round',
   rounds: 'adaptive rounds',
   resume: 'resumed moves',
+  gate: 'gated rounds',
 };
 
 export interface TechniqueConfig {
@@ -49,6 +53,8 @@ export interface TechniqueConfig {
   rounds: 'fixed' | 'adaptive';
   /** A move that has not converged: redone from scratch, or continued from its state (device backends). */
   resume: boolean;
+  /** Rounds after a move converged: full passes, or gated copies (device backends). */
+  gate: boolean;
 }
 
 export interface BenchStep {
@@ -80,7 +86,7 @@ export function cumulativeSteps(techniques: readonly TechniqueId[], backend: str
   for (const [name, v] of [['--baseline-k', k.baseline], ['--k', k.tuned]] as const) {
     if (!Number.isInteger(v) || v < 1) throw new Error(`${name}: must be an integer ≥ 1 (got ${v})`);
   }
-  let cfg: TechniqueConfig = { graph: 'classic', init: 'zero', order: 'sequential', push: 'lockstep', bfs: 'level', k: k.baseline, rounds: 'fixed', resume: false };
+  let cfg: TechniqueConfig = { graph: 'classic', init: 'zero', order: 'sequential', push: 'lockstep', bfs: 'level', k: k.baseline, rounds: 'fixed', resume: false, gate: false };
   // A technique left out stays at its final setting in every step, so the chain isolates the ones measured.
   if (!techniques.includes('graph')) cfg.graph = 'reversed';
   if (!techniques.includes('init')) cfg.init = 'wta';
@@ -90,6 +96,7 @@ export function cumulativeSteps(techniques: readonly TechniqueId[], backend: str
   if (!techniques.includes('k')) cfg.k = k.tuned;
   if (!techniques.includes('rounds')) cfg.rounds = 'adaptive';
   if (!techniques.includes('resume')) cfg.resume = true;
+  if (!techniques.includes('gate')) cfg.gate = true;
   const steps: BenchStep[] = [{ id: 'baseline', label: 'baseline', config: { ...cfg } }];
   for (const t of techniques) {
     if (!appliesTo(t, backend)) continue;
@@ -102,6 +109,7 @@ export function cumulativeSteps(techniques: readonly TechniqueId[], backend: str
     if (t === 'k') cfg.k = k.tuned;
     if (t === 'rounds') cfg.rounds = 'adaptive';
     if (t === 'resume') cfg.resume = true;
+    if (t === 'gate') cfg.gate = true;
     steps.push({ id: t, label: `+ ${TECHNIQUE_LABELS[t]}`, config: cfg });
   }
   return steps;
