@@ -4,7 +4,7 @@ import type { GpuContext } from '../graphcut/gpuBackend';
 import { cutCapacity, MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
 import { flattenState, GpuPrecisionError } from '../graphcut/pushRelabel';
 import {
-  bfsInitSource, bfsPassSourceOf, checkKernelScheme, gatedSource, iterationPasses, STATE_PLANES, PLANE, UNCHANGED_STATE, type BfsScheme, type PushScheme, type StatePass,
+  checkKernelScheme, gatedSource, globalRelabelPasses, iterationPasses, STATE_PLANES, PLANE, type BfsScheme, type GlobalRelabel, type PushScheme, type StatePass,
 } from '../graphcut/pushRelabelKernels';
 import { forwardGradients } from '../costs/dataCost';
 import { BinaryStepBuilder, type GraphVariant } from './binaryStep';
@@ -149,8 +149,7 @@ interface Kernels {
   caps: IKernelRunShortcut;
   init: IKernelRunShortcut;
   steps: StatePass[];
-  bfsInit: IKernelRunShortcut;
-  bfsPass: IKernelRunShortcut;
+  relabel: GlobalRelabel;
   checkTiles: IKernelRunShortcut;
   /** levels of the tile reductions, from [ceil(W/8), ceil(H/8)] down to at most 8×8: sums (changed pixels) and ORs (check codes) */
   sumTiles: IKernelRunShortcut[];
@@ -179,6 +178,24 @@ export interface GpuMoveCounters {
   bfsPasses: number;
   deviceMs: number;
   hostMs: number;
+}
+
+/**
+ * One pipeline call, for time models (gpuBench fits the fixed cost of a
+ * call and the cost of a round, full or gated, from these).
+ */
+export interface GpuCallRecord {
+  /** rounds and BFS passes per global relabel of the plan, moves it chained */
+  rounds: number;
+  bfs: number;
+  moves: number;
+  /** whether it continued a move from its read-back state */
+  resumed: boolean;
+  /** failed convergence checks of its first move (rounds that ran in full, with the first check of a fresh move) */
+  failedChecks: number;
+  converged: boolean;
+  /** from the call to its results on the host */
+  deviceMs: number;
 }
 
 /**
@@ -219,6 +236,8 @@ export class GpuMoveSolver implements MoveSolver {
   readonly counters: GpuMoveCounters = {
     pipelineCalls: 0, moves: 0, redoneMoves: 0, resumedCalls: 0, bfsShortfalls: 0, discardedMoves: 0, plans: 0, rounds: 0, iterations: 0, bfsPasses: 0, deviceMs: 0, hostMs: 0,
   };
+  /** Every pipeline call so far, in order. */
+  readonly calls: GpuCallRecord[] = [];
   private readonly o: Required<GpuMoveOptions>;
   get movesPerCall(): number { return this.verifier ? 1 : this.o.movesPerCall; }
   private readonly W: number;
@@ -321,15 +340,13 @@ export class GpuMoveSolver implements MoveSolver {
     const final = { FW: tiles[tiles.length - 1][0], FH: tiles[tiles.length - 1][1] };
     // Without the gate the kernels are compiled ungated and plans pass them no tally.
     const gate = this.o.gate ? MOVE_DONE_GATE : undefined;
-    const gated = (source: string, unchanged: string): string => (gate ? gatedSource(source, gate, unchanged) : source);
     this.kernels = {
       caps: gpu.createKernel(capacitySource(source.kind), grid(4)),
       init: gpu.createKernel(initStateSource(source.kind, this.costSpec, reversed), grid(STATE_PLANES)),
       steps: iterationPasses(gpu, this.o.push, grid, gate),
-      bfsInit: gpu.createKernel(gated(bfsInitSource(), UNCHANGED_STATE), grid(STATE_PLANES)),
-      bfsPass: gpu.createKernel(gated(bfsPassSourceOf(this.o.bfs), UNCHANGED_STATE), grid(STATE_PLANES)),
+      relabel: globalRelabelPasses(gpu, this.o.bfs, grid, gate),
       // A gated check reports the tile as converged (code 0), which keeps the tally as it is.
-      checkTiles: gpu.createKernel(gated(checkTilesSource(), '0.0'), kernelSettings(tiles[0], constants)),
+      checkTiles: gpu.createKernel(gate ? gatedSource(checkTilesSource(), gate, '0.0') : checkTilesSource(), kernelSettings(tiles[0], constants)),
       sumTiles: tiles.slice(1).map((out, i) => gpu.createKernel(sumTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
       orTiles: tiles.slice(1).map((out, i) => gpu.createKernel(orTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
       tally: gpu.createKernel(tallySource(), kernelSettings([4], final)),
@@ -392,11 +409,7 @@ export class GpuMoveSolver implements MoveSolver {
     // Gated kernels take the move's tally as their last argument.
     const gated = this.o.gate;
     const run = (f: (...a: unknown[]) => unknown, T: unknown, ...a: unknown[]): unknown => (gated ? f(...a, T) : f(...a));
-    const bfsPasses = (S0: unknown, C: unknown, T: unknown, passes: number): unknown => {
-      let S = run(k.bfsInit, T, S0, C);
-      for (let b = 0; b < passes; b++) S = run(k.bfsPass, T, S, C);
-      return S;
-    };
+    const bfsPasses = (S: unknown, C: unknown, T: unknown, passes: number): unknown => k.relabel(S, C, passes, true, T);
     const check = (S: unknown, C: unknown, T: unknown): unknown => or(run(k.checkTiles, T, S, C));
     const rounds_ = (S0: unknown, C: unknown, T0: unknown): [unknown, unknown] => {
       let S = S0;
@@ -528,6 +541,8 @@ export class GpuMoveSolver implements MoveSolver {
         Object.assign(results[results.length - 1].stats, { verifiedCuts: 1 });
         results[results.length - 1].predictedEnergy = vr;
       }
+      const T0 = out[1] as ArrayLike<number>;
+      this.calls.push({ rounds: plan.rounds, bfs: plan.bfs, moves: chunk.length, resumed: resuming, failedChecks: T0[1], converged: T0[2] === 0 && T0[0] === 0, deviceMs: tBack - tCall });
       const checks = plan.rounds + (resuming ? 0 : 1);
       this.counters.moves += done;
       this.counters.discardedMoves += chunk.length - done - (failed ? 1 : 0);

@@ -1,9 +1,9 @@
-import { Input, type IGPUKernelSettings, type IKernelRunShortcut, type IPipelineRunShortcut, type KernelOutput } from 'gpu.js';
+import { Input, type IGPUKernelSettings, type IPipelineRunShortcut, type KernelOutput } from 'gpu.js';
 import { MAX_GPU_EXACT_CAPACITY, validateGridGraph, type GridGraph } from './gridGraph';
 import type { MaxFlowResult, MaxFlowSolver } from './maxflow';
 import type { GpuContext } from './gpuBackend';
 import {
-  bfsInitSource, bfsPassSourceOf, CAPACITY_PLANES, checkKernelScheme, iterationPasses, PLANE, STATE_PLANES, type BfsScheme, type PushScheme, type StatePass,
+  CAPACITY_PLANES, checkKernelScheme, globalRelabelPasses, iterationPasses, PLANE, STATE_PLANES, type BfsScheme, type GlobalRelabel, type PushScheme, type StatePass,
 } from './pushRelabelKernels';
 
 /**
@@ -117,8 +117,7 @@ export class GpuPrecisionError extends Error {
 
 interface SizedPipelines {
   steps: StatePass[];
-  bfsInit: IKernelRunShortcut;
-  bfsPass: IKernelRunShortcut;
+  relabel: GlobalRelabel;
   pipelines: Map<string, IPipelineRunShortcut>;
 }
 
@@ -241,8 +240,7 @@ export class PushRelabelSolver implements MaxFlowSolver {
       const gpu = this.ctx.gpu;
       sized = {
         steps: iterationPasses(gpu, o.push, settings),
-        bfsInit: gpu.createKernel(bfsInitSource(), settings(STATE_PLANES)),
-        bfsPass: gpu.createKernel(bfsPassSourceOf(o.bfs), settings(STATE_PLANES)),
+        relabel: globalRelabelPasses(gpu, o.bfs, settings),
         pipelines: new Map(),
       };
       this.sized.set(sizeKey, sized);
@@ -250,13 +248,12 @@ export class PushRelabelSolver implements MaxFlowSolver {
     const key = `${iterations}:${init ? 1 : 0}:${bfs}`;
     let pipe = sized.pipelines.get(key);
     if (!pipe) {
-      const { steps, bfsInit, bfsPass } = sized;
+      const { steps, relabel } = sized;
       pipe = this.ctx.gpu.createPipeline(function (this: { constants: Record<string, unknown> }, S: unknown, C: unknown) {
         const c = this.constants as { iterations: number; init: number; bfs: number };
         let s = S;
         for (let i = 0; i < c.iterations; i++) for (const step of steps) s = step(s, C);
-        if (c.init) s = bfsInit(s, C);
-        for (let i = 0; i < c.bfs; i++) s = bfsPass(s, C);
+        s = relabel(s, C, c.bfs, c.init === 1);
         return s;
       }, { constants: { iterations, init: init ? 1 : 0, bfs } });
       sized.pipelines.set(key, pipe);
@@ -278,7 +275,7 @@ export class PushRelabelSolver implements MaxFlowSolver {
  */
 export function pushRelabelKernelSettings(W: number, H: number, reach: number, planes: number = STATE_PLANES): IGPUKernelSettings {
   return {
-    output: [W, H, planes], constants: { W, H, INF: W * H + 1, REACH: reach }, precision: 'single', loopMaxIterations: Math.max(1000, reach + 1),
+    output: planes === 1 ? [W, H] : [W, H, planes], constants: { W, H, INF: W * H + 1, REACH: reach }, precision: 'single', loopMaxIterations: Math.max(1000, reach + 1),
   } as IGPUKernelSettings;
 }
 

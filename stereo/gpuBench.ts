@@ -15,10 +15,12 @@
  *              with the scenes section's device rows)
  *   split      the same three with the split sweep (a gather walks the runs
  *              once per pixel, a loop-free pass applies them)
+ *   bfs        the same three with B = 32 BFS passes per global relabel
  *   gate       the same three without the gate (rounds after a move
  *              converged run in full instead of as copies)
  *   passes     device time of one pass of each state kernel at three sizes,
- *              and of the sweep and the BFS scan gated shut (copies)
+ *              and of the sweep and the BFS scan gated shut (copies); BFS
+ *              passes work on the [W, H] distances
  *   large      a synthetic W×H pair with L labels, costs computed on the
  *              device from the images (no volume anywhere):
  *              large:WxHxL:init:cycles[:push]
@@ -36,7 +38,9 @@ import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
 import { createGpuContext } from '../graphcut/gpuBackend';
 import { Input, type IGPUKernelSettings } from 'gpu.js';
 import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../graphcut/pushRelabel';
-import { bfsInitSource, bfsPassSource, bfsScanSource, gatedSource, iterationPasses, pushRelabelSource, sweepPushSource, UNCHANGED_STATE, type PushScheme } from '../graphcut/pushRelabelKernels';
+import {
+  bfsPassSource, bfsScanSource, bfsStartSource, gatedSource, globalRelabelPasses, iterationPasses, pushRelabelSource, STATE_PLANES, sweepPushSource, UNCHANGED_STATE, withHeightsSource, type PushScheme,
+} from '../graphcut/pushRelabelKernels';
 import { createRng, expansionLikeGraph } from '../graphcut/randomGraphs';
 import { checkTilesSource, MOVE_DONE_GATE, TILE } from '../expansion/gpuMoveKernels';
 import { createMoveSolver } from './backends';
@@ -77,6 +81,8 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
   const r = await alphaExpansion(energy, init, solver, { order: params.order, cycles: params.cycles, seed: params.seed, onMove });
   const t4 = performance.now();
   const counters = solver instanceof GpuMoveSolver ? { ...solver.counters, executors: solver.executorKinds() } : undefined;
+  // Per call: rounds, BFS passes, resumed (0/1), failed checks, converged (0/1), ms.
+  const calls = solver instanceof GpuMoveSolver ? solver.calls.map((c) => [c.rounds, c.bfs, c.resumed ? 1 : 0, c.failedChecks, c.converged ? 1 : 0, Math.round(c.deviceMs * 100) / 100]) : undefined;
   solver.dispose?.();
   const stats: Record<string, number> = {};
   for (const c of r.cycles) for (const [k, v] of Object.entries(c.stats)) stats[k] = (stats[k] ?? 0) + v;
@@ -86,7 +92,7 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
     initialEnergy: r.initialEnergy.total, energies: r.cycles.map((c) => c.energy.total), finalEnergy: r.finalEnergy.total,
     cuts: r.cuts, pixelsChanged: r.cycles.map((c) => c.pixelsChanged),
     ms: { costs: t1 - t0, init: t2 - t1, setup: t3 - t2, expansion: t4 - t3, total: t4 - t0, build: r.cycles.reduce((s, c) => s + c.buildMs, 0), flow: r.cycles.reduce((s, c) => s + c.flowMs, 0) },
-    stats, counters, perMove: counters ? perMove : undefined,
+    stats, counters, perMove: counters ? perMove : undefined, calls,
   };
 }
 
@@ -118,60 +124,71 @@ async function large(W: number, H: number, L: number, initKind: string, cycles: 
 
 /**
  * Device time of one pass of each state kernel at W×H: pipelines of 20 and
- * 80 passes on an expansion-shaped graph after a global relabel, timed 3
- * times each; (t80 − t20) / 60 cancels the per-call upload and readback.
+ * 120 passes on an expansion-shaped graph after a global relabel, timed 3
+ * times each; (t120 − t20) / 100 cancels the per-call upload and readback
+ * (each pipeline returns only a convergence test's tiles).
  */
 async function passCosts(W: number, H: number): Promise<Json> {
   const ctx = await createGpuContext((process.env.GPU_BENCH_MODE as 'webgpu' | 'cpu' | undefined) ?? 'webgpu');
   const g = expansionLikeGraph(createRng(1), W, H, { reversed: true });
   const n = W * H;
   const { caps, state } = initialKernelState(g);
-  const settings = pushRelabelKernelSettings(W, H, 32);
-  // The split sweep's passes: gather + apply, one per axis.
-  const split = iterationPasses(ctx.gpu, 'split-sweep', (planes) => pushRelabelKernelSettings(W, H, 32, planes));
-  type Pass = (S: unknown, C: unknown, G: unknown) => unknown;
-  const plain = (source: string, s: IGPUKernelSettings = settings): Pass => {
-    const kern = ctx.gpu.createKernel(source, s);
-    return (S, C) => kern(S, C);
+  const settings = (planes: number): IGPUKernelSettings => pushRelabelKernelSettings(W, H, 32, planes);
+  const gpu = ctx.gpu;
+  const kernel = (source: string, planes = STATE_PLANES): ((...a: unknown[]) => unknown) => {
+    const kern = gpu.createKernel(source, settings(planes));
+    return (...a: unknown[]) => kern(...a);
   };
-  // Gated shut by G below: copies of the state.
-  const shut = (source: string): Pass => {
-    const kern = ctx.gpu.createKernel(gatedSource(source, MOVE_DONE_GATE, UNCHANGED_STATE), settings);
-    return (S, C, G) => kern(S, C, G);
+  const split = iterationPasses(gpu, 'split-sweep', settings);
+  const relabel = globalRelabelPasses(gpu, 'scan', settings);
+  const start = kernel(bfsStartSource(), 1);
+  const merge = kernel(withHeightsSource());
+  const level = kernel(bfsPassSource(), 1);
+  const scan = kernel(bfsScanSource(), 1);
+  const check = gpu.createKernel(checkTilesSource(), { output: [Math.ceil(W / TILE), Math.ceil(H / TILE)], constants: { W, H, INF: n + 1 }, precision: 'single' } as IGPUKernelSettings);
+  // Gated shut by G below: copies of their input.
+  const sweepShut = kernel(gatedSource(sweepPushSource('h'), MOVE_DONE_GATE, UNCHANGED_STATE));
+  const scanShut = kernel(gatedSource(bfsScanSource(), MOVE_DONE_GATE, 'D[this.thread.y][this.thread.x]'), 1);
+  type Passes = (s: unknown, C: unknown, G: unknown, passes: number) => unknown;
+  const statePasses = (f: (s: unknown, C: unknown, G: unknown) => unknown): Passes => (s, C, G, passes) => {
+    for (let i = 0; i < passes; i++) s = f(s, C, G);
+    return s;
   };
-  const k: Record<string, Pass> = {
-    lockstep: plain(pushRelabelSource()),
-    sweepH: plain(sweepPushSource('h')),
-    sweepV: plain(sweepPushSource('v')),
-    splitH: (S, C) => split[0](S, C),
-    splitV: (S, C) => split[1](S, C),
-    bfsInit: plain(bfsInitSource()),
-    bfsLevel: plain(bfsPassSource()),
-    bfsScan: plain(bfsScanSource()),
-    sweepHGated: shut(sweepPushSource('h')),
-    bfsScanGated: shut(bfsScanSource()),
-    checkTiles: plain(checkTilesSource(), { output: [Math.ceil(W / TILE), Math.ceil(H / TILE)], constants: { W, H, INF: n + 1 }, precision: 'single' } as IGPUKernelSettings),
+  const distancePasses = (f: (s: unknown, C: unknown, D: unknown, G: unknown) => unknown): Passes => (s, C, G, passes) => {
+    let D = start(s);
+    for (let i = 0; i < passes; i++) D = f(s, C, D, G);
+    return merge(s, D);
   };
-  const S0 = new Input(state as unknown as number[], [W, H, 5]);
+  const lockstep = kernel(pushRelabelSource());
+  const sweepH = kernel(sweepPushSource('h'));
+  const sweepV = kernel(sweepPushSource('v'));
+  const items: Record<string, Passes> = {
+    lockstep: statePasses((s, C) => lockstep(s, C)),
+    sweepH: statePasses((s, C) => sweepH(s, C)),
+    sweepV: statePasses((s, C) => sweepV(s, C)),
+    splitH: statePasses((s, C) => split[0](s, C)),
+    splitV: statePasses((s, C) => split[1](s, C)),
+    sweepHGated: statePasses((s, C, G) => sweepShut(s, C, G)),
+    bfsLevel: distancePasses((s, C, D) => level(s, C, D)),
+    bfsScan: distancePasses((s, C, D) => scan(s, C, D)),
+    bfsScanGated: distancePasses((s, C, D, G) => scanShut(s, C, D, G)),
+    checkTiles: (s, C, _G, passes) => {
+      let r: unknown = null;
+      for (let i = 0; i < passes; i++) r = check(s, C);
+      return r;
+    },
+  };
+  const S0 = new Input(state as unknown as number[], [W, H, STATE_PLANES]);
   const C = new Input(caps as unknown as number[], [W, H, 4]);
   // A tally whose latest check passed: the gated kernels return their input.
   const G = new Input(Float32Array.from([0, 0, 0, 0]) as unknown as number[], [4]);
   const out: Json = { size: `${W}x${H}` };
-  for (const name of ['lockstep', 'sweepH', 'sweepV', 'splitH', 'splitV', 'bfsLevel', 'bfsScan', 'sweepHGated', 'bfsScanGated', 'checkTiles'] as const) {
+  for (const [name, run] of Object.entries(items)) {
     const time = async (passes: number): Promise<number> => {
-      const kern = k[name];
-      const init = k.bfsInit;
-      const scan = k.bfsScan;
-      const pipe = ctx.gpu.createPipeline(function (S: unknown, Cs: unknown, Gs: unknown) {
-        let s: unknown = init(S, Cs, Gs);
-        for (let i = 0; i < 8; i++) s = scan(s, Cs, Gs);
-        if (name === 'checkTiles') {
-          let r: unknown = null;
-          for (let i = 0; i < passes; i++) r = kern(s, Cs, Gs);
-          return r;
-        }
-        for (let i = 0; i < passes; i++) s = kern(s, Cs, Gs);
-        return init(s, Cs, Gs);
+      const pipe = gpu.createPipeline(function (S: unknown, Cs: unknown, Gs: unknown) {
+        const s = relabel(S, Cs, 8, true);
+        const r = run(s, Cs, Gs, passes);
+        return name === 'checkTiles' ? r : check(r, Cs);
       });
       await pipe(S0, C, G);
       let best = Infinity;
@@ -184,8 +201,8 @@ async function passCosts(W: number, H: number): Promise<Json> {
       return best;
     };
     const t20 = await time(20);
-    const t80 = await time(80);
-    out[name] = { msPerPass: (t80 - t20) / 60, callMs20: t20, callMs80: t80 };
+    const t120 = await time(120);
+    out[name] = { msPerPass: (t120 - t20) / 100, callMs20: t20, callMs120: t120 };
   }
   ctx.destroy();
   return out;
@@ -233,6 +250,10 @@ async function main(): Promise<void> {
     } else if (sec === 'split') {
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
         await add('split', `${s} gpu split-sweep`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { push: 'split-sweep' } }));
+      }
+    } else if (sec === 'bfs') {
+      for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
+        await add('bfs', `${s} gpu B32`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { bfsPasses: 32 } }));
       }
     } else if (sec === 'gate') {
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {

@@ -3,7 +3,7 @@ import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
 import { cloneGridGraph, createGridGraph, cutCapacity, MAX_GPU_EXACT_CAPACITY, type GridGraph } from '../graphcut/gridGraph';
 import { Input, type IGPUKernelSettings } from 'gpu.js';
 import { f32ExactnessViolation, GpuPrecisionError, initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, resolvePushRelabelOptions, type PushRelabelOptions } from '../graphcut/pushRelabel';
-import { bfsInitSource, bfsScanSource, gatedSource, iterationPasses, STATE_PLANES, UNCHANGED_STATE, type PushScheme } from '../graphcut/pushRelabelKernels';
+import { globalRelabelPasses, iterationPasses, STATE_PLANES, type PushScheme } from '../graphcut/pushRelabelKernels';
 import { createRng, expansionLikeGraph, randomGridGraph, RANDOM_GRAPH_KINDS, type RandomGraphKind } from '../graphcut/randomGraphs';
 import { createMaxFlowSolver } from '../graphcut/solverFactory';
 
@@ -121,13 +121,11 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
       const g = rng() < 0.5 ? expansionLikeGraph(rng, W, H, { reversed: rng() < 0.5 }) : randomGridGraph(rng, W, H, exactKinds[Math.floor(rng() * exactKinds.length)]);
       const { caps, state } = initialKernelState(g);
       const settings = (planes: number): IGPUKernelSettings => pushRelabelKernelSettings(W, H, reach, planes);
-      const bfsInit = cpu.gpu.createKernel(bfsInitSource(), settings(STATE_PLANES));
-      const bfs = cpu.gpu.createKernel(bfsScanSource(), settings(STATE_PLANES));
+      const relabel = globalRelabelPasses(cpu.gpu, 'scan', settings);
       const run = async (push: 'sweep' | 'split-sweep'): Promise<number[]> => {
         const steps = iterationPasses(cpu.gpu, push, settings);
         const pipe = cpu.gpu.createPipeline(function (S: unknown, C: unknown) {
-          let s: unknown = bfsInit(S, C);
-          for (let b = 0; b < 8; b++) s = bfs(s, C);
+          let s: unknown = relabel(S, C, 8, true);
           const out: unknown[] = [];
           for (let it = 0; it < 4; it++) {
             for (const step of steps) s = step(s, C);
@@ -157,22 +155,21 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
       const g = rng() < 0.5 ? expansionLikeGraph(rng, W, H, { reversed: rng() < 0.5 }) : randomGridGraph(rng, W, H, exactKinds[Math.floor(rng() * exactKinds.length)]);
       const { caps, state } = initialKernelState(g);
       const settings = (planes: number): IGPUKernelSettings => pushRelabelKernelSettings(W, H, reach, planes);
-      const bfsInit = cpu.gpu.createKernel(bfsInitSource(), settings(STATE_PLANES));
-      const bfs = cpu.gpu.createKernel(bfsScanSource(), settings(STATE_PLANES));
-      const bfsGated = cpu.gpu.createKernel(gatedSource(bfsScanSource(), gate, UNCHANGED_STATE), settings(STATE_PLANES));
+      const relabel = globalRelabelPasses(cpu.gpu, i % 2 ? 'scan' : 'level', settings);
+      const relabelGated = globalRelabelPasses(cpu.gpu, i % 2 ? 'scan' : 'level', settings, gate);
       const plain = iterationPasses(cpu.gpu, push, settings);
       const gated = iterationPasses(cpu.gpu, push, settings, gate);
-      // Three iterations and a BFS pass from the state after a global relabel, with each set of passes.
+      // Three iterations and global relabels (from scratch and continued) from the state after a global relabel, with each set of passes.
       const run = async (G: Input | null): Promise<number[]> => {
         const pipe = cpu.gpu.createPipeline(function (S: unknown, C: unknown, Gs: unknown) {
-          let s: unknown = bfsInit(S, C);
-          for (let b = 0; b < 8; b++) s = bfs(s, C);
+          let s: unknown = relabel(S, C, 8, true);
           const out: unknown[] = [s];
           for (let it = 0; it < 3; it++) {
             for (let j = 0; j < plain.length; j++) s = G ? gated[j](s, C, Gs) : plain[j](s, C);
             out.push(s);
           }
-          out.push(G ? bfsGated(s, C, Gs) : bfs(s, C));
+          out.push(G ? relabelGated(s, C, 2, true, Gs) : relabel(s, C, 2, true));
+          out.push(G ? relabelGated(s, C, 1, false, Gs) : relabel(s, C, 1, false));
           return out;
         });
         const out = (await pipe(new Input(state as unknown as number[], [W, H, STATE_PLANES]), new Input(caps as unknown as number[], [W, H, 4]), G ?? shut)) as unknown as number[][][][];
