@@ -54,10 +54,12 @@ const CALL_COST_IN_ROUNDS = 2;
 const STATE_COST_IN_ROUNDS = 1;
 /**
  * Cost of a gated round (after its move converged) relative to a full
- * round: its passes are copies of the state. Measured on the H200 (gpuBench
- * passes, BENCHMARKS.md).
+ * round: its passes are copies, which at the Middlebury sizes cost about
+ * what dispatching a pass costs. Least-squares fits of per-call device
+ * times gave 0.4 (Adirondack) to 0.7 (teddy) (H200, a26d8b0; gpuBench's
+ * per-call records).
  */
-const GATED_ROUND_COST = 0.25;
+const GATED_ROUND_COST = 0.5;
 const MAX_ROUNDS = 1 << 12;
 /**
  * Compiled plans kept at once (least recently used dropped first): 32, and
@@ -93,7 +95,7 @@ export interface GpuMoveOptions {
   variant: GraphVariant;
   /** K: push-relabel iterations per round (default 16; with sweeps an iteration is a horizontal and a vertical pass; chosen on tsukuba and teddy, H200, BENCHMARKS.md). */
   iterationsPerRound?: number;
-  /** B: BFS passes of the global relabel after every round but the plan's last (which gets 4·B), and initially (default 16). */
+  /** B: BFS passes of the global relabel after every round but the plan's last (which gets 4·B), and initially (default: defaultBfsPasses). */
   bfsPasses?: number;
   /** Rounds per move in the first plan; later plans adapt to the rounds moves needed (default 4). */
   initialRounds?: number;
@@ -209,6 +211,17 @@ export function defaultReach(width: number, height: number): number {
 }
 
 /**
+ * Default B (BFS passes per global relabel): 16 up to 512 pixels a side, 32
+ * above. A move whose BFS falls short costs another call; on Adirondack
+ * (718×496) B = 16 fell short on 163 of 292 moves and B = 32 on 31, and the
+ * run took 21.9 s against 25.1 s, while on teddy B = 32 took 5.98 s against
+ * 5.44 s (H200, a26d8b0, BENCHMARKS.md).
+ */
+export function defaultBfsPasses(width: number, height: number): number {
+  return Math.max(width, height) > 512 ? 32 : 16;
+}
+
+/**
  * Default push kernels: the split sweep above 2^20 pixels, the single-kernel
  * sweep below. Per pass on the H200 the split sweep's gather + apply took
  * 0.79 + 0.89 ms against 1.11 + 1.53 ms at 3000×2000 (its walks run once per
@@ -264,7 +277,7 @@ export class GpuMoveSolver implements MoveSolver {
 
   constructor(private readonly ctx: GpuContext, private readonly energy: MrfEnergy, options: GpuMoveOptions, source: GpuDataSource = { kind: 'volume' }) {
     this.o = {
-      iterationsPerRound: 16, bfsPasses: 16, initialRounds: 4, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
+      iterationsPerRound: 16, bfsPasses: defaultBfsPasses(energy.width, energy.height), initialRounds: 4, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
       push: defaultPush(energy.width, energy.height), bfs: 'scan', reach: defaultReach(energy.width, energy.height), resume: true,
       maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true,
       ...options,

@@ -5,7 +5,7 @@ import { generateSyntheticScene } from '../data/synthetic';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import type { GraphVariant } from '../expansion/binaryStep';
 import type { MrfEnergy } from '../expansion/energy';
-import { defaultPush, defaultReach, GpuMoveSolver, type GpuDataSource } from '../expansion/gpuMoveSolver';
+import { defaultBfsPasses, defaultPush, defaultReach, GpuMoveSolver, type GpuDataSource } from '../expansion/gpuMoveSolver';
 import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
@@ -120,6 +120,8 @@ describe('GpuMoveSolver on grids wider than one reduction level', () => {
     const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
     expect(defaultReach(530, 16)).toBe(32);
     expect(defaultReach(512, 512)).toBe(16);
+    expect(defaultBfsPasses(530, 16)).toBe(32);
+    expect(defaultBfsPasses(512, 512)).toBe(16);
     expect(defaultPush(1500, 1000)).toBe('split-sweep');
     expect(defaultPush(718, 496)).toBe('sweep');
     const g = await expectSameAsBk(wasm, energy, init, 'reversed', { kind: 'volume' }, 'wide synthetic', { iterationsPerRound: 4, bfsPasses: 4, movesPerCall: 1 });
