@@ -19,6 +19,8 @@
  * (the solver checks the bound before uploading).
  */
 
+import type { KernelGate } from '../graphcut/pushRelabelKernels';
+
 /** How the data term D_p(d) reaches the kernels. */
 export type DataSourceKind = 'volume' | 'images';
 
@@ -30,8 +32,6 @@ export interface ImageCostSpec {
   maxCost: number;
   border: 'tau' | 'clamp';
 }
-
-import type { KernelGate } from '../graphcut/pushRelabelKernels';
 
 const W = 'this.constants.W';
 const H = 'this.constants.H';

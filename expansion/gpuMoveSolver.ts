@@ -183,8 +183,9 @@ export interface GpuMoveCounters {
 }
 
 /**
- * One pipeline call, for time models (gpuBench fits the fixed cost of a
- * call and the cost of a round, full or gated, from these).
+ * One pipeline call, for time models (gpuBench saves them with each run:
+ * the fixed cost of a call and the cost of a round, full or gated, are
+ * fitted from them).
  */
 export interface GpuCallRecord {
   /** rounds and BFS passes per global relabel of the plan, moves it chained */
@@ -422,14 +423,13 @@ export class GpuMoveSolver implements MoveSolver {
     // Gated kernels take the move's tally as their last argument.
     const gated = this.o.gate;
     const run = (f: (...a: unknown[]) => unknown, T: unknown, ...a: unknown[]): unknown => (gated ? f(...a, T) : f(...a));
-    const bfsPasses = (S: unknown, C: unknown, T: unknown, passes: number): unknown => k.relabel(S, C, passes, true, T);
     const check = (S: unknown, C: unknown, T: unknown): unknown => or(run(k.checkTiles, T, S, C));
     const rounds_ = (S0: unknown, C: unknown, T0: unknown): [unknown, unknown] => {
       let S = S0;
       let T = T0;
       for (let r = 0; r < rounds; r++) {
         for (let i = 0; i < K; i++) for (const step of k.steps) S = run(step, T, S, C);
-        S = bfsPasses(S, C, T, r === rounds - 1 ? FINAL_BFS_FACTOR * bfs : bfs);
+        S = k.relabel(S, C, r === rounds - 1 ? FINAL_BFS_FACTOR * bfs : bfs, true, T);
         T = k.tally(check(S, C, T), T);
       }
       return [S, T];
@@ -451,7 +451,7 @@ export class GpuMoveSolver implements MoveSolver {
         for (let j = 0; j < moves; j++) {
           T = k.startMove(T);
           C = k.caps(LB, AL, data, wt, vt, j);
-          S = bfsPasses(k.init(LB, AL, data, wt, vt, j), C, T, bfs);
+          S = k.relabel(k.init(LB, AL, data, wt, vt, j), C, bfs, true, T);
           T = k.tallyFirst(check(S, C, T), T);
           [S, T] = rounds_(S, C, T);
           const next = k.apply(LB, S, AL, T, j);
