@@ -4,7 +4,7 @@ import type { GpuContext } from '../graphcut/gpuBackend';
 import { cutCapacity, MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
 import { flattenState, GpuPrecisionError } from '../graphcut/pushRelabel';
 import {
-  checkKernelScheme, gatedSource, globalRelabelPasses, iterationPasses, STATE_PLANES, PLANE, type BfsScheme, type GlobalRelabel, type PushScheme, type StatePass,
+  checkKernelScheme, gatedKernel, globalRelabelPasses, iterationPasses, STATE_PLANES, PLANE, type BfsScheme, type GlobalRelabel, type PushScheme, type StatePass,
 } from '../graphcut/pushRelabelKernels';
 import { forwardGradients } from '../costs/dataCost';
 import { BinaryStepBuilder, type GraphVariant } from './binaryStep';
@@ -152,7 +152,8 @@ interface Kernels {
   init: IKernelRunShortcut;
   steps: StatePass[];
   relabel: GlobalRelabel;
-  checkTiles: IKernelRunShortcut;
+  /** gated like the state passes: the gate's input last */
+  checkTiles: (...a: unknown[]) => unknown;
   /** levels of the tile reductions, from [ceil(W/8), ceil(H/8)] down to at most 8×8: sums (changed pixels) and ORs (check codes) */
   sumTiles: IKernelRunShortcut[];
   orTiles: IKernelRunShortcut[];
@@ -352,7 +353,7 @@ export class GpuMoveSolver implements MoveSolver {
       tiles.push([Math.ceil(w / TILE), Math.ceil(h / TILE)]);
     }
     const final = { FW: tiles[tiles.length - 1][0], FH: tiles[tiles.length - 1][1] };
-    // Without the gate the kernels are compiled ungated and plans pass them no tally.
+    // Without the gate the kernels are compiled ungated and drop the tally the plans pass them.
     const gate = this.o.gate ? MOVE_DONE_GATE : undefined;
     this.kernels = {
       caps: gpu.createKernel(capacitySource(source.kind), grid(4)),
@@ -360,7 +361,7 @@ export class GpuMoveSolver implements MoveSolver {
       steps: iterationPasses(gpu, this.o.push, grid, gate),
       relabel: globalRelabelPasses(gpu, this.o.bfs, grid, gate),
       // A gated check reports the tile as converged (code 0), which keeps the tally as it is.
-      checkTiles: gpu.createKernel(gate ? gatedSource(checkTilesSource(), gate, '0.0') : checkTilesSource(), kernelSettings(tiles[0], constants)),
+      checkTiles: gatedKernel(gpu, checkTilesSource(), kernelSettings(tiles[0], constants), gate, '0.0'),
       sumTiles: tiles.slice(1).map((out, i) => gpu.createKernel(sumTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
       orTiles: tiles.slice(1).map((out, i) => gpu.createKernel(orTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
       tally: gpu.createKernel(tallySource(), kernelSettings([4], final)),
@@ -420,15 +421,13 @@ export class GpuMoveSolver implements MoveSolver {
     const zeros = this.zeros4;
     const sum = (tiles: unknown): unknown => k.sumTiles.reduce((r, f) => f(r), tiles);
     const or = (tiles: unknown): unknown => k.orTiles.reduce((r, f) => f(r), tiles);
-    // Gated kernels take the move's tally as their last argument.
-    const gated = this.o.gate;
-    const run = (f: (...a: unknown[]) => unknown, T: unknown, ...a: unknown[]): unknown => (gated ? f(...a, T) : f(...a));
-    const check = (S: unknown, C: unknown, T: unknown): unknown => or(run(k.checkTiles, T, S, C));
+    // State passes and checks take the move's tally last (the gate's input; dropped when ungated).
+    const check = (S: unknown, C: unknown, T: unknown): unknown => or(k.checkTiles(S, C, T));
     const rounds_ = (S0: unknown, C: unknown, T0: unknown): [unknown, unknown] => {
       let S = S0;
       let T = T0;
       for (let r = 0; r < rounds; r++) {
-        for (let i = 0; i < K; i++) for (const step of k.steps) S = run(step, T, S, C);
+        for (let i = 0; i < K; i++) for (const step of k.steps) S = step(S, C, T);
         S = k.relabel(S, C, r === rounds - 1 ? FINAL_BFS_FACTOR * bfs : bfs, true, T);
         T = k.tally(check(S, C, T), T);
       }

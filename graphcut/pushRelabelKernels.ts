@@ -329,26 +329,36 @@ export function gatedSource(source: string, gate: KernelGate, unchanged: string)
 export const UNCHANGED_STATE = 'S[this.thread.z][this.thread.y][this.thread.x]';
 
 /**
+ * Compiles `source`, with the gate when one is given (returning `unchanged`
+ * when it holds). The pass always takes the gate's input as its last
+ * argument and drops it when compiled without a gate.
+ */
+export function gatedKernel(gpu: GPU, source: string, settings: IGPUKernelSettings, gate: KernelGate | undefined, unchanged: string): (...a: unknown[]) => unknown {
+  const k = gpu.createKernel(gate ? gatedSource(source, gate, unchanged) : source, settings);
+  return (...a: unknown[]) => (gate ? k(...a) : k(...a.slice(0, -1)));
+}
+
+/**
  * Compiles the passes of one push-relabel iteration of a scheme with `gpu`;
  * `settings(planes)` gives the kernel settings for an output of that many
  * [W, H] planes (the state has STATE_PLANES, a split sweep's gather 2).
  * With a gate, every pass takes the gate's input as its third argument.
  */
 export function iterationPasses(gpu: GPU, push: PushScheme, settings: (planes: number) => IGPUKernelSettings, gate?: KernelGate): StatePass[] {
-  const state = (source: string): string => (gate ? gatedSource(source, gate, UNCHANGED_STATE) : source);
+  const state = (source: string): ((...a: unknown[]) => unknown) => gatedKernel(gpu, source, settings(STATE_PLANES), gate, UNCHANGED_STATE);
   if (push === 'lockstep') {
-    const k = gpu.createKernel(state(pushRelabelSource()), settings(STATE_PLANES));
-    return [(S, C, G) => (gate ? k(S, C, G) : k(S, C))];
+    const k = state(pushRelabelSource());
+    return [(S, C, G) => k(S, C, G)];
   }
   return (['h', 'v'] as const).map((axis): StatePass => {
     if (push === 'sweep') {
-      const k = gpu.createKernel(state(sweepPushSource(axis)), settings(STATE_PLANES));
-      return (S, C, G) => (gate ? k(S, C, G) : k(S, C));
+      const k = state(sweepPushSource(axis));
+      return (S, C, G) => k(S, C, G);
     }
     // A gated gather returns zeros: the gated apply that reads them returns its input anyway.
-    const gather = gpu.createKernel(gate ? gatedSource(sweepGatherSource(axis), gate, '0.0') : sweepGatherSource(axis), settings(2));
-    const apply = gpu.createKernel(state(sweepApplySource(axis)), settings(STATE_PLANES));
-    return (S, C, G) => (gate ? apply(S, C, gather(S, C, G), G) : apply(S, C, gather(S, C)));
+    const gather = gatedKernel(gpu, sweepGatherSource(axis), settings(2), gate, '0.0');
+    const apply = state(sweepApplySource(axis));
+    return (S, C, G) => apply(S, C, gather(S, C, G), G);
   });
 }
 
@@ -372,21 +382,16 @@ export type GlobalRelabel = (S: unknown, C: unknown, passes: number, fromScratch
  */
 export function globalRelabelPasses(gpu: GPU, bfs: BfsScheme, settings: (planes: number) => IGPUKernelSettings, gate?: KernelGate): GlobalRelabel {
   const dist = settings(1);
-  const make = (source: string, unchanged: string, out: IGPUKernelSettings): ((...a: unknown[]) => unknown) => {
-    const k = gpu.createKernel(gate ? gatedSource(source, gate, unchanged) : source, out);
-    return (...a: unknown[]) => k(...a);
-  };
   const own = 'S[1][this.thread.y][this.thread.x]';
-  const start = make(bfsStartSource(), own, dist);
-  const heights = make(bfsHeightsSource(), own, dist);
-  const pass = make(bfsPassSourceOf(bfs), 'D[this.thread.y][this.thread.x]', dist);
-  const merge = make(withHeightsSource(), UNCHANGED_STATE, settings(STATE_PLANES));
+  const start = gatedKernel(gpu, bfsStartSource(), dist, gate, own);
+  const heights = gatedKernel(gpu, bfsHeightsSource(), dist, gate, own);
+  const pass = gatedKernel(gpu, bfsPassSourceOf(bfs), dist, gate, 'D[this.thread.y][this.thread.x]');
+  const merge = gatedKernel(gpu, withHeightsSource(), settings(STATE_PLANES), gate, UNCHANGED_STATE);
   return (S, C, passes, fromScratch, G) => {
-    const g = gate ? [G] : [];
     if (passes === 0 && !fromScratch) return S;
-    let D = fromScratch ? start(S, ...g) : heights(S, ...g);
-    for (let i = 0; i < passes; i++) D = pass(S, C, D, ...g);
-    return merge(S, D, ...g);
+    let D = fromScratch ? start(S, G) : heights(S, G);
+    for (let i = 0; i < passes; i++) D = pass(S, C, D, G);
+    return merge(S, D, G);
   };
 }
 
