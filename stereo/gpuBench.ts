@@ -15,7 +15,8 @@
  *              with the scenes section's device rows)
  *   split      the same three with the split sweep (a gather walks the runs
  *              once per pixel, a loop-free pass applies them)
- *   bfs        the same three with B = 32 BFS passes per global relabel
+ *   bfs        the same three with B = 16 and B = 32 BFS passes per
+ *              global relabel (the default is 16 up to 512 pixels a side)
  *   gate       the same three without the gate (rounds after a move
  *              converged run in full instead of as copies)
  *   passes     device time of one pass of each state kernel at three sizes,
@@ -39,7 +40,7 @@ import { createGpuContext } from '../graphcut/gpuBackend';
 import { Input, type IGPUKernelSettings } from 'gpu.js';
 import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../graphcut/pushRelabel';
 import {
-  bfsPassSource, bfsScanSource, bfsStartSource, gatedSource, globalRelabelPasses, iterationPasses, pushRelabelSource, STATE_PLANES, sweepPushSource, UNCHANGED_STATE, withHeightsSource, type PushScheme,
+  bfsPassSource, bfsScanSource, bfsStartSource, gatedKernel, globalRelabelPasses, iterationPasses, pushRelabelSource, STATE_PLANES, sweepPushSource, UNCHANGED_STATE, withHeightsSource, type PushScheme,
 } from '../graphcut/pushRelabelKernels';
 import { createRng, expansionLikeGraph } from '../graphcut/randomGraphs';
 import { checkTilesSource, MOVE_DONE_GATE, TILE } from '../expansion/gpuMoveKernels';
@@ -147,8 +148,8 @@ async function passCosts(W: number, H: number): Promise<Json> {
   const scan = kernel(bfsScanSource(), 1);
   const check = gpu.createKernel(checkTilesSource(), { output: [Math.ceil(W / TILE), Math.ceil(H / TILE)], constants: { W, H, INF: n + 1 }, precision: 'single' } as IGPUKernelSettings);
   // Gated shut by G below: copies of their input.
-  const sweepShut = kernel(gatedSource(sweepPushSource('h'), MOVE_DONE_GATE, UNCHANGED_STATE));
-  const scanShut = kernel(gatedSource(bfsScanSource(), MOVE_DONE_GATE, 'D[this.thread.y][this.thread.x]'), 1);
+  const sweepShut = gatedKernel(gpu, sweepPushSource('h'), settings(STATE_PLANES), MOVE_DONE_GATE, UNCHANGED_STATE);
+  const scanShut = gatedKernel(gpu, bfsScanSource(), settings(1), MOVE_DONE_GATE, 'D[this.thread.y][this.thread.x]');
   type Passes = (s: unknown, C: unknown, G: unknown, passes: number) => unknown;
   const statePasses = (f: (s: unknown, C: unknown, G: unknown) => unknown): Passes => (s, C, G, passes) => {
     for (let i = 0; i < passes; i++) s = f(s, C, G);
@@ -253,7 +254,7 @@ async function main(): Promise<void> {
       }
     } else if (sec === 'bfs') {
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
-        await add('bfs', `${s} gpu B32`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { bfsPasses: 32 } }));
+        for (const B of [16, 32]) await add('bfs', `${s} gpu B${B}`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { bfsPasses: B } }));
       }
     } else if (sec === 'gate') {
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
