@@ -34,6 +34,12 @@ export interface ExpansionOptions {
   skipUnchanged?: boolean;
   /** Called after every move (skipped ones included); `stats` holds the solver's counters of a move that ran a cut. */
   onMove?: (info: MoveProgress) => void;
+  /**
+   * Called (and awaited) after every cycle with its report and the labeling
+   * so far, e.g. to write a checkpoint that a later run can start from. The
+   * labeling is the run's own: read it or copy it, never modify it.
+   */
+  onCycle?: (report: CycleReport, labels: Uint16Array) => void | Promise<void>;
 }
 
 export interface CycleReport {
@@ -168,6 +174,7 @@ export async function alphaExpansion(
     cycles.push(report);
     const previous = c === 0 ? initialEnergy.total : cycles[c - 1].energy.total;
     if (current.total > previous) throw new Error(`α-expansion: cycle ${c + 1} raised the energy from ${previous} to ${current.total}`);
+    await options.onCycle?.(report, labels);
     if (cyclesOpt === 'converge' && current.total === previous) break;
   }
   return {

@@ -200,6 +200,16 @@ export interface GpuCallRecord {
   converged: boolean;
   /** from the call to its results on the host */
   deviceMs: number;
+  /**
+   * from the call until the host had recorded and submitted the plan's
+   * passes (argument copies and uploads, one compute pass encoded per
+   * kernel call): the GPU does not start before. Taken at the first
+   * setImmediate after the call, which runs once the microtasks that
+   * encode the plan are done (a call that compiles its plan ends sooner;
+   * one that ran whole within those microtasks, as a synchronous CPU
+   * executor may, counts entirely).
+   */
+  submitMs: number;
 }
 
 /**
@@ -516,6 +526,8 @@ export class GpuMoveSolver implements MoveSolver {
       ];
       if (resuming) args.push(new Input(this.carriedState as unknown as number[], [this.W, this.H, STATE_PLANES]));
       const tCall = performance.now();
+      let tSubmitted = NaN;
+      setImmediate(() => { tSubmitted = performance.now(); });
       const out = (await plan.pipe(...args)) as unknown[];
       const tBack = performance.now();
       this.counters.pipelineCalls++;
@@ -554,7 +566,7 @@ export class GpuMoveSolver implements MoveSolver {
         results[results.length - 1].predictedEnergy = vr;
       }
       const T0 = out[1] as ArrayLike<number>;
-      this.calls.push({ rounds: plan.rounds, bfs: plan.bfs, moves: chunk.length, resumed: resuming, failedChecks: T0[1], converged: T0[2] === 0 && T0[0] === 0, deviceMs: tBack - tCall });
+      this.calls.push({ rounds: plan.rounds, bfs: plan.bfs, moves: chunk.length, resumed: resuming, failedChecks: T0[1], converged: T0[2] === 0 && T0[0] === 0, deviceMs: tBack - tCall, submitMs: Number.isNaN(tSubmitted) ? tBack - tCall : tSubmitted - tCall });
       const checks = plan.rounds + (resuming ? 0 : 1);
       this.counters.moves += done;
       this.counters.discardedMoves += chunk.length - done - (failed ? 1 : 0);

@@ -33,6 +33,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       .option('pfm', { type: 'string', describe: 'also write the disparity in pixels as PFM' })
       .option('scale', { type: 'number', describe: 'PNG grey = disparity × scale (default: fill 0–255)' })
       .option('init-scale', { type: 'number', describe: 'scale of an integer image given to --init (default 1)' })
+      .option('checkpoint', { type: 'string', describe: 'after every cycle, write the disparity so far here as PFM (a stopped run continues with --init FILE)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the report as JSON' })
       .example('$0 match im2.png im6.png --ndisp 60 --cost sad+sgrad --lambda 10 -o disp.png --pfm disp.pfm', ''),
     (a) => { task = run(() => matchCommand(a as unknown as MatchArgs, io)); })
@@ -90,6 +91,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       .option('backend', { choices: BACKENDS as unknown as string[], default: 'auto' })
       .option('verify', { type: 'boolean', default: false })
       .option('output', { alias: 'o', type: 'string', describe: 'uint16 labeling to write' })
+      .option('checkpoint', { type: 'string', describe: 'after every cycle, write the labeling so far here (uint16; a stopped run continues with --init FILE)' })
       .option('png', { type: 'string', describe: 'labeling as a PNG (range fills 0–255)' })
       .option('json', { type: 'boolean', default: false })
       .example('$0 solve-mrf teddy.smrf --init teddy.init.u16 -o teddy.labels.u16', ''),

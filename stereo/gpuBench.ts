@@ -24,13 +24,16 @@
  *              passes work on the [W, H] distances
  *   large      a synthetic W×H pair with L labels, costs computed on the
  *              device from the images (no volume anywhere):
- *              large:WxHxL:init:cycles[:push]
+ *              large:WxHxL:init:cycles[:push], init wta, zero or
+ *              labels=FILE (uint16); $GPU_BENCH_CHECKPOINT: labels
+ *              written there after every cycle
  * Scenes come from $STEREO_DATA (Middlebury folders). The JSON is rewritten
  * after every run, so a run cut short still reports.
  */
 import * as fs from 'fs';
 import * as path from 'path';
 import { generateSyntheticScene } from '../data/synthetic';
+import { readLabeling, writeLabeling } from '../data/smrf';
 import { loadScene } from '../data/scene';
 import type { Scene } from '../data/sceneTypes';
 import { alphaExpansion, type MoveProgress } from '../expansion/alphaExpansion';
@@ -97,18 +100,36 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
   };
 }
 
+/**
+ * A synthetic W×H pair with L labels, costs on demand. `initKind` is wta,
+ * zero, or labels=FILE (a uint16 labeling, e.g. an earlier run's
+ * checkpoint). With $GPU_BENCH_CHECKPOINT set, the labeling is written
+ * there after every cycle, so a run longer than one command continues in
+ * the next (its first cycle then runs every move: which labels could be
+ * skipped is not carried over).
+ */
 async function large(W: number, H: number, L: number, initKind: string, cycles: number, push: PushScheme | undefined, progress: Json[], save: () => void): Promise<Json> {
   const t0 = performance.now();
   const scene = generateSyntheticScene({ width: W, height: H, ndisp: L, seed: 7 });
   const t1 = performance.now();
+  const given = initKind.startsWith('labels=') ? readLabeling(initKind.slice('labels='.length), W, H, L) : undefined;
+  const checkpoint = process.env.GPU_BENCH_CHECKPOINT;
+  const cycleLog: Json[] = [];
   // Costs on demand: no volume on the host or the device, each label's costs computed by the move kernels.
   const r = await match(scene.left, scene.right, {
-    ndisp: L, backend: 'gpu', costs: 'on-demand', init: initKind === 'wta' ? 'wta' : 'zero', cycles, gpu: push ? { push } : undefined,
+    // GPU_BENCH_MODE=cpu runs the same device moves on gpu.js's CPU backend (a check of the section off the GPU).
+    ndisp: L, backend: process.env.GPU_BENCH_MODE === 'cpu' ? 'gpujs-cpu' : 'gpu', costs: 'on-demand', init: initKind === 'wta' ? 'wta' : 'zero', initialLabels: given, cycles, gpu: push ? { push } : undefined,
     // Progress on stderr, so a run stopped by a time limit still shows how far it got.
     onMove: (m) => {
       const at = (performance.now() - t1) / 1000;
       process.stderr.write(`cycle ${m.cycle} move ${m.index}/${m.count} α=${m.alpha} changed ${m.changed} rounds ${m.stats?.rounds ?? '-'} at ${at.toFixed(1)} s\n`);
       progress.push({ ...m, at });
+      save();
+    },
+    onCycle: (c, labels) => {
+      if (checkpoint) writeLabeling(checkpoint, labels);
+      cycleLog.push({ cycle: c.cycle, energy: c.energy.total, cuts: c.cuts, skipped: c.skipped, pixelsChanged: c.pixelsChanged, at: (performance.now() - t1) / 1000 });
+      process.stderr.write(`cycle ${c.cycle} done: energy ${c.energy.total}, ${c.cuts} cuts, at ${((performance.now() - t1) / 1000).toFixed(1)} s${checkpoint ? `, labels in ${checkpoint}` : ''}\n`);
       save();
     },
   });
@@ -118,7 +139,7 @@ async function large(W: number, H: number, L: number, initKind: string, cycles: 
   for (let i = 0; i < W * H; i++) if (Number.isFinite(gt[i])) { known++; if (Math.abs(r.disparity[i] - gt[i]) > 1) bad++; }
   return {
     size: `${W}x${H}`, labels: L, init: initKind, backend: r.backend, device: r.device,
-    energies: [r.initialEnergy.total, ...r.cycles.map((c) => c.energy.total)], cuts: r.cuts,
+    energies: [r.initialEnergy.total, ...r.cycles.map((c) => c.energy.total)], cuts: r.cuts, cycles: cycleLog,
     ms: { scene: t1 - t0, ...r.times }, badPixelPercent: (100 * bad) / known,
   };
 }
@@ -303,6 +324,7 @@ async function main(): Promise<void> {
       const [W, H, L] = (dims ?? '3000x2000x300').split('x').map(Number);
       const progress: Json[] = [];
       report.largeProgress = progress;
+      report.largeCheckpoint = process.env.GPU_BENCH_CHECKPOINT ?? null;
       await add('large', sec, () => large(W, H, L, initKind ?? 'zero', cyc ? Number(cyc) : 4, push as PushScheme | undefined, progress, save));
     } else if (sec === 'passes') {
       for (const [W, H] of (process.env.GPU_BENCH_MODE ? [[24, 16]] : [[384, 288], [1500, 1000], [3000, 2000]])) await add('passes', `${W}x${H}`, () => passCosts(W, H));

@@ -1,6 +1,6 @@
 import type { Raster } from '../data/raster';
 import { buildStereoEnergy, wtaFromSlices, wtaInit, type StereoEnergy } from '../costs';
-import { alphaExpansion, type ExpansionResult, type MoveProgress } from '../expansion/alphaExpansion';
+import { alphaExpansion, type ExpansionOptions, type ExpansionResult, type MoveProgress } from '../expansion/alphaExpansion';
 import { createMoveSolver, type BackendOptions } from './backends';
 import { BackendName, COSTS_MODES, DEFAULT_PARAMS, MAX_VOLUME_ENTRIES, MatchParams } from './params';
 
@@ -14,6 +14,8 @@ export interface MatchOptions extends Partial<MatchParams> {
   verify?: boolean;
   /** Progress callback, once per α-expansion move. */
   onMove?: (info: MoveProgress) => void;
+  /** Called (and awaited) after every cycle with its report and the labeling so far (checkpoints; see ExpansionOptions.onCycle). */
+  onCycle?: ExpansionOptions['onCycle'];
   /** Device move settings for the GPU backends (K, rounds…); defaults are the measured best. */
   gpu?: BackendOptions['gpu'];
 }
@@ -117,7 +119,7 @@ export async function match(left: Raster, right: Raster, options: MatchOptions):
   let result: ExpansionResult;
   try {
     result = await alphaExpansion(energy, init, solver, {
-      order: params.order, cycles: params.cycles, seed: params.seed, skipUnchanged: params.skipUnchanged, onMove: options.onMove,
+      order: params.order, cycles: params.cycles, seed: params.seed, skipUnchanged: params.skipUnchanged, onMove: options.onMove, onCycle: options.onCycle,
     });
   } finally {
     solver.dispose?.();

@@ -79,6 +79,7 @@ describe('match', () => {
     [['match', 'left.png', 'right.png', '--ndisp', 8, '--cue-factor', 0.5, '-o', 'x.png'], /--cue-factor/],
     [['match', 'left.png', 'right.png', '--ndisp', 8, '--scale', 100, '-o', 'x.png'], /--scale/],
     [['match', 'left.png', 'right.png', '--ndisp', 8, '-o', 'no/such/dir/x.png'], /--output: folder .* does not exist/],
+    [['match', 'left.png', 'right.png', '--ndisp', 8, '-o', 'x.png', '--checkpoint', 'no/such/dir/c.pfm'], /--checkpoint: folder .* does not exist/],
   ])('bad input %j is a one-line error, exit 1, no output file', async (args, message) => {
     const before = listing();
     const r = await cli(...args.map((a) => (typeof a === 'string' && /\.(png|ppm)$/.test(a) && !a.includes('/') ? f(a) : a)));
@@ -103,6 +104,23 @@ describe('match', () => {
     expect(r.code).toBe(2);
     expect(r.err).toMatch(message);
     expect(listing()).toEqual(before);
+  });
+
+  test('--checkpoint holds the disparity after every cycle; a run continued from it with --init ends where an uninterrupted run ends', async () => {
+    // Every move runs (no skips), so the continuation repeats exactly the moves the uninterrupted run makes in its cycles 3 and 4.
+    const common = ['--ndisp', 8, '--backend', 'bk', '--no-skip-unchanged', '--json'];
+    const full = JSON.parse((await cli('match', f('left.png'), f('right.png'), ...common, '-o', f('ck-full.png'), '--pfm', f('ck-full.pfm'), '--checkpoint', f('ck-full-cp.pfm'))).out);
+    expect(full.checkpoint).toBe(f('ck-full-cp.pfm'));
+    expect((await readImage(f('ck-full-cp.pfm'))).data).toEqual((await readImage(f('ck-full.pfm'))).data);
+    const first = JSON.parse((await cli('match', f('left.png'), f('right.png'), ...common, '--cycles', 2, '-o', f('ck-a.png'), '--checkpoint', f('ck.pfm'))).out);
+    expect(first.cycles.map((c: { energy: { total: number } }) => c.energy.total)).toEqual(full.cycles.slice(0, 2).map((c: { energy: { total: number } }) => c.energy.total));
+    const rest = await cli('match', f('left.png'), f('right.png'), ...common, '--cycles', 2, '--init', f('ck.pfm'), '-o', f('ck-b.png'), '--pfm', f('ck-b.pfm'), '--checkpoint', f('ck.pfm'));
+    expect(rest.code).toBe(0);
+    const second = JSON.parse(rest.out);
+    expect(second.initialEnergy.total).toBe(full.cycles[1].energy.total);
+    expect(second.finalEnergy.total).toBe(full.finalEnergy.total);
+    expect((await readImage(f('ck-b.pfm'))).data).toEqual((await readImage(f('ck-full.pfm'))).data);
+    expect((await readImage(f('ck.pfm'))).data).toEqual((await readImage(f('ck-full.pfm'))).data);
   });
 
   test('--help on every command shows an example', async () => {
@@ -155,6 +173,17 @@ describe('export-mrf / solve-mrf', () => {
     expect(j.finalEnergy.total).toBe(computeEnergy(energy, readLabeling(f('s.out.u16'), 64, 48, 8)).total);
     const m = JSON.parse((await cli('match', f('left.png'), f('right.png'), '--ndisp', 8, '-o', f('m.png'), '--json')).out);
     expect(m.finalEnergy.total).toBe(j.finalEnergy.total);
+  });
+
+  test('solve-mrf --checkpoint holds the labeling after the last cycle, and refuses a missing folder before any work', async () => {
+    const s = await cli('solve-mrf', f('s.smrf'), '--init', f('s.u16'), '-o', f('s.out2.u16'), '--checkpoint', f('s.cp.u16'), '--cycles', 2);
+    expect(s.code).toBe(0);
+    expect(readLabeling(f('s.cp.u16'), 64, 48, 8)).toEqual(readLabeling(f('s.out2.u16'), 64, 48, 8));
+    const before = listing();
+    const bad = await cli('solve-mrf', f('s.smrf'), '-o', f('never2.u16'), '--checkpoint', f('no/such/dir/c.u16'));
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/--checkpoint: folder .* does not exist/);
+    expect(listing()).toEqual(before);
   });
 
   test.each([

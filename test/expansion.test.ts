@@ -189,6 +189,24 @@ describe('alpha-expansion driver', () => {
     }
   });
 
+  test('onCycle sees every cycle with the labeling that has its energy; a run continued from one ends where the whole run ends', async () => {
+    for (let trial = 0; trial < 10; trial++) {
+      const rand = seededRandom(100 + trial);
+      const e = randomEnergy(rand, 12, 9, 2 + trial % 5, (['linear', 'quadratic', 'potts'] as SmoothnessKind[])[trial % 3]);
+      const init = randomLabels(rand, 12 * 9, e.labels);
+      const seen: { cycle: number; total: number; labels: Uint16Array }[] = [];
+      const whole = await alphaExpansion(e, init, new GraphMoveSolver(e, bk, 'reversed'), {
+        cycles: 3, skipUnchanged: false, onCycle: (c, labels) => { seen.push({ cycle: c.cycle, total: c.energy.total, labels: labels.slice() }); },
+      });
+      expect(seen.map((c) => c.cycle)).toEqual([1, 2, 3]);
+      for (const c of seen) expect(computeEnergy(e, c.labels).total).toBe(c.total);
+      expect(seen[2].labels).toEqual(whole.labels);
+      // Without skips the moves depend only on the labeling, so a continuation from cycle 1's labels repeats cycles 2 and 3.
+      const rest = await alphaExpansion(e, seen[0].labels, new GraphMoveSolver(e, bk, 'reversed'), { cycles: 2, skipUnchanged: false });
+      expect(rest.labels).toEqual(whole.labels);
+    }
+  });
+
   test('bad initial labelings and cycle counts are refused', async () => {
     const rand = seededRandom(1);
     const e = randomEnergy(rand, 4, 4, 3, 'linear');

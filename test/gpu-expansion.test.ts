@@ -92,6 +92,13 @@ describe('GpuMoveSolver against the BK path', () => {
       expect(g.counters.redoneMoves).toBeGreaterThan(0);
     }
     expect(g.counters.pipelineCalls).toBe(g.counters.moves + g.counters.resumedCalls + g.counters.redoneMoves);
+    // One record per call, the resumed ones marked; the host's share of a call (up to its submit) lies within the call.
+    expect(g.calls).toHaveLength(g.counters.pipelineCalls);
+    expect(g.calls.filter((c) => c.resumed)).toHaveLength(g.counters.resumedCalls);
+    for (const c of g.calls) {
+      expect(c.submitMs).toBeGreaterThanOrEqual(0);
+      expect(c.submitMs).toBeLessThanOrEqual(c.deviceMs);
+    }
     // Plan shapes change with the rounds and BFS passes; the cache keeps at most maxCachedPlans of them and recompiles dropped ones.
     expect(g.counters.plans).toBeGreaterThan(3);
     expect(g.cachedPlans).toBe(3);

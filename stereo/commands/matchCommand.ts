@@ -14,6 +14,7 @@ export interface MatchArgs extends ParamArgs {
   pfm?: string;
   scale?: number;
   'init-scale'?: number;
+  checkpoint?: string;
   json: boolean;
   backend: string;
   verify: boolean;
@@ -26,6 +27,7 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   checkInputFile(a.right, 'right image');
   checkOutputPath(a.output, '--output');
   if (a.pfm) checkOutputPath(a.pfm, '--pfm');
+  if (a.checkpoint) checkOutputPath(a.checkpoint, '--checkpoint');
   if (a.scale !== undefined && (!Number.isFinite(a.scale) || a.scale <= 0)) throw new Error(`--scale: must be a positive number (got ${a.scale})`);
   const left = await readImage(a.left);
   const right = await readImage(a.right);
@@ -36,15 +38,21 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
     throw new Error(`--ndisp: must be an integer with 0 < ndisp < image width ${left.width} (got ${a.ndisp})`);
   }
   const initialLabels = initFile ? await readInitialLabels(initFile, a['init-scale'] ?? 1, left.width, left.height, a.ndisp) : undefined;
-  const r = await match(left, right, { ...params, ndisp: a.ndisp, initialLabels, backend: a.backend as BackendName, verify: a.verify, onMove: progressReporter(a.progress, io.err) });
+  // A checkpoint is replaced whole after each cycle (atomic write): a run stopped at any point leaves the last finished cycle's disparity.
+  const checkpoint = a.checkpoint;
+  const onCycle = checkpoint ? (_c: unknown, labels: Uint16Array): void => writeDisparityPfm(checkpoint, labels, left.width, left.height) : undefined;
+  const r = await match(left, right, {
+    ...params, ndisp: a.ndisp, initialLabels, backend: a.backend as BackendName, verify: a.verify, onMove: progressReporter(a.progress, io.err), onCycle,
+  });
   const scale = a.scale ?? autoPngScale(r.ndisp);
   await writeDisparityPng(a.output, r.disparity, r.width, r.height, scale);
   if (a.pfm) writeDisparityPfm(a.pfm, r.disparity, r.width, r.height);
   if (a.json) {
-    io.out(JSON.stringify({ ...matchSummaryJson(r), output: a.output, pngScale: scale, pfm: a.pfm ?? null }, null, 2));
+    io.out(JSON.stringify({ ...matchSummaryJson(r), output: a.output, pngScale: scale, pfm: a.pfm ?? null, checkpoint: checkpoint ?? null }, null, 2));
   } else {
     for (const l of matchSummaryLines(r)) io.out(l);
     io.out(`wrote ${a.output} (disparity × ${scale})${a.pfm ? ` and ${a.pfm} (disparity in pixels)` : ''}`);
+    if (checkpoint) io.out(`checkpoint ${checkpoint}: disparity after cycle ${r.cycles.length}`);
   }
   return 0;
 }

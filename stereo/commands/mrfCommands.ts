@@ -54,6 +54,7 @@ export interface SolveMrfArgs {
   backend: string;
   verify: boolean;
   output?: string;
+  checkpoint?: string;
   png?: string;
   json: boolean;
 }
@@ -63,6 +64,7 @@ export async function solveMrfCommand(a: SolveMrfArgs, io: Io): Promise<number> 
   checkInputFile(a.file, 'SMRF file');
   if (a.output) checkOutputPath(a.output, '--output');
   if (a.png) checkOutputPath(a.png, '--png');
+  if (a.checkpoint) checkOutputPath(a.checkpoint, '--checkpoint');
   const energy = readSmrf(a.file);
   const p = resolveParams(paramsFromArgs({ order: a.order, graph: a.graph, cycles: a.cycles, seed: a.seed, 'skip-unchanged': a['skip-unchanged'] }).params);
   let init: Uint16Array;
@@ -72,7 +74,10 @@ export async function solveMrfCommand(a: SolveMrfArgs, io: Io): Promise<number> 
   const t0 = performance.now();
   let r;
   try {
-    r = await alphaExpansion(energy, init, solver, { order: p.order as LabelOrder, cycles: p.cycles, seed: p.seed, skipUnchanged: p.skipUnchanged });
+    // Replaced whole (atomic write) after each cycle: a stopped run leaves the last finished cycle's labeling.
+    const checkpoint = a.checkpoint;
+    const onCycle = checkpoint ? (_c: unknown, labels: Uint16Array): void => writeLabeling(checkpoint, labels) : undefined;
+    r = await alphaExpansion(energy, init, solver, { order: p.order as LabelOrder, cycles: p.cycles, seed: p.seed, skipUnchanged: p.skipUnchanged, onCycle });
   } finally {
     solver.dispose?.();
   }
