@@ -85,8 +85,9 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
   const r = await alphaExpansion(energy, init, solver, { order: params.order, cycles: params.cycles, seed: params.seed, onMove });
   const t4 = performance.now();
   const counters = solver instanceof GpuMoveSolver ? { ...solver.counters, executors: solver.executorKinds() } : undefined;
-  // Per call: rounds, BFS passes, resumed (0/1), failed checks, converged (0/1), ms.
-  const calls = solver instanceof GpuMoveSolver ? solver.calls.map((c) => [c.rounds, c.bfs, c.resumed ? 1 : 0, c.failedChecks, c.converged ? 1 : 0, Math.round(c.deviceMs * 100) / 100]) : undefined;
+  // Per call: rounds, BFS passes, resumed (0/1), failed checks, converged (0/1), ms, ms until submitted.
+  const ms2 = (v: number): number => Math.round(v * 100) / 100;
+  const calls = solver instanceof GpuMoveSolver ? solver.calls.map((c) => [c.rounds, c.bfs, c.resumed ? 1 : 0, c.failedChecks, c.converged ? 1 : 0, ms2(c.deviceMs), ms2(c.submitMs)]) : undefined;
   solver.dispose?.();
   const stats: Record<string, number> = {};
   for (const c of r.cycles) for (const [k, v] of Object.entries(c.stats)) stats[k] = (stats[k] ?? 0) + v;
