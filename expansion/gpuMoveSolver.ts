@@ -513,6 +513,7 @@ export class GpuMoveSolver implements MoveSolver {
     let attempts = 0;
     let spent = 0;
     let resumeRounds = 0;
+    let unfinishedMs = 0;
     while (next < alphas.length) {
       const resuming = resumeRounds > 0;
       const chunk = resuming ? alphas.slice(next, next + 1) : alphas.slice(next, next + perCall);
@@ -573,10 +574,15 @@ export class GpuMoveSolver implements MoveSolver {
       this.counters.rounds += chunk.length * checks;
       this.counters.iterations += chunk.length * plan.rounds * K;
       this.counters.bfsPasses += chunk.length * (checks + FINAL_BFS_FACTOR - 1) * plan.bfs;
-      // Time of the call, spread over the moves it completed (the driver sums per-move times).
+      // Time of the call, spread over the moves it completed (the driver sums per-move times); a call that completed none (continued or redone) is charged to the move it worked on, which the next completing call finishes.
       const elapsed = performance.now() - t0;
-      if (done > 0) for (let j = results.length - done; j < results.length; j++) results[j].flowMs = elapsed / done;
-      else if (results.length > 0) results[results.length - 1].flowMs += elapsed;
+      if (done > 0) {
+        for (let j = results.length - done; j < results.length; j++) results[j].flowMs = elapsed / done;
+        results[results.length - done].flowMs += unfinishedMs;
+        unfinishedMs = 0;
+      } else {
+        unfinishedMs += elapsed;
+      }
       this.counters.hostMs += elapsed - (tBack - tCall);
       next += done;
       if (!failed) {

@@ -39,6 +39,10 @@ async function expectSameAsBk(ctx: GpuContext, energy: MrfEnergy, init: Uint16Ar
   if (diff >= 0) throw new Error(`${label}: labels differ from BK's at pixel ${diff}`);
   expect(res.cycles.map((c) => c.pixelsChanged)).toEqual(ref.cycles.map((c) => c.pixelsChanged));
   expect(res.cuts).toBe(ref.cuts);
+  // Every call's time is charged to a move, those that completed none (continued or redone) included.
+  const flowMs = res.cycles.reduce((t, c) => t + c.flowMs, 0);
+  const callMs = gpu.calls.reduce((t, c) => t + c.deviceMs, 0);
+  expect(flowMs).toBeGreaterThanOrEqual(callMs - 1e-6);
   return gpu;
 }
 
