@@ -62,6 +62,13 @@ const STATE_COST_IN_ROUNDS = 1;
 const GATED_ROUND_COST = 0.5;
 const MAX_ROUNDS = 1 << 12;
 /**
+ * Default planCompileRounds. The first call of a plan shape costs 55–590 ms
+ * more than a call of a compiled one (pipelines built, constant inputs
+ * uploaded), against 1.7, 2.4 and 4.6 ms per round on tsukuba, teddy and
+ * Adirondack; teddy compiled 13 shapes and Adirondack 16 (H200, 2e83785).
+ */
+const PLAN_COMPILE_ROUNDS = 40;
+/**
  * Compiled plans kept at once (least recently used dropped first): 32, and
  * 8 above 2^20 pixels. Each plan holds its own device buffers, several of
  * them state-sized: a 3000×2000 cycle that compiled 26 plans peaked at
@@ -122,6 +129,12 @@ export interface GpuMoveOptions {
   resume?: boolean;
   /** Compiled plans kept (each holds device buffers); the least recently used is dropped beyond it (default: defaultMaxCachedPlans). */
   maxCachedPlans?: number;
+  /**
+   * What compiling a plan shape not in the cache costs, in rounds, when the
+   * rounds of the next calls are chosen (default 40, measured; 0 ignores
+   * compiles, as builds before this option did).
+   */
+  planCompileRounds?: number;
   /**
    * Gate the state passes and checks on the move's tally (default true):
    * once a check has passed, the plan's remaining rounds are copies of the
@@ -291,9 +304,12 @@ export class GpuMoveSolver implements MoveSolver {
     this.o = {
       iterationsPerRound: 16, bfsPasses: defaultBfsPasses(energy.width, energy.height), initialRounds: 4, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
       push: defaultPush(energy.width, energy.height), bfs: 'scan', reach: defaultReach(energy.width, energy.height), resume: true,
-      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true,
+      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS,
       ...options,
     };
+    if (typeof this.o.planCompileRounds !== 'number' || !(this.o.planCompileRounds >= 0) || !Number.isFinite(this.o.planCompileRounds)) {
+      throw new Error(`gpu expansion option planCompileRounds: expected a finite number ≥ 0, got ${String(this.o.planCompileRounds)}`);
+    }
     for (const k of ['iterationsPerRound', 'bfsPasses', 'initialRounds', 'movesPerCall', 'maxIterations', 'maxCachedPlans'] as const) {
       const v = this.o[k];
       if (!Number.isInteger(v) || v < 1) throw new Error(`gpu expansion option ${k}: expected a positive integer, got ${String(v)}`);
@@ -415,7 +431,7 @@ export class GpuMoveSolver implements MoveSolver {
    */
   private plan(moves: number, rounds: number, bfs: number, verify: boolean, resumes: boolean): Plan {
     const keepsState = moves === 1 && this.o.resume;
-    const key = `${moves}:${rounds}:${bfs}:${verify ? 1 : 0}:${resumes ? 1 : 0}`;
+    const key = planKey(moves, rounds, bfs, verify, resumes);
     const cached = this.plans.get(key);
     if (cached) {
       // Most recently used last: the cache evicts from the front.
@@ -629,7 +645,8 @@ export class GpuMoveSolver implements MoveSolver {
    */
   private continuationRounds(spent: number, last: number): number {
     const rest = this.history.filter((need) => need > spent).map((need) => need - spent);
-    return rest.length > 0 ? this.cheapestRounds(rest, true) : Math.min(2 * last, MAX_ROUNDS);
+    const shape = (R: number): string => planKey(1, R, this.bfs, this.verifier !== undefined, true);
+    return rest.length > 0 ? this.cheapestRounds(rest, true, shape) : Math.min(2 * last, MAX_ROUNDS);
   }
 
   /**
@@ -641,7 +658,8 @@ export class GpuMoveSolver implements MoveSolver {
   private adapt(rounds: number[]): void {
     this.history.push(...rounds);
     if (this.history.length > ADAPT_WINDOW) this.history.splice(0, this.history.length - ADAPT_WINDOW);
-    this.rounds = this.cheapestRounds(this.history, this.o.resume && this.movesPerCall === 1);
+    const shape = (R: number): string => planKey(this.movesPerCall, R, this.bfs, this.verifier !== undefined, false);
+    this.rounds = this.cheapestRounds(this.history, this.o.resume && this.movesPerCall === 1, shape);
   }
 
   /**
@@ -649,15 +667,18 @@ export class GpuMoveSolver implements MoveSolver {
    * each call costs the rounds its move needed, its rounds beyond that at
    * GATED_ROUND_COST (gated) or in full (ungated), plus a fixed cost, and a
    * move that needs more than a call gave it gets another with twice the
-   * rounds (continued, or redone from scratch).
+   * rounds (continued, or redone from scratch). A choice whose plan
+   * (`shape(R)`) is not compiled also costs planCompileRounds: without it,
+   * teddy compiled 13 plan shapes whose first calls took 1.5 s of its
+   * 5.5 s (H200, 2e83785).
    */
-  private cheapestRounds(needs: readonly number[], resume: boolean): number {
+  private cheapestRounds(needs: readonly number[], resume: boolean, shape: (R: number) => string): number {
     const perCall = CALL_COST_IN_ROUNDS + (resume ? STATE_COST_IN_ROUNDS : 0);
     const overshoot = this.o.gate ? GATED_ROUND_COST : 1;
     let best = 1;
     let bestCost = Infinity;
     for (const R of ROUND_CHOICES) {
-      let cost = 0;
+      let cost = this.plans.has(shape(R)) ? 0 : this.o.planCompileRounds;
       for (const need of needs) {
         let covered = 0;
         for (let r = R; ; r = Math.min(2 * r, MAX_ROUNDS)) {
@@ -751,6 +772,11 @@ export class GpuMoveSolver implements MoveSolver {
     this.plans.clear();
     if (this.energyPipe) void this.energyPipe.destroy();
   }
+}
+
+/** The plan cache's key: one compiled plan per shape. */
+function planKey(moves: number, rounds: number, bfs: number, verify: boolean, resumes: boolean): string {
+  return `${moves}:${rounds}:${bfs}:${verify ? 1 : 0}:${resumes ? 1 : 0}`;
 }
 
 /** Kernel settings; loopMaxIterations (a real gpu.js setting missing from its typings) lifts the cap on the row loops. */

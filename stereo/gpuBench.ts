@@ -19,6 +19,8 @@
  *              global relabel (the default is 16 up to 512 pixels a side)
  *   gate       the same three without the gate (rounds after a move
  *              converged run in full instead of as copies)
+ *   compile    the same three with plan compiles left out of the rounds
+ *              choice (planCompileRounds 0)
  *   passes     device time of one pass of each state kernel at three sizes,
  *              and of the sweep and the BFS scan gated shut (copies); BFS
  *              passes work on the [W, H] distances
@@ -281,6 +283,10 @@ async function main(): Promise<void> {
     } else if (sec === 'gate') {
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
         await add('gate', `${s} gpu ungated`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { gate: false } }));
+      }
+    } else if (sec === 'compile') {
+      for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
+        await add('compile', `${s} gpu compiles ignored`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { planCompileRounds: 0 } }));
       }
     } else if (sec === 'ablation') {
       for (const s of pick(['tsukuba', 'teddy'])) {

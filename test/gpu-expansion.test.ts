@@ -71,6 +71,8 @@ describe('GpuMoveSolver against the BK path', () => {
     expect(() => make({ resume: 'yes' })).toThrow(/option resume/);
     expect(() => make({ maxCachedPlans: 0 })).toThrow(/option maxCachedPlans/);
     expect(() => make({ gate: 1 })).toThrow(/option gate/);
+    expect(() => make({ planCompileRounds: -1 })).toThrow(/option planCompileRounds/);
+    expect(() => make({ planCompileRounds: Infinity })).toThrow(/option planCompileRounds/);
   });
 
   test.each([
@@ -106,6 +108,17 @@ describe('GpuMoveSolver against the BK path', () => {
     // Plan shapes change with the rounds and BFS passes; the cache keeps at most maxCachedPlans of them and recompiles dropped ones.
     expect(g.counters.plans).toBeGreaterThan(3);
     expect(g.cachedPlans).toBe(3);
+  });
+
+  test('counting plan compiles in the rounds choice compiles no more plan shapes and changes no result', async () => {
+    const energy = buildStereoEnergy(scene.left, scene.right, params);
+    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
+    // Small rounds and BFS passes make the moves' needs vary, so the adaptive choice moves between shapes.
+    const options = { movesPerCall: 1, iterationsPerRound: 2, bfsPasses: 4, initialRounds: 1, reach: 2 } as const;
+    const free = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'compiles ignored', { ...options, planCompileRounds: 0 });
+    const counted = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'compiles counted', { ...options, planCompileRounds: 1000 });
+    expect(free.counters.plans).toBeGreaterThan(2);
+    expect(counted.counters.plans).toBeLessThan(free.counters.plans);
   });
 
   test('the gate changes no result: gated and ungated plans that overshoot give BK\'s labels and the same counters', async () => {
