@@ -103,19 +103,46 @@ export function capacitySource(source: DataSourceKind): string {
 /**
  * Initial push-relabel state of move j, [W, H, 5]: the unary coefficient u
  * of y_p (binaryStep.ts) becomes excess max(u, 0) (source edge saturated)
- * or sink residual max(−u, 0); heights and flows start at 0 (the global
- * relabel that follows sets the heights).
+ * or sink residual max(−u, 0); heights start at 0 (the global relabel that
+ * follows sets them).
+ *
+ * With `warm` the kernel also takes the move's capacities C and the edge
+ * flows F [W, H, 2] (F[0] on p → p+1, F[1] on p → p+W) that this α's
+ * previous move ended with, and starts from them: each flow is clamped to
+ * the new edge's capacities, and the pixel's net inflow n = u + Σ in − Σ out
+ * becomes excess max(n, 0) or sink residual max(−n, 0). Where n < −c(p→t)
+ * this adds the same δ to both terminal edges of p, which shifts every cut
+ * by δ and so leaves the minimum cuts (and the canonical one) unchanged,
+ * and Σ (c(p→t) − final sink residual) is still the max-flow value of the
+ * move's own graph. All-zero F is the cold start. Dynamic graph cuts
+ * (Kohli & Torr) reuse flows this way; in later cycles, where few labels
+ * change, most of the old flow is still a maximum flow.
  */
-export function initStateSource(source: DataSourceKind, spec: ImageCostSpec | null, reversed: boolean): string {
+export function initStateSource(source: DataSourceKind, spec: ImageCostSpec | null, reversed: boolean, warm = false): string {
   // reversed (y = x): u_p = D(α) − D(l_p) + Σ_first (e10 − e00) − Σ_second e10
   // classic (y = 1 − x): u_p = D(l_p) − D(α) + Σ_first e01 + Σ_second (e00 − e01)
   const first = reversed ? '(w * VT[a][lq] - w * VT[lp][lq])' : '(w * VT[lp][a])';
   const second = reversed ? '(0.0 - w * VT[a][lp])' : '(w * VT[lo][lp] - w * VT[lo][a])';
-  return `function (LB, AL, ${dataArg(source)}, WT, VT, j) {
+  // A stored flow clamped to the new capacities of its edge (forward plane c, backward plane c + 1).
+  const clamp = (f: number, c: number, Y: string, X: string): string => `Math.min(Math.max(F[${f}][${Y}][${X}], 0.0 - C[${c + 1}][${Y}][${X}]), C[${c}][${Y}][${X}])`;
+  const flows = warm
+    ? `let fr = 0.0;
+    let fd = 0.0;
+    let fl = 0.0;
+    let fu = 0.0;
+    if (x + 1 < ${W}) { fr = ${clamp(0, 0, 'y', 'x')}; }
+    if (y + 1 < ${H}) { fd = ${clamp(1, 2, 'y', 'x')}; }
+    if (z === 2) { return fr; }
+    if (z === 3) { return fd; }
+    if (x > 0) { fl = ${clamp(0, 0, 'y', 'x - 1')}; }
+    if (y > 0) { fu = ${clamp(1, 2, 'y - 1', 'x')}; }`
+    : 'if (z === 2 || z === 3) { return 0.0; }';
+  return `function (LB, AL, ${dataArg(source)}, WT, VT, j${warm ? ', C, F' : ''}) {
     const x = this.thread.x;
     const y = this.thread.y;
     const z = this.thread.z;
-    if (z === 1 || z === 2 || z === 3) { return 0.0; }
+    if (z === 1) { return 0.0; }
+    ${flows}
     const a = AL[j];
     const lp = LB[y][x];
     ${dataCost(source, spec, 'dA', 'x', 'y', 'a')}
@@ -144,6 +171,7 @@ export function initStateSource(source: DataSourceKind, spec: ImageCostSpec | nu
       lo = LB[y - 1][x];
       u = u + ${second};
     }
+    ${warm ? 'u = u + fl + fu - fr - fd;' : ''}
     if (z === 0) { return Math.max(u, 0.0); }
     return Math.max(0.0 - u, 0.0);
   }`;

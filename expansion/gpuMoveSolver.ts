@@ -1,3 +1,4 @@
+import * as os from 'os';
 import { Input, type IGPUKernelSettings, type IKernelRunShortcut, type IPipelineRunShortcut, type KernelOutput } from 'gpu.js';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import type { GpuContext } from '../graphcut/gpuBackend';
@@ -127,6 +128,14 @@ export interface GpuMoveOptions {
    * chained in one call (movesPerCall > 1) are still redone.
    */
   resume?: boolean;
+  /**
+   * Start each move from the edge flows that the same α's previous move
+   * ended with (clamped to the new graph; initStateSource) instead of from
+   * zero flow. Needs one move per call; the flows of every label are kept
+   * on the host, 8·W·H·L bytes (default: on when that is at most a quarter
+   * of the machine's memory and moves are not chained).
+   */
+  warmStart?: boolean;
   /** Compiled plans kept (each holds device buffers); the least recently used is dropped beyond it (default: defaultMaxCachedPlans). */
   maxCachedPlans?: number;
   /**
@@ -143,6 +152,9 @@ export interface GpuMoveOptions {
   gate?: boolean;
 }
 
+/** How a move starts: from zero flow, or from its α's stored flows (warmStart). */
+type StartKind = 'cold' | 'warm';
+
 /** The two ways the data term reaches the device. */
 export type GpuDataSource =
   | { kind: 'volume' }
@@ -156,8 +168,10 @@ interface Plan {
   verify: boolean;
   /** continues a move from an uploaded state (no graph init, no initial BFS) */
   resumes: boolean;
-  /** returns the state of its (single) move after the labels and tallies */
+  /** returns the state of its (single) move after the labels and tallies (resume, warmStart) */
   keepsState: boolean;
+  /** a fresh plan that takes the move's starting flows as its third argument (warmStart) */
+  warm: boolean;
 }
 
 interface Kernels {
@@ -185,6 +199,8 @@ export interface GpuMoveCounters {
   redoneMoves: number;
   /** calls that continued a move from its read-back state (resume) */
   resumedCalls: number;
+  /** moves that started from the stored flows of their α's previous move (warmStart) */
+  warmMoves: number;
   /** failed checks whose BFS had not reached its fixed point (each doubled the BFS passes) */
   bfsShortfalls: number;
   discardedMoves: number;
@@ -208,6 +224,8 @@ export interface GpuCallRecord {
   moves: number;
   /** whether it continued a move from its read-back state */
   resumed: boolean;
+  /** whether its move started from stored flows (warmStart) */
+  warm: boolean;
   /** failed convergence checks of its first move (rounds that ran in full, with the first check of a fresh move) */
   failedChecks: number;
   converged: boolean;
@@ -272,11 +290,11 @@ export class GpuMoveSolver implements MoveSolver {
   readonly backend: string;
   readonly device: string;
   readonly counters: GpuMoveCounters = {
-    pipelineCalls: 0, moves: 0, redoneMoves: 0, resumedCalls: 0, bfsShortfalls: 0, discardedMoves: 0, plans: 0, rounds: 0, iterations: 0, bfsPasses: 0, deviceMs: 0, hostMs: 0,
+    pipelineCalls: 0, moves: 0, redoneMoves: 0, resumedCalls: 0, warmMoves: 0, bfsShortfalls: 0, discardedMoves: 0, plans: 0, rounds: 0, iterations: 0, bfsPasses: 0, deviceMs: 0, hostMs: 0,
   };
   /** Every pipeline call so far, in order. */
   readonly calls: GpuCallRecord[] = [];
-  private readonly o: Required<GpuMoveOptions>;
+  private readonly o: Required<Omit<GpuMoveOptions, 'warmStart'>>;
   get movesPerCall(): number { return this.verifier ? 1 : this.o.movesPerCall; }
   private readonly W: number;
   private readonly H: number;
@@ -292,10 +310,18 @@ export class GpuMoveSolver implements MoveSolver {
   private readonly labelsF: Float32Array;
   private readonly sourceKind: DataSourceKind;
   private readonly costSpec: ImageCostSpec | null;
-  private rounds: number;
   private bfs: number;
-  /** Rounds the most recent moves needed (adapt()). */
-  private readonly history: number[] = [];
+  /**
+   * Rounds of the next fresh plans, and the rounds the most recent moves
+   * needed (adapt()), apart for moves that start cold and warm: a warm
+   * move in a late cycle often needs none, a cold one a dozen.
+   */
+  private readonly rounds: Record<StartKind, number>;
+  private readonly history: Record<StartKind, number[]> = { cold: [], warm: [] };
+  /** warmStart: whether it is on, the flows [W, H, 2] each α's last move ended with, and zeros for an α not yet moved */
+  readonly warmStart: boolean;
+  private readonly flowStore: Array<Float32Array | undefined>;
+  private readonly zeroFlows: Float32Array;
   private energyPipe?: IPipelineRunShortcut;
   private energyChunk = 1;
   private readonly verifier?: { builder: BinaryStepBuilder; bk: BoykovKolmogorovSolver; cuts: number };
@@ -331,8 +357,19 @@ export class GpuMoveSolver implements MoveSolver {
     this.checkExactness(source);
     this.backend = `gpu-expansion-${ctx.mode}`;
     this.device = ctx.device;
-    this.rounds = this.o.initialRounds;
+    this.rounds = { cold: this.o.initialRounds, warm: this.o.initialRounds };
     this.bfs = this.o.bfsPasses;
+    const chained = this.o.movesPerCall > 1 && !this.o.verify;
+    const storeBytes = 8 * this.n * L;
+    if (options.warmStart === undefined) {
+      this.warmStart = !chained && storeBytes <= os.totalmem() / 4;
+    } else {
+      if (typeof options.warmStart !== 'boolean') throw new Error(`gpu expansion option warmStart: expected true or false, got ${String(options.warmStart)}`);
+      if (options.warmStart && chained) throw new Error(`gpu expansion option warmStart: needs one move per call, got movesPerCall ${this.o.movesPerCall}`);
+      this.warmStart = options.warmStart;
+    }
+    this.flowStore = new Array<Float32Array | undefined>(this.warmStart ? L : 0);
+    this.zeroFlows = new Float32Array(this.warmStart ? 2 * this.n : 0);
     this.labelsF = new Float32Array(this.n);
     this.carriedState = new Float32Array(this.o.resume ? STATE_PLANES * this.n : 0);
 
@@ -383,7 +420,7 @@ export class GpuMoveSolver implements MoveSolver {
     const gate = this.o.gate ? MOVE_DONE_GATE : undefined;
     this.kernels = {
       caps: gpu.createKernel(capacitySource(source.kind), grid(4)),
-      init: gpu.createKernel(initStateSource(source.kind, this.costSpec, reversed), grid(STATE_PLANES)),
+      init: gpu.createKernel(initStateSource(source.kind, this.costSpec, reversed, this.warmStart), grid(STATE_PLANES)),
       steps: iterationPasses(gpu, this.o.push, grid, gate),
       relabel: globalRelabelPasses(gpu, this.o.bfs, grid, gate),
       // A gated check reports the tile as converged (code 0), which keeps the tally as it is.
@@ -430,7 +467,8 @@ export class GpuMoveSolver implements MoveSolver {
    * from a state passed as the third argument.
    */
   private plan(moves: number, rounds: number, bfs: number, verify: boolean, resumes: boolean): Plan {
-    const keepsState = moves === 1 && this.o.resume;
+    const keepsState = moves === 1 && (this.o.resume || this.warmStart);
+    const warm = this.warmStart && !resumes;
     const key = planKey(moves, rounds, bfs, verify, resumes);
     const cached = this.plans.get(key);
     if (cached) {
@@ -460,6 +498,26 @@ export class GpuMoveSolver implements MoveSolver {
       return [S, T];
     };
     const tail = (S: unknown, C: unknown): unknown[] => (verify ? [S, C] : keepsState ? [S] : []);
+    // `moves` fresh moves chained (F: the first move's starting flows, warm plans only).
+    const freshMoves = (LB0: unknown, AL: unknown, F: unknown): unknown[] => {
+      let LB = LB0;
+      let T: unknown = zeros;
+      const outs: unknown[] = [];
+      let S: unknown = null;
+      let C: unknown = null;
+      for (let j = 0; j < moves; j++) {
+        T = k.startMove(T);
+        C = k.caps(LB, AL, data, wt, vt, j);
+        const S0 = warm ? k.init(LB, AL, data, wt, vt, j, C, F) : k.init(LB, AL, data, wt, vt, j);
+        S = k.relabel(S0, C, bfs, true, T);
+        T = k.tallyFirst(check(S, C, T), T);
+        [S, T] = rounds_(S, C, T);
+        const next = k.apply(LB, S, AL, T, j);
+        outs.push(T, k.sumFinal(sum(k.changedTiles(next, LB))));
+        LB = next;
+      }
+      return [LB, ...outs, ...tail(S, C)];
+    };
     const pipe = resumes
       ? this.ctx.gpu.createPipeline(function (LB: unknown, AL: unknown, S0: unknown) {
         const C = k.caps(LB, AL, data, wt, vt, 0);
@@ -467,25 +525,10 @@ export class GpuMoveSolver implements MoveSolver {
         const next = k.apply(LB, S, AL, T, 0);
         return [next, T, k.sumFinal(sum(k.changedTiles(next, LB))), ...tail(S, C)];
       })
-      : this.ctx.gpu.createPipeline(function (LB0: unknown, AL: unknown) {
-        let LB = LB0;
-        let T: unknown = zeros;
-        const outs: unknown[] = [];
-        let S: unknown = null;
-        let C: unknown = null;
-        for (let j = 0; j < moves; j++) {
-          T = k.startMove(T);
-          C = k.caps(LB, AL, data, wt, vt, j);
-          S = k.relabel(k.init(LB, AL, data, wt, vt, j), C, bfs, true, T);
-          T = k.tallyFirst(check(S, C, T), T);
-          [S, T] = rounds_(S, C, T);
-          const next = k.apply(LB, S, AL, T, j);
-          outs.push(T, k.sumFinal(sum(k.changedTiles(next, LB))));
-          LB = next;
-        }
-        return [LB, ...outs, ...tail(S, C)];
-      });
-    const p: Plan = { pipe, moves, rounds, bfs, verify, resumes, keepsState };
+      : warm
+        ? this.ctx.gpu.createPipeline(function (LB0: unknown, AL: unknown, F: unknown) { return freshMoves(LB0, AL, F); })
+        : this.ctx.gpu.createPipeline(function (LB0: unknown, AL: unknown) { return freshMoves(LB0, AL, null); });
+    const p: Plan = { pipe, moves, rounds, bfs, verify, resumes, keepsState, warm };
     this.plans.set(key, p);
     if (this.plans.size > this.o.maxCachedPlans) {
       const [oldKey, old] = this.plans.entries().next().value as [string, Plan];
@@ -533,8 +576,10 @@ export class GpuMoveSolver implements MoveSolver {
     while (next < alphas.length) {
       const resuming = resumeRounds > 0;
       const chunk = resuming ? alphas.slice(next, next + 1) : alphas.slice(next, next + perCall);
+      const stored = this.warmStart ? this.flowStore[chunk[0]] : undefined;
+      const kind: StartKind = stored ? 'warm' : 'cold';
       const t0 = performance.now();
-      const plan = this.plan(chunk.length, resuming ? resumeRounds : this.rounds, this.bfs, this.verifier !== undefined, resuming);
+      const plan = this.plan(chunk.length, resuming ? resumeRounds : this.rounds[kind], this.bfs, this.verifier !== undefined, resuming);
       for (let p = 0; p < this.n; p++) this.labelsF[p] = labels[p];
       const before = this.verifier ? labels.slice() : undefined;
       const args: Input[] = [
@@ -542,6 +587,7 @@ export class GpuMoveSolver implements MoveSolver {
         new Input(Float32Array.from(chunk) as unknown as number[], [chunk.length]),
       ];
       if (resuming) args.push(new Input(this.carriedState as unknown as number[], [this.W, this.H, STATE_PLANES]));
+      if (plan.warm) args.push(new Input((stored ?? this.zeroFlows) as unknown as number[], [this.W, this.H, 2]));
       const tCall = performance.now();
       let tSubmitted = NaN;
       setImmediate(() => { tSubmitted = performance.now(); });
@@ -568,6 +614,7 @@ export class GpuMoveSolver implements MoveSolver {
           stats: {
             gpuMoves: 1, rounds, iterations: rounds * K,
             redoneMoves: j === 0 && attempts > 0 && !resuming ? 1 : 0, resumedCalls: j === 0 && resuming ? attempts : 0,
+            warmMoves: j === 0 && kind === 'warm' ? 1 : 0,
           },
         });
         done++;
@@ -582,8 +629,15 @@ export class GpuMoveSolver implements MoveSolver {
         Object.assign(results[results.length - 1].stats, { verifiedCuts: 1 });
         results[results.length - 1].predictedEnergy = vr;
       }
+      if (this.warmStart && done === 1) {
+        // The converged move's flows start this α's next move.
+        const alpha = chunk[0];
+        const store = this.flowStore[alpha] ?? new Float32Array(2 * this.n);
+        this.flowStore[alpha] = copyFlowPlanes(out[3] as KernelOutput, this.W, this.H, store);
+        if (kind === 'warm') this.counters.warmMoves++;
+      }
       const T0 = out[1] as ArrayLike<number>;
-      this.calls.push({ rounds: plan.rounds, bfs: plan.bfs, moves: chunk.length, resumed: resuming, failedChecks: T0[1], converged: T0[2] === 0 && T0[0] === 0, deviceMs: tBack - tCall, submitMs: Number.isNaN(tSubmitted) ? tBack - tCall : tSubmitted - tCall });
+      this.calls.push({ rounds: plan.rounds, bfs: plan.bfs, moves: chunk.length, resumed: resuming, warm: kind === 'warm', failedChecks: T0[1], converged: T0[2] === 0 && T0[0] === 0, deviceMs: tBack - tCall, submitMs: Number.isNaN(tSubmitted) ? tBack - tCall : tSubmitted - tCall });
       const checks = plan.rounds + (resuming ? 0 : 1);
       this.counters.moves += done;
       this.counters.discardedMoves += chunk.length - done - (failed ? 1 : 0);
@@ -607,7 +661,7 @@ export class GpuMoveSolver implements MoveSolver {
         resumeRounds = 0;
         // Raised BFS passes served the move that fell short; the next starts from B again (keeping them doubled teddy's BFS passes, H200).
         this.bfs = this.o.bfsPasses;
-        if (!this.o.fixedRounds) this.adapt(neededRounds);
+        if (!this.o.fixedRounds) this.adapt(neededRounds, kind);
         continue;
       }
       attempts++;
@@ -616,20 +670,20 @@ export class GpuMoveSolver implements MoveSolver {
         this.counters.bfsShortfalls++;
         this.bfs = Math.min(2 * this.bfs, this.n + 1);
       }
-      if (plan.keepsState && done === 0) {
+      if (this.o.resume && plan.keepsState && done === 0) {
         // Continue from where the device stopped: heights, flows, excesses and sink residuals as read back.
         spent += plan.rounds;
-        resumeRounds = this.continuationRounds(spent, plan.rounds);
+        resumeRounds = this.continuationRounds(spent, plan.rounds, kind);
         flattenState(out[3] as KernelOutput, this.W, this.H, this.carriedState);
       } else {
         this.counters.redoneMoves++;
         spent = 0;
         resumeRounds = 0;
         // A BFS shortfall says nothing about the flow (the test of the excess needs exact heights): only the passes double then.
-        if (!bfsShort) this.rounds = Math.min(2 * this.rounds, MAX_ROUNDS);
+        if (!bfsShort) this.rounds[kind] = Math.min(2 * this.rounds[kind], MAX_ROUNDS);
       }
       const ran = resumeRounds > 0 ? spent : plan.rounds;
-      if ((resumeRounds > 0 ? spent + resumeRounds : this.rounds) * K > this.o.maxIterations) {
+      if ((resumeRounds > 0 ? spent + resumeRounds : this.rounds[kind]) * K > this.o.maxIterations) {
         throw new Error(`gpu expansion: move α=${alphas[next]} did not converge within ${ran * K} push-relabel iterations (maxIterations = ${this.o.maxIterations})`);
       }
     }
@@ -643,8 +697,8 @@ export class GpuMoveSolver implements MoveSolver {
    * none did). Always doubling overshot: Adirondack ran 5604 rounds for
    * 3494 needed (H200).
    */
-  private continuationRounds(spent: number, last: number): number {
-    const rest = this.history.filter((need) => need > spent).map((need) => need - spent);
+  private continuationRounds(spent: number, last: number, kind: StartKind): number {
+    const rest = this.history[kind].filter((need) => need > spent).map((need) => need - spent);
     const shape = (R: number): string => planKey(1, R, this.bfs, this.verifier !== undefined, true);
     return rest.length > 0 ? this.cheapestRounds(rest, true, shape) : Math.min(2 * last, MAX_ROUNDS);
   }
@@ -655,11 +709,12 @@ export class GpuMoveSolver implements MoveSolver {
    * Provisioning for the slowest move makes every move pay for it;
    * provisioning for the last move alone (moves vary a lot) redoes too many.
    */
-  private adapt(rounds: number[]): void {
-    this.history.push(...rounds);
-    if (this.history.length > ADAPT_WINDOW) this.history.splice(0, this.history.length - ADAPT_WINDOW);
+  private adapt(rounds: number[], kind: StartKind): void {
+    const history = this.history[kind];
+    history.push(...rounds);
+    if (history.length > ADAPT_WINDOW) history.splice(0, history.length - ADAPT_WINDOW);
     const shape = (R: number): string => planKey(this.movesPerCall, R, this.bfs, this.verifier !== undefined, false);
-    this.rounds = this.cheapestRounds(this.history, this.o.resume && this.movesPerCall === 1, shape);
+    this.rounds[kind] = this.cheapestRounds(history, this.o.resume && this.movesPerCall === 1, shape);
   }
 
   /**
@@ -772,6 +827,20 @@ export class GpuMoveSolver implements MoveSolver {
     this.plans.clear();
     if (this.energyPipe) void this.energyPipe.destroy();
   }
+}
+
+/** Planes 2 and 3 (the edge flows) of a read-back state [W, H, 5], into `dest` [W, H, 2]. */
+function copyFlowPlanes(out: KernelOutput, W: number, H: number, dest: Float32Array): Float32Array {
+  const n = W * H;
+  if (ArrayBuffer.isView(out)) {
+    dest.set((out as unknown as Float32Array).subarray(PLANE.flowRight * n, (PLANE.flowDown + 1) * n));
+    return dest;
+  }
+  const planes = out as unknown as ArrayLike<ArrayLike<ArrayLike<number>>>;
+  for (const [i, z] of [PLANE.flowRight, PLANE.flowDown].entries()) {
+    for (let y = 0; y < H; y++) dest.set(planes[z][y], i * n + y * W);
+  }
+  return dest;
 }
 
 /** The plan cache's key: one compiled plan per shape. */

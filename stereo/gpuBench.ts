@@ -21,6 +21,9 @@
  *              converged run in full instead of as copies)
  *   compile    the same three with plan compiles left out of the rounds
  *              choice (planCompileRounds 0)
+ *   cold       the same three with every move started from zero flow
+ *              (warmStart false; the default starts a move from its α's
+ *              previous flows)
  *   passes     device time of one pass of each state kernel at three sizes,
  *              and of the sweep and the BFS scan gated shut (copies); BFS
  *              passes work on the [W, H] distances
@@ -87,9 +90,9 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
   const r = await alphaExpansion(energy, init, solver, { order: params.order, cycles: params.cycles, seed: params.seed, onMove });
   const t4 = performance.now();
   const counters = solver instanceof GpuMoveSolver ? { ...solver.counters, executors: solver.executorKinds() } : undefined;
-  // Per call: rounds, BFS passes, resumed (0/1), failed checks, converged (0/1), ms, ms until submitted.
+  // Per call: rounds, BFS passes, resumed (0/1), failed checks, converged (0/1), ms, ms until submitted, warm-started (0/1).
   const ms2 = (v: number): number => Math.round(v * 100) / 100;
-  const calls = solver instanceof GpuMoveSolver ? solver.calls.map((c) => [c.rounds, c.bfs, c.resumed ? 1 : 0, c.failedChecks, c.converged ? 1 : 0, ms2(c.deviceMs), ms2(c.submitMs)]) : undefined;
+  const calls = solver instanceof GpuMoveSolver ? solver.calls.map((c) => [c.rounds, c.bfs, c.resumed ? 1 : 0, c.failedChecks, c.converged ? 1 : 0, ms2(c.deviceMs), ms2(c.submitMs), c.warm ? 1 : 0]) : undefined;
   solver.dispose?.();
   const stats: Record<string, number> = {};
   for (const c of r.cycles) for (const [k, v] of Object.entries(c.stats)) stats[k] = (stats[k] ?? 0) + v;
@@ -98,6 +101,7 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
     spec, graph: params.graph, init: params.init, order: params.order,
     initialEnergy: r.initialEnergy.total, energies: r.cycles.map((c) => c.energy.total), finalEnergy: r.finalEnergy.total,
     cuts: r.cuts, pixelsChanged: r.cycles.map((c) => c.pixelsChanged),
+    perCycle: r.cycles.map((c) => ({ cuts: c.cuts, buildMs: c.buildMs, flowMs: c.flowMs, rounds: c.stats.rounds })),
     ms: { costs: t1 - t0, init: t2 - t1, setup: t3 - t2, expansion: t4 - t3, total: t4 - t0, build: r.cycles.reduce((s, c) => s + c.buildMs, 0), flow: r.cycles.reduce((s, c) => s + c.flowMs, 0) },
     stats, counters, perMove: counters ? perMove : undefined, calls,
   };
@@ -287,6 +291,10 @@ async function main(): Promise<void> {
     } else if (sec === 'compile') {
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
         await add('compile', `${s} gpu compiles ignored`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { planCompileRounds: 0 } }));
+      }
+    } else if (sec === 'cold') {
+      for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
+        await add('cold', `${s} gpu cold starts`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { warmStart: false } }));
       }
     } else if (sec === 'ablation') {
       for (const s of pick(['tsukuba', 'teddy'])) {

@@ -14,9 +14,9 @@ const K = { baseline: 8, tuned: 16 };
 describe('technique chain', () => {
   test('each step switches exactly one technique on, in the paper order; BK leaves out the device-only ones', () => {
     const gpu = cumulativeSteps(TECHNIQUES, 'gpu', K);
-    expect(gpu.map((s) => s.id)).toEqual(['baseline', 'graph', 'init', 'order', 'sweep', 'scan', 'k', 'rounds', 'resume', 'gate']);
-    expect(gpu[0].config).toEqual({ graph: 'classic', init: 'zero', order: 'sequential', push: 'lockstep', bfs: 'level', k: 8, rounds: 'fixed', resume: false, gate: false });
-    expect(gpu[gpu.length - 1].config).toEqual({ graph: 'reversed', init: 'wta', order: 'frequent', push: 'sweep', bfs: 'scan', k: 16, rounds: 'adaptive', resume: true, gate: true });
+    expect(gpu.map((s) => s.id)).toEqual(['baseline', 'graph', 'init', 'order', 'sweep', 'scan', 'k', 'rounds', 'resume', 'gate', 'warm']);
+    expect(gpu[0].config).toEqual({ graph: 'classic', init: 'zero', order: 'sequential', push: 'lockstep', bfs: 'level', k: 8, rounds: 'fixed', resume: false, gate: false, warm: false });
+    expect(gpu[gpu.length - 1].config).toEqual({ graph: 'reversed', init: 'wta', order: 'frequent', push: 'sweep', bfs: 'scan', k: 16, rounds: 'adaptive', resume: true, gate: true, warm: true });
     for (let i = 1; i < gpu.length; i++) {
       const a = gpu[i - 1].config as unknown as Record<string, unknown>;
       const b = gpu[i].config as unknown as Record<string, unknown>;

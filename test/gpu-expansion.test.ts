@@ -11,6 +11,8 @@ import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
 import type { Raster } from '../data/raster';
 import { loadScene } from '../data/scene';
+import { seededRandom } from '../expansion/labelOrder';
+import { randomEnergy, randomLabels } from './randomEnergy';
 
 // CI has no GPU: the device kernels run on gpu.js's cpu backend here, unchanged.
 jest.setTimeout(300_000);
@@ -73,6 +75,11 @@ describe('GpuMoveSolver against the BK path', () => {
     expect(() => make({ gate: 1 })).toThrow(/option gate/);
     expect(() => make({ planCompileRounds: -1 })).toThrow(/option planCompileRounds/);
     expect(() => make({ planCompileRounds: Infinity })).toThrow(/option planCompileRounds/);
+    expect(() => make({ warmStart: 'yes' })).toThrow(/option warmStart/);
+    expect(() => make({ warmStart: true, movesPerCall: 4 })).toThrow(/option warmStart: needs one move per call/);
+    // By default warm starts are on with one move per call (the store is tiny here) and off for chained moves.
+    expect(make({}).warmStart).toBe(true);
+    expect(make({ movesPerCall: 4 }).warmStart).toBe(false);
   });
 
   test.each([
@@ -132,6 +139,50 @@ describe('GpuMoveSolver against the BK path', () => {
     const { deviceMs: _a, hostMs: _b, ...g } = gated.counters;
     const { deviceMs: _c, hostMs: _d, ...u } = ungated.counters;
     expect(g).toEqual(u);
+  });
+});
+
+describe('GpuMoveSolver warm starts (each move from the flows its α\'s previous move ended with)', () => {
+  test('random energies, both graphs, --verify on every cut: flows, cuts, labels and energies equal BK\'s', async () => {
+    // Random labelings change many labels per cycle, so stored flows often exceed the new capacities (clamped) and pixels start in deficit (both terminal edges raised).
+    const rand = seededRandom(20261121);
+    let warm = 0;
+    for (let trial = 0; trial < 10; trial++) {
+      const W = 5 + Math.floor(rand() * 12);
+      const H = 4 + Math.floor(rand() * 10);
+      const L = 3 + Math.floor(rand() * 4);
+      const energy = randomEnergy(rand, W, H, L, trial % 2 ? 'potts' : 'linear');
+      const init = randomLabels(rand, W * H, L);
+      const variant: GraphVariant = trial % 3 === 2 ? 'classic' : 'reversed';
+      const ref = await alphaExpansion(energy, init, new GraphMoveSolver(energy, new BoykovKolmogorovSolver(), variant), { cycles: 3 });
+      const g = new GpuMoveSolver(cpu, energy, { variant, verify: true, iterationsPerRound: 2, bfsPasses: 4, initialRounds: 1, reach: 2 });
+      const res = await alphaExpansion(energy, init, g, { cycles: 3 });
+      const where = `trial ${trial} (${W}×${H}, ${L} labels, ${energy.smoothness}, ${variant})`;
+      expect([where, res.cycles.map((c) => c.energy.total)]).toEqual([where, ref.cycles.map((c) => c.energy.total)]);
+      expect([where, Array.from(res.labels)]).toEqual([where, Array.from(ref.labels)]);
+      expect(g.warmStart).toBe(true);
+      warm += g.counters.warmMoves;
+      expect(g.calls.filter((c) => c.warm && !c.resumed).length).toBeGreaterThanOrEqual(g.counters.warmMoves);
+    }
+    expect(warm).toBeGreaterThan(20);
+  });
+
+  test('synthetic 48×36 (volume and images): same results as cold starts, and the later cycles\' moves need fewer rounds', async () => {
+    const scene = generateSyntheticScene({ width: 48, height: 36, ndisp: 8, seed: 3 });
+    const energy = buildStereoEnergy(scene.left, scene.right, { ndisp: 8, kind: 'sad', lambda: 20, smoothness: 'linear', truncation: 2 });
+    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
+    const options = { movesPerCall: 1, iterationsPerRound: 2, bfsPasses: 8, initialRounds: 1, reach: 4 } as const;
+    const cold = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'cold', { ...options, warmStart: false });
+    const warm = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'warm', { ...options, warmStart: true });
+    expect(cold.counters.warmMoves).toBe(0);
+    expect(warm.counters.warmMoves).toBeGreaterThan(0);
+    // Rounds of the second cycle's moves (the first cycle starts cold in both runs).
+    const laterRounds = (g: GpuMoveSolver): number => g.counters.rounds - g.calls.slice(0, 8).reduce((t, c) => t + c.rounds + (c.resumed ? 0 : 1), 0);
+    expect(laterRounds(warm)).toBeLessThan(laterRounds(cold));
+    const costs = resolveDataCostOptions({ kind: 'sad', scale: energy.scale }, scene.left.channels);
+    const images: GpuDataSource = { kind: 'images', left: toIntensity8(scene.left), right: toIntensity8(scene.right), costs: { ...costs, channels: scene.left.channels } };
+    const fromImages = await expectSameAsBk(cpu, energy, init, 'classic', images, 'warm images', { ...options, warmStart: true });
+    expect(fromImages.counters.warmMoves).toBeGreaterThan(0);
   });
 });
 

@@ -24,11 +24,13 @@ import type { InitKind } from '../params';
  *   gate    the rounds a call runs after its move converged repeat the full
  *           passes → gated to copies of the state (and the rounds per call
  *           chosen for that cost)
- * `sweep`, `scan`, `k`, `rounds`, `resume` and `gate` act on the device push-relabel only; on BK they change
+ *   warm    every move starts from zero flow → from the flows its α's
+ *           previous move ended with (dynamic graph cuts, Kohli & Torr)
+ * `sweep`, `scan`, `k`, `rounds`, `resume`, `gate` and `warm` act on the device push-relabel only; on BK they change
  * nothing and are left out. The final step is the device solver's default.
  */
-export type TechniqueId = 'graph' | 'init' | 'order' | 'sweep' | 'scan' | 'k' | 'rounds' | 'resume' | 'gate';
-export const TECHNIQUES: readonly TechniqueId[] = ['graph', 'init', 'order', 'sweep', 'scan', 'k', 'rounds', 'resume', 'gate'];
+export type TechniqueId = 'graph' | 'init' | 'order' | 'sweep' | 'scan' | 'k' | 'rounds' | 'resume' | 'gate' | 'warm';
+export const TECHNIQUES: readonly TechniqueId[] = ['graph', 'init', 'order', 'sweep', 'scan', 'k', 'rounds', 'resume', 'gate', 'warm'];
 export const TECHNIQUE_LABELS: Record<TechniqueId, string> = {
   graph: 'reversed graph',
   init: 'WTA init',
@@ -39,6 +41,7 @@ export const TECHNIQUE_LABELS: Record<TechniqueId, string> = {
   rounds: 'adaptive rounds',
   resume: 'resumed moves',
   gate: 'gated rounds',
+  warm: 'warm-started moves',
 };
 
 export interface TechniqueConfig {
@@ -55,6 +58,8 @@ export interface TechniqueConfig {
   resume: boolean;
   /** Rounds after a move converged: full passes, or gated copies (device backends). */
   gate: boolean;
+  /** Each move from zero flow, or from its α's previous flows (device backends). */
+  warm: boolean;
 }
 
 export interface BenchStep {
@@ -86,7 +91,7 @@ export function cumulativeSteps(techniques: readonly TechniqueId[], backend: str
   for (const [name, v] of [['--baseline-k', k.baseline], ['--k', k.tuned]] as const) {
     if (!Number.isInteger(v) || v < 1) throw new Error(`${name}: must be an integer ≥ 1 (got ${v})`);
   }
-  let cfg: TechniqueConfig = { graph: 'classic', init: 'zero', order: 'sequential', push: 'lockstep', bfs: 'level', k: k.baseline, rounds: 'fixed', resume: false, gate: false };
+  let cfg: TechniqueConfig = { graph: 'classic', init: 'zero', order: 'sequential', push: 'lockstep', bfs: 'level', k: k.baseline, rounds: 'fixed', resume: false, gate: false, warm: false };
   // A technique left out stays at its final setting in every step, so the chain isolates the ones measured.
   if (!techniques.includes('graph')) cfg.graph = 'reversed';
   if (!techniques.includes('init')) cfg.init = 'wta';
@@ -97,6 +102,7 @@ export function cumulativeSteps(techniques: readonly TechniqueId[], backend: str
   if (!techniques.includes('rounds')) cfg.rounds = 'adaptive';
   if (!techniques.includes('resume')) cfg.resume = true;
   if (!techniques.includes('gate')) cfg.gate = true;
+  if (!techniques.includes('warm')) cfg.warm = true;
   const steps: BenchStep[] = [{ id: 'baseline', label: 'baseline', config: { ...cfg } }];
   for (const t of techniques) {
     if (!appliesTo(t, backend)) continue;
@@ -110,6 +116,7 @@ export function cumulativeSteps(techniques: readonly TechniqueId[], backend: str
     if (t === 'rounds') cfg.rounds = 'adaptive';
     if (t === 'resume') cfg.resume = true;
     if (t === 'gate') cfg.gate = true;
+    if (t === 'warm') cfg.warm = true;
     steps.push({ id: t, label: `+ ${TECHNIQUE_LABELS[t]}`, config: cfg });
   }
   return steps;
