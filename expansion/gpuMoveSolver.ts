@@ -177,6 +177,8 @@ interface Plan {
 interface Kernels {
   caps: IKernelRunShortcut;
   init: IKernelRunShortcut;
+  /** the warm start's init (starting flows as extra arguments); only with warmStart */
+  initWarm?: IKernelRunShortcut;
   steps: StatePass[];
   relabel: GlobalRelabel;
   /** gated like the state passes: the gate's input last */
@@ -318,10 +320,9 @@ export class GpuMoveSolver implements MoveSolver {
    */
   private readonly rounds: Record<StartKind, number>;
   private readonly history: Record<StartKind, number[]> = { cold: [], warm: [] };
-  /** warmStart: whether it is on, the flows [W, H, 2] each α's last move ended with, and zeros for an α not yet moved */
+  /** warmStart: whether it is on, and the flows [W, H, 2] each α's last move ended with */
   readonly warmStart: boolean;
   private readonly flowStore: Array<Float32Array | undefined>;
-  private readonly zeroFlows: Float32Array;
   private energyPipe?: IPipelineRunShortcut;
   private energyChunk = 1;
   private readonly verifier?: { builder: BinaryStepBuilder; bk: BoykovKolmogorovSolver; cuts: number };
@@ -369,7 +370,6 @@ export class GpuMoveSolver implements MoveSolver {
       this.warmStart = options.warmStart;
     }
     this.flowStore = new Array<Float32Array | undefined>(this.warmStart ? L : 0);
-    this.zeroFlows = new Float32Array(this.warmStart ? 2 * this.n : 0);
     this.labelsF = new Float32Array(this.n);
     this.carriedState = new Float32Array(this.o.resume ? STATE_PLANES * this.n : 0);
 
@@ -420,7 +420,8 @@ export class GpuMoveSolver implements MoveSolver {
     const gate = this.o.gate ? MOVE_DONE_GATE : undefined;
     this.kernels = {
       caps: gpu.createKernel(capacitySource(source.kind), grid(4)),
-      init: gpu.createKernel(initStateSource(source.kind, this.costSpec, reversed, this.warmStart), grid(STATE_PLANES)),
+      init: gpu.createKernel(initStateSource(source.kind, this.costSpec, reversed), grid(STATE_PLANES)),
+      initWarm: this.warmStart ? gpu.createKernel(initStateSource(source.kind, this.costSpec, reversed, true), grid(STATE_PLANES)) : undefined,
       steps: iterationPasses(gpu, this.o.push, grid, gate),
       relabel: globalRelabelPasses(gpu, this.o.bfs, grid, gate),
       // A gated check reports the tile as converged (code 0), which keeps the tally as it is.
@@ -466,10 +467,9 @@ export class GpuMoveSolver implements MoveSolver {
    * rounds each, or, with `resumes`, one move continued for `rounds` rounds
    * from a state passed as the third argument.
    */
-  private plan(moves: number, rounds: number, bfs: number, verify: boolean, resumes: boolean): Plan {
+  private plan(moves: number, rounds: number, bfs: number, verify: boolean, resumes: boolean, warm: boolean): Plan {
     const keepsState = moves === 1 && (this.o.resume || this.warmStart);
-    const warm = this.warmStart && !resumes;
-    const key = planKey(moves, rounds, bfs, verify, resumes);
+    const key = planKey(moves, rounds, bfs, verify, resumes, warm);
     const cached = this.plans.get(key);
     if (cached) {
       // Most recently used last: the cache evicts from the front.
@@ -508,7 +508,7 @@ export class GpuMoveSolver implements MoveSolver {
       for (let j = 0; j < moves; j++) {
         T = k.startMove(T);
         C = k.caps(LB, AL, data, wt, vt, j);
-        const S0 = warm ? k.init(LB, AL, data, wt, vt, j, C, F) : k.init(LB, AL, data, wt, vt, j);
+        const S0 = warm ? k.initWarm!(LB, AL, data, wt, vt, j, C, F) : k.init(LB, AL, data, wt, vt, j);
         S = k.relabel(S0, C, bfs, true, T);
         T = k.tallyFirst(check(S, C, T), T);
         [S, T] = rounds_(S, C, T);
@@ -579,7 +579,8 @@ export class GpuMoveSolver implements MoveSolver {
       const stored = this.warmStart ? this.flowStore[chunk[0]] : undefined;
       const kind: StartKind = stored ? 'warm' : 'cold';
       const t0 = performance.now();
-      const plan = this.plan(chunk.length, resuming ? resumeRounds : this.rounds[kind], this.bfs, this.verifier !== undefined, resuming);
+      // A cold move's plan takes no flows: uploading zeros cost a 3000×2000 first cycle 36 s (H200).
+      const plan = this.plan(chunk.length, resuming ? resumeRounds : this.rounds[kind], this.bfs, this.verifier !== undefined, resuming, kind === 'warm' && !resuming);
       for (let p = 0; p < this.n; p++) this.labelsF[p] = labels[p];
       const before = this.verifier ? labels.slice() : undefined;
       const args: Input[] = [
@@ -587,7 +588,7 @@ export class GpuMoveSolver implements MoveSolver {
         new Input(Float32Array.from(chunk) as unknown as number[], [chunk.length]),
       ];
       if (resuming) args.push(new Input(this.carriedState as unknown as number[], [this.W, this.H, STATE_PLANES]));
-      if (plan.warm) args.push(new Input((stored ?? this.zeroFlows) as unknown as number[], [this.W, this.H, 2]));
+      if (plan.warm) args.push(new Input(stored as unknown as number[], [this.W, this.H, 2]));
       const tCall = performance.now();
       let tSubmitted = NaN;
       setImmediate(() => { tSubmitted = performance.now(); });
@@ -699,7 +700,7 @@ export class GpuMoveSolver implements MoveSolver {
    */
   private continuationRounds(spent: number, last: number, kind: StartKind): number {
     const rest = this.history[kind].filter((need) => need > spent).map((need) => need - spent);
-    const shape = (R: number): string => planKey(1, R, this.bfs, this.verifier !== undefined, true);
+    const shape = (R: number): string => planKey(1, R, this.bfs, this.verifier !== undefined, true, false);
     return rest.length > 0 ? this.cheapestRounds(rest, true, shape) : Math.min(2 * last, MAX_ROUNDS);
   }
 
@@ -713,7 +714,7 @@ export class GpuMoveSolver implements MoveSolver {
     const history = this.history[kind];
     history.push(...rounds);
     if (history.length > ADAPT_WINDOW) history.splice(0, history.length - ADAPT_WINDOW);
-    const shape = (R: number): string => planKey(this.movesPerCall, R, this.bfs, this.verifier !== undefined, false);
+    const shape = (R: number): string => planKey(this.movesPerCall, R, this.bfs, this.verifier !== undefined, false, kind === 'warm');
     this.rounds[kind] = this.cheapestRounds(history, this.o.resume && this.movesPerCall === 1, shape);
   }
 
@@ -844,8 +845,8 @@ function copyFlowPlanes(out: KernelOutput, W: number, H: number, dest: Float32Ar
 }
 
 /** The plan cache's key: one compiled plan per shape. */
-function planKey(moves: number, rounds: number, bfs: number, verify: boolean, resumes: boolean): string {
-  return `${moves}:${rounds}:${bfs}:${verify ? 1 : 0}:${resumes ? 1 : 0}`;
+function planKey(moves: number, rounds: number, bfs: number, verify: boolean, resumes: boolean, warm: boolean): string {
+  return `${moves}:${rounds}:${bfs}:${verify ? 1 : 0}:${resumes ? 1 : 0}:${warm ? 1 : 0}`;
 }
 
 /** Kernel settings; loopMaxIterations (a real gpu.js setting missing from its typings) lifts the cap on the row loops. */
