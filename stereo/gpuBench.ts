@@ -31,7 +31,8 @@
  *              device from the images (no volume anywhere):
  *              large:WxHxL:init:cycles[:push], init wta, zero or
  *              labels=FILE (uint16); $GPU_BENCH_CHECKPOINT: labels
- *              written there after every cycle
+ *              written there after every cycle; $GPU_BENCH_OPTIONS: device
+ *              options as JSON
  * Scenes come from $STEREO_DATA (Middlebury folders). The JSON is rewritten
  * after every run, so a run cut short still reports.
  */
@@ -107,6 +108,17 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
   };
 }
 
+/** Extra device options for the large section from $GPU_BENCH_OPTIONS (JSON, e.g. '{"warmStart":false}'). */
+function largeOptions(): Omit<GpuMoveOptions, 'variant' | 'verify'> {
+  const raw = process.env.GPU_BENCH_OPTIONS;
+  if (!raw) return {};
+  try {
+    return JSON.parse(raw) as Omit<GpuMoveOptions, 'variant' | 'verify'>;
+  } catch (e) {
+    throw new Error(`GPU_BENCH_OPTIONS: not JSON (${(e as Error).message})`);
+  }
+}
+
 /**
  * A synthetic W×H pair with L labels, costs on demand. `initKind` is wta,
  * zero, or labels=FILE (a uint16 labeling, e.g. an earlier run's
@@ -125,7 +137,7 @@ async function large(W: number, H: number, L: number, initKind: string, cycles: 
   // Costs on demand: no volume on the host or the device, each label's costs computed by the move kernels.
   const r = await match(scene.left, scene.right, {
     // GPU_BENCH_MODE=cpu runs the same device moves on gpu.js's CPU backend (a check of the section off the GPU).
-    ndisp: L, backend: process.env.GPU_BENCH_MODE === 'cpu' ? 'gpujs-cpu' : 'gpu', costs: 'on-demand', init: initKind === 'wta' ? 'wta' : 'zero', initialLabels: given, cycles, gpu: push ? { push } : undefined,
+    ndisp: L, backend: process.env.GPU_BENCH_MODE === 'cpu' ? 'gpujs-cpu' : 'gpu', costs: 'on-demand', init: initKind === 'wta' ? 'wta' : 'zero', initialLabels: given, cycles, gpu: { ...(push ? { push } : {}), ...largeOptions() },
     // Progress on stderr, so a run stopped by a time limit still shows how far it got.
     onMove: (m) => {
       const at = (performance.now() - t1) / 1000;
