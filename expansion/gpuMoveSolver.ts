@@ -43,6 +43,12 @@ import type { MoveResult, MoveSolver } from './moveSolver';
  * its fixed point), which is what makes a fixed, speculative number of
  * rounds safe; with the gate (default) those rounds are copies of the
  * state, so a plan may overshoot cheaply.
+ *
+ * Warm starts (warmStart): a converged move's edge flows are kept per α on
+ * the host (taken from the state the call reads back), and α's next move
+ * starts from them instead of zero flow (initStateSource). Any flows give a
+ * valid preflow of the new graph once clamped, so this changes where
+ * push-relabel starts, never the cut it ends with.
  */
 
 /**
