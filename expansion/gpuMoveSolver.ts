@@ -640,7 +640,7 @@ export class GpuMoveSolver implements MoveSolver {
         // The converged move's flows start this α's next move.
         const alpha = chunk[0];
         const store = this.flowStore[alpha] ?? new Float32Array(2 * this.n);
-        this.flowStore[alpha] = copyFlowPlanes(out[3] as KernelOutput, this.W, this.H, store);
+        this.flowStore[alpha] = flattenState(out[3] as KernelOutput, this.W, this.H, store, PLANE.flowRight, PLANE.flowDown + 1);
         if (kind === 'warm') this.counters.warmMoves++;
       }
       const T0 = out[1] as ArrayLike<number>;
@@ -834,20 +834,6 @@ export class GpuMoveSolver implements MoveSolver {
     this.plans.clear();
     if (this.energyPipe) void this.energyPipe.destroy();
   }
-}
-
-/** Planes 2 and 3 (the edge flows) of a read-back state [W, H, 5], into `dest` [W, H, 2]. */
-function copyFlowPlanes(out: KernelOutput, W: number, H: number, dest: Float32Array): Float32Array {
-  const n = W * H;
-  if (ArrayBuffer.isView(out)) {
-    dest.set((out as unknown as Float32Array).subarray(PLANE.flowRight * n, (PLANE.flowDown + 1) * n));
-    return dest;
-  }
-  const planes = out as unknown as ArrayLike<ArrayLike<ArrayLike<number>>>;
-  for (const [i, z] of [PLANE.flowRight, PLANE.flowDown].entries()) {
-    for (let y = 0; y < H; y++) dest.set(planes[z][y], i * n + y * W);
-  }
-  return dest;
 }
 
 /** The plan cache's key: one compiled plan per shape. */

@@ -311,17 +311,21 @@ function asInput(values: Float32Array, W: number, H: number, planes: number): In
   return new Input(values as unknown as number[], [W, H, planes]);
 }
 
-/** A pipeline result for a [W, H, 5] output, as one flat plane-major array (the layout of an Input of that shape), written into `flat`. */
-export function flattenState(out: KernelOutput, W: number, H: number, flat: Float32Array = new Float32Array(STATE_PLANES * W * H)): Float32Array {
+/**
+ * Planes of a pipeline result for a [W, H, 5] output, as one flat
+ * plane-major array (the layout of an Input of that shape), written into
+ * `flat`: all five by default, or the consecutive planes `from`..`to` − 1.
+ */
+export function flattenState(out: KernelOutput, W: number, H: number, flat: Float32Array = new Float32Array(STATE_PLANES * W * H), from = 0, to = STATE_PLANES): Float32Array {
   const n = W * H;
   if (ArrayBuffer.isView(out)) {
-    flat.set(out as unknown as Float32Array);
+    flat.set((out as unknown as Float32Array).subarray(from * n, to * n));
     return flat;
   }
   const planes = out as unknown as ArrayLike<ArrayLike<ArrayLike<number>>>;
-  for (let z = 0; z < STATE_PLANES; z++) {
+  for (let z = from; z < to; z++) {
     const plane = planes[z];
-    for (let y = 0; y < H; y++) flat.set(plane[y], z * n + y * W);
+    for (let y = 0; y < H; y++) flat.set(plane[y], (z - from) * n + y * W);
   }
   return flat;
 }
