@@ -366,7 +366,12 @@ export class GpuMoveSolver implements MoveSolver {
     this.device = ctx.device;
     this.rounds = { cold: this.o.initialRounds, warm: this.o.initialRounds };
     this.bfs = this.o.bfsPasses;
-    const chained = this.o.movesPerCall > 1 && !this.o.verify;
+    if (this.o.verify) {
+      if (source.kind !== 'volume') throw new Error('gpu expansion: --verify needs the data cost volume on the host');
+      this.verifier = { builder: new BinaryStepBuilder(W, H), bk: new BoykovKolmogorovSolver(), cuts: 0 };
+    }
+    // Set after the verifier: --verify runs one move per call (movesPerCall).
+    const chained = this.movesPerCall > 1;
     const storeBytes = 8 * this.n * L;
     if (options.warmStart === undefined) {
       this.warmStart = !chained && storeBytes <= os.totalmem() / 4;
@@ -441,10 +446,6 @@ export class GpuMoveSolver implements MoveSolver {
       changedTiles: gpu.createKernel(changedTilesSource(), kernelSettings(tiles[0], constants)),
       sumFinal: gpu.createKernel(sumFinalSource(), kernelSettings([1], final)),
     };
-    if (this.o.verify) {
-      if (source.kind !== 'volume') throw new Error('gpu expansion: --verify needs the data cost volume on the host');
-      this.verifier = { builder: new BinaryStepBuilder(W, H), bk: new BoykovKolmogorovSolver(), cuts: 0 };
-    }
   }
 
   /** Refuses energies whose graphs could hold a value that f32 does not represent exactly. */
