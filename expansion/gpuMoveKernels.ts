@@ -106,10 +106,12 @@ export function capacitySource(source: DataSourceKind): string {
  * or sink residual max(−u, 0); heights start at 0 (the global relabel that
  * follows sets them).
  *
- * With `warm` the kernel also takes the move's capacities C and the edge
- * flows F [W, H, 2] (F[0] on p → p+1, F[1] on p → p+W) that this α's
- * previous move ended with, and starts from them: each flow is clamped to
- * the new edge's capacities, and the pixel's net inflow n = u + Σ in − Σ out
+ * With `fromFlows` the kernel also takes the move's capacities C and edge
+ * flows F [W, H, 2] (F[0] on p → p+1, F[1] on p → p+W), and starts from
+ * them: the flows this α's previous move ended with (warm start), or those
+ * this move had reached when its last call ended unconverged (resume).
+ * Each flow is clamped to the new edge's capacities, and the pixel's net
+ * inflow n = u + Σ in − Σ out
  * becomes excess max(n, 0) or sink residual max(−n, 0). Where n < −c(p→t)
  * this adds the same δ to both terminal edges of p, which shifts every cut
  * by δ and so leaves the minimum cuts (and the canonical one) unchanged,
@@ -118,14 +120,14 @@ export function capacitySource(source: DataSourceKind): string {
  * (Kohli & Torr) reuse flows this way; in later cycles, where few labels
  * change, most of the old flow is still a maximum flow.
  */
-export function initStateSource(source: DataSourceKind, spec: ImageCostSpec | null, reversed: boolean, warm = false): string {
+export function initStateSource(source: DataSourceKind, spec: ImageCostSpec | null, reversed: boolean, fromFlows = false): string {
   // reversed (y = x): u_p = D(α) − D(l_p) + Σ_first (e10 − e00) − Σ_second e10
   // classic (y = 1 − x): u_p = D(l_p) − D(α) + Σ_first e01 + Σ_second (e00 − e01)
   const first = reversed ? '(w * VT[a][lq] - w * VT[lp][lq])' : '(w * VT[lp][a])';
   const second = reversed ? '(0.0 - w * VT[a][lp])' : '(w * VT[lo][lp] - w * VT[lo][a])';
   // A stored flow clamped to the new capacities of its edge (forward plane c, backward plane c + 1).
   const clamp = (f: number, c: number, Y: string, X: string): string => `Math.min(Math.max(F[${f}][${Y}][${X}], 0.0 - C[${c + 1}][${Y}][${X}]), C[${c}][${Y}][${X}])`;
-  const flows = warm
+  const flows = fromFlows
     ? `let fr = 0.0;
     let fd = 0.0;
     let fl = 0.0;
@@ -137,7 +139,7 @@ export function initStateSource(source: DataSourceKind, spec: ImageCostSpec | nu
     if (x > 0) { fl = ${clamp(0, 0, 'y', 'x - 1')}; }
     if (y > 0) { fu = ${clamp(1, 2, 'y - 1', 'x')}; }`
     : 'if (z === 2 || z === 3) { return 0.0; }';
-  return `function (LB, AL, ${dataArg(source)}, WT, VT, j${warm ? ', C, F' : ''}) {
+  return `function (LB, AL, ${dataArg(source)}, WT, VT, j${fromFlows ? ', C, F' : ''}) {
     const x = this.thread.x;
     const y = this.thread.y;
     const z = this.thread.z;
@@ -171,7 +173,7 @@ export function initStateSource(source: DataSourceKind, spec: ImageCostSpec | nu
       lo = LB[y - 1][x];
       u = u + ${second};
     }
-    ${warm ? 'u = u + fl + fu - fr - fd;' : ''}
+    ${fromFlows ? 'u = u + fl + fu - fr - fd;' : ''}
     if (z === 0) { return Math.max(u, 0.0); }
     return Math.max(0.0 - u, 0.0);
   }`;
@@ -340,6 +342,21 @@ export function applyCutSource(reversed: boolean): string {
     if (T[0] + T[2] > 0.0) { return lp; }
     if (S[1][y][x] ${reversed ? '<' : '>='} ${INF}) { return AL[j]; }
     return lp;
+  }`;
+}
+
+/**
+ * The state's two flow planes, [W, H, 2] (right, down): all a single-move
+ * call reads back of its state. They restart the move when it has not
+ * converged (resume) and its α's next move (warmStart), through the init
+ * from flows; heights, excesses and sink residuals follow from them.
+ */
+export function flowPlanesSource(): string {
+  return `function (S) {
+    const x = this.thread.x;
+    const y = this.thread.y;
+    if (this.thread.z === 0) { return S[2][y][x]; }
+    return S[3][y][x];
   }`;
 }
 

@@ -11,7 +11,7 @@ import { forwardGradients } from '../costs/dataCost';
 import { BinaryStepBuilder, type GraphVariant } from './binaryStep';
 import { computeEnergy, pairwise, type EnergyBreakdown, type MrfEnergy } from './energy';
 import {
-  applyCutSource, capacitySource, changedTilesSource, checkTilesSource, energyChunksSource, energyTermsSource,
+  applyCutSource, capacitySource, changedTilesSource, checkTilesSource, energyChunksSource, energyTermsSource, flowPlanesSource,
   initStateSource, MOVE_DONE_GATE, orTilesSource, startMoveSource, sumFinalSource, sumTilesSource, tallySource, TILE, type DataSourceKind, type ImageCostSpec,
 } from './gpuMoveKernels';
 import type { MoveResult, MoveSolver } from './moveSolver';
@@ -34,9 +34,11 @@ import type { MoveResult, MoveSolver } from './moveSolver';
  * the canonical sink side). A move that did not converge leaves the labels
  * alone, and so do all later moves of the same call (they were built on the
  * wrong labels). With `resume` (one move per call) the call also returns the
- * move's push-relabel state, and the next call continues from it (with the
- * rounds that recent moves suggest, continuationRounds); otherwise the move
- * is redone from scratch with twice the rounds. Either way a check that
+ * move's edge flows, and the next call starts the move again from them (with
+ * the rounds that recent moves suggest, continuationRounds): any flows give
+ * a valid preflow (initStateSource), and the initial global relabel restores
+ * exact heights. Otherwise the move is redone from scratch with twice the
+ * rounds. Either way a check that
  * failed because the BFS had not reached its fixed point doubles the BFS
  * passes for that move. Running more rounds after convergence
  * changes nothing (no pixel with excess has a finite height, the BFS is at
@@ -45,20 +47,26 @@ import type { MoveResult, MoveSolver } from './moveSolver';
  * state, so a plan may overshoot cheaply.
  *
  * Warm starts (warmStart): a converged move's edge flows are kept per α on
- * the host (taken from the state the call reads back), and α's next move
- * starts from them instead of zero flow (initStateSource). Any flows give a
- * valid preflow of the new graph once clamped, so this changes where
- * push-relabel starts, never the cut it ends with.
+ * the host (the flows the call reads back), and α's next move starts from
+ * them instead of zero flow (initStateSource). Any flows give a valid
+ * preflow of the new graph once clamped, so this changes where push-relabel
+ * starts, never the cut it ends with.
+ *
+ * With resume or warmStart every single-move plan takes the move's
+ * starting flows (all zero for a cold start) and returns its final ones, so
+ * fresh, warm and continued moves share one compiled plan per rounds and
+ * BFS passes, and a call moves two [W, H] planes each way besides the
+ * labels.
  */
 
 /**
  * Moves whose needs choose the next rounds; the fixed cost of a call, and the extra cost of
- * reading back and uploading a move's state with `resume`, in rounds; the
- * most rounds a plan gets.
+ * uploading and reading back a move's flows (resume, warmStart), in rounds;
+ * the most rounds a plan gets.
  */
 const ADAPT_WINDOW = 32;
 const CALL_COST_IN_ROUNDS = 2;
-const STATE_COST_IN_ROUNDS = 1;
+const FLOWS_COST_IN_ROUNDS = 1;
 /**
  * Cost of a gated round (after its move converged) relative to a full
  * round: its passes are copies, which at the Middlebury sizes cost about
@@ -128,10 +136,11 @@ export interface GpuMoveOptions {
   /** Segment length of the sweeps and longest run of a BFS scan (default: defaultReach). */
   reach?: number;
   /**
-   * A move that has not converged continues from its device state in the
-   * next call instead of being redone from scratch (default true). Each
-   * single-move call then also reads back the state ([W, H, 5] floats); moves
-   * chained in one call (movesPerCall > 1) are still redone.
+   * A move that has not converged continues from the edge flows it had
+   * reached, in the next call, instead of being redone from scratch
+   * (default true). Each single-move call then also reads back its flows
+   * ([W, H, 2] floats); moves chained in one call (movesPerCall > 1) are
+   * still redone.
    */
   resume?: boolean;
   /**
@@ -172,19 +181,15 @@ interface Plan {
   rounds: number;
   bfs: number;
   verify: boolean;
-  /** continues a move from an uploaded state (no graph init, no initial BFS) */
-  resumes: boolean;
-  /** returns the state of its (single) move after the labels and tallies (resume, warmStart) */
-  keepsState: boolean;
-  /** a fresh plan that takes the move's starting flows as its third argument (warmStart) */
-  warm: boolean;
 }
 
 interface Kernels {
   caps: IKernelRunShortcut;
+  /** the init from zero flow (chained moves), and the one from given flows (single moves with resume or warmStart) */
   init: IKernelRunShortcut;
-  /** the warm start's init (starting flows as extra arguments); only with warmStart */
-  initWarm?: IKernelRunShortcut;
+  initFromFlows: IKernelRunShortcut;
+  /** the flow planes of a state, [W, H, 2] */
+  flows: IKernelRunShortcut;
   steps: StatePass[];
   relabel: GlobalRelabel;
   /** gated like the state passes: the gate's input last */
@@ -205,7 +210,7 @@ export interface GpuMoveCounters {
   pipelineCalls: number;
   moves: number;
   redoneMoves: number;
-  /** calls that continued a move from its read-back state (resume) */
+  /** calls that continued a move from its read-back flows (resume) */
   resumedCalls: number;
   /** moves that started from the stored flows of their α's previous move (warmStart) */
   warmMoves: number;
@@ -230,7 +235,7 @@ export interface GpuCallRecord {
   rounds: number;
   bfs: number;
   moves: number;
-  /** whether it continued a move from its read-back state */
+  /** whether it continued a move from its read-back flows */
   resumed: boolean;
   /** whether its move started from stored flows (warmStart) */
   warm: boolean;
@@ -313,8 +318,14 @@ export class GpuMoveSolver implements MoveSolver {
   private readonly weights: Input;
   private readonly vTable: Input;
   private readonly zeros4: Input;
-  /** the state of a move that has not converged, flattened for upload (resume) */
-  private readonly carriedState: Float32Array;
+  /**
+   * Whether the plans take the starting flows of their (single) move and
+   * return its final ones (resume or warmStart); the flows a move that has
+   * not converged reached (resume); all-zero flows, a cold start.
+   */
+  private readonly flowsInOut: boolean;
+  private readonly carriedFlows: Float32Array;
+  private readonly zeroFlows: Float32Array;
   private readonly labelsF: Float32Array;
   private readonly sourceKind: DataSourceKind;
   private readonly costSpec: ImageCostSpec | null;
@@ -382,7 +393,9 @@ export class GpuMoveSolver implements MoveSolver {
     }
     this.flowStore = new Array<Float32Array | undefined>(this.warmStart ? L : 0);
     this.labelsF = new Float32Array(this.n);
-    this.carriedState = new Float32Array(this.o.resume ? STATE_PLANES * this.n : 0);
+    this.flowsInOut = !chained && (this.o.resume || this.warmStart);
+    this.carriedFlows = new Float32Array(this.flowsInOut && this.o.resume ? 2 * this.n : 0);
+    this.zeroFlows = new Float32Array(this.flowsInOut ? 2 * this.n : 0);
 
     // Constant inputs: captured by the plans as literals, so each is uploaded once per compiled plan, never per call.
     if (source.kind === 'volume') {
@@ -432,7 +445,8 @@ export class GpuMoveSolver implements MoveSolver {
     this.kernels = {
       caps: gpu.createKernel(capacitySource(source.kind), grid(4)),
       init: gpu.createKernel(initStateSource(source.kind, this.costSpec, reversed), grid(STATE_PLANES)),
-      initWarm: this.warmStart ? gpu.createKernel(initStateSource(source.kind, this.costSpec, reversed, true), grid(STATE_PLANES)) : undefined,
+      initFromFlows: gpu.createKernel(initStateSource(source.kind, this.costSpec, reversed, true), grid(STATE_PLANES)),
+      flows: gpu.createKernel(flowPlanesSource(), grid(2)),
       steps: iterationPasses(gpu, this.o.push, grid, gate),
       relabel: globalRelabelPasses(gpu, this.o.bfs, grid, gate),
       // A gated check reports the tile as converged (code 0), which keeps the tally as it is.
@@ -470,13 +484,13 @@ export class GpuMoveSolver implements MoveSolver {
   }
 
   /**
-   * The compiled plan (cached per shape): `moves` fresh moves of `rounds`
-   * rounds each, or, with `resumes`, one move continued for `rounds` rounds
-   * from a state passed as the third argument.
+   * The compiled plan (cached per shape): `moves` moves of `rounds` rounds
+   * each; with flowsInOut (one move) the move's starting flows are the third
+   * argument and its final flows come back after the labels and tallies.
    */
-  private plan(moves: number, rounds: number, bfs: number, verify: boolean, resumes: boolean, warm: boolean): Plan {
-    const keepsState = moves === 1 && (this.o.resume || this.warmStart);
-    const key = planKey(moves, rounds, bfs, verify, resumes, warm);
+  private plan(moves: number, rounds: number, bfs: number, verify: boolean): Plan {
+    const fromFlows = this.flowsInOut;
+    const key = planKey(moves, rounds, bfs, verify);
     const cached = this.plans.get(key);
     if (cached) {
       // Most recently used last: the cache evicts from the front.
@@ -504,9 +518,10 @@ export class GpuMoveSolver implements MoveSolver {
       }
       return [S, T];
     };
-    const tail = (S: unknown, C: unknown): unknown[] => (verify ? [S, C] : keepsState ? [S] : []);
-    // `moves` fresh moves chained (F: the first move's starting flows, warm plans only).
-    const freshMoves = (LB0: unknown, AL: unknown, F: unknown): unknown[] => {
+    // After the labels and tallies: the move's final flows (flowsInOut), then its state and capacities (--verify).
+    const tail = (S: unknown, C: unknown): unknown[] => [...(fromFlows ? [k.flows(S)] : []), ...(verify ? [S, C] : [])];
+    // `moves` moves chained (F: the move's starting flows, flowsInOut plans only).
+    const moves_ = (LB0: unknown, AL: unknown, F: unknown): unknown[] => {
       let LB = LB0;
       let T: unknown = zeros;
       const outs: unknown[] = [];
@@ -515,7 +530,7 @@ export class GpuMoveSolver implements MoveSolver {
       for (let j = 0; j < moves; j++) {
         T = k.startMove(T);
         C = k.caps(LB, AL, data, wt, vt, j);
-        const S0 = warm ? k.initWarm!(LB, AL, data, wt, vt, j, C, F) : k.init(LB, AL, data, wt, vt, j);
+        const S0 = fromFlows ? k.initFromFlows(LB, AL, data, wt, vt, j, C, F) : k.init(LB, AL, data, wt, vt, j);
         S = k.relabel(S0, C, bfs, true, T);
         T = k.tallyFirst(check(S, C, T), T);
         [S, T] = rounds_(S, C, T);
@@ -525,17 +540,10 @@ export class GpuMoveSolver implements MoveSolver {
       }
       return [LB, ...outs, ...tail(S, C)];
     };
-    const pipe = resumes
-      ? this.ctx.gpu.createPipeline(function (LB: unknown, AL: unknown, S0: unknown) {
-        const C = k.caps(LB, AL, data, wt, vt, 0);
-        const [S, T] = rounds_(S0, C, k.startMove(zeros));
-        const next = k.apply(LB, S, AL, T, 0);
-        return [next, T, k.sumFinal(sum(k.changedTiles(next, LB))), ...tail(S, C)];
-      })
-      : warm
-        ? this.ctx.gpu.createPipeline(function (LB0: unknown, AL: unknown, F: unknown) { return freshMoves(LB0, AL, F); })
-        : this.ctx.gpu.createPipeline(function (LB0: unknown, AL: unknown) { return freshMoves(LB0, AL, null); });
-    const p: Plan = { pipe, moves, rounds, bfs, verify, resumes, keepsState, warm };
+    const pipe = fromFlows
+      ? this.ctx.gpu.createPipeline(function (LB0: unknown, AL: unknown, F: unknown) { return moves_(LB0, AL, F); })
+      : this.ctx.gpu.createPipeline(function (LB0: unknown, AL: unknown) { return moves_(LB0, AL, null); });
+    const p: Plan = { pipe, moves, rounds, bfs, verify };
     this.plans.set(key, p);
     if (this.plans.size > this.o.maxCachedPlans) {
       const [oldKey, old] = this.plans.entries().next().value as [string, Plan];
@@ -575,7 +583,7 @@ export class GpuMoveSolver implements MoveSolver {
     const perCall = this.verifier ? 1 : this.o.movesPerCall;
     const K = this.o.iterationsPerRound;
     let next = 0;
-    // The move at alphas[next]: calls that failed so far, rounds they ran, and the rounds of a continuation (when its state was kept).
+    // The move at alphas[next]: calls that failed so far, rounds they ran, and the rounds of a continuation (when its flows were kept).
     let attempts = 0;
     let spent = 0;
     let resumeRounds = 0;
@@ -586,16 +594,17 @@ export class GpuMoveSolver implements MoveSolver {
       const stored = this.warmStart ? this.flowStore[chunk[0]] : undefined;
       const kind: StartKind = stored ? 'warm' : 'cold';
       const t0 = performance.now();
-      // A cold move's plan takes no flows, so nothing is uploaded for them.
-      const plan = this.plan(chunk.length, resuming ? resumeRounds : this.rounds[kind], this.bfs, this.verifier !== undefined, resuming, kind === 'warm' && !resuming);
+      const plan = this.plan(chunk.length, resuming ? resumeRounds : this.rounds[kind], this.bfs, this.verifier !== undefined);
       for (let p = 0; p < this.n; p++) this.labelsF[p] = labels[p];
       const before = this.verifier ? labels.slice() : undefined;
       const args: Input[] = [
         new Input(this.labelsF as unknown as number[], [this.W, this.H]),
         new Input(Float32Array.from(chunk) as unknown as number[], [chunk.length]),
       ];
-      if (resuming) args.push(new Input(this.carriedState as unknown as number[], [this.W, this.H, STATE_PLANES]));
-      if (plan.warm) args.push(new Input(stored as unknown as number[], [this.W, this.H, 2]));
+      if (this.flowsInOut) {
+        const start = resuming ? this.carriedFlows : stored ?? this.zeroFlows;
+        args.push(new Input(start as unknown as number[], [this.W, this.H, 2]));
+      }
       const tCall = performance.now();
       let tSubmitted = NaN;
       setImmediate(() => { tSubmitted = performance.now(); });
@@ -614,8 +623,8 @@ export class GpuMoveSolver implements MoveSolver {
         const changed = (out[2 + 2 * j] as ArrayLike<number>)[0];
         if (T[0] > 0) break; // gated by an earlier failure
         if (T[2] > 0) { failed = true; bfsShort = T[3] > 0; break; }
-        // A fresh move's first check precedes its rounds; a continued one starts with a round.
-        const rounds = (j === 0 ? spent : 0) + T[1] + (resuming ? 1 : 0);
+        // Rounds of the earlier calls of the move, and the checks that failed in this one (each call's first check precedes its rounds).
+        const rounds = (j === 0 ? spent : 0) + T[1];
         neededRounds.push(rounds);
         results.push({
           changed, predictedEnergy: NaN, buildMs: 0, flowMs: 0, truncatedTerms: 0,
@@ -632,8 +641,11 @@ export class GpuMoveSolver implements MoveSolver {
         const row = rows[y];
         for (let x = 0; x < this.W; x++, p++) labels[p] = row[x];
       }
+      // The move's final flows follow the labels and its tally and changed count (flowsInOut), then --verify's state and capacities.
+      const flowsOut = (this.flowsInOut ? out[3] : undefined) as KernelOutput;
       if (this.verifier && done === 1) {
-        const vr = this.verifyCut(chunk[0], before!, out);
+        const at = this.flowsInOut ? 4 : 3;
+        const vr = this.verifyCut(chunk[0], before!, out[at] as Planes, out[at + 1] as Planes);
         Object.assign(results[results.length - 1].stats, { verifiedCuts: 1 });
         results[results.length - 1].predictedEnergy = vr;
       }
@@ -641,12 +653,12 @@ export class GpuMoveSolver implements MoveSolver {
         // The converged move's flows start this α's next move.
         const alpha = chunk[0];
         const store = this.flowStore[alpha] ?? new Float32Array(2 * this.n);
-        this.flowStore[alpha] = flattenState(out[3] as KernelOutput, this.W, this.H, store, PLANE.flowRight, PLANE.flowDown + 1);
+        this.flowStore[alpha] = flattenState(flowsOut, this.W, this.H, store, 0, 2);
         if (kind === 'warm') this.counters.warmMoves++;
       }
       const T0 = out[1] as ArrayLike<number>;
       this.calls.push({ rounds: plan.rounds, bfs: plan.bfs, moves: chunk.length, resumed: resuming, warm: kind === 'warm', failedChecks: T0[1], converged: T0[2] === 0 && T0[0] === 0, deviceMs: tBack - tCall, submitMs: Number.isNaN(tSubmitted) ? tBack - tCall : tSubmitted - tCall });
-      const checks = plan.rounds + (resuming ? 0 : 1);
+      const checks = plan.rounds + 1;
       this.counters.moves += done;
       this.counters.discardedMoves += chunk.length - done - (failed ? 1 : 0);
       this.counters.rounds += chunk.length * checks;
@@ -678,11 +690,11 @@ export class GpuMoveSolver implements MoveSolver {
         this.counters.bfsShortfalls++;
         this.bfs = Math.min(2 * this.bfs, this.n + 1);
       }
-      if (this.o.resume && plan.keepsState && done === 0) {
-        // Continue from where the device stopped: heights, flows, excesses and sink residuals as read back.
+      if (this.o.resume && this.flowsInOut) {
+        // Continue from the flows the device had reached (the labels did not change, so neither did the graph).
         spent += plan.rounds;
         resumeRounds = this.continuationRounds(spent, plan.rounds, kind);
-        flattenState(out[3] as KernelOutput, this.W, this.H, this.carriedState);
+        flattenState(flowsOut, this.W, this.H, this.carriedFlows, 0, 2);
       } else {
         this.counters.redoneMoves++;
         spent = 0;
@@ -707,7 +719,7 @@ export class GpuMoveSolver implements MoveSolver {
    */
   private continuationRounds(spent: number, last: number, kind: StartKind): number {
     const rest = this.history[kind].filter((need) => need > spent).map((need) => need - spent);
-    const shape = (R: number): string => planKey(1, R, this.bfs, this.verifier !== undefined, true, false);
+    const shape = (R: number): string => planKey(1, R, this.bfs, this.verifier !== undefined);
     return rest.length > 0 ? this.cheapestRounds(rest, true, shape) : Math.min(2 * last, MAX_ROUNDS);
   }
 
@@ -721,8 +733,8 @@ export class GpuMoveSolver implements MoveSolver {
     const history = this.history[kind];
     history.push(...rounds);
     if (history.length > ADAPT_WINDOW) history.splice(0, history.length - ADAPT_WINDOW);
-    const shape = (R: number): string => planKey(this.movesPerCall, R, this.bfs, this.verifier !== undefined, false, kind === 'warm');
-    this.rounds[kind] = this.cheapestRounds(history, this.o.resume && this.movesPerCall === 1, shape);
+    const shape = (R: number): string => planKey(this.movesPerCall, R, this.bfs, this.verifier !== undefined);
+    this.rounds[kind] = this.cheapestRounds(history, this.o.resume && this.flowsInOut, shape);
   }
 
   /**
@@ -736,7 +748,7 @@ export class GpuMoveSolver implements MoveSolver {
    * 5.5 s (H200, 2e83785).
    */
   private cheapestRounds(needs: readonly number[], resume: boolean, shape: (R: number) => string): number {
-    const perCall = CALL_COST_IN_ROUNDS + (resume ? STATE_COST_IN_ROUNDS : 0);
+    const perCall = CALL_COST_IN_ROUNDS + (this.flowsInOut ? FLOWS_COST_IN_ROUNDS : 0);
     const overshoot = this.o.gate ? GATED_ROUND_COST : 1;
     let best = 1;
     let bestCost = Infinity;
@@ -762,11 +774,9 @@ export class GpuMoveSolver implements MoveSolver {
    * and checks the device graph, the flow and the canonical cut against it.
    * Returns the energy the cut predicts (flow + constant).
    */
-  private verifyCut(alpha: number, before: Uint16Array, out: unknown[]): number {
+  private verifyCut(alpha: number, before: Uint16Array, S: Planes, C: Planes): number {
     const v = this.verifier!;
     v.cuts++;
-    const S = out[3] as ArrayLike<ArrayLike<ArrayLike<number>>>;
-    const C = out[4] as ArrayLike<ArrayLike<ArrayLike<number>>>;
     const { W, H, n } = this;
     const step = v.builder.build(this.energy, before, alpha, this.o.variant);
     const g = step.graph;
@@ -837,9 +847,12 @@ export class GpuMoveSolver implements MoveSolver {
   }
 }
 
+/** A [W, H, planes] kernel output as read back: planes of rows. */
+type Planes = ArrayLike<ArrayLike<ArrayLike<number>>>;
+
 /** The plan cache's key: one compiled plan per shape. */
-function planKey(moves: number, rounds: number, bfs: number, verify: boolean, resumes: boolean, warm: boolean): string {
-  return `${moves}:${rounds}:${bfs}:${verify ? 1 : 0}:${resumes ? 1 : 0}:${warm ? 1 : 0}`;
+function planKey(moves: number, rounds: number, bfs: number, verify: boolean): string {
+  return `${moves}:${rounds}:${bfs}:${verify ? 1 : 0}`;
 }
 
 /** Kernel settings; loopMaxIterations (a real gpu.js setting missing from its typings) lifts the cap on the row loops. */

@@ -1,14 +1,18 @@
 import * as fs from 'fs';
 import * as path from 'path';
+import { Input, type KernelOutput } from 'gpu.js';
 import { buildStereoEnergy, resolveDataCostOptions, toIntensity8, wtaInit } from '../costs';
 import { generateSyntheticScene } from '../data/synthetic';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import type { GraphVariant } from '../expansion/binaryStep';
 import type { MrfEnergy } from '../expansion/energy';
 import { defaultBfsPasses, defaultPush, defaultReach, GpuMoveSolver, type GpuDataSource } from '../expansion/gpuMoveSolver';
+import { flowPlanesSource } from '../expansion/gpuMoveKernels';
 import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
+import { flattenState } from '../graphcut/pushRelabel';
+import { PLANE, STATE_PLANES } from '../graphcut/pushRelabelKernels';
 import type { Raster } from '../data/raster';
 import { loadScene } from '../data/scene';
 import { seededRandom } from '../expansion/labelOrder';
@@ -89,32 +93,38 @@ describe('GpuMoveSolver against the BK path', () => {
     const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
     await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, `synthetic ${JSON.stringify(scheme)}`, scheme);
   });
-  test.each([true, false])('moves that do not converge in one call (resume: %s): continued from the read-back state, or redone; BFS shortfalls double the passes', async (resume) => {
+  test('moves that do not converge in one call: continued from the read-back flows (resume), or redone; BFS shortfalls double the passes', async () => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
     const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
-    // One round of one iteration and one BFS pass per call: nearly every move needs several calls, and the BFS falls short.
-    const g = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, `synthetic resume ${resume}`, {
-      movesPerCall: 1, iterationsPerRound: 1, bfsPasses: 1, initialRounds: 1, fixedRounds: true, reach: 2, resume, maxCachedPlans: 3,
-    });
-    expect(g.counters.bfsShortfalls).toBeGreaterThan(0);
-    if (resume) {
-      expect(g.counters.resumedCalls).toBeGreaterThan(0);
-      expect(g.counters.redoneMoves).toBe(0);
-    } else {
-      expect(g.counters.resumedCalls).toBe(0);
-      expect(g.counters.redoneMoves).toBeGreaterThan(0);
+    const rounds: Record<string, number> = {};
+    for (const resume of [true, false]) {
+      // One round of one iteration and one BFS pass per call: nearly every move needs several calls, and the BFS falls short.
+      const g = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, `synthetic resume ${resume}`, {
+        movesPerCall: 1, iterationsPerRound: 1, bfsPasses: 1, initialRounds: 1, fixedRounds: true, reach: 2, resume, maxCachedPlans: 3,
+      });
+      expect(g.counters.bfsShortfalls).toBeGreaterThan(0);
+      if (resume) {
+        expect(g.counters.resumedCalls).toBeGreaterThan(0);
+        expect(g.counters.redoneMoves).toBe(0);
+      } else {
+        expect(g.counters.resumedCalls).toBe(0);
+        expect(g.counters.redoneMoves).toBeGreaterThan(0);
+      }
+      expect(g.counters.pipelineCalls).toBe(g.counters.moves + g.counters.resumedCalls + g.counters.redoneMoves);
+      // One record per call, the resumed ones marked; the host's share of a call (up to its submit) lies within the call.
+      expect(g.calls).toHaveLength(g.counters.pipelineCalls);
+      expect(g.calls.filter((c) => c.resumed)).toHaveLength(g.counters.resumedCalls);
+      for (const c of g.calls) {
+        expect(c.submitMs).toBeGreaterThanOrEqual(0);
+        expect(c.submitMs).toBeLessThanOrEqual(c.deviceMs);
+      }
+      // Plan shapes change with the rounds and BFS passes; the cache keeps at most maxCachedPlans of them and recompiles dropped ones.
+      expect(g.counters.plans).toBeGreaterThan(3);
+      expect(g.cachedPlans).toBe(3);
+      rounds[String(resume)] = g.counters.rounds;
     }
-    expect(g.counters.pipelineCalls).toBe(g.counters.moves + g.counters.resumedCalls + g.counters.redoneMoves);
-    // One record per call, the resumed ones marked; the host's share of a call (up to its submit) lies within the call.
-    expect(g.calls).toHaveLength(g.counters.pipelineCalls);
-    expect(g.calls.filter((c) => c.resumed)).toHaveLength(g.counters.resumedCalls);
-    for (const c of g.calls) {
-      expect(c.submitMs).toBeGreaterThanOrEqual(0);
-      expect(c.submitMs).toBeLessThanOrEqual(c.deviceMs);
-    }
-    // Plan shapes change with the rounds and BFS passes; the cache keeps at most maxCachedPlans of them and recompiles dropped ones.
-    expect(g.counters.plans).toBeGreaterThan(3);
-    expect(g.cachedPlans).toBe(3);
+    // A continued call keeps the flow pushed so far: the moves run fewer rounds in all than when redone from zero flow.
+    expect(rounds.true).toBeLessThan(rounds.false);
   });
 
   test('counting plan compiles in the rounds choice compiles no more plan shapes and changes no result', async () => {
@@ -167,6 +177,37 @@ describe('GpuMoveSolver warm starts (each move from the flows its α\'s previous
     expect(warm).toBeGreaterThan(20);
   });
 
+  test('the flows a call reads back are the state\'s two flow planes', () => {
+    const rand = seededRandom(7);
+    for (const [W, H] of [[1, 1], [5, 3], [17, 9]]) {
+      const state = Float32Array.from({ length: STATE_PLANES * W * H }, () => Math.round(rand() * 2000 - 1000));
+      const kernel = cpu.gpu.createKernel(flowPlanesSource(), { output: [W, H, 2] });
+      const flows = flattenState(kernel(new Input(state as unknown as number[], [W, H, STATE_PLANES])) as KernelOutput, W, H, new Float32Array(2 * W * H), 0, 2);
+      expect(Array.from(flows)).toEqual(Array.from(state.subarray(PLANE.flowRight * W * H, (PLANE.flowDown + 1) * W * H)));
+      kernel.destroy();
+    }
+  });
+
+  test('cold, warm and continued moves share one plan per rounds and BFS passes, under --verify', async () => {
+    const scene = generateSyntheticScene({ width: 40, height: 30, ndisp: 8, seed: 5 });
+    const energy = buildStereoEnergy(scene.left, scene.right, { ndisp: 8, kind: 'sad', lambda: 20, smoothness: 'linear', truncation: 2 });
+    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
+    // One iteration per round: most moves need more than a call gives them, so many calls continue a move from its read-back flows.
+    const g = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'shared plans', {
+      movesPerCall: 1, iterationsPerRound: 1, bfsPasses: 8, initialRounds: 1, reach: 2, verify: true, maxCachedPlans: 64,
+    });
+    const kinds = (c: { resumed: boolean; warm: boolean }): string => (c.resumed ? 'continued' : c.warm ? 'warm' : 'cold');
+    const shapes = new Map<string, Set<string>>();
+    for (const c of g.calls) {
+      const key = `${c.rounds}:${c.bfs}`;
+      shapes.set(key, (shapes.get(key) ?? new Set()).add(kinds(c)));
+    }
+    expect(new Set(g.calls.map(kinds))).toEqual(new Set(['cold', 'warm', 'continued']));
+    // Nothing dropped from the cache: one compile per shape, and some shape served moves of different starts.
+    expect(g.counters.plans).toBe(shapes.size);
+    expect(Math.max(...[...shapes.values()].map((k) => k.size))).toBeGreaterThan(1);
+  });
+
   test('synthetic 48×36 (volume and images): same results as cold starts, and the later cycles\' moves need fewer rounds', async () => {
     const scene = generateSyntheticScene({ width: 48, height: 36, ndisp: 8, seed: 3 });
     const energy = buildStereoEnergy(scene.left, scene.right, { ndisp: 8, kind: 'sad', lambda: 20, smoothness: 'linear', truncation: 2 });
@@ -177,7 +218,7 @@ describe('GpuMoveSolver warm starts (each move from the flows its α\'s previous
     expect(cold.counters.warmMoves).toBe(0);
     expect(warm.counters.warmMoves).toBeGreaterThan(0);
     // Rounds of the second cycle's moves (the first cycle starts cold in both runs).
-    const laterRounds = (g: GpuMoveSolver): number => g.counters.rounds - g.calls.slice(0, 8).reduce((t, c) => t + c.rounds + (c.resumed ? 0 : 1), 0);
+    const laterRounds = (g: GpuMoveSolver): number => g.counters.rounds - g.calls.slice(0, 8).reduce((t, c) => t + c.rounds + 1, 0);
     expect(laterRounds(warm)).toBeLessThan(laterRounds(cold));
     const costs = resolveDataCostOptions({ kind: 'sad', scale: energy.scale }, scene.left.channels);
     const images: GpuDataSource = { kind: 'images', left: toIntensity8(scene.left), right: toIntensity8(scene.right), costs: { ...costs, channels: scene.left.channels } };
