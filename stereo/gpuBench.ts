@@ -21,6 +21,8 @@
  *              converged run in full instead of as copies)
  *   compile    the same three with plan compiles left out of the rounds
  *              choice (planCompileRounds 0)
+ *   options    the same three with the device options of $GPU_BENCH_OPTIONS
+ *              (JSON), for side-by-side runs of any option
  *   cold       the same three with every move started from zero flow
  *              (warmStart false; the default starts a move from its α's
  *              previous flows)
@@ -91,9 +93,11 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
   const r = await alphaExpansion(energy, init, solver, { order: params.order, cycles: params.cycles, seed: params.seed, onMove });
   const t4 = performance.now();
   const counters = solver instanceof GpuMoveSolver ? { ...solver.counters, executors: solver.executorKinds() } : undefined;
-  // Per call: rounds, BFS passes, resumed (0/1), failed checks, converged (0/1), ms, ms until submitted, warm-started (0/1).
+  // Per call: rounds, BFS passes, resumed (0/1), failed checks, converged (0/1), ms, ms until submitted, warm-started (0/1), compiled its plan (0/1).
   const ms2 = (v: number): number => Math.round(v * 100) / 100;
-  const calls = solver instanceof GpuMoveSolver ? solver.calls.map((c) => [c.rounds, c.bfs, c.resumed ? 1 : 0, c.failedChecks, c.converged ? 1 : 0, ms2(c.deviceMs), ms2(c.submitMs), c.warm ? 1 : 0]) : undefined;
+  const calls = solver instanceof GpuMoveSolver ? solver.calls.map((c) => [c.rounds, c.bfs, c.resumed ? 1 : 0, c.failedChecks, c.converged ? 1 : 0, ms2(c.deviceMs), ms2(c.submitMs), c.warm ? 1 : 0, c.compiled ? 1 : 0]) : undefined;
+  // The costs the rounds choice used last (in full rounds), fitted to the calls unless fittedCosts was false.
+  const callCosts = solver instanceof GpuMoveSolver ? solver.callCosts() : undefined;
   solver.dispose?.();
   const stats: Record<string, number> = {};
   for (const c of r.cycles) for (const [k, v] of Object.entries(c.stats)) stats[k] = (stats[k] ?? 0) + v;
@@ -104,12 +108,12 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
     cuts: r.cuts, pixelsChanged: r.cycles.map((c) => c.pixelsChanged),
     perCycle: r.cycles.map((c) => ({ cuts: c.cuts, buildMs: c.buildMs, flowMs: c.flowMs, rounds: c.stats.rounds })),
     ms: { costs: t1 - t0, init: t2 - t1, setup: t3 - t2, expansion: t4 - t3, total: t4 - t0, build: r.cycles.reduce((s, c) => s + c.buildMs, 0), flow: r.cycles.reduce((s, c) => s + c.flowMs, 0) },
-    stats, counters, perMove: counters ? perMove : undefined, calls,
+    stats, counters, callCosts, perMove: counters ? perMove : undefined, calls,
   };
 }
 
-/** Extra device options for the large section from $GPU_BENCH_OPTIONS (JSON, e.g. '{"warmStart":false}'). */
-function largeOptions(): Omit<GpuMoveOptions, 'variant' | 'verify'> {
+/** Extra device options for the large and options sections from $GPU_BENCH_OPTIONS (JSON, e.g. '{"warmStart":false}'). */
+function benchOptions(): Omit<GpuMoveOptions, 'variant' | 'verify'> {
   const raw = process.env.GPU_BENCH_OPTIONS;
   if (!raw) return {};
   try {
@@ -137,7 +141,7 @@ async function large(W: number, H: number, L: number, initKind: string, cycles: 
   // Costs on demand: no volume on the host or the device, each label's costs computed by the move kernels.
   const r = await match(scene.left, scene.right, {
     // GPU_BENCH_MODE=cpu runs the same device moves on gpu.js's CPU backend (a check of the section off the GPU).
-    ndisp: L, backend: process.env.GPU_BENCH_MODE === 'cpu' ? 'gpujs-cpu' : 'gpu', costs: 'on-demand', init: initKind === 'wta' ? 'wta' : 'zero', initialLabels: given, cycles, gpu: { ...(push ? { push } : {}), ...largeOptions() },
+    ndisp: L, backend: process.env.GPU_BENCH_MODE === 'cpu' ? 'gpujs-cpu' : 'gpu', costs: 'on-demand', init: initKind === 'wta' ? 'wta' : 'zero', initialLabels: given, cycles, gpu: { ...(push ? { push } : {}), ...benchOptions() },
     // Progress on stderr, so a run stopped by a time limit still shows how far it got.
     onMove: (m) => {
       const at = (performance.now() - t1) / 1000;
@@ -303,6 +307,11 @@ async function main(): Promise<void> {
     } else if (sec === 'compile') {
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
         await add('compile', `${s} gpu compiles ignored`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { planCompileRounds: 0 } }));
+      }
+    } else if (sec === 'options') {
+      const gpu = benchOptions();
+      for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
+        await add('options', `${s} gpu ${JSON.stringify(gpu)}`, async () => runScene(await scene(s), { backend: 'gpu', gpu }));
       }
     } else if (sec === 'cold') {
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
