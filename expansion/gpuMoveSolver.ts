@@ -9,7 +9,6 @@ import {
 } from '../graphcut/pushRelabelKernels';
 import { forwardGradients } from '../costs/dataCost';
 import { BinaryStepBuilder, type GraphVariant } from './binaryStep';
-import { CallCostModel, type CallCosts } from './callCostModel';
 import { computeEnergy, pairwise, type EnergyBreakdown, type MrfEnergy } from './energy';
 import {
   applyCutSource, capacitySource, changedTilesSource, checkTilesSource, energyChunksSource, energyTermsSource, flowPlanesSource,
@@ -60,25 +59,35 @@ import type { MoveResult, MoveSolver } from './moveSolver';
  * labels.
  */
 
-/** Moves whose needs choose the next rounds; the most rounds a plan gets. */
-const ADAPT_WINDOW = 32;
-const MAX_ROUNDS = 1 << 12;
 /**
- * Costs the rounds choice starts from, in full rounds, until the calls'
- * own times replace them (CallCostModel; or for good with fittedCosts
- * false): a call 2, plus 1 where it moves a move's flows each way
- * (resume, warmStart); a gated round 0.5 (its passes are copies, which at
- * the Middlebury sizes cost about what dispatching a pass costs: fits gave
- * 0.4–0.7 on the H200 at a26d8b0); a plan compile 100 (the first call of a
- * plan shape cost 100–600 ms more than later ones, about 100 rounds on
- * teddy and Adirondack, H100, 84154f3). The prior keeps the weight of
- * PRIOR_WEIGHT calls in the fit.
+ * Moves whose needs choose the next rounds; the fixed cost of a call, and the extra cost of
+ * uploading and reading back a move's flows (resume, warmStart), in rounds;
+ * the most rounds a plan gets.
  */
+const ADAPT_WINDOW = 32;
 const CALL_COST_IN_ROUNDS = 2;
 const FLOWS_COST_IN_ROUNDS = 1;
+/**
+ * Cost of a gated round (after its move converged) relative to a full
+ * round: its passes are copies, which at the Middlebury sizes cost about
+ * what dispatching a pass costs. Least-squares fits of per-call device
+ * times gave 0.4 (Adirondack) to 0.7 (teddy) (H200, a26d8b0; gpuBench's
+ * per-call records).
+ */
 const GATED_ROUND_COST = 0.5;
-const PLAN_COMPILE_ROUNDS = 100;
-const PRIOR_WEIGHT = 4;
+const MAX_ROUNDS = 1 << 12;
+/**
+ * Default planCompileRounds. The first call of a plan shape costs 55–590 ms
+ * more than a call of a compiled one (pipelines built, constant inputs
+ * uploaded), against 1.7, 2.4 and 4.6 ms per round on tsukuba, teddy and
+ * Adirondack; teddy compiled 13 shapes and Adirondack 16 (H200, 2e83785).
+ * On an H100 a compile came to about 100 rounds on teddy and Adirondack,
+ * yet 100 here made Adirondack slower (30.2 s of moves against 22.9–25.8 s
+ * with 40: it kept 4-round plans and continued 152 moves), and so did
+ * fitting all the call costs to the solver's own calls (28.1 s). 40 is a
+ * setting of the choice, not a measured price (BENCHMARKS.md, eaf461d).
+ */
+const PLAN_COMPILE_ROUNDS = 40;
 /**
  * Compiled plans kept at once (least recently used dropped first): 32, and
  * 8 above 2^20 pixels. Each plan holds its own device buffers, several of
@@ -151,17 +160,10 @@ export interface GpuMoveOptions {
   maxCachedPlans?: number;
   /**
    * What compiling a plan shape not in the cache costs, in rounds, when the
-   * rounds of the next calls are chosen, kept fixed (default: measured from
-   * the first calls of new plans, starting from 100; 0 ignores compiles, as
-   * builds before this option did).
+   * rounds of the next calls are chosen (default 40, measured; 0 ignores
+   * compiles, as builds before this option did).
    */
   planCompileRounds?: number;
-  /**
-   * Weigh the rounds choice with costs fitted to this solver's own calls
-   * (fixed cost of a call, full and gated rounds, plan compiles; default
-   * true), instead of the fixed prior (CallCostModel).
-   */
-  fittedCosts?: boolean;
   /**
    * Gate the state passes and checks on the move's tally (default true):
    * once a check has passed, the plan's remaining rounds are copies of the
@@ -314,10 +316,7 @@ export class GpuMoveSolver implements MoveSolver {
   };
   /** Every pipeline call so far, in order. */
   readonly calls: GpuCallRecord[] = [];
-  private readonly o: Required<Omit<GpuMoveOptions, 'warmStart' | 'planCompileRounds'>>;
-  /** planCompileRounds when given (fixed), else undefined (measured) */
-  private readonly compileRounds: number | undefined;
-  private readonly costModel: CallCostModel;
+  private readonly o: Required<Omit<GpuMoveOptions, 'warmStart'>>;
   get movesPerCall(): number { return this.verifier ? 1 : this.o.movesPerCall; }
   private readonly W: number;
   private readonly H: number;
@@ -358,19 +357,18 @@ export class GpuMoveSolver implements MoveSolver {
     this.o = {
       iterationsPerRound: 16, bfsPasses: defaultBfsPasses(energy.width, energy.height), initialRounds: 4, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
       push: defaultPush(energy.width, energy.height), bfs: 'scan', reach: defaultReach(energy.width, energy.height), resume: true,
-      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, fittedCosts: true,
+      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS,
       ...options,
     };
-    this.compileRounds = options.planCompileRounds;
-    if (this.compileRounds !== undefined && (typeof this.compileRounds !== 'number' || !(this.compileRounds >= 0) || !Number.isFinite(this.compileRounds))) {
-      throw new Error(`gpu expansion option planCompileRounds: expected a finite number ≥ 0, got ${String(this.compileRounds)}`);
+    if (typeof this.o.planCompileRounds !== 'number' || !(this.o.planCompileRounds >= 0) || !Number.isFinite(this.o.planCompileRounds)) {
+      throw new Error(`gpu expansion option planCompileRounds: expected a finite number ≥ 0, got ${String(this.o.planCompileRounds)}`);
     }
     for (const k of ['iterationsPerRound', 'bfsPasses', 'initialRounds', 'movesPerCall', 'maxIterations', 'maxCachedPlans'] as const) {
       const v = this.o[k];
       if (!Number.isInteger(v) || v < 1) throw new Error(`gpu expansion option ${k}: expected a positive integer, got ${String(v)}`);
     }
     checkKernelScheme('gpu expansion', this.o);
-    for (const k of ['resume', 'gate', 'fittedCosts'] as const) {
+    for (const k of ['resume', 'gate'] as const) {
       if (typeof this.o[k] !== 'boolean') throw new Error(`gpu expansion option ${k}: expected true or false, got ${String(this.o[k])}`);
     }
     if (this.o.variant !== 'classic' && this.o.variant !== 'reversed') throw new Error(`gpu expansion option variant: expected classic or reversed, got '${String(this.o.variant)}'`);
@@ -407,9 +405,6 @@ export class GpuMoveSolver implements MoveSolver {
     this.flowsInOut = !chained && (this.o.resume || this.warmStart);
     this.carriedFlows = new Float32Array(this.flowsInOut && this.o.resume ? 2 * this.n : 0);
     this.zeroFlows = new Float32Array(this.flowsInOut ? 2 * this.n : 0);
-    this.costModel = new CallCostModel({
-      call: CALL_COST_IN_ROUNDS + (this.flowsInOut ? FLOWS_COST_IN_ROUNDS : 0), gated: this.o.gate ? GATED_ROUND_COST : 1, compile: PLAN_COMPILE_ROUNDS, weight: PRIOR_WEIGHT,
-    });
 
     // Constant inputs: captured by the plans as literals, so each is uploaded once per compiled plan, never per call.
     if (source.kind === 'volume') {
@@ -568,12 +563,6 @@ export class GpuMoveSolver implements MoveSolver {
     return p;
   }
 
-  /** The costs the rounds choice weighs now, in full rounds (fitted to the calls so far, or the fixed prior with fittedCosts false). */
-  callCosts(): CallCosts {
-    const c = this.o.fittedCosts ? this.costModel.costs() : this.costModel.prior;
-    return { call: c.call, gated: c.gated, compile: this.compileRounds ?? c.compile };
-  }
-
   /** Plans compiled and not yet dropped (at most the option maxCachedPlans). */
   get cachedPlans(): number {
     return this.plans.size;
@@ -682,12 +671,6 @@ export class GpuMoveSolver implements MoveSolver {
         rounds: plan.rounds, bfs: plan.bfs, moves: chunk.length, resumed: resuming, warm: kind === 'warm', compiled, failedChecks: T0[1], converged: T0[2] === 0 && T0[0] === 0,
         deviceMs: tBack - tCall, submitMs: Number.isNaN(tSubmitted) ? tBack - tCall : tSubmitted - tCall,
       });
-      // Rounds that ran in full (a failed check is followed by a full round, up to the plan's last) and gated; without the gate all run in full.
-      let full = 0;
-      for (let j = 0; j < chunk.length; j++) full += Math.min((out[1 + 2 * j] as ArrayLike<number>)[1], plan.rounds);
-      const gated = chunk.length * plan.rounds - full;
-      if (this.o.gate) this.costModel.observe(full, gated, tBack - tCall, compiled);
-      else this.costModel.observe(full + gated, 0, tBack - tCall, compiled);
       const checks = plan.rounds + 1;
       this.counters.moves += done;
       this.counters.discardedMoves += chunk.length - done - (failed ? 1 : 0);
@@ -769,23 +752,21 @@ export class GpuMoveSolver implements MoveSolver {
 
   /**
    * The rounds R among ROUND_CHOICES that would have cost `needs` least:
-   * each call costs the rounds its move needed, its rounds beyond that as
-   * gated rounds (or in full, ungated), plus a fixed cost, and a move that
-   * needs more than a call gave it gets another with twice the rounds
-   * (continued, or redone from scratch). A choice whose plan (`shape(R)`)
-   * is not compiled also costs a compile: without it, teddy compiled 13
-   * plan shapes whose first calls took 1.5 s of its 5.5 s (H200, 2e83785).
-   * The costs are the calls' own, measured (CallCostModel), in full rounds.
+   * each call costs the rounds its move needed, its rounds beyond that at
+   * GATED_ROUND_COST (gated) or in full (ungated), plus a fixed cost, and a
+   * move that needs more than a call gave it gets another with twice the
+   * rounds (continued, or redone from scratch). A choice whose plan
+   * (`shape(R)`) is not compiled also costs planCompileRounds: without it,
+   * teddy compiled 13 plan shapes whose first calls took 1.5 s of its
+   * 5.5 s (H200, 2e83785).
    */
   private cheapestRounds(needs: readonly number[], resume: boolean, shape: (R: number) => string): number {
-    const costs = this.callCosts();
-    const perCall = costs.call;
-    const overshoot = this.o.gate ? costs.gated : 1;
-    const compile = costs.compile;
+    const perCall = CALL_COST_IN_ROUNDS + (this.flowsInOut ? FLOWS_COST_IN_ROUNDS : 0);
+    const overshoot = this.o.gate ? GATED_ROUND_COST : 1;
     let best = 1;
     let bestCost = Infinity;
     for (const R of ROUND_CHOICES) {
-      let cost = this.plans.has(shape(R)) ? 0 : compile;
+      let cost = this.plans.has(shape(R)) ? 0 : this.o.planCompileRounds;
       for (const need of needs) {
         let covered = 0;
         for (let r = R; ; r = Math.min(2 * r, MAX_ROUNDS)) {

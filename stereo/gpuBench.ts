@@ -96,8 +96,6 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
   // Per call: rounds, BFS passes, resumed (0/1), failed checks, converged (0/1), ms, ms until submitted, warm-started (0/1), compiled its plan (0/1).
   const ms2 = (v: number): number => Math.round(v * 100) / 100;
   const calls = solver instanceof GpuMoveSolver ? solver.calls.map((c) => [c.rounds, c.bfs, c.resumed ? 1 : 0, c.failedChecks, c.converged ? 1 : 0, ms2(c.deviceMs), ms2(c.submitMs), c.warm ? 1 : 0, c.compiled ? 1 : 0]) : undefined;
-  // The costs the rounds choice used last (in full rounds), fitted to the calls unless fittedCosts was false.
-  const callCosts = solver instanceof GpuMoveSolver ? solver.callCosts() : undefined;
   solver.dispose?.();
   const stats: Record<string, number> = {};
   for (const c of r.cycles) for (const [k, v] of Object.entries(c.stats)) stats[k] = (stats[k] ?? 0) + v;
@@ -108,7 +106,7 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
     cuts: r.cuts, pixelsChanged: r.cycles.map((c) => c.pixelsChanged),
     perCycle: r.cycles.map((c) => ({ cuts: c.cuts, buildMs: c.buildMs, flowMs: c.flowMs, rounds: c.stats.rounds })),
     ms: { costs: t1 - t0, init: t2 - t1, setup: t3 - t2, expansion: t4 - t3, total: t4 - t0, build: r.cycles.reduce((s, c) => s + c.buildMs, 0), flow: r.cycles.reduce((s, c) => s + c.flowMs, 0) },
-    stats, counters, callCosts, perMove: counters ? perMove : undefined, calls,
+    stats, counters, perMove: counters ? perMove : undefined, calls,
   };
 }
 

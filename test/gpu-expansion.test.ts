@@ -79,7 +79,6 @@ describe('GpuMoveSolver against the BK path', () => {
     expect(() => make({ gate: 1 })).toThrow(/option gate/);
     expect(() => make({ planCompileRounds: -1 })).toThrow(/option planCompileRounds/);
     expect(() => make({ planCompileRounds: Infinity })).toThrow(/option planCompileRounds/);
-    expect(() => make({ fittedCosts: 'yes' })).toThrow(/option fittedCosts/);
     expect(() => make({ warmStart: 'yes' })).toThrow(/option warmStart/);
     expect(() => make({ warmStart: true, movesPerCall: 4 })).toThrow(/option warmStart: needs one move per call/);
     // By default warm starts are on with one move per call (the store is tiny here) and off for chained moves.
@@ -126,23 +125,6 @@ describe('GpuMoveSolver against the BK path', () => {
     }
     // A continued call keeps the flow pushed so far: the moves run fewer rounds in all than when redone from zero flow.
     expect(rounds.true).toBeLessThan(rounds.false);
-  });
-
-  test('the rounds choice with fitted and with fixed call costs: same results; the fitted costs are finite and non-negative', async () => {
-    const energy = buildStereoEnergy(scene.left, scene.right, params);
-    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
-    const options = { movesPerCall: 1, iterationsPerRound: 2, bfsPasses: 4, initialRounds: 1, reach: 2 } as const;
-    const fitted = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'fitted costs', options);
-    const fixed = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'fixed costs', { ...options, fittedCosts: false });
-    expect(fixed.callCosts()).toEqual({ call: 3, gated: 0.5, compile: 100 });
-    const c = fitted.callCosts();
-    for (const v of Object.values(c)) {
-      expect(Number.isFinite(v)).toBe(true);
-      expect(v).toBeGreaterThanOrEqual(0);
-    }
-    expect(fitted.calls.length).toBeGreaterThan(8);
-    // A given planCompileRounds is kept as it is.
-    expect(new GpuMoveSolver(cpu, energy, { variant: 'reversed', planCompileRounds: 7 }).callCosts().compile).toBe(7);
   });
 
   test('counting plan compiles in the rounds choice compiles no more plan shapes and changes no result', async () => {
