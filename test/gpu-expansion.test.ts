@@ -188,6 +188,22 @@ describe('GpuMoveSolver warm starts (each move from the flows its α\'s previous
     }
   });
 
+  test('one move per call with neither resume nor warm starts: plans take and return no flows; --verify still checks every cut', async () => {
+    const rand = seededRandom(99);
+    for (let trial = 0; trial < 3; trial++) {
+      const energy = randomEnergy(rand, 9 + trial, 7, 4, trial % 2 ? 'potts' : 'linear');
+      const init = randomLabels(rand, energy.width * energy.height, 4);
+      const ref = await alphaExpansion(energy, init, new GraphMoveSolver(energy, new BoykovKolmogorovSolver(), 'reversed'), { cycles: 2 });
+      const g = new GpuMoveSolver(cpu, energy, { variant: 'reversed', verify: true, resume: false, warmStart: false, iterationsPerRound: 1, bfsPasses: 2, initialRounds: 1, reach: 2 });
+      const res = await alphaExpansion(energy, init, g, { cycles: 2 });
+      expect(res.cycles.map((c) => c.energy.total)).toEqual(ref.cycles.map((c) => c.energy.total));
+      expect(Array.from(res.labels)).toEqual(Array.from(ref.labels));
+      expect(g.counters.warmMoves + g.counters.resumedCalls).toBe(0);
+      expect(res.cuts).toBeGreaterThan(0);
+      expect(res.cycles.reduce((t, c) => t + (c.stats.verifiedCuts ?? 0), 0)).toBe(res.cuts);
+    }
+  });
+
   test('cold, warm and continued moves share one plan per rounds and BFS passes, under --verify', async () => {
     const scene = generateSyntheticScene({ width: 40, height: 30, ndisp: 8, seed: 5 });
     const energy = buildStereoEnergy(scene.left, scene.right, { ndisp: 8, kind: 'sad', lambda: 20, smoothness: 'linear', truncation: 2 });
