@@ -110,6 +110,15 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
   };
 }
 
+/** Sections that run tsukuba, teddy and Adirondack with one device option changed: the label of the runs and the option. */
+const ONE_OPTION_SECTIONS = new Map<string, [string, Omit<GpuMoveOptions, 'variant' | 'verify'>]>([
+  ['resume', ['redo', { resume: false }]],
+  ['split', ['split-sweep', { push: 'split-sweep' }]],
+  ['gate', ['ungated', { gate: false }]],
+  ['compile', ['compiles ignored', { planCompileRounds: 0 }]],
+  ['cold', ['cold starts', { warmStart: false }]],
+]);
+
 /** Extra device options for the large and options sections from $GPU_BENCH_OPTIONS (JSON, e.g. '{"warmStart":false}'). */
 function benchOptions(): Omit<GpuMoveOptions, 'variant' | 'verify'> {
   const raw = process.env.GPU_BENCH_OPTIONS;
@@ -149,8 +158,9 @@ async function large(W: number, H: number, L: number, initKind: string, cycles: 
     },
     onCycle: (c, labels) => {
       if (checkpoint) writeLabeling(checkpoint, labels);
-      cycleLog.push({ cycle: c.cycle, energy: c.energy.total, cuts: c.cuts, skipped: c.skipped, pixelsChanged: c.pixelsChanged, at: (performance.now() - t1) / 1000 });
-      process.stderr.write(`cycle ${c.cycle} done: energy ${c.energy.total}, ${c.cuts} cuts, at ${((performance.now() - t1) / 1000).toFixed(1)} s${checkpoint ? `, labels in ${checkpoint}` : ''}\n`);
+      const at = (performance.now() - t1) / 1000;
+      cycleLog.push({ cycle: c.cycle, energy: c.energy.total, cuts: c.cuts, skipped: c.skipped, pixelsChanged: c.pixelsChanged, at });
+      process.stderr.write(`cycle ${c.cycle} done: energy ${c.energy.total}, ${c.cuts} cuts, at ${at.toFixed(1)} s${checkpoint ? `, labels in ${checkpoint}` : ''}\n`);
       save();
     },
   });
@@ -286,34 +296,16 @@ async function main(): Promise<void> {
         await add('scenes', `${s} gpu`, async () => runScene(await scene(s), { backend: 'gpu' }));
         await add('scenes', `${s} bk`, async () => runScene(await scene(s), { backend: 'bk' }));
       }
-    } else if (sec === 'resume') {
+    } else if (sec === 'options' || ONE_OPTION_SECTIONS.has(sec)) {
+      // The three scenes with one set of device options, to compare with the scenes section's defaults.
+      const env = sec === 'options' ? benchOptions() : undefined;
+      const [what, gpu] = env ? [JSON.stringify(env), env] : ONE_OPTION_SECTIONS.get(sec)!;
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
-        await add('resume', `${s} gpu redo`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { resume: false } }));
-      }
-    } else if (sec === 'split') {
-      for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
-        await add('split', `${s} gpu split-sweep`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { push: 'split-sweep' } }));
+        await add(sec, `${s} gpu ${what}`, async () => runScene(await scene(s), { backend: 'gpu', gpu }));
       }
     } else if (sec === 'bfs') {
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
         for (const B of [16, 32]) await add('bfs', `${s} gpu B${B}`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { bfsPasses: B } }));
-      }
-    } else if (sec === 'gate') {
-      for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
-        await add('gate', `${s} gpu ungated`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { gate: false } }));
-      }
-    } else if (sec === 'compile') {
-      for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
-        await add('compile', `${s} gpu compiles ignored`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { planCompileRounds: 0 } }));
-      }
-    } else if (sec === 'options') {
-      const gpu = benchOptions();
-      for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
-        await add('options', `${s} gpu ${JSON.stringify(gpu)}`, async () => runScene(await scene(s), { backend: 'gpu', gpu }));
-      }
-    } else if (sec === 'cold') {
-      for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
-        await add('cold', `${s} gpu cold starts`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { warmStart: false } }));
       }
     } else if (sec === 'ablation') {
       for (const s of pick(['tsukuba', 'teddy'])) {
