@@ -73,10 +73,13 @@ function dataArg(source: DataSourceKind): string {
  * Capacities of move j's graph, [W, H, 4] as push-relabel reads them:
  * C[0] = c(p → p+1), C[2] = c(p → p+W), and zero reverse capacities (the
  * construction puts B + C − A − D on the forward edge only). Both variants
- * give the same edge capacity e01 + e10 − e00, truncated at 0.
+ * give the same edge capacity e01 + e10 − e00, truncated at 0. The data
+ * costs do not enter (they are terminal edges), so the kernel does not take
+ * them: every argument of a plan's step is copied when the plan is traced and
+ * uploaded when it is compiled, and the cost volume is the largest of them.
  */
-export function capacitySource(source: DataSourceKind): string {
-  return `function (LB, AL, ${dataArg(source)}, WT, VT, j) {
+export function capacitySource(): string {
+  return `function (LB, AL, WT, VT, j) {
     const x = this.thread.x;
     const y = this.thread.y;
     const z = this.thread.z;

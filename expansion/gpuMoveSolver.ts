@@ -452,7 +452,7 @@ export class GpuMoveSolver implements MoveSolver {
     // Without the gate the kernels are compiled ungated and drop the tally the plans pass them.
     const gate = this.o.gate ? MOVE_DONE_GATE : undefined;
     this.kernels = {
-      caps: gpu.createKernel(capacitySource(source.kind), grid(4)),
+      caps: gpu.createKernel(capacitySource(), grid(4)),
       init: gpu.createKernel(initStateSource(source.kind, this.costSpec, reversed), grid(STATE_PLANES)),
       initFromFlows: gpu.createKernel(initStateSource(source.kind, this.costSpec, reversed, true), grid(STATE_PLANES)),
       flows: gpu.createKernel(flowPlanesSource(), grid(2)),
@@ -538,7 +538,7 @@ export class GpuMoveSolver implements MoveSolver {
       let C: unknown = null;
       for (let j = 0; j < moves; j++) {
         T = k.startMove(T);
-        C = k.caps(LB, AL, data, wt, vt, j);
+        C = k.caps(LB, AL, wt, vt, j);
         const S0 = fromFlows ? k.initFromFlows(LB, AL, data, wt, vt, j, C, F) : k.init(LB, AL, data, wt, vt, j);
         S = k.relabel(S0, C, bfs, true, T);
         T = k.tallyFirst(check(S, C, T), T);
