@@ -26,6 +26,13 @@
  *   cold       the same three with every move started from zero flow
  *              (warmStart false; the default starts a move from its α's
  *              previous flows)
+ *   host       tsukuba, teddy and Adirondack, each twice with gpu.js's
+ *              calls as they are and twice with every call's passes
+ *              recorded into one compute pass, alternating, after a
+ *              warm-up run: kernel builds, plan compiles, the calls' time
+ *              until submit (upload, recording) and after it (device,
+ *              readback), from wrappers of gpu.js's WebGPU internals
+ *              (gpuHostProfile.ts)
  *   passes     device time of one pass of each state kernel at three sizes,
  *              and of the sweep and the BFS scan gated shut (copies); BFS
  *              passes work on the [W, H] distances
@@ -56,6 +63,7 @@ import {
 import { createRng, expansionLikeGraph } from '../graphcut/randomGraphs';
 import { checkTilesSource, MOVE_DONE_GATE, TILE } from '../expansion/gpuMoveKernels';
 import { createMoveSolver } from './backends';
+import { installHostProfiler } from './gpuHostProfile';
 import { initialLabeling, match, resolveParams, stereoEnergy } from './match';
 import type { BackendName, MatchParams } from './params';
 import { sceneParamsFor } from './sceneParams';
@@ -302,6 +310,19 @@ async function main(): Promise<void> {
       const [what, gpu] = env ? [JSON.stringify(env), env] : ONE_OPTION_SECTIONS.get(sec)!;
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
         await add(sec, `${s} gpu ${what}`, async () => runScene(await scene(s), { backend: 'gpu', gpu }));
+      }
+    } else if (sec === 'host') {
+      const profiler = installHostProfiler();
+      const profiled = async (s: string, onePass: boolean): Promise<Json> => {
+        profiler.onePass = onePass;
+        profiler.take();
+        const r = await runScene(await scene(s), { backend: 'gpu' });
+        return { ...r, onePass, host: profiler.take() };
+      };
+      // The first run of a process also creates the device; it is not compared.
+      await add('host', 'warm-up tsukuba', () => profiled('tsukuba', false));
+      for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
+        for (const onePass of [false, true, false, true]) await add('host', `${s} gpu${onePass ? ' one pass' : ''}`, () => profiled(s, onePass));
       }
     } else if (sec === 'bfs') {
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
