@@ -1,5 +1,6 @@
 import * as path from 'path';
 import { GPU } from 'gpu.js';
+import { installOnePassCalls } from './gpuOnePassCalls';
 
 /**
  * Sets up gpu.js for the push-relabel kernels: WebGPU (Dawn, through the
@@ -140,6 +141,7 @@ export async function createGpuContext(preference: GpuPreference = 'auto'): Prom
   if (preference === 'auto' || preference === 'webgpu') {
     const webgpu = await setUpWebGpu();
     if (webgpu) {
+      installOnePassCalls();
       const gpu = new GPU({ mode: 'webgpu' });
       return context(gpu, 'webgpu', `WebGPU (Dawn): ${webgpu.adapterInfo}`, webgpu.errors);
     }

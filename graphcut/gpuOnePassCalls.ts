@@ -1,0 +1,134 @@
+/**
+ * One compute pass per pipeline call on WebGPU.
+ *
+ * gpu.js's fused executor (gpu.js 2.24.1, web-gpu/pipeline-executor.js)
+ * records every step of a call as a compute pass of its own: begin, set
+ * pipeline, set bind group, dispatch, end. A move's call has 600–1000 steps,
+ * and recording them cost 11–17 µs a step on the host of an H100 machine,
+ * as much as a third of the device's own time per step (gpuBench `host`,
+ * BENCHMARKS.md). WebGPU orders the dispatches of one compute pass and makes
+ * each one's writes visible to the next, so the same steps can be recorded
+ * as dispatches of a single pass, with the pipeline and bind group set only
+ * when they change: 8–13 µs a step, and whole runs 7–23 % faster, at the
+ * same energies.
+ *
+ * gpu.js has no hook for this, so `installOnePassCalls` replaces the
+ * executor's `execute` with the same call recorded in one pass. It does so
+ * only for the gpu.js version it was written against and only when the
+ * executor has the members it reads; otherwise gpu.js is left as it is.
+ * The replacement is the function `callInOnePass` below, which follows
+ * gpu.js's own `execute` step for step except for the recording.
+ */
+import { Input } from 'gpu.js';
+
+/** One recorded step of a fused plan, as gpu.js's executor keeps it. */
+export interface FusedPass { pipeline: unknown; bindGroup: unknown; groups: number[] }
+export interface FusedParams { perCall: boolean; perCallScalars: Array<{ index: number }>; seedOffset: number | null; u32: Uint32Array; i32: Int32Array; f32: Float32Array; mirror: ArrayBuffer; paramsBuffer: unknown }
+export interface FusedArgument { flatLength: number; scratch: Float32Array; buffer: unknown }
+export interface FusedRead { kind: string; buffer: unknown; offset: number; byteLength: number }
+export interface ComputePassLike { setPipeline(p: unknown): void; setBindGroup(i: number, g: unknown): void; dispatchWorkgroups(x: number, y: number, z: number): void; end(): void }
+export interface DeviceLike {
+  queue: { writeBuffer(b: unknown, o: number, d: ArrayBufferView | ArrayBuffer): void; submit(c: unknown[]): void };
+  createCommandEncoder(): { beginComputePass(): ComputePassLike; copyBufferToBuffer(a: unknown, ao: number, b: unknown, bo: number, n: number): void; finish(): unknown };
+}
+export interface StagingLike { mapAsync(mode: number): Promise<void>; getMappedRange(): ArrayBuffer; unmap(): void }
+/** The members of gpu.js's WebGPUPipelineExecutor that a call reads. */
+export interface FusedExecutor {
+  destroyed: boolean;
+  context: { isLost?: boolean } | null;
+  _passes: FusedPass[];
+  _argRegions: Map<number, FusedArgument>;
+  _paramsRecords: FusedParams[];
+  _resultReads: FusedRead[];
+  _staging: StagingLike | null;
+  _device: DeviceLike;
+  _checkArguments(args: unknown[]): void;
+  _writeScalar(u32: Uint32Array, i32: Int32Array, f32: Float32Array, slot: unknown, value: unknown): void;
+  _shapeResults(args: unknown[], mapped: ArrayBuffer | null): unknown;
+  execute(args: unknown[]): Promise<unknown>;
+}
+
+/** The gpu.js release whose executor `callInOnePass` mirrors. */
+export const ONE_PASS_GPU_JS_VERSION = '2.24.1';
+const MAP_MODE_READ = 1;
+const MEMBERS = ['_checkArguments', '_writeScalar', '_shapeResults', 'execute'] as const;
+
+/**
+ * A fused call with every step recorded as a dispatch of one compute pass:
+ * arguments checked and written, per-call scalars written, passes recorded,
+ * results copied to the staging buffer, one submit, one readback.
+ */
+export function callInOnePass(ex: FusedExecutor, args: unknown[], flattenTo: (a: unknown, t: Float32Array) => void): Promise<unknown> {
+  if (ex.destroyed) throw new Error('pipeline fused executor has been destroyed');
+  // A rejection, not a throw: gpu.js then drops the executor and the next call rebuilds on a fresh device.
+  if (ex.context?.isLost) return Promise.reject(new Error('WebGPU device was lost; the pipeline will rebuild on a fresh device on its next call'));
+  ex._checkArguments(args);
+  const device = ex._device;
+  for (const [index, region] of ex._argRegions) {
+    const value = args[index];
+    flattenTo(value instanceof Input ? value.value : value, region.scratch);
+    device.queue.writeBuffer(region.buffer, 0, region.scratch);
+  }
+  for (const record of ex._paramsRecords) {
+    if (!record.perCall) continue;
+    for (const slot of record.perCallScalars) ex._writeScalar(record.u32, record.i32, record.f32, slot, args[slot.index]);
+    if (record.seedOffset !== null) record.u32[record.seedOffset / 4] = (Math.random() * 0x100000000) >>> 0;
+    device.queue.writeBuffer(record.paramsBuffer, 0, record.mirror);
+  }
+  const encoder = device.createCommandEncoder();
+  const pass = encoder.beginComputePass();
+  let pipeline: unknown = null;
+  let bindGroup: unknown = null;
+  for (const step of ex._passes) {
+    if (step.pipeline !== pipeline) {
+      pipeline = step.pipeline;
+      pass.setPipeline(pipeline);
+    }
+    if (step.bindGroup !== bindGroup) {
+      bindGroup = step.bindGroup;
+      pass.setBindGroup(0, bindGroup);
+    }
+    pass.dispatchWorkgroups(step.groups[0], step.groups[1], step.groups[2]);
+  }
+  pass.end();
+  const staging = ex._staging;
+  for (const read of ex._resultReads) {
+    if (read.kind === 'step') encoder.copyBufferToBuffer(read.buffer, 0, staging, read.offset, read.byteLength);
+  }
+  device.queue.submit([encoder.finish()]);
+  if (!staging) return Promise.resolve(ex._shapeResults(args, null));
+  return staging.mapAsync(MAP_MODE_READ).then(() => {
+    const values = ex._shapeResults(args, staging.getMappedRange());
+    staging.unmap();
+    return values;
+  });
+}
+
+/** Whether calls are recorded in one pass (true once installed; gpuBench's `host` section turns it off to compare). */
+export const onePassCalls = { enabled: true, installed: false };
+
+/**
+ * Makes gpu.js's WebGPU executor record each call in one compute pass
+ * (idempotent). Returns false, changing nothing, when gpu.js is not the
+ * version this was written for or its executor lacks a member it reads.
+ */
+export function installOnePassCalls(): boolean {
+  if (onePassCalls.installed) return true;
+  let version: string;
+  let proto: FusedExecutor;
+  let flattenTo: (a: unknown, t: Float32Array) => void;
+  try {
+    version = (require('gpu.js/package.json') as { version: string }).version;
+    proto = (require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: { prototype: FusedExecutor } }).WebGPUPipelineExecutor.prototype;
+    flattenTo = (require('gpu.js/src/utils.js') as { utils: { flattenTo(a: unknown, t: Float32Array): void } }).utils.flattenTo;
+  } catch {
+    return false;
+  }
+  if (version !== ONE_PASS_GPU_JS_VERSION || MEMBERS.some((m) => typeof proto[m] !== 'function')) return false;
+  const execute = proto.execute;
+  proto.execute = function (this: FusedExecutor, args: unknown[]) {
+    return onePassCalls.enabled ? callInOnePass(this, args, flattenTo) : execute.call(this, args);
+  };
+  onePassCalls.installed = true;
+  return true;
+}

@@ -1,0 +1,149 @@
+/**
+ * The one-pass recording of WebGPU pipeline calls (graphcut/gpuOnePassCalls.ts)
+ * against gpu.js's own recording, on a device that logs what it is asked to
+ * do. CI has no GPU, so this checks what is recorded; that the GPU runs one
+ * pass's dispatches in order is WebGPU's guarantee, checked on the device by
+ * --verify and by equal energies (BENCHMARKS.md).
+ */
+import { Input } from 'gpu.js';
+import { callInOnePass, installOnePassCalls, onePassCalls, ONE_PASS_GPU_JS_VERSION, type FusedExecutor } from '../graphcut/gpuOnePassCalls';
+import { createRng } from '../graphcut/randomGraphs';
+
+type Op = [string, ...unknown[]];
+
+/** A device whose queue and encoders append to `log` (written data copied when written: gpu.js reuses its scratch arrays). */
+function loggingDevice(log: Op[]): FusedExecutor['_device'] {
+  return {
+    queue: {
+      writeBuffer: (b, o, d) => { log.push(['write', b, o, Array.from(d instanceof ArrayBuffer ? new Uint8Array(d) : new Float32Array((d as Float32Array).buffer.slice(0)))]); },
+      submit: (c) => { log.push(['submit', c.length]); },
+    },
+    createCommandEncoder: () => ({
+      beginComputePass: () => {
+        log.push(['begin']);
+        return {
+          setPipeline: (p) => { log.push(['pipeline', p]); },
+          setBindGroup: (i, g) => { log.push(['bindGroup', i, g]); },
+          dispatchWorkgroups: (x, y, z) => { log.push(['dispatch', x, y, z]); },
+          end: () => { log.push(['end']); },
+        };
+      },
+      // The staging buffer is an object of its executor's; the log names it.
+      copyBufferToBuffer: (a, ao, b, bo, n) => { log.push(['copy', a, ao, b === null ? null : 'staging', bo, n]); },
+      finish: () => 'commands',
+    }),
+  };
+}
+
+const flattenTo = (a: unknown, t: Float32Array): void => { t.set(a as Float32Array); };
+
+/** A random fused plan: passes drawn from small pools of pipelines and bind groups, arguments, per-call scalars and result reads. */
+function randomExecutor(rng: () => number, proto: object, log: Op[], withStaging = true): { ex: FusedExecutor; args: unknown[] } {
+  const pick = (k: number): number => Math.floor(rng() * k);
+  const steps = 1 + pick(40);
+  const pipelines = 1 + pick(4);
+  const groups = 1 + pick(5);
+  const passes = Array.from({ length: steps }, () => ({ pipeline: `P${pick(pipelines)}`, bindGroup: `G${pick(groups)}`, groups: [1 + pick(9), 1 + pick(9), 1] }));
+  const args: unknown[] = [];
+  const argRegions = new Map<number, { flatLength: number; scratch: Float32Array; buffer: unknown }>();
+  for (let i = 0, count = 1 + pick(3); i < count; i++) {
+    const len = 1 + pick(12);
+    const data = Float32Array.from({ length: len }, () => pick(100));
+    args.push(rng() < 0.5 ? new Input(data as unknown as number[], [len]) : data);
+    argRegions.set(i, { flatLength: len, scratch: new Float32Array(len), buffer: `A${i}` });
+  }
+  const scalarIndex = args.length;
+  args.push(pick(1000));
+  const paramsRecords = Array.from({ length: 1 + pick(3) }, (_, r) => {
+    const mirror = new ArrayBuffer(16);
+    return { perCall: rng() < 0.6, perCallScalars: [{ index: scalarIndex, offset: 4 * pick(4), type: 'Integer' }], seedOffset: null, u32: new Uint32Array(mirror), i32: new Int32Array(mirror), f32: new Float32Array(mirror), mirror, paramsBuffer: `U${r}` };
+  });
+  const resultReads = Array.from({ length: 1 + pick(3) }, (_, r) => (rng() < 0.8 ? { kind: 'step', buffer: `B${r}`, offset: 16 * r, byteLength: 4 + 4 * pick(4) } : { kind: 'arg', buffer: null, offset: 0, byteLength: 0 }));
+  const ex = Object.assign(Object.create(proto) as FusedExecutor, {
+    destroyed: false,
+    context: { isLost: false },
+    _passes: passes,
+    _argRegions: argRegions,
+    _paramsRecords: paramsRecords,
+    _resultReads: resultReads,
+    _staging: withStaging ? { mapAsync: async () => { log.push(['map']); }, getMappedRange: () => new ArrayBuffer(8), unmap: () => { log.push(['unmap']); } } : null,
+    _device: loggingDevice(log),
+    _checkArguments: () => { log.push(['checked']); },
+    _shapeResults: (a: unknown[], mapped: ArrayBuffer | null) => ({ shapedFrom: mapped === null ? null : mapped.byteLength, args: a.length }),
+  });
+  return { ex, args };
+}
+
+/** What the GPU is asked to do: each dispatch with the pipeline and bind group in force, and everything else in order. */
+function effect(log: Op[]): unknown[] {
+  const out: unknown[] = [];
+  let pipeline: unknown = null;
+  let group: unknown = null;
+  for (const op of log) {
+    if (op[0] === 'pipeline') pipeline = op[1];
+    else if (op[0] === 'bindGroup') group = op[2];
+    else if (op[0] === 'dispatch') out.push(['dispatch', pipeline, group, ...op.slice(1)]);
+    else if (op[0] === 'begin' || op[0] === 'end') {
+      // A new compute pass starts with nothing set.
+      pipeline = null;
+      group = null;
+    } else out.push(op);
+  }
+  return out;
+}
+
+const gpuJsExecutor = (require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: { prototype: FusedExecutor } }).WebGPUPipelineExecutor.prototype;
+
+describe('one compute pass per WebGPU pipeline call', () => {
+  test('is installed for the gpu.js release it mirrors, once', () => {
+    expect((require('gpu.js/package.json') as { version: string }).version).toBe(ONE_PASS_GPU_JS_VERSION);
+    expect(installOnePassCalls()).toBe(true);
+    const installed = gpuJsExecutor.execute;
+    expect(installOnePassCalls()).toBe(true);
+    expect(gpuJsExecutor.execute).toBe(installed);
+  });
+
+  test('asks the device for what gpu.js asks, on 300 random plans: same writes, dispatches with the same pipeline and bind group, copies, submit and results', async () => {
+    installOnePassCalls();
+    const rng = createRng(11);
+    let fewerSets = 0;
+    try {
+      for (let trial = 0; trial < 300; trial++) {
+        const seed = Math.floor(rng() * 2 ** 31);
+        const logs: Op[][] = [];
+        const results: unknown[] = [];
+        for (const enabled of [false, true]) {
+          onePassCalls.enabled = enabled;
+          const log: Op[] = [];
+          const { ex, args } = randomExecutor(createRng(seed), gpuJsExecutor, log, trial % 10 !== 0);
+          results.push(await ex.execute(args));
+          logs.push(log);
+        }
+        const [theirs, ours] = logs;
+        expect(effect(ours)).toEqual(effect(theirs));
+        expect(results[1]).toEqual(results[0]);
+        // gpu.js opens a pass per step; the one-pass call opens one, and sets a pipeline or bind group only when it changes.
+        const count = (log: Op[], kind: string): number => log.filter((op) => op[0] === kind).length;
+        expect(count(ours, 'begin')).toBe(1);
+        expect(count(theirs, 'begin')).toBe(count(theirs, 'dispatch'));
+        const sets = (log: Op[]): number => count(log, 'pipeline') + count(log, 'bindGroup');
+        expect(sets(ours)).toBeLessThanOrEqual(sets(theirs));
+        if (sets(ours) < sets(theirs)) fewerSets++;
+      }
+    } finally {
+      onePassCalls.enabled = true;
+    }
+    expect(fewerSets).toBeGreaterThan(200);
+  });
+
+  test('a destroyed executor throws and a lost device rejects, as in gpu.js, before anything is written', async () => {
+    const log: Op[] = [];
+    const { ex, args } = randomExecutor(createRng(5), gpuJsExecutor, log);
+    ex.destroyed = true;
+    expect(() => callInOnePass(ex, args, flattenTo)).toThrow(/destroyed/);
+    ex.destroyed = false;
+    ex.context = { isLost: true };
+    await expect(callInOnePass(ex, args, flattenTo)).rejects.toThrow(/device was lost/);
+    expect(log).toEqual([]);
+  });
+});
