@@ -2,6 +2,7 @@ import * as os from 'os';
 import { Input, type IGPUKernelSettings, type IKernelRunShortcut, type IPipelineRunShortcut, type KernelOutput } from 'gpu.js';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import type { GpuContext } from '../graphcut/gpuBackend';
+import { recordAhead } from '../graphcut/gpuOnePassCalls';
 import { cutCapacity, MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
 import { flattenState, GpuPrecisionError } from '../graphcut/pushRelabel';
 import {
@@ -170,6 +171,14 @@ export interface GpuMoveOptions {
    * state instead of push-relabel and BFS passes (MOVE_DONE_GATE).
    */
   gate?: boolean;
+  /**
+   * While the device runs a call, record the passes of the call expected
+   * next (the next move's plan, taken to start like this one), so that
+   * the host does not record them between the two calls while the device
+   * idles (default true; WebGPU with one-pass calls only:
+   * graphcut/gpuOnePassCalls.ts, recordAhead).
+   */
+  recordAhead?: boolean;
 }
 
 /** How a move starts: from zero flow, or from its α's stored flows (warmStart). */
@@ -228,6 +237,11 @@ export interface GpuMoveCounters {
   rounds: number;
   iterations: number;
   bfsPasses: number;
+  /** calls after which the next plan was guessed (it was compiled), and calls whose plan was the guess */
+  guessedCalls: number;
+  guessHits: number;
+  /** guesses whose passes were recorded ahead (WebGPU) */
+  recordedAhead: number;
   deviceMs: number;
   hostMs: number;
 }
@@ -312,7 +326,7 @@ export class GpuMoveSolver implements MoveSolver {
   readonly backend: string;
   readonly device: string;
   readonly counters: GpuMoveCounters = {
-    pipelineCalls: 0, moves: 0, redoneMoves: 0, resumedCalls: 0, warmMoves: 0, bfsShortfalls: 0, discardedMoves: 0, plans: 0, rounds: 0, iterations: 0, bfsPasses: 0, deviceMs: 0, hostMs: 0,
+    pipelineCalls: 0, moves: 0, redoneMoves: 0, resumedCalls: 0, warmMoves: 0, bfsShortfalls: 0, discardedMoves: 0, plans: 0, rounds: 0, iterations: 0, bfsPasses: 0, guessedCalls: 0, guessHits: 0, recordedAhead: 0, deviceMs: 0, hostMs: 0,
   };
   /** Every pipeline call so far, in order. */
   readonly calls: GpuCallRecord[] = [];
@@ -350,6 +364,8 @@ export class GpuMoveSolver implements MoveSolver {
   readonly warmStart: boolean;
   private readonly flowStore: Array<Float32Array | undefined>;
   private energyPipe?: IPipelineRunShortcut;
+  /** The plan guessed for the next call during the last one (moveSequence carries it between calls of the driver). */
+  private guessedPlan?: Plan;
   private energyChunk = 1;
   private readonly verifier?: { builder: BinaryStepBuilder; bk: BoykovKolmogorovSolver; cuts: number };
 
@@ -357,7 +373,7 @@ export class GpuMoveSolver implements MoveSolver {
     this.o = {
       iterationsPerRound: 16, bfsPasses: defaultBfsPasses(energy.width, energy.height), initialRounds: 4, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
       push: defaultPush(energy.width, energy.height), bfs: 'scan', reach: defaultReach(energy.width, energy.height), resume: true,
-      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS,
+      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, recordAhead: true,
       ...options,
     };
     if (typeof this.o.planCompileRounds !== 'number' || !(this.o.planCompileRounds >= 0) || !Number.isFinite(this.o.planCompileRounds)) {
@@ -368,7 +384,7 @@ export class GpuMoveSolver implements MoveSolver {
       if (!Number.isInteger(v) || v < 1) throw new Error(`gpu expansion option ${k}: expected a positive integer, got ${String(v)}`);
     }
     checkKernelScheme('gpu expansion', this.o);
-    for (const k of ['resume', 'gate'] as const) {
+    for (const k of ['resume', 'gate', 'recordAhead'] as const) {
       if (typeof this.o[k] !== 'boolean') throw new Error(`gpu expansion option ${k}: expected true or false, got ${String(this.o[k])}`);
     }
     if (this.o.variant !== 'classic' && this.o.variant !== 'reversed') throw new Error(`gpu expansion option variant: expected classic or reversed, got '${String(this.o.variant)}'`);
@@ -597,6 +613,8 @@ export class GpuMoveSolver implements MoveSolver {
     let spent = 0;
     let resumeRounds = 0;
     let unfinishedMs = 0;
+    // The plan guessed, during the previous call, for this one.
+    let guessed: Plan | undefined = this.guessedPlan;
     while (next < alphas.length) {
       const resuming = resumeRounds > 0;
       const chunk = resuming ? alphas.slice(next, next + 1) : alphas.slice(next, next + perCall);
@@ -605,6 +623,10 @@ export class GpuMoveSolver implements MoveSolver {
       const t0 = performance.now();
       const plan = this.plan(chunk.length, resuming ? resumeRounds : this.rounds[kind], this.bfs, this.verifier !== undefined);
       const compiled = plan.calls++ === 0;
+      if (guessed) {
+        this.counters.guessedCalls++;
+        if (guessed === plan) this.counters.guessHits++;
+      }
       this.labelsF.set(labels); // Uint16 → f32 is exact; set() converts natively, about 15 times faster than a JS loop
       const before = this.verifier ? labels.slice() : undefined;
       const args: Input[] = [
@@ -617,8 +639,15 @@ export class GpuMoveSolver implements MoveSolver {
       }
       const tCall = performance.now();
       let tSubmitted = NaN;
-      setImmediate(() => { tSubmitted = performance.now(); });
-      const out = (await plan.pipe(...args)) as unknown[];
+      const pending = plan.pipe(...args);
+      // A call that compiles its plan has not submitted by then; guessing would only delay it.
+      const guess = compiled ? undefined : this.guessNextPlan(kind);
+      guessed = guess;
+      setImmediate(() => {
+        tSubmitted = performance.now();
+        if (guess && this.o.recordAhead && recordAhead(guess.pipe)) this.counters.recordedAhead++;
+      });
+      const out = (await pending) as unknown[];
       const tBack = performance.now();
       this.counters.pipelineCalls++;
       if (resuming) this.counters.resumedCalls++;
@@ -720,7 +749,20 @@ export class GpuMoveSolver implements MoveSolver {
         throw new Error(`gpu expansion: move α=${alphas[next]} did not converge within ${ran * K} push-relabel iterations (maxIterations = ${this.o.maxIterations})`);
       }
     }
+    this.guessedPlan = guessed;
     return results;
+  }
+
+  /**
+   * The compiled plan the next call is expected to use, if any: that of a
+   * fresh move starting like this one (cold or warm), with the rounds and
+   * BFS passes as they are. Most calls converge, the next α usually starts
+   * as the last did (cold in the first cycle, warm after), and the rounds
+   * adapt in steps; a wrong guess costs only recording on the host while
+   * it would wait. Never compiles, and leaves the cache's order alone.
+   */
+  private guessNextPlan(kind: StartKind): Plan | undefined {
+    return this.plans.get(planKey(this.movesPerCall, this.rounds[kind], this.o.bfsPasses, this.verifier !== undefined));
   }
 
   /**

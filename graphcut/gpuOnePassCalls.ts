@@ -18,6 +18,14 @@
  * executor has the members it reads; otherwise gpu.js is left as it is.
  * The replacement is the function `callInOnePass` below, which follows
  * gpu.js's own `execute` step for step except for the recording.
+ *
+ * A call's recorded passes depend on its executor alone: the arguments and
+ * per-call scalars reach the device through queue writes, which WebGPU
+ * orders before any later submit. So the passes of an executor's next call
+ * can be recorded ahead (`recordAhead`), while the device is still running
+ * the current call, instead of between the two calls, when the device
+ * idles. The solver records ahead the call it expects next; a call that
+ * finds its passes recorded submits them as they are.
  */
 import { Input } from 'gpu.js';
 
@@ -54,28 +62,11 @@ const MAP_MODE_READ = 1;
 const MEMBERS = ['_checkArguments', '_writeScalar', '_shapeResults', 'execute'] as const;
 
 /**
- * A fused call with every step recorded as a dispatch of one compute pass:
- * arguments checked and written, per-call scalars written, passes recorded,
- * results copied to the staging buffer, one submit, one readback.
+ * Every step of a fused plan as a dispatch of one compute pass, then the
+ * results copied to the staging buffer: the commands of one call, finished.
  */
-export function callInOnePass(ex: FusedExecutor, args: unknown[], flattenTo: (a: unknown, t: Float32Array) => void): Promise<unknown> {
-  if (ex.destroyed) throw new Error('pipeline fused executor has been destroyed');
-  // A rejection, not a throw: gpu.js then drops the executor and the next call rebuilds on a fresh device.
-  if (ex.context?.isLost) return Promise.reject(new Error('WebGPU device was lost; the pipeline will rebuild on a fresh device on its next call'));
-  ex._checkArguments(args);
-  const device = ex._device;
-  for (const [index, region] of ex._argRegions) {
-    const value = args[index];
-    flattenTo(value instanceof Input ? value.value : value, region.scratch);
-    device.queue.writeBuffer(region.buffer, 0, region.scratch);
-  }
-  for (const record of ex._paramsRecords) {
-    if (!record.perCall) continue;
-    for (const slot of record.perCallScalars) ex._writeScalar(record.u32, record.i32, record.f32, slot, args[slot.index]);
-    if (record.seedOffset !== null) record.u32[record.seedOffset / 4] = (Math.random() * 0x100000000) >>> 0;
-    device.queue.writeBuffer(record.paramsBuffer, 0, record.mirror);
-  }
-  const encoder = device.createCommandEncoder();
+function recordCall(ex: FusedExecutor): unknown {
+  const encoder = ex._device.createCommandEncoder();
   const pass = encoder.beginComputePass();
   let pipeline: unknown = null;
   let bindGroup: unknown = null;
@@ -95,7 +86,44 @@ export function callInOnePass(ex: FusedExecutor, args: unknown[], flattenTo: (a:
   for (const read of ex._resultReads) {
     if (read.kind === 'step') encoder.copyBufferToBuffer(read.buffer, 0, staging, read.offset, read.byteLength);
   }
-  device.queue.submit([encoder.finish()]);
+  return encoder.finish();
+}
+
+/** Commands recorded ahead, at most one call's per executor; a call takes them (a command buffer is submitted once). */
+const recordedAhead = new WeakMap<FusedExecutor, unknown>();
+
+/**
+ * A fused call with every step recorded as a dispatch of one compute pass:
+ * arguments checked and written, per-call scalars written, passes recorded
+ * (or taken as recorded ahead), results copied to the staging buffer, one
+ * submit, one readback.
+ */
+export function callInOnePass(ex: FusedExecutor, args: unknown[], flattenTo: (a: unknown, t: Float32Array) => void): Promise<unknown> {
+  if (ex.destroyed) throw new Error('pipeline fused executor has been destroyed');
+  // A rejection, not a throw: gpu.js then drops the executor and the next call rebuilds on a fresh device.
+  if (ex.context?.isLost) return Promise.reject(new Error('WebGPU device was lost; the pipeline will rebuild on a fresh device on its next call'));
+  ex._checkArguments(args);
+  const device = ex._device;
+  for (const [index, region] of ex._argRegions) {
+    const value = args[index];
+    flattenTo(value instanceof Input ? value.value : value, region.scratch);
+    device.queue.writeBuffer(region.buffer, 0, region.scratch);
+  }
+  for (const record of ex._paramsRecords) {
+    if (!record.perCall) continue;
+    for (const slot of record.perCallScalars) ex._writeScalar(record.u32, record.i32, record.f32, slot, args[slot.index]);
+    if (record.seedOffset !== null) record.u32[record.seedOffset / 4] = (Math.random() * 0x100000000) >>> 0;
+    device.queue.writeBuffer(record.paramsBuffer, 0, record.mirror);
+  }
+  let commands = recordedAhead.get(ex);
+  if (commands === undefined) {
+    commands = recordCall(ex);
+  } else {
+    recordedAhead.delete(ex);
+    onePassCalls.takenAhead++;
+  }
+  device.queue.submit([commands]);
+  const staging = ex._staging;
   if (!staging) return Promise.resolve(ex._shapeResults(args, null));
   return staging.mapAsync(MAP_MODE_READ).then(() => {
     const values = ex._shapeResults(args, staging.getMappedRange());
@@ -104,8 +132,38 @@ export function callInOnePass(ex: FusedExecutor, args: unknown[], flattenTo: (a:
   });
 }
 
-/** Whether calls are recorded in one pass (true once installed; gpuBench's `host` section turns it off to compare). */
-export const onePassCalls = { enabled: true, installed: false };
+/**
+ * Whether calls are recorded in one pass (true once installed; gpuBench's
+ * `host` section turns it off to compare) and whether calls may be recorded
+ * ahead (`ahead`; its `ahead` section compares), with counts of calls
+ * recorded ahead and of those a call took, and the time spent recording
+ * ahead.
+ */
+export const onePassCalls = { enabled: true, installed: false, ahead: true, recordedAhead: 0, takenAhead: 0, aheadMs: 0 };
+
+/** gpu.js's WebGPU executor class, once installed: recordAhead accepts its instances only. */
+let executorProto: FusedExecutor | undefined;
+
+/**
+ * Records the passes of `pipe`'s next call now (a gpu.js pipeline from
+ * createPipeline), so that the call only writes its arguments and submits.
+ * Does nothing, returning false, unless one-pass calls are installed and on
+ * and the pipeline runs on a live compiled WebGPU executor with nothing
+ * recorded ahead yet. Meant for while the device runs another call: the
+ * host idles then.
+ */
+export function recordAhead(pipe: unknown): boolean {
+  if (!executorProto || !onePassCalls.enabled || !onePassCalls.ahead) return false;
+  const ex = (pipe as { pipeline?: { _executor?: unknown } } | null)?.pipeline?._executor;
+  if (typeof ex !== 'object' || ex === null || !executorProto.isPrototypeOf(ex)) return false;
+  const fused = ex as FusedExecutor;
+  if (fused.destroyed || fused.context?.isLost || !fused._passes || recordedAhead.has(fused)) return false;
+  const t = performance.now();
+  recordedAhead.set(fused, recordCall(fused));
+  onePassCalls.aheadMs += performance.now() - t;
+  onePassCalls.recordedAhead++;
+  return true;
+}
 
 /**
  * Makes gpu.js's WebGPU executor record each call in one compute pass
@@ -126,6 +184,7 @@ export function installOnePassCalls(): boolean {
   }
   if (version !== ONE_PASS_GPU_JS_VERSION || MEMBERS.some((m) => typeof proto[m] !== 'function')) return false;
   const execute = proto.execute;
+  executorProto = proto;
   proto.execute = function (this: FusedExecutor, args: unknown[]) {
     return onePassCalls.enabled ? callInOnePass(this, args, flattenTo) : execute.call(this, args);
   };

@@ -33,6 +33,9 @@
  *              compiles, the calls' time until submit (upload, recording)
  *              and after it (device, readback), from wrappers of gpu.js's
  *              WebGPU internals (gpuHostProfile.ts)
+ *   ahead      the same as host, alternating calls recorded ahead (the
+ *              default: the next call's passes recorded while the device
+ *              runs the current one) with calls recorded when made
  *   passes     device time of one pass of each state kernel at three sizes,
  *              and of the sweep and the BFS scan gated shut (copies); BFS
  *              passes work on the [W, H] distances
@@ -311,18 +314,21 @@ async function main(): Promise<void> {
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
         await add(sec, `${s} gpu ${what}`, async () => runScene(await scene(s), { backend: 'gpu', gpu }));
       }
-    } else if (sec === 'host') {
+    } else if (sec === 'host' || sec === 'ahead') {
       const profiler = installHostProfiler();
-      const profiled = async (s: string, onePass: boolean): Promise<Json> => {
+      const profiled = async (s: string, onePass: boolean, ahead: boolean): Promise<Json> => {
         profiler.onePass = onePass;
         profiler.take();
-        const r = await runScene(await scene(s), { backend: 'gpu' });
-        return { ...r, onePass, host: profiler.take() };
+        const r = await runScene(await scene(s), { backend: 'gpu', gpu: { recordAhead: ahead } });
+        return { ...r, onePass, recordAhead: ahead, host: profiler.take() };
       };
       // The first run of a process also creates the device; it is not compared.
-      await add('host', 'warm-up tsukuba', () => profiled('tsukuba', true));
+      await add(sec, 'warm-up tsukuba', () => profiled('tsukuba', true, true));
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
-        for (const onePass of [true, false, true, false]) await add('host', `${s} gpu${onePass ? '' : ' pass per step'}`, () => profiled(s, onePass));
+        for (const on of [true, false, true, false]) {
+          if (sec === 'host') await add(sec, `${s} gpu${on ? '' : ' pass per step'}`, () => profiled(s, on, true));
+          else await add(sec, `${s} gpu${on ? '' : ' not recorded ahead'}`, () => profiled(s, true, on));
+        }
       }
     } else if (sec === 'bfs') {
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {

@@ -8,6 +8,9 @@
  * recording of every pass; after it, the wait for the device and the
  * readback.
  *
+ * Calls recorded ahead (the solver's recordAhead option) are counted apart:
+ * their recording happens outside the calls, while the device runs another.
+ *
  * `onePass` switches between the solver's recording of a call
  * (graphcut/gpuOnePassCalls.ts: every step a dispatch of one compute pass)
  * and gpu.js's own (a compute pass per step), to measure the difference.
@@ -32,12 +35,16 @@ export interface HostProfile {
   /** From submit until the results were shaped (device time, readback). */
   waitMs: number;
   argumentBytes: number;
+  /** Calls recorded ahead (while the device ran another call), the time that took, and the calls that found theirs recorded. */
+  recordedAhead: number;
+  aheadMs: number;
+  takenAhead: number;
 }
 
 type Method<T> = (this: T, ...a: never[]) => unknown;
 
 function emptyProfile(): HostProfile {
-  return { kernelBuilds: 0, distinctSources: 0, buildMs: 0, shaderModuleMs: 0, computePipelineMs: 0, planCompiles: 0, compileMs: 0, calls: 0, passes: 0, encodeMs: 0, waitMs: 0, argumentBytes: 0 };
+  return { kernelBuilds: 0, distinctSources: 0, buildMs: 0, shaderModuleMs: 0, computePipelineMs: 0, planCompiles: 0, compileMs: 0, calls: 0, passes: 0, encodeMs: 0, waitMs: 0, argumentBytes: 0, recordedAhead: 0, aheadMs: 0, takenAhead: 0 };
 }
 
 /** The profiler, installed once per process; `onePass` may change between runs. */
@@ -100,9 +107,10 @@ export function installHostProfiler(): HostProfiler {
     get onePass() { return onePassCalls.enabled; },
     set onePass(on: boolean) { onePassCalls.enabled = on; },
     take: () => {
-      const out = { ...p, distinctSources: sources.size };
+      const out = { ...p, distinctSources: sources.size, recordedAhead: onePassCalls.recordedAhead, aheadMs: onePassCalls.aheadMs, takenAhead: onePassCalls.takenAhead };
       p = emptyProfile();
       sources = new Set();
+      Object.assign(onePassCalls, { recordedAhead: 0, aheadMs: 0, takenAhead: 0 });
       return out;
     },
   };

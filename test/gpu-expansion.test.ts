@@ -78,6 +78,7 @@ describe('GpuMoveSolver against the BK path', () => {
     expect(() => make({ maxCachedPlans: 0 })).toThrow(/option maxCachedPlans/);
     expect(() => make({ gate: 1 })).toThrow(/option gate/);
     expect(() => make({ planCompileRounds: -1 })).toThrow(/option planCompileRounds/);
+    expect(() => make({ recordAhead: 'no' })).toThrow(/option recordAhead/);
     expect(() => make({ planCompileRounds: Infinity })).toThrow(/option planCompileRounds/);
     expect(() => make({ warmStart: 'yes' })).toThrow(/option warmStart/);
     expect(() => make({ warmStart: true, movesPerCall: 4 })).toThrow(/option warmStart: needs one move per call/);
@@ -136,6 +137,16 @@ describe('GpuMoveSolver against the BK path', () => {
     const counted = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'compiles counted', { ...options, planCompileRounds: 1000 });
     expect(free.counters.plans).toBeGreaterThan(2);
     expect(counted.counters.plans).toBeLessThan(free.counters.plans);
+    // The next call's plan is guessed after every call that did not compile, among compiled plans only (a guess never compiles), and the guesses
+    // are recorded ahead only on WebGPU.
+    for (const g of [free, counted]) {
+      const c = g.counters;
+      expect(c.guessedCalls).toBeGreaterThan(0);
+      expect(c.guessedCalls).toBeLessThanOrEqual(g.calls.filter((call) => !call.compiled).length);
+      expect(c.guessHits).toBeGreaterThan(0);
+      expect(c.guessHits).toBeLessThanOrEqual(c.guessedCalls);
+      expect(c.recordedAhead).toBe(0);
+    }
   });
 
   test('the gate changes no result: gated and ungated plans that overshoot give BK\'s labels and the same counters', async () => {

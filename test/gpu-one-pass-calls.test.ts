@@ -6,39 +6,56 @@
  * --verify and by equal energies (BENCHMARKS.md).
  */
 import { Input } from 'gpu.js';
-import { callInOnePass, installOnePassCalls, onePassCalls, ONE_PASS_GPU_JS_VERSION, type FusedExecutor } from '../graphcut/gpuOnePassCalls';
+import { callInOnePass, installOnePassCalls, onePassCalls, ONE_PASS_GPU_JS_VERSION, recordAhead, type FusedExecutor } from '../graphcut/gpuOnePassCalls';
 import { createRng } from '../graphcut/randomGraphs';
 
 type Op = [string, ...unknown[]];
 
-/** A device whose queue and encoders append to `log` (written data copied when written: gpu.js reuses its scratch arrays). */
+/**
+ * A device that logs, in queue order, what it is asked to do: writes (the
+ * data copied when written: gpu.js reuses its scratch arrays) and the
+ * commands of each submitted command buffer. Commands are kept by their
+ * encoder until submitted, as WebGPU runs them; a command buffer submitted
+ * twice is an error, as in WebGPU.
+ */
 function loggingDevice(log: Op[]): FusedExecutor['_device'] {
+  const submitted = new Set<unknown>();
   return {
     queue: {
       writeBuffer: (b, o, d) => { log.push(['write', b, o, Array.from(d instanceof ArrayBuffer ? new Uint8Array(d) : new Float32Array((d as Float32Array).buffer.slice(0)))]); },
-      submit: (c) => { log.push(['submit', c.length]); },
-    },
-    createCommandEncoder: () => ({
-      beginComputePass: () => {
-        log.push(['begin']);
-        return {
-          setPipeline: (p) => { log.push(['pipeline', p]); },
-          setBindGroup: (i, g) => { log.push(['bindGroup', i, g]); },
-          dispatchWorkgroups: (x, y, z) => { log.push(['dispatch', x, y, z]); },
-          end: () => { log.push(['end']); },
-        };
+      submit: (c) => {
+        for (const commands of c) {
+          if (submitted.has(commands)) throw new Error('command buffer submitted twice');
+          submitted.add(commands);
+          log.push(...(commands as { ops: Op[] }).ops);
+        }
+        log.push(['submit', c.length]);
       },
-      // The staging buffer is an object of its executor's; the log names it.
-      copyBufferToBuffer: (a, ao, b, bo, n) => { log.push(['copy', a, ao, b === null ? null : 'staging', bo, n]); },
-      finish: () => 'commands',
-    }),
+    },
+    createCommandEncoder: () => {
+      const ops: Op[] = [];
+      return {
+        beginComputePass: () => {
+          ops.push(['begin']);
+          return {
+            setPipeline: (p) => { ops.push(['pipeline', p]); },
+            setBindGroup: (i, g) => { ops.push(['bindGroup', i, g]); },
+            dispatchWorkgroups: (x, y, z) => { ops.push(['dispatch', x, y, z]); },
+            end: () => { ops.push(['end']); },
+          };
+        },
+        // The staging buffer is an object of its executor's; the log names it.
+        copyBufferToBuffer: (a, ao, b, bo, n) => { ops.push(['copy', a, ao, b === null ? null : 'staging', bo, n]); },
+        finish: () => ({ ops }),
+      };
+    },
   };
 }
 
 const flattenTo = (a: unknown, t: Float32Array): void => { t.set(a as Float32Array); };
 
 /** A random fused plan: passes drawn from small pools of pipelines and bind groups, arguments, per-call scalars and result reads. */
-function randomExecutor(rng: () => number, proto: object, log: Op[], withStaging = true): { ex: FusedExecutor; args: unknown[] } {
+function randomExecutor(rng: () => number, proto: object, log: Op[], withStaging = true): { ex: FusedExecutor; args: unknown[]; argsAgain: () => unknown[] } {
   const pick = (k: number): number => Math.floor(rng() * k);
   const steps = 1 + pick(40);
   const pipelines = 1 + pick(4);
@@ -71,7 +88,13 @@ function randomExecutor(rng: () => number, proto: object, log: Op[], withStaging
     _checkArguments: () => { log.push(['checked']); },
     _shapeResults: (a: unknown[], mapped: ArrayBuffer | null) => ({ shapedFrom: mapped === null ? null : mapped.byteLength, args: a.length }),
   });
-  return { ex, args };
+  // Fresh values of the same shapes, for a later call.
+  const argsAgain = (): unknown[] => args.map((a) => {
+    if (typeof a === 'number') return pick(1000);
+    const len = (a instanceof Input ? (a.value as unknown as Float32Array) : (a as Float32Array)).length;
+    return Float32Array.from({ length: len }, () => pick(100));
+  });
+  return { ex, args, argsAgain };
 }
 
 /** What the GPU is asked to do: each dispatch with the pipeline and bind group in force, and everything else in order. */
@@ -134,6 +157,72 @@ describe('one compute pass per WebGPU pipeline call', () => {
       onePassCalls.enabled = true;
     }
     expect(fewerSets).toBeGreaterThan(200);
+  });
+
+  test('recorded ahead, on 300 random plans: each call asks the device for what a call recorded when made asks, the recording is taken once, and the writes of a call precede its commands', async () => {
+    installOnePassCalls();
+    const rng = createRng(23);
+    const taken = onePassCalls.takenAhead;
+    let expectedTaken = 0;
+    for (let trial = 0; trial < 300; trial++) {
+      const seed = Math.floor(rng() * 2 ** 31);
+      const logs: Op[][] = [];
+      const results: unknown[][] = [];
+      for (const ahead of [false, true]) {
+        const log: Op[] = [];
+        const planRng = createRng(seed);
+        const { ex, args, argsAgain } = randomExecutor(planRng, gpuJsExecutor, log, trial % 10 !== 0);
+        // Another executor's call is in flight while this one is recorded ahead (its log is apart).
+        const other = randomExecutor(createRng(seed + 1), gpuJsExecutor, []);
+        const out: unknown[] = [];
+        const pending = other.ex.execute(other.args);
+        if (ahead) {
+          expect(recordAhead({ pipeline: { _executor: ex } })).toBe(true);
+          // Once per call: a second recording ahead is refused until a call takes the first.
+          expect(recordAhead({ pipeline: { _executor: ex } })).toBe(false);
+          expectedTaken++;
+        }
+        await pending;
+        const mark = log.length;
+        out.push(await ex.execute(args));
+        // Nothing was logged at the recording: the device sees commands only when submitted.
+        if (ahead) expect(mark).toBe(0);
+        // A later call without recording ahead records its own, and one recorded ahead after a call is taken by the next.
+        out.push(await ex.execute(argsAgain()));
+        if (ahead) {
+          expect(recordAhead({ pipeline: { _executor: ex } })).toBe(true);
+          expectedTaken++;
+        }
+        out.push(await ex.execute(argsAgain()));
+        logs.push(log);
+        results.push(out);
+      }
+      expect(effect(logs[1])).toEqual(effect(logs[0]));
+      expect(results[1]).toEqual(results[0]);
+    }
+    expect(onePassCalls.takenAhead - taken).toBe(expectedTaken);
+  });
+
+  test('recording ahead is refused, changing nothing, for what is not a live compiled WebGPU executor or when one-pass calls are off', () => {
+    installOnePassCalls();
+    const log: Op[] = [];
+    const { ex } = randomExecutor(createRng(9), gpuJsExecutor, log);
+    const before = onePassCalls.recordedAhead;
+    for (const pipe of [null, undefined, 3, {}, { pipeline: {} }, { pipeline: { _executor: false } }, { pipeline: { _executor: { ...ex } } }]) {
+      expect(recordAhead(pipe)).toBe(false);
+    }
+    for (const [field, value] of [['destroyed', true], ['context', { isLost: true }], ['_passes', null]] as const) {
+      const broken = Object.assign(Object.create(gpuJsExecutor) as FusedExecutor, ex, { [field]: value });
+      expect(recordAhead({ pipeline: { _executor: broken } })).toBe(false);
+    }
+    onePassCalls.enabled = false;
+    try {
+      expect(recordAhead({ pipeline: { _executor: ex } })).toBe(false);
+    } finally {
+      onePassCalls.enabled = true;
+    }
+    expect(onePassCalls.recordedAhead).toBe(before);
+    expect(log).toEqual([]);
   });
 
   test('a destroyed executor throws and a lost device rejects, as in gpu.js, before anything is written', async () => {
