@@ -1,6 +1,7 @@
 import * as path from 'path';
 import { GPU } from 'gpu.js';
 import { installOnePassCalls } from './gpuOnePassCalls';
+import { installWorkgroupSize } from './gpuWorkgroupSize';
 
 /**
  * Sets up gpu.js for the push-relabel kernels: WebGPU (Dawn, through the
@@ -142,6 +143,7 @@ export async function createGpuContext(preference: GpuPreference = 'auto'): Prom
     const webgpu = await setUpWebGpu();
     if (webgpu) {
       installOnePassCalls();
+      installWorkgroupSize();
       const gpu = new GPU({ mode: 'webgpu' });
       return context(gpu, 'webgpu', `WebGPU (Dawn): ${webgpu.adapterInfo}`, webgpu.errors);
     }

@@ -36,7 +36,11 @@
  *   ahead      the same as host, alternating calls recorded ahead (the
  *              default: the next call's passes recorded while the device
  *              runs the current one) with calls recorded when made
- *   passes     device time of one pass of each state kernel at three sizes,
+ *   workgroups tsukuba, teddy and Adirondack with the 2D/3D kernels in
+ *              workgroups of 8×8 (gpu.js's own), 16×16, 32×8 and 64×4
+ *              threads, alternating, twice (gpuWorkgroupSize.ts)
+ *   passes     device time of one pass of each state kernel at four sizes,
+ *              with 8×8 workgroups and with the default shape,
  *              and of the sweep and the BFS scan gated shut (copies); BFS
  *              passes work on the [W, H] distances
  *   large      a synthetic W×H pair with L labels, costs computed on the
@@ -58,6 +62,7 @@ import { alphaExpansion, type MoveProgress } from '../expansion/alphaExpansion';
 import { GpuMoveSolver, type GpuMoveOptions } from '../expansion/gpuMoveSolver';
 import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
 import { createGpuContext } from '../graphcut/gpuBackend';
+import { DEFAULT_WORKGROUP, setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpuWorkgroupSize';
 import { Input, type IGPUKernelSettings } from 'gpu.js';
 import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../graphcut/pushRelabel';
 import {
@@ -330,6 +335,19 @@ async function main(): Promise<void> {
           else await add(sec, `${s} gpu${on ? '' : ' not recorded ahead'}`, () => profiled(s, true, on));
         }
       }
+    } else if (sec === 'workgroups') {
+      // Kernels are built at a run's first plan compiles, so each run's kernels take the shape set before it.
+      const shapes: WorkgroupShape[] = [[8, 8], [16, 16], [32, 8], [64, 4]];
+      await add(sec, 'warm-up tsukuba', async () => runScene(await scene('tsukuba'), { backend: 'gpu' }));
+      for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
+        for (let rep = 0; rep < 2; rep++) {
+          for (const shape of shapes) {
+            setKernelWorkgroup(shape);
+            await add(sec, `${s} gpu ${shape.join('x')}`, async () => ({ ...(await runScene(await scene(s), { backend: 'gpu' })), workgroup: shape }));
+          }
+        }
+      }
+      setKernelWorkgroup(DEFAULT_WORKGROUP);
     } else if (sec === 'bfs') {
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
         for (const B of [16, 32]) await add('bfs', `${s} gpu B${B}`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { bfsPasses: B } }));
@@ -380,7 +398,14 @@ async function main(): Promise<void> {
       report.largeCheckpoint = process.env.GPU_BENCH_CHECKPOINT ?? null;
       await add('large', sec, () => large(W, H, L, initKind ?? 'zero', cyc ? Number(cyc) : 4, push as PushScheme | undefined, progress, save));
     } else if (sec === 'passes') {
-      for (const [W, H] of (process.env.GPU_BENCH_MODE ? [[24, 16]] : [[384, 288], [1500, 1000], [3000, 2000]])) await add('passes', `${W}x${H}`, () => passCosts(W, H));
+      // Each size with gpu.js's 8×8 workgroups and with the default shape (the kernels are built inside passCosts).
+      for (const [W, H] of (process.env.GPU_BENCH_MODE ? [[24, 16]] : [[384, 288], [718, 496], [1500, 1000], [3000, 2000]])) {
+        for (const shape of [[8, 8], DEFAULT_WORKGROUP] as WorkgroupShape[]) {
+          setKernelWorkgroup(shape);
+          await add('passes', `${W}x${H} ${shape.join('x')}`, async () => ({ ...(await passCosts(W, H)), workgroup: shape }));
+        }
+      }
+      setKernelWorkgroup(DEFAULT_WORKGROUP);
     } else {
       throw new Error(`gpuBench: unknown section '${sec}'`);
     }

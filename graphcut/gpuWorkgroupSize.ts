@@ -1,0 +1,97 @@
+/**
+ * Workgroups of 256 threads for gpu.js's 2D and 3D WebGPU kernels.
+ *
+ * gpu.js 2.24.1 gives every 2D/3D kernel 8×8 = 64-thread workgroups
+ * (web-gpu/kernel.js, assembleWGSL). On the H200, a [W, H, 5] copy in that
+ * shape took 2.4 times as long as the same copy in 256-thread workgroups of
+ * any shape (16×16, 32×8, 64×4, 256×1): 19.9 against 8.1–8.5 µs a dispatch
+ * at 718×496, 286 against 111–118 µs at 3000×2000; 32×4 (128 threads) lay
+ * between, and a flat 64-thread dispatch was as slow as 8×8 (BENCHMARKS.md,
+ * "Workgroup size"). Every pass of a move is such a kernel.
+ *
+ * A kernel's threads find their element from their global invocation id and
+ * return when it lies outside the output (gpu.js's generated `main` checks
+ * it), so the shape of a workgroup changes which threads run together, never
+ * what any of them computes. gpu.js derives the dispatch from the kernel's
+ * `workgroupSize`, which assembleWGSL sets with the WGSL attribute;
+ * `installWorkgroupSize` rewrites both, for the gpu.js version it was written
+ * against only, and only where the WGSL carries gpu.js's attribute exactly
+ * once. 1D kernels (gpu.js folds their dispatch with the workgroup width)
+ * and graphical kernels are left alone.
+ */
+
+/** The gpu.js release whose kernel assembly this rewrites. */
+export const WORKGROUP_GPU_JS_VERSION = '2.24.1';
+const GPU_JS_SHAPE = '@workgroup_size(8, 8, 1)';
+
+/** Shapes a setting may take: at most 256 threads, WebGPU's default limit per workgroup. */
+export type WorkgroupShape = readonly [number, number];
+
+/**
+ * Default: 16×16. Whole 4-cycle runs, each shape twice in one process
+ * (H200): Adirondack 16.0 / 16.1 s against 18.3 / 17.7 s with 8×8, 17.3 /
+ * 17.1 s with 32×8 and 17.5 / 17.5 s with 64×4; teddy 3.40 / 3.18 s
+ * against 3.70 / 3.40, 3.43 / 3.31 and 3.46 / 3.28 s; tsukuba within noise.
+ */
+export const DEFAULT_WORKGROUP: WorkgroupShape = [16, 16];
+
+/**
+ * The shape of the 2D/3D kernels built from now on (kernels built earlier
+ * keep theirs), and whether the rewrite is installed. Set with
+ * setKernelWorkgroup.
+ */
+export const kernelWorkgroup: { readonly shape: WorkgroupShape; readonly installed: boolean } = { shape: DEFAULT_WORKGROUP, installed: false };
+
+/**
+ * Sets the workgroup shape of the 2D/3D kernels built from now on: two
+ * positive integers with a product of at most 256 ([8, 8] is gpu.js's own);
+ * anything else throws, naming the setting.
+ */
+export function setKernelWorkgroup(shape: unknown): void {
+  const ok = Array.isArray(shape) && shape.length === 2 && shape.every((v) => Number.isInteger(v) && v >= 1) && shape[0] * shape[1] <= 256;
+  if (!ok) throw new Error(`kernel workgroup shape: expected two positive integers with a product of at most 256, got ${JSON.stringify(shape)}`);
+  (kernelWorkgroup as { shape: WorkgroupShape }).shape = [shape[0], shape[1]];
+}
+
+interface AssemblingKernel {
+  output: number[];
+  graphical?: boolean;
+  workgroupSize: number[];
+  assembleWGSL(): string;
+}
+
+/**
+ * The WGSL of a 2D/3D kernel with gpu.js's workgroup attribute set to
+ * `shape`, and the kernel's workgroupSize to match; other kernels, and any
+ * source without exactly one such attribute, unchanged.
+ */
+export function withWorkgroupShape(kernel: AssemblingKernel, wgsl: string, shape: WorkgroupShape): string {
+  if (kernel.output.length === 1 || kernel.graphical) return wgsl;
+  if (wgsl.split(GPU_JS_SHAPE).length !== 2) return wgsl;
+  kernel.workgroupSize = [shape[0], shape[1], 1];
+  return wgsl.replace(GPU_JS_SHAPE, `@workgroup_size(${shape[0]}, ${shape[1]}, 1)`);
+}
+
+/**
+ * Makes gpu.js's WebGPU kernels take kernelWorkgroup.shape (idempotent).
+ * Returns false, changing nothing, when gpu.js is not the version this was
+ * written for or its kernel class lacks assembleWGSL.
+ */
+export function installWorkgroupSize(): boolean {
+  if (kernelWorkgroup.installed) return true;
+  let version: string;
+  let proto: AssemblingKernel;
+  try {
+    version = (require('gpu.js/package.json') as { version: string }).version;
+    proto = (require('gpu.js/src/backend/web-gpu/kernel.js') as { WebGPUKernel: { prototype: AssemblingKernel } }).WebGPUKernel.prototype;
+  } catch {
+    return false;
+  }
+  if (version !== WORKGROUP_GPU_JS_VERSION || typeof proto.assembleWGSL !== 'function') return false;
+  const assemble = proto.assembleWGSL;
+  proto.assembleWGSL = function (this: AssemblingKernel) {
+    return withWorkgroupShape(this, assemble.call(this), kernelWorkgroup.shape);
+  };
+  (kernelWorkgroup as { installed: boolean }).installed = true;
+  return true;
+}

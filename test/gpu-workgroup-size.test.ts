@@ -1,0 +1,113 @@
+/**
+ * The workgroup shape of gpu.js's WebGPU kernels (graphcut/gpuWorkgroupSize.ts).
+ * CI has no GPU, so the kernels' WGSL is assembled here the way gpu.js does
+ * before it reaches the device (translation and assembly need none), with
+ * gpu.js's shape and with the rewrite, and the two are compared; that the
+ * device runs the result is checked on the GPU (--verify, equal energies:
+ * BENCHMARKS.md).
+ */
+import { Input } from 'gpu.js';
+import { DEFAULT_WORKGROUP, installWorkgroupSize, kernelWorkgroup, setKernelWorkgroup, WORKGROUP_GPU_JS_VERSION, type WorkgroupShape } from '../graphcut/gpuWorkgroupSize';
+import { bfsScanSource, sweepPushSource, sweepGatherSource, STATE_PLANES } from '../graphcut/pushRelabelKernels';
+import { checkTilesSource, startMoveSource } from '../expansion/gpuMoveKernels';
+import { createRng } from '../graphcut/randomGraphs';
+
+interface WgslKernel {
+  workgroupSize: number[];
+  threadDim: number[];
+  paramsLayout: unknown;
+  _device: { limits: { maxComputeWorkgroupsPerDimension: number } };
+  setupConstants(): void;
+  setupArguments(a: unknown[]): void;
+  validateSettings(a: unknown[]): void;
+  translateSource(): void;
+  computeParamsLayout(): unknown;
+  assembleWGSL(): string;
+  _computeDispatch(threadDim: number[]): { groups: number[]; dispatchWidth: number };
+}
+const { WebGPUKernel } = require('gpu.js/src/backend/web-gpu/kernel.js') as { WebGPUKernel: new (source: string, settings: object) => WgslKernel };
+
+/** gpu.js's build up to the WGSL (kernel.js, build()), and the kernel, with `shape` set for the rewrite. */
+function assemble(source: string, output: number[], args: unknown[], constants: Record<string, number>, shape: WorkgroupShape): { wgsl: string; kernel: WgslKernel } {
+  const kernel = new WebGPUKernel(source, { output, constants, precision: 'single', loopMaxIterations: 1 << 20 });
+  kernel.setupConstants();
+  kernel.setupArguments(args);
+  kernel.validateSettings(args);
+  kernel.threadDim = [...output, 1, 1].slice(0, 3);
+  kernel.translateSource();
+  kernel.paramsLayout = kernel.computeParamsLayout();
+  kernel._device = { limits: { maxComputeWorkgroupsPerDimension: 65535 } };
+  const saved = kernelWorkgroup.shape;
+  setKernelWorkgroup(shape);
+  try {
+    return { wgsl: kernel.assembleWGSL(), kernel };
+  } finally {
+    setKernelWorkgroup(saved);
+  }
+}
+
+const planes = (W: number, H: number, k: number): Input => new Input(new Float32Array(W * H * k) as unknown as number[], [W, H, k]);
+
+describe('workgroups of gpu.js WebGPU kernels', () => {
+  test('installed for the gpu.js release it rewrites, once; the default has 256 threads', () => {
+    expect((require('gpu.js/package.json') as { version: string }).version).toBe(WORKGROUP_GPU_JS_VERSION);
+    expect(installWorkgroupSize()).toBe(true);
+    const proto = (WebGPUKernel as unknown as { prototype: { assembleWGSL: unknown } }).prototype;
+    const installed = proto.assembleWGSL;
+    expect(installWorkgroupSize()).toBe(true);
+    expect(proto.assembleWGSL).toBe(installed);
+    expect(DEFAULT_WORKGROUP[0] * DEFAULT_WORKGROUP[1]).toBe(256);
+  });
+
+  test('the move kernels at random sizes and shapes: only the workgroup attribute changes, and the dispatch covers the output with the fewest workgroups', () => {
+    installWorkgroupSize();
+    const rng = createRng(3);
+    const pick = (k: number): number => 1 + Math.floor(rng() * k);
+    const shapes: WorkgroupShape[] = [[16, 16], [32, 8], [64, 4], [256, 1], [1, 256], [8, 8], [5, 7], [1, 1]];
+    for (let trial = 0; trial < 40; trial++) {
+      const W = pick(700);
+      const H = pick(500);
+      const constants = { W, H, INF: W * H + 1, REACH: 16 };
+      const kernels: Array<[string, number[], unknown[]]> = [
+        [sweepPushSource(trial % 2 ? 'h' : 'v'), [W, H, STATE_PLANES], [planes(W, H, STATE_PLANES), planes(W, H, 4)]],
+        [sweepGatherSource('h'), [W, H, 2], [planes(W, H, STATE_PLANES), planes(W, H, 4)]],
+        [bfsScanSource(), [W, H], [planes(W, H, STATE_PLANES), planes(W, H, 4), new Input(new Float32Array(W * H) as unknown as number[], [W, H])]],
+        [checkTilesSource(), [Math.ceil(W / 8), Math.ceil(H / 8)], [planes(W, H, STATE_PLANES), planes(W, H, 4)]],
+      ];
+      for (const [source, output, args] of kernels) {
+        const shape = shapes[trial % shapes.length];
+        const theirs = assemble(source, output, args, constants, [8, 8]);
+        const ours = assemble(source, output, args, constants, shape);
+        expect(theirs.wgsl).toContain('@workgroup_size(8, 8, 1)');
+        expect(ours.wgsl).toBe(theirs.wgsl.replace('@workgroup_size(8, 8, 1)', `@workgroup_size(${shape[0]}, ${shape[1]}, 1)`));
+        expect(ours.kernel.workgroupSize).toEqual([shape[0], shape[1], 1]);
+        const { groups } = ours.kernel._computeDispatch(ours.kernel.threadDim);
+        const dims = [...output, 1].slice(0, 3);
+        for (let d = 0; d < 3; d++) {
+          const size = ours.kernel.workgroupSize[d];
+          expect(groups[d] * size).toBeGreaterThanOrEqual(dims[d]);
+          expect((groups[d] - 1) * size).toBeLessThan(dims[d]);
+        }
+      }
+    }
+  });
+
+  test('1D kernels keep gpu.js\'s workgroups (their dispatch folds with the width)', () => {
+    installWorkgroupSize();
+    const T = [new Input(new Float32Array(4) as unknown as number[], [4])];
+    const ours = assemble(startMoveSource(), [4], T, {}, [16, 16]);
+    const theirs = assemble(startMoveSource(), [4], T, {}, [8, 8]);
+    expect(ours.wgsl).toBe(theirs.wgsl);
+    expect(ours.kernel.workgroupSize).toEqual([64, 1, 1]);
+  });
+
+  test('shapes other than two positive integers with at most 256 threads are refused, naming the setting', () => {
+    for (const bad of [[16, 32], [0, 8], [8], [8, 8, 1], [2.5, 4], '16x16', null, [-1, -1]]) {
+      expect(() => setKernelWorkgroup(bad)).toThrow(/kernel workgroup shape: expected two positive integers/);
+      expect(kernelWorkgroup.shape).toEqual(DEFAULT_WORKGROUP);
+    }
+    setKernelWorkgroup([32, 8]);
+    expect(kernelWorkgroup.shape).toEqual([32, 8]);
+    setKernelWorkgroup(DEFAULT_WORKGROUP);
+  });
+});
