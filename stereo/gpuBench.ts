@@ -39,6 +39,9 @@
  *   workgroups tsukuba, teddy and Adirondack with the 2D/3D kernels in
  *              workgroups of 8×8 (gpu.js's own), 16×16, 32×8 and 64×4
  *              threads, alternating, twice (gpuWorkgroupSize.ts)
+ *   dispatch   device time of one dispatch of a [W, H, 5] copy written in
+ *              WGSL directly, in workgroups of 64, 128 and 256 threads,
+ *              and of an empty dispatch, at three sizes (no gpu.js)
  *   passes     device time of one pass of each state kernel at four sizes,
  *              with 8×8 workgroups and with the default shape,
  *              and of the sweep and the BFS scan gated shut (copies); BFS
@@ -277,6 +280,82 @@ async function passCosts(W: number, H: number): Promise<Json> {
   return out;
 }
 
+/** The parts of a WebGPU device the dispatch section uses (the webgpu package's types are not a dependency). */
+interface RawDevice {
+  createBuffer(d: { size: number; usage: number }): unknown;
+  createShaderModule(d: { code: string }): unknown;
+  createComputePipeline(d: { layout: 'auto'; compute: { module: unknown; entryPoint: string } }): { getBindGroupLayout(i: number): unknown };
+  createBindGroup(d: { layout: unknown; entries: Array<{ binding: number; resource: { buffer: unknown } }> }): unknown;
+  createCommandEncoder(): { beginComputePass(): { setPipeline(p: unknown): void; setBindGroup(i: number, g: unknown): void; dispatchWorkgroups(x: number, y?: number, z?: number): void; end(): void }; finish(): unknown };
+  queue: { writeBuffer(b: unknown, o: number, d: ArrayBufferView): void; submit(c: unknown[]): void; onSubmittedWorkDone(): Promise<void> };
+}
+
+/**
+ * Device time of one dispatch of a [W, H, Z] copy (b = a + 1, each thread
+ * one element, indexed as gpu.js indexes its 3D outputs) in workgroups of
+ * several shapes, written in WGSL directly on gpu.js's device; "empty" is
+ * one workgroup that returns at once. Dispatches of one compute pass
+ * alternate between two buffers, so each reads the last one's output;
+ * (t220 − t20) / 200 over submit to onSubmittedWorkDone, best of 5.
+ */
+async function dispatchCosts(W: number, H: number, Z: number): Promise<Json> {
+  const ctx = await createGpuContext('webgpu');
+  const { WebGPUContext } = require('gpu.js/src/backend/web-gpu/context.js') as { WebGPUContext: { acquire(): Promise<{ device: RawDevice }> } };
+  const { device } = await WebGPUContext.acquire();
+  const n = W * H * Z;
+  const STORAGE_COPY = 128 | 4 | 8; // GPUBufferUsage STORAGE | COPY_SRC | COPY_DST
+  const bufs = [device.createBuffer({ size: 4 * n, usage: STORAGE_COPY }), device.createBuffer({ size: 4 * n, usage: STORAGE_COPY })];
+  const dims = device.createBuffer({ size: 16, usage: 64 | 8 }); // UNIFORM | COPY_DST
+  device.queue.writeBuffer(dims, 0, new Uint32Array([W, H, Z, 0]));
+  const copy = (wx: number, wy: number): string => `struct P { W: u32, H: u32, Z: u32, pad: u32 }
+@group(0) @binding(0) var<uniform> p: P;
+@group(0) @binding(1) var<storage, read> a: array<f32>;
+@group(0) @binding(2) var<storage, read_write> b: array<f32>;
+@compute @workgroup_size(${wx}, ${wy}, 1) fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+  if (g.x >= p.W || g.y >= p.H || g.z >= p.Z) { return; }
+  let i = g.x + p.W * (g.y + p.H * g.z);
+  b[i] = a[i] + 1.0;
+}`;
+  const shapes: Array<[string, number, number]> = [['8x8', 8, 8], ['32x4', 32, 4], ['16x16', 16, 16], ['32x8', 32, 8], ['64x4', 64, 4], ['256x1', 256, 1]];
+  const out: Json = { size: `${W}x${H}x${Z}` };
+  const cases: Array<[string, string, number[]]> = [
+    ...shapes.map(([name, wx, wy]): [string, string, number[]] => [name, copy(wx, wy), [Math.ceil(W / wx), Math.ceil(H / wy), Z]]),
+    ['empty', copy(8, 8), [1, 1, 1]],
+  ];
+  for (const [name, code, groups] of cases) {
+    const pipeline = device.createComputePipeline({ layout: 'auto', compute: { module: device.createShaderModule({ code }), entryPoint: 'main' } });
+    const bindGroups = [0, 1].map((k) => device.createBindGroup({
+      layout: pipeline.getBindGroupLayout(0),
+      entries: [{ binding: 0, resource: { buffer: dims } }, { binding: 1, resource: { buffer: bufs[k] } }, { binding: 2, resource: { buffer: bufs[1 - k] } }],
+    }));
+    const time = async (dispatches: number): Promise<number> => {
+      let best = Infinity;
+      for (let rep = 0; rep < 5; rep++) {
+        const encoder = device.createCommandEncoder();
+        const pass = encoder.beginComputePass();
+        pass.setPipeline(pipeline);
+        for (let i = 0; i < dispatches; i++) {
+          pass.setBindGroup(0, bindGroups[i & 1]);
+          pass.dispatchWorkgroups(groups[0], groups[1], groups[2]);
+        }
+        pass.end();
+        const commands = encoder.finish();
+        const t = performance.now();
+        device.queue.submit([commands]);
+        await device.queue.onSubmittedWorkDone();
+        best = Math.min(best, performance.now() - t);
+      }
+      return best;
+    };
+    await time(5);
+    const t20 = await time(20);
+    const t220 = await time(220);
+    out[name] = { usPerDispatch: (1000 * (t220 - t20)) / 200, t20, t220 };
+  }
+  ctx.destroy();
+  return out;
+}
+
 async function main(): Promise<void> {
   const [outPath, ...sections] = process.argv.slice(2);
   if (!outPath) throw new Error('gpuBench: usage: node dist/stereo/gpuBench.js OUT.json [verify] [scenes] [ablation] [large[:WxHxL[:init[:cycles]]]]');
@@ -397,6 +476,8 @@ async function main(): Promise<void> {
       report.largeProgress = progress;
       report.largeCheckpoint = process.env.GPU_BENCH_CHECKPOINT ?? null;
       await add('large', sec, () => large(W, H, L, initKind ?? 'zero', cyc ? Number(cyc) : 4, push as PushScheme | undefined, progress, save));
+    } else if (sec === 'dispatch') {
+      for (const [W, H] of [[384, 288], [718, 496], [3000, 2000]]) await add('dispatch', `${W}x${H}x5`, () => dispatchCosts(W, H, 5));
     } else if (sec === 'passes') {
       // Each size with gpu.js's 8×8 workgroups and with the default shape (the kernels are built inside passCosts).
       for (const [W, H] of (process.env.GPU_BENCH_MODE ? [[24, 16]] : [[384, 288], [718, 496], [1500, 1000], [3000, 2000]])) {
