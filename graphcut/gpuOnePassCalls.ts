@@ -134,12 +134,11 @@ export function callInOnePass(ex: FusedExecutor, args: unknown[], flattenTo: (a:
 
 /**
  * Whether calls are recorded in one pass (true once installed; gpuBench's
- * `host` section turns it off to compare) and whether calls may be recorded
- * ahead (`ahead`; its `ahead` section compares), with counts of calls
+ * `host` section turns it off to compare), with counts of the calls
  * recorded ahead and of those a call took, and the time spent recording
- * ahead.
+ * ahead (for gpuBench's host profile).
  */
-export const onePassCalls = { enabled: true, installed: false, ahead: true, recordedAhead: 0, takenAhead: 0, aheadMs: 0 };
+export const onePassCalls = { enabled: true, installed: false, recordedAhead: 0, takenAhead: 0, aheadMs: 0 };
 
 /** gpu.js's WebGPU executor class, once installed: recordAhead accepts its instances only. */
 let executorProto: FusedExecutor | undefined;
@@ -153,7 +152,7 @@ let executorProto: FusedExecutor | undefined;
  * host idles then.
  */
 export function recordAhead(pipe: unknown): boolean {
-  if (!executorProto || !onePassCalls.enabled || !onePassCalls.ahead) return false;
+  if (!executorProto || !onePassCalls.enabled) return false;
   const ex = (pipe as { pipeline?: { _executor?: unknown } } | null)?.pipeline?._executor;
   if (typeof ex !== 'object' || ex === null || !executorProto.isPrototypeOf(ex)) return false;
   const fused = ex as FusedExecutor;

@@ -7,7 +7,7 @@
  * any shape (16×16, 32×8, 64×4, 256×1): 19.9 against 8.1–8.5 µs a dispatch
  * at 718×496, 286 against 111–118 µs at 3000×2000; 32×4 (128 threads) lay
  * between, and a flat 64-thread dispatch was as slow as 8×8 (BENCHMARKS.md,
- * "Workgroup size"). Every pass of a move is such a kernel.
+ * "Workgroups of 256 threads"). Every pass of a move is such a kernel.
  *
  * A kernel's threads find their element from their global invocation id and
  * return when it lies outside the output (gpu.js's generated `main` checks
@@ -65,7 +65,7 @@ interface AssemblingKernel {
  * `shape`, and the kernel's workgroupSize to match; other kernels, and any
  * source without exactly one such attribute, unchanged.
  */
-export function withWorkgroupShape(kernel: AssemblingKernel, wgsl: string, shape: WorkgroupShape): string {
+function withWorkgroupShape(kernel: AssemblingKernel, wgsl: string, shape: WorkgroupShape): string {
   if (kernel.output.length === 1 || kernel.graphical) return wgsl;
   if (wgsl.split(GPU_JS_SHAPE).length !== 2) return wgsl;
   kernel.workgroupSize = [shape[0], shape[1], 1];
