@@ -280,9 +280,23 @@ async function passCosts(W: number, H: number): Promise<Json> {
   return out;
 }
 
+/**
+ * `run` with the 2D/3D kernels it builds in workgroups of `shape` (kernels
+ * are built at a run's first plan compiles), the default shape restored
+ * after; the shape is recorded with the result.
+ */
+async function inWorkgroups(shape: WorkgroupShape, run: () => Promise<Json>): Promise<Json> {
+  setKernelWorkgroup(shape);
+  try {
+    return { ...(await run()), workgroup: shape };
+  } finally {
+    setKernelWorkgroup(DEFAULT_WORKGROUP);
+  }
+}
+
 /** The parts of a WebGPU device the dispatch section uses (the webgpu package's types are not a dependency). */
 interface RawDevice {
-  createBuffer(d: { size: number; usage: number }): unknown;
+  createBuffer(d: { size: number; usage: number }): { destroy(): void };
   createShaderModule(d: { code: string }): unknown;
   createComputePipeline(d: { layout: 'auto'; compute: { module: unknown; entryPoint: string } }): { getBindGroupLayout(i: number): unknown };
   createBindGroup(d: { layout: unknown; entries: Array<{ binding: number; resource: { buffer: unknown } }> }): unknown;
@@ -352,6 +366,8 @@ async function dispatchCosts(W: number, H: number, Z: number): Promise<Json> {
     const t220 = await time(220);
     out[name] = { usPerDispatch: (1000 * (t220 - t20)) / 200, t20, t220 };
   }
+  // Up to 240 MB at 3000×2000: freed before the next size or section.
+  for (const b of [...bufs, dims]) b.destroy();
   ctx.destroy();
   return out;
 }
@@ -415,18 +431,13 @@ async function main(): Promise<void> {
         }
       }
     } else if (sec === 'workgroups') {
-      // Kernels are built at a run's first plan compiles, so each run's kernels take the shape set before it.
       const shapes: WorkgroupShape[] = [[8, 8], [16, 16], [32, 8], [64, 4]];
       await add(sec, 'warm-up tsukuba', async () => runScene(await scene('tsukuba'), { backend: 'gpu' }));
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
         for (let rep = 0; rep < 2; rep++) {
-          for (const shape of shapes) {
-            setKernelWorkgroup(shape);
-            await add(sec, `${s} gpu ${shape.join('x')}`, async () => ({ ...(await runScene(await scene(s), { backend: 'gpu' })), workgroup: shape }));
-          }
+          for (const shape of shapes) await add(sec, `${s} gpu ${shape.join('x')}`, () => inWorkgroups(shape, async () => runScene(await scene(s), { backend: 'gpu' })));
         }
       }
-      setKernelWorkgroup(DEFAULT_WORKGROUP);
     } else if (sec === 'bfs') {
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
         for (const B of [16, 32]) await add('bfs', `${s} gpu B${B}`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { bfsPasses: B } }));
@@ -481,12 +492,8 @@ async function main(): Promise<void> {
     } else if (sec === 'passes') {
       // Each size with gpu.js's 8×8 workgroups and with the default shape (the kernels are built inside passCosts).
       for (const [W, H] of (process.env.GPU_BENCH_MODE ? [[24, 16]] : [[384, 288], [718, 496], [1500, 1000], [3000, 2000]])) {
-        for (const shape of [[8, 8], DEFAULT_WORKGROUP] as WorkgroupShape[]) {
-          setKernelWorkgroup(shape);
-          await add('passes', `${W}x${H} ${shape.join('x')}`, async () => ({ ...(await passCosts(W, H)), workgroup: shape }));
-        }
+        for (const shape of [[8, 8], DEFAULT_WORKGROUP] as WorkgroupShape[]) await add('passes', `${W}x${H} ${shape.join('x')}`, () => inWorkgroups(shape, () => passCosts(W, H)));
       }
-      setKernelWorkgroup(DEFAULT_WORKGROUP);
     } else {
       throw new Error(`gpuBench: unknown section '${sec}'`);
     }
