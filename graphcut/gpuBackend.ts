@@ -1,5 +1,6 @@
 import * as path from 'path';
 import { GPU } from 'gpu.js';
+import { installKernelBuildCache } from './gpuKernelBuildCache';
 import { installOnePassCalls } from './gpuOnePassCalls';
 import { installWorkgroupSize } from './gpuWorkgroupSize';
 
@@ -144,6 +145,7 @@ export async function createGpuContext(preference: GpuPreference = 'auto'): Prom
     if (webgpu) {
       installOnePassCalls();
       installWorkgroupSize();
+      installKernelBuildCache();
       const gpu = new GPU({ mode: 'webgpu' });
       return context(gpu, 'webgpu', `WebGPU (Dawn): ${webgpu.adapterInfo}`, webgpu.errors);
     }

@@ -36,6 +36,10 @@
  *   ahead      the same as host, alternating calls recorded ahead (the
  *              default: the next call's passes recorded while the device
  *              runs the current one) with calls recorded when made
+ *   builds     the same as host, alternating kernel builds shared between
+ *              plans (the default: translations and shader modules kept,
+ *              emptied before every run, as in a fresh process) with every
+ *              plan building its kernels anew (gpuKernelBuildCache.ts)
  *   workgroups tsukuba, teddy and Adirondack with the 2D/3D kernels in
  *              workgroups of 8×8 (gpu.js's own), 16×16, 32×8 and 64×4
  *              threads, alternating, twice (gpuWorkgroupSize.ts)
@@ -65,6 +69,7 @@ import { alphaExpansion, type MoveProgress } from '../expansion/alphaExpansion';
 import { GpuMoveSolver, type GpuMoveOptions } from '../expansion/gpuMoveSolver';
 import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
 import { createGpuContext } from '../graphcut/gpuBackend';
+import { clearKernelBuildCache, kernelBuildCache } from '../graphcut/gpuKernelBuildCache';
 import { DEFAULT_WORKGROUP, setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpuWorkgroupSize';
 import { Input, type IGPUKernelSettings } from 'gpu.js';
 import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../graphcut/pushRelabel';
@@ -414,20 +419,28 @@ async function main(): Promise<void> {
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
         await add(sec, `${s} gpu ${what}`, async () => runScene(await scene(s), { backend: 'gpu', gpu }));
       }
-    } else if (sec === 'host' || sec === 'ahead') {
+    } else if (sec === 'host' || sec === 'ahead' || sec === 'builds') {
       const profiler = installHostProfiler();
-      const profiled = async (s: string, onePass: boolean, ahead: boolean): Promise<Json> => {
+      const profiled = async (s: string, onePass: boolean, ahead: boolean, shared = true): Promise<Json> => {
         profiler.onePass = onePass;
+        kernelBuildCache.enabled = shared;
+        // Every run builds as a fresh process would: nothing kept from the runs before.
+        clearKernelBuildCache();
         profiler.take();
-        const r = await runScene(await scene(s), { backend: 'gpu', gpu: { recordAhead: ahead } });
-        return { ...r, onePass, recordAhead: ahead, host: profiler.take() };
+        try {
+          const r = await runScene(await scene(s), { backend: 'gpu', gpu: { recordAhead: ahead } });
+          return { ...r, onePass, recordAhead: ahead, sharedBuilds: shared, host: profiler.take() };
+        } finally {
+          kernelBuildCache.enabled = true;
+        }
       };
       // The first run of a process also creates the device; it is not compared.
       await add(sec, 'warm-up tsukuba', () => profiled('tsukuba', true, true));
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
         for (const on of [true, false, true, false]) {
           if (sec === 'host') await add(sec, `${s} gpu${on ? '' : ' pass per step'}`, () => profiled(s, on, true));
-          else await add(sec, `${s} gpu${on ? '' : ' not recorded ahead'}`, () => profiled(s, true, on));
+          else if (sec === 'ahead') await add(sec, `${s} gpu${on ? '' : ' not recorded ahead'}`, () => profiled(s, true, on));
+          else await add(sec, `${s} gpu${on ? '' : ' builds not shared'}`, () => profiled(s, true, true, on));
         }
       }
     } else if (sec === 'workgroups') {

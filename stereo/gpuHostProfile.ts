@@ -16,6 +16,7 @@
  * and gpu.js's own (a compute pass per step), to measure the difference.
  */
 import { createHash } from 'crypto';
+import { kernelBuildCache } from '../graphcut/gpuKernelBuildCache';
 import { installOnePassCalls, onePassCalls, type FusedExecutor } from '../graphcut/gpuOnePassCalls';
 
 export interface HostProfile {
@@ -39,12 +40,17 @@ export interface HostProfile {
   recordedAhead: number;
   aheadMs: number;
   takenAhead: number;
+  /** Kernel translations and shader modules taken from earlier builds (gpuKernelBuildCache.ts), and those made. */
+  translationHits: number;
+  translationMisses: number;
+  moduleHits: number;
+  moduleMisses: number;
 }
 
 type Method<T> = (this: T, ...a: never[]) => unknown;
 
 function emptyProfile(): HostProfile {
-  return { kernelBuilds: 0, distinctSources: 0, buildMs: 0, shaderModuleMs: 0, computePipelineMs: 0, planCompiles: 0, compileMs: 0, calls: 0, passes: 0, encodeMs: 0, waitMs: 0, argumentBytes: 0, recordedAhead: 0, aheadMs: 0, takenAhead: 0 };
+  return { kernelBuilds: 0, distinctSources: 0, buildMs: 0, shaderModuleMs: 0, computePipelineMs: 0, planCompiles: 0, compileMs: 0, calls: 0, passes: 0, encodeMs: 0, waitMs: 0, argumentBytes: 0, recordedAhead: 0, aheadMs: 0, takenAhead: 0, translationHits: 0, translationMisses: 0, moduleHits: 0, moduleMisses: 0 };
 }
 
 /** The profiler, installed once per process; `onePass` may change between runs. */
@@ -107,10 +113,12 @@ export function installHostProfiler(): HostProfiler {
     get onePass() { return onePassCalls.enabled; },
     set onePass(on: boolean) { onePassCalls.enabled = on; },
     take: () => {
-      const out = { ...p, distinctSources: sources.size, recordedAhead: onePassCalls.recordedAhead, aheadMs: onePassCalls.aheadMs, takenAhead: onePassCalls.takenAhead };
+      const c = kernelBuildCache;
+      const out = { ...p, distinctSources: sources.size, recordedAhead: onePassCalls.recordedAhead, aheadMs: onePassCalls.aheadMs, takenAhead: onePassCalls.takenAhead, translationHits: c.translationHits, translationMisses: c.translationMisses, moduleHits: c.moduleHits, moduleMisses: c.moduleMisses };
       p = emptyProfile();
       sources = new Set();
       Object.assign(onePassCalls, { recordedAhead: 0, aheadMs: 0, takenAhead: 0 });
+      Object.assign(kernelBuildCache, { translationHits: 0, translationMisses: 0, moduleHits: 0, moduleMisses: 0 });
       return out;
     },
   };

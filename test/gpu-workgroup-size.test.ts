@@ -11,36 +11,14 @@ import { DEFAULT_WORKGROUP, installWorkgroupSize, kernelWorkgroup, setKernelWork
 import { bfsScanSource, sweepPushSource, sweepGatherSource, STATE_PLANES } from '../graphcut/pushRelabelKernels';
 import { checkTilesSource, startMoveSource } from '../expansion/gpuMoveKernels';
 import { createRng } from '../graphcut/randomGraphs';
+import { assembleWgsl, type WgslKernel } from './wgslAssembly';
 
-interface WgslKernel {
-  workgroupSize: number[];
-  threadDim: number[];
-  paramsLayout: unknown;
-  _device: { limits: { maxComputeWorkgroupsPerDimension: number } };
-  setupConstants(): void;
-  setupArguments(a: unknown[]): void;
-  validateSettings(a: unknown[]): void;
-  translateSource(): void;
-  computeParamsLayout(): unknown;
-  assembleWGSL(): string;
-  _computeDispatch(threadDim: number[]): { groups: number[]; dispatchWidth: number };
-}
-const { WebGPUKernel } = require('gpu.js/src/backend/web-gpu/kernel.js') as { WebGPUKernel: new (source: string, settings: object) => WgslKernel };
-
-/** gpu.js's build up to the WGSL (kernel.js, build()), and the kernel, with `shape` set for the rewrite. */
+/** gpu.js's build up to the WGSL, with `shape` set for the rewrite. */
 function assemble(source: string, output: number[], args: unknown[], constants: Record<string, number>, shape: WorkgroupShape): { wgsl: string; kernel: WgslKernel } {
-  const kernel = new WebGPUKernel(source, { output, constants, precision: 'single', loopMaxIterations: 1 << 20 });
-  kernel.setupConstants();
-  kernel.setupArguments(args);
-  kernel.validateSettings(args);
-  kernel.threadDim = [...output, 1, 1].slice(0, 3);
-  kernel.translateSource();
-  kernel.paramsLayout = kernel.computeParamsLayout();
-  kernel._device = { limits: { maxComputeWorkgroupsPerDimension: 65535 } };
   const saved = kernelWorkgroup.shape;
   setKernelWorkgroup(shape);
   try {
-    return { wgsl: kernel.assembleWGSL(), kernel };
+    return assembleWgsl(source, output, args, constants);
   } finally {
     setKernelWorkgroup(saved);
   }
@@ -52,7 +30,7 @@ describe('workgroups of gpu.js WebGPU kernels', () => {
   test('installed for the gpu.js release it rewrites, once; the default has 256 threads', () => {
     expect((require('gpu.js/package.json') as { version: string }).version).toBe(WORKGROUP_GPU_JS_VERSION);
     expect(installWorkgroupSize()).toBe(true);
-    const proto = (WebGPUKernel as unknown as { prototype: { assembleWGSL: unknown } }).prototype;
+    const proto = (require('gpu.js/src/backend/web-gpu/kernel.js') as { WebGPUKernel: { prototype: { assembleWGSL: unknown } } }).WebGPUKernel.prototype;
     const installed = proto.assembleWGSL;
     expect(installWorkgroupSize()).toBe(true);
     expect(proto.assembleWGSL).toBe(installed);

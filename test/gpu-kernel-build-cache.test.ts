@@ -1,0 +1,187 @@
+/**
+ * Kernel builds shared between plans (graphcut/gpuKernelBuildCache.ts).
+ * CI has no GPU, so translations are checked by assembling the move
+ * kernels' WGSL the way gpu.js does before it reaches the device: with the
+ * cache, every build must give the WGSL a build without it gives, over
+ * random kernels, sizes, constants and settings that repeat (so the cache is
+ * hit). Shader modules are checked on a stand-in device; that the GPU runs
+ * the shared builds is checked there (--verify, equal energies:
+ * BENCHMARKS.md).
+ */
+import { Input } from 'gpu.js';
+import {
+  BUILD_CACHE_GPU_JS_VERSION, clearKernelBuildCache, installKernelBuildCache, kernelBuildCache, MAX_SHARED_MODULES, shareShaderModules, translationKey, type ModuleDevice, type TranslatingKernel,
+} from '../graphcut/gpuKernelBuildCache';
+import { bfsScanSource, gatedSource, sweepGatherSource, sweepPushSource, STATE_PLANES, UNCHANGED_STATE } from '../graphcut/pushRelabelKernels';
+import { checkTilesSource, MOVE_DONE_GATE, startMoveSource } from '../expansion/gpuMoveKernels';
+import { createRng } from '../graphcut/randomGraphs';
+import { assembleWgsl } from './wgslAssembly';
+
+const planes = (W: number, H: number, k: number): Input => new Input(new Float32Array(W * H * k) as unknown as number[], [W, H, k]);
+
+interface Case { source: string; output: number[]; args: unknown[]; constants: Record<string, unknown>; settings: object }
+
+/** A random move kernel: its source (gated or not), size, constants and a setting that changes its translation. */
+function randomCase(rng: () => number): Case {
+  const pick = <T>(xs: T[]): T => xs[Math.floor(rng() * xs.length)];
+  const W = pick([3, 17, 64]);
+  const H = pick([5, 17]);
+  const constants = { W, H, INF: W * H + 1, REACH: pick([8, 16]) };
+  const S = planes(W, H, STATE_PLANES);
+  const C = planes(W, H, 4);
+  const G = new Input(new Float32Array(4) as unknown as number[], [4]);
+  const kernels: Array<() => Case> = [
+    () => ({ source: sweepPushSource(pick(['h', 'v'])), output: [W, H, STATE_PLANES], args: [S, C], constants, settings: {} }),
+    () => ({ source: gatedSource(sweepPushSource('h'), MOVE_DONE_GATE, UNCHANGED_STATE), output: [W, H, STATE_PLANES], args: [S, C, G], constants, settings: {} }),
+    () => ({ source: sweepGatherSource(pick(['h', 'v'])), output: [W, H, 2], args: [S, C], constants, settings: {} }),
+    () => ({ source: bfsScanSource(), output: [W, H], args: [S, C, new Input(new Float32Array(W * H) as unknown as number[], [W, H])], constants, settings: {} }),
+    () => ({ source: checkTilesSource(), output: [Math.ceil(W / 8), Math.ceil(H / 8)], args: [S, C], constants, settings: {} }),
+    // The plain array and the Input of the same values: different argument types.
+    () => ({ source: startMoveSource(), output: [4], args: [pick([G, [0, 0, 0, 0]])], constants, settings: {} }),
+  ];
+  const c = pick(kernels)();
+  c.settings = pick([{}, { loopMaxIterations: 1000 }, { strictIntegers: true }, { fixIntegerDivisionAccuracy: true }, { pipeline: true, immutable: true, dynamicArguments: true }]);
+  return c;
+}
+
+function build(c: Case, shared: boolean): string {
+  kernelBuildCache.enabled = shared;
+  try {
+    return assembleWgsl(c.source, c.output, c.args, c.constants, c.settings).wgsl;
+  } finally {
+    kernelBuildCache.enabled = true;
+  }
+}
+
+describe('kernel builds shared between plans', () => {
+  beforeEach(() => clearKernelBuildCache());
+
+  test('installed for the gpu.js release it wraps, once', () => {
+    expect((require('gpu.js/package.json') as { version: string }).version).toBe(BUILD_CACHE_GPU_JS_VERSION);
+    expect(installKernelBuildCache()).toBe(true);
+    const proto = (require('gpu.js/src/backend/web-gpu/kernel.js') as { WebGPUKernel: { prototype: { translateSource: unknown; _buildAsync: unknown } } }).WebGPUKernel.prototype;
+    const [translate, buildAsync] = [proto.translateSource, proto._buildAsync];
+    expect(installKernelBuildCache()).toBe(true);
+    expect(proto.translateSource).toBe(translate);
+    expect(proto._buildAsync).toBe(buildAsync);
+  });
+
+  test('400 random builds that repeat: with the cache, every WGSL is the one built without it', () => {
+    installKernelBuildCache();
+    const rng = createRng(11);
+    const cases = Array.from({ length: 60 }, () => randomCase(rng));
+    const before = { ...kernelBuildCache };
+    const used = new Set<Case>();
+    for (let i = 0; i < 400; i++) {
+      const c = cases[Math.floor(rng() * cases.length)];
+      expect(build(c, true)).toBe(build(c, false));
+      used.add(c);
+    }
+    const hits = kernelBuildCache.translationHits - before.translationHits;
+    const misses = kernelBuildCache.translationMisses - before.translationMisses;
+    expect(hits + misses).toBe(400);
+    expect(hits).toBeGreaterThan(200);
+    // One miss per distinct kernel at most: the first build of each.
+    expect(misses).toBeLessThanOrEqual(used.size);
+  });
+
+  test('kernels that differ in a constant, the source or a setting are translated apart', () => {
+    installKernelBuildCache();
+    const W = 16;
+    const H = 9;
+    const S = planes(W, H, STATE_PLANES);
+    const C = planes(W, H, 4);
+    const base: Case = { source: sweepPushSource('h'), output: [W, H, STATE_PLANES], args: [S, C], constants: { W, H, INF: W * H + 1, REACH: 16 }, settings: {} };
+    // These translate differently on their own, so a key without their field would hand them the base's WGSL.
+    const apart: Case[] = [
+      { ...base, constants: { ...base.constants, REACH: 8 } },
+      { ...base, constants: { ...base.constants, W: 17 } },
+      { ...base, source: sweepPushSource('v') },
+      { ...base, settings: { strictIntegers: true } },
+    ];
+    // These give the base's WGSL or nearly; they are in the key all the same.
+    const near: Case[] = [
+      { ...base, output: [W, H, 4] },
+      { ...base, args: [new Float32Array(W * H * STATE_PLANES), C] },
+      { ...base, settings: { loopMaxIterations: 7 } },
+      { ...base, settings: { fixIntegerDivisionAccuracy: true } },
+      { ...base, settings: { dynamicArguments: true } },
+    ];
+    const all = [base, ...apart, ...near];
+    const fresh = all.map((c) => build(c, false));
+    for (let i = 1; i <= apart.length; i++) expect(fresh[i]).not.toBe(fresh[0]);
+    for (let round = 0; round < 2; round++) {
+      all.forEach((c, i) => expect(build(c, true)).toBe(fresh[i]));
+    }
+  });
+
+  test('kernels with helper or native functions, plugins or array constants are not shared', () => {
+    const kernel = (over: Partial<TranslatingKernel>): TranslatingKernel => ({
+      source: 'function () { return 1; }', argumentNames: [], argumentTypes: [], argumentSizes: [], argumentBitRatios: [], kernelArguments: [], kernelConstants: [], constants: { W: 3 }, constantTypes: {}, constantBitRatios: {},
+      output: [4], debug: false, loopMaxIterations: 0, precision: 'single', optimizeFloatMemory: false, strictIntegers: false, fixIntegerDivisionAccuracy: false, leadingReturnStatement: null, followingReturnStatement: null,
+      dynamicArguments: false, dynamicOutput: false, graphical: false, functions: null, nativeFunctions: null, injectedNative: null, subKernels: null, plugins: [], returnType: null, componentCount: 1,
+      translatedBody: '', translatedFunctions: '', translateSource: () => undefined, ...over,
+    });
+    expect(translationKey(kernel({}))).not.toBeNull();
+    expect(translationKey(kernel({ functions: [{ source: 'function f() { return 1; }' }] }))).toBeNull();
+    expect(translationKey(kernel({ nativeFunctions: [{ name: 'f', source: 'fn f() {}' }] }))).toBeNull();
+    expect(translationKey(kernel({ injectedNative: 'fn g() {}' }))).toBeNull();
+    expect(translationKey(kernel({ subKernels: [{ name: 's' }] }))).toBeNull();
+    expect(translationKey(kernel({ plugins: [{ name: 'p' }] }))).toBeNull();
+    expect(translationKey(kernel({ constants: { T: [1, 2, 3] } }))).toBeNull();
+    expect(translationKey(kernel({ source: { functionNodes: [] } }))).toBeNull();
+  });
+
+  test('shader modules: one per WGSL code and device, made by the device class; other descriptors, and the cache switched off, pass through', () => {
+    let made = 0;
+    class FakeDevice implements ModuleDevice {
+      createShaderModule(descriptor: { code: string }): unknown {
+        made++;
+        return { code: descriptor.code, serial: made };
+      }
+    }
+    const device = new FakeDevice();
+    const other = new FakeDevice();
+    shareShaderModules(device);
+    shareShaderModules(device);
+    shareShaderModules(other);
+    const a = device.createShaderModule({ code: 'A' });
+    expect(device.createShaderModule({ code: 'A' })).toBe(a);
+    expect(device.createShaderModule({ code: 'B' })).not.toBe(a);
+    expect(other.createShaderModule({ code: 'A' })).not.toBe(a);
+    expect(made).toBe(3);
+    expect(device.createShaderModule({ code: 'A', label: 'x' } as { code: string })).not.toBe(a);
+    kernelBuildCache.enabled = false;
+    expect(device.createShaderModule({ code: 'A' })).not.toBe(a);
+    kernelBuildCache.enabled = true;
+    expect(device.createShaderModule({ code: 'A' })).toBe(a);
+    expect(made).toBe(5);
+    // A wrapper of the device class (a profiler) sees the modules made, not those shared.
+    let seen = 0;
+    const original = FakeDevice.prototype.createShaderModule;
+    FakeDevice.prototype.createShaderModule = function (this: FakeDevice, d: { code: string }) {
+      seen++;
+      return original.call(this, d);
+    };
+    try {
+      device.createShaderModule({ code: 'A' });
+      device.createShaderModule({ code: 'C' });
+      expect(seen).toBe(1);
+    } finally {
+      FakeDevice.prototype.createShaderModule = original;
+    }
+    // Emptied by clearKernelBuildCache; bounded.
+    clearKernelBuildCache();
+    expect(device.createShaderModule({ code: 'A' })).not.toBe(a);
+    const first = device.createShaderModule({ code: 'code 0' });
+    for (let i = 1; i <= MAX_SHARED_MODULES; i++) device.createShaderModule({ code: `code ${i}` });
+    expect(device.createShaderModule({ code: `code ${MAX_SHARED_MODULES}` })).toBe(device.createShaderModule({ code: `code ${MAX_SHARED_MODULES}` }));
+    expect(device.createShaderModule({ code: 'code 0' })).not.toBe(first);
+  });
+
+  test('a device that takes no new property is left as it is', () => {
+    const device = Object.freeze({ createShaderModule: (d: { code: string }) => ({ code: d.code }) });
+    shareShaderModules(device);
+    expect(device.createShaderModule({ code: 'A' })).not.toBe(device.createShaderModule({ code: 'A' }));
+  });
+});

@@ -1,0 +1,32 @@
+/**
+ * gpu.js's WebGPU kernel build up to its WGSL (web-gpu/kernel.js, build()),
+ * which needs no device: what CI can check of the WebGPU kernels.
+ */
+export interface WgslKernel {
+  workgroupSize: number[];
+  threadDim: number[];
+  paramsLayout: unknown;
+  translatedBody: string;
+  _device: { limits: { maxComputeWorkgroupsPerDimension: number } };
+  setupConstants(): void;
+  setupArguments(a: unknown[]): void;
+  validateSettings(a: unknown[]): void;
+  translateSource(): void;
+  computeParamsLayout(): unknown;
+  assembleWGSL(): string;
+  _computeDispatch(threadDim: number[]): { groups: number[]; dispatchWidth: number };
+}
+const { WebGPUKernel } = require('gpu.js/src/backend/web-gpu/kernel.js') as { WebGPUKernel: new (source: string, settings: object) => WgslKernel };
+
+/** A kernel of `source` built for `args` up to its WGSL; `settings` adds to or replaces the solver's usual ones. */
+export function assembleWgsl(source: string, output: number[], args: unknown[], constants: Record<string, unknown>, settings: object = {}): { wgsl: string; kernel: WgslKernel } {
+  const kernel = new WebGPUKernel(source, { output, constants, precision: 'single', loopMaxIterations: 1 << 20, ...settings });
+  kernel.setupConstants();
+  kernel.setupArguments(args);
+  kernel.validateSettings(args);
+  kernel.threadDim = [...output, 1, 1].slice(0, 3);
+  kernel.translateSource();
+  kernel.paramsLayout = kernel.computeParamsLayout();
+  kernel._device = { limits: { maxComputeWorkgroupsPerDimension: 65535 } };
+  return { wgsl: kernel.assembleWGSL(), kernel };
+}
