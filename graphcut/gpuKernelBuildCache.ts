@@ -25,6 +25,23 @@
  *   descriptor.
  * The WGSL is still assembled per build (cheap), so the workgroup rewrite
  * (gpuWorkgroupSize.ts) applies as before.
+ *
+ * Compute pipelines are the other cost of a build the first time a process
+ * meets a source: gpu.js creates each one synchronously, one after the
+ * other, while the driver compiles it. Dawn creates the pipelines asked for
+ * through createComputePipelineAsync concurrently, and then hands a synchronous creation of the same descriptor the pipeline it
+ * made. So before a plan compiles, `installKernelBuildCache` also works out
+ * the programs the compile will build (the same steps and argument types
+ * gpu.js's executor reads), assembles their WGSL on throwaway clones (the
+ * translations land in the cache above), and asks for the pipelines this
+ * device has not been asked for ahead yet, together, with the descriptors
+ * gpu.js's build uses. On the H200 machine, runs of synthetic scenes at
+ * sizes new to the process spent 105–156 ms on that and 2–12 ms creating
+ * pipelines, against 322–377 ms creating them one by one (gpuBench
+ * `pipelines`); whole CLI runs of tsukuba in fresh processes took 1.08–1.19 s
+ * against 1.45–1.86 s before (BENCHMARKS.md, "Kernel builds shared between
+ * plans"). A prewarm that fails in any way is dropped: the compile then
+ * builds as it always did and reports any error itself.
  */
 
 /** The gpu.js release whose kernel build this shares. */
@@ -38,7 +55,11 @@ export const MAX_SHARED_TRANSLATIONS = 512;
 /** Switch and counters. `enabled` may change at any time (gpuBench compares both). */
 export const kernelBuildCache = {
   enabled: true,
+  /** Pipelines of a plan created together before it compiles. */
+  parallelPipelines: true,
   installed: false,
+  prewarmedPipelines: 0,
+  prewarmMs: 0,
   translationHits: 0,
   translationMisses: 0,
   moduleHits: 0,
@@ -196,6 +217,99 @@ export function shareShaderModules(device: ModuleDevice): void {
   });
 }
 
+/** What a plan compile reads of gpu.js's fused executor and plan (pipeline-executor.js, _compile). */
+interface PlanStep { kernel: number }
+interface PlanKernelClone { kernel: { strictIntegers?: boolean } }
+interface ThrowawayKernel extends TranslatingKernel {
+  threadDim: number[];
+  paramsLayout: { arrayArgs: unknown[]; bufferConstants: unknown[] };
+  _device: unknown;
+  setupConstants(): void;
+  setupArguments(a: unknown[]): void;
+  validateSettings(a: unknown[]): void;
+  computeParamsLayout(): ThrowawayKernel['paramsLayout'];
+  assembleWGSL(): string;
+}
+export interface CompilingExecutor {
+  plan: { steps: PlanStep[]; kernels: Array<{ clone: PlanKernelClone }> };
+  pipeline: { _cloneKernel(c: PlanKernelClone): { kernel: ThrowawayKernel; destroy(): void } };
+  _representativeArgs(step: PlanStep, args: unknown[]): unknown[];
+  _compile(args: unknown[]): Promise<void>;
+}
+/** The members of a WebGPU device the prewarm uses. */
+export interface PipelineDevice extends ModuleDevice {
+  createBindGroupLayout(d: { entries: unknown[] }): unknown;
+  createPipelineLayout(d: { bindGroupLayouts: unknown[] }): unknown;
+  createComputePipelineAsync(d: { layout: unknown; compute: { module: unknown; entryPoint: string } }): Promise<unknown>;
+}
+
+const UNIFORM = { type: 'uniform' };
+const READ_ONLY = { type: 'read-only-storage' };
+const STORAGE = { type: 'storage' };
+const COMPUTE = 4; // GPUShaderStage.COMPUTE
+
+/** The bind group entries gpu.js's build gives a kernel (web-gpu/kernel.js, _buildAsync): params, array arguments, output, array constants. */
+export function kernelLayoutEntries(arrays: number, constants: number): Array<{ binding: number; visibility: number; buffer: object }> {
+  const types = [UNIFORM, ...Array.from({ length: arrays }, () => READ_ONLY), STORAGE, ...Array.from({ length: constants }, () => READ_ONLY)];
+  return types.map((buffer, binding) => ({ binding, visibility: COMPUTE, buffer }));
+}
+
+// Per device: the WGSL sources whose pipelines were created ahead (or are being).
+const prewarmedOf = new WeakMap<object, Set<string>>();
+
+/**
+ * The WGSL and layout of every program the executor's compile will build
+ * (one per kernel and argument-type signature, as gpu.js keys them),
+ * assembled on throwaway clones of the plan's kernels.
+ */
+function plannedPrograms(executor: CompilingExecutor, args: unknown[], device: unknown): Array<{ code: string; arrays: number; constants: number }> {
+  const typeOf = (require('gpu.js/src/utils.js') as { utils: { getVariableType(v: unknown, strict?: boolean): string } }).utils.getVariableType;
+  const programs = new Map<string, { code: string; arrays: number; constants: number }>();
+  const { steps, kernels } = executor.plan;
+  for (const step of steps) {
+    const reps = executor._representativeArgs(step, args);
+    const entry = kernels[step.kernel];
+    const key = `${step.kernel}:${reps.map((v) => typeOf(v, entry.clone.kernel.strictIntegers)).join(',')}`;
+    if (programs.has(key)) continue;
+    const clone = executor.pipeline._cloneKernel(entry.clone);
+    try {
+      const k = clone.kernel;
+      k.setupConstants();
+      k.setupArguments(reps);
+      k.validateSettings(reps);
+      k.threadDim = [...(k.output ?? []), 1, 1, 1].slice(0, 3);
+      k.translateSource();
+      k.paramsLayout = k.computeParamsLayout();
+      k._device = device;
+      programs.set(key, { code: k.assembleWGSL(), arrays: k.paramsLayout.arrayArgs.length, constants: k.paramsLayout.bufferConstants.length });
+    } finally {
+      clone.destroy();
+    }
+  }
+  return [...programs.values()];
+}
+
+/**
+ * Creates, together, the pipelines of the programs the executor's compile
+ * will build (for `args`, its first call's) that were not created ahead on
+ * this device before; resolves when all are made or refused.
+ */
+export async function prewarmPipelines(executor: CompilingExecutor, args: unknown[], device: PipelineDevice): Promise<void> {
+  let prewarmed = prewarmedOf.get(device);
+  if (!prewarmed) prewarmedOf.set(device, (prewarmed = new Set()));
+  const t = performance.now();
+  const fresh = plannedPrograms(executor, args, device).filter((p) => !prewarmed!.has(`${p.arrays}:${p.constants}:${p.code}`));
+  if (fresh.length < 2) return; // one pipeline gains nothing from being created ahead
+  await Promise.all(fresh.map((p) => {
+    prewarmed!.add(`${p.arrays}:${p.constants}:${p.code}`);
+    const layout = device.createPipelineLayout({ bindGroupLayouts: [device.createBindGroupLayout({ entries: kernelLayoutEntries(p.arrays, p.constants) })] });
+    // A rejection is left to the compile's own creation of the same pipeline to report.
+    return device.createComputePipelineAsync({ layout, compute: { module: device.createShaderModule({ code: p.code }), entryPoint: 'main' } }).catch(() => undefined);
+  }));
+  kernelBuildCache.prewarmedPipelines += fresh.length;
+  kernelBuildCache.prewarmMs += performance.now() - t;
+}
+
 /**
  * Shares translations and shader modules between gpu.js's WebGPU kernel
  * builds (idempotent). Returns false, changing nothing, when gpu.js is not
@@ -206,16 +320,19 @@ export function installKernelBuildCache(): boolean {
   if (kernelBuildCache.installed) return true;
   let version: string;
   let proto: TranslatingKernel & { _buildAsync(): Promise<void> };
-  let acquire: () => Promise<{ device: ModuleDevice }>;
+  let acquire: () => Promise<{ device: PipelineDevice }>;
+  let executorProto: CompilingExecutor;
   try {
     version = (require('gpu.js/package.json') as { version: string }).version;
     proto = (require('gpu.js/src/backend/web-gpu/kernel.js') as { WebGPUKernel: { prototype: typeof proto } }).WebGPUKernel.prototype;
-    const { WebGPUContext } = require('gpu.js/src/backend/web-gpu/context.js') as { WebGPUContext: { acquire(): Promise<{ device: ModuleDevice }> } };
+    executorProto = (require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: { prototype: CompilingExecutor } }).WebGPUPipelineExecutor.prototype;
+    const { WebGPUContext } = require('gpu.js/src/backend/web-gpu/context.js') as { WebGPUContext: { acquire(): Promise<{ device: PipelineDevice }> } };
     acquire = () => WebGPUContext.acquire();
   } catch {
     return false;
   }
-  if (version !== BUILD_CACHE_GPU_JS_VERSION || typeof proto.translateSource !== 'function' || typeof proto._buildAsync !== 'function') return false;
+  const wraps = [proto.translateSource, proto._buildAsync, executorProto._compile, executorProto._representativeArgs];
+  if (version !== BUILD_CACHE_GPU_JS_VERSION || wraps.some((f) => typeof f !== 'function')) return false;
   const translate = proto.translateSource;
   proto.translateSource = function (this: TranslatingKernel) {
     translateShared(this, () => translate.call(this));
@@ -226,6 +343,19 @@ export function installKernelBuildCache(): boolean {
     const context = await acquire().catch(() => null);
     if (context) shareShaderModules(context.device);
     return buildAsync.call(this);
+  };
+  const compile = executorProto._compile;
+  executorProto._compile = async function (this: CompilingExecutor, args: unknown[]) {
+    if (kernelBuildCache.enabled && kernelBuildCache.parallelPipelines) {
+      try {
+        const { device } = await acquire();
+        shareShaderModules(device);
+        if (typeof device.createComputePipelineAsync === 'function') await prewarmPipelines(this, args, device);
+      } catch {
+        // Left to the compile, which builds as without the prewarm and reports its own errors.
+      }
+    }
+    return compile.call(this, args);
   };
   kernelBuildCache.installed = true;
   return true;

@@ -40,6 +40,11 @@
  *              plans (the default: translations and shader modules kept,
  *              emptied before every run, as in a fresh process) with every
  *              plan building its kernels anew (gpuKernelBuildCache.ts)
+ *   pipelines  synthetic scenes of sizes new to the process (so every
+ *              compute pipeline is new to Dawn and to the driver's disk
+ *              cache, as in a fresh process), alternating a plan's
+ *              pipelines created together before it compiles (the default)
+ *              with gpu.js creating them one by one, three pairs
  *   workgroups tsukuba, teddy and Adirondack with the 2D/3D kernels in
  *              workgroups of 8×8 (gpu.js's own), 16×16, 32×8 and 64×4
  *              threads, alternating, twice (gpuWorkgroupSize.ts)
@@ -441,6 +446,26 @@ async function main(): Promise<void> {
           if (sec === 'host') await add(sec, `${s} gpu${on ? '' : ' pass per step'}`, () => profiled(s, on, true));
           else if (sec === 'ahead') await add(sec, `${s} gpu${on ? '' : ' not recorded ahead'}`, () => profiled(s, true, on));
           else await add(sec, `${s} gpu${on ? '' : ' builds not shared'}`, () => profiled(s, true, true, on));
+        }
+      }
+    } else if (sec === 'pipelines') {
+      const profiler = installHostProfiler();
+      await add(sec, 'warm-up synthetic 300x240', async () => runScene(generateSyntheticScene({ width: 300, height: 240, ndisp: 32, seed: 7 }), { backend: 'gpu' }));
+      let width = 320;
+      for (let rep = 0; rep < 3; rep++) {
+        for (const together of [true, false]) {
+          const W = (width += 8);
+          await add(sec, `synthetic ${W}x240 ${together ? 'pipelines together' : 'pipelines one by one'}`, async () => {
+            kernelBuildCache.parallelPipelines = together;
+            clearKernelBuildCache();
+            profiler.take();
+            try {
+              const r = await runScene(generateSyntheticScene({ width: W, height: 240, ndisp: 32, seed: 7 }), { backend: 'gpu' });
+              return { ...r, parallelPipelines: together, host: profiler.take() };
+            } finally {
+              kernelBuildCache.parallelPipelines = true;
+            }
+          });
         }
       }
     } else if (sec === 'workgroups') {

@@ -4,14 +4,18 @@
  * kernels' WGSL the way gpu.js does before it reaches the device: with the
  * cache, every build must give the WGSL a build without it gives, over
  * random kernels, sizes, constants and settings that repeat (so the cache is
- * hit). Shader modules are checked on a stand-in device; that the GPU runs
- * the shared builds is checked there (--verify, equal energies:
- * BENCHMARKS.md).
+ * hit). Shader modules, and the pipelines created ahead of a plan's compile,
+ * are checked on a stand-in device that records what it is asked for; that
+ * the GPU runs the shared builds is checked there (--verify, equal
+ * energies: BENCHMARKS.md).
  */
-import { Input } from 'gpu.js';
+import { GPU, Input } from 'gpu.js';
 import {
-  BUILD_CACHE_GPU_JS_VERSION, clearKernelBuildCache, installKernelBuildCache, kernelBuildCache, MAX_SHARED_MODULES, shareShaderModules, translationKey, type ModuleDevice, type TranslatingKernel,
+  BUILD_CACHE_GPU_JS_VERSION, clearKernelBuildCache, installKernelBuildCache, kernelBuildCache, kernelLayoutEntries, MAX_SHARED_MODULES, prewarmPipelines, shareShaderModules, translationKey,
+  type CompilingExecutor, type ModuleDevice, type PipelineDevice, type TranslatingKernel,
 } from '../graphcut/gpuKernelBuildCache';
+import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
+import { randomEnergy } from './randomEnergy';
 import { bfsScanSource, gatedSource, sweepGatherSource, sweepPushSource, STATE_PLANES, UNCHANGED_STATE } from '../graphcut/pushRelabelKernels';
 import { checkTilesSource, MOVE_DONE_GATE, startMoveSource } from '../expansion/gpuMoveKernels';
 import { createRng } from '../graphcut/randomGraphs';
@@ -183,5 +187,133 @@ describe('kernel builds shared between plans', () => {
     const device = Object.freeze({ createShaderModule: (d: { code: string }) => ({ code: d.code }) });
     shareShaderModules(device);
     expect(device.createShaderModule({ code: 'A' })).not.toBe(device.createShaderModule({ code: 'A' }));
+  });
+});
+
+/** A stand-in WebGPU device: records the pipelines it is asked for (with their code and bind group entries) and answers the rest with inert objects. */
+class RecordingDevice {
+  readonly limits = { maxComputeWorkgroupsPerDimension: 65535, maxStorageBufferBindingSize: 1 << 30, maxBufferSize: 1 << 30 };
+  readonly lost = new Promise<never>(() => undefined);
+  readonly features = new Set<string>();
+  readonly made: string[] = [];
+  readonly ahead: string[] = [];
+  pending: Array<() => void> = [];
+  refuse = false;
+  readonly queue = { writeBuffer: (): void => undefined, submit: (): void => undefined, onSubmittedWorkDone: async (): Promise<void> => undefined };
+  createShaderModule(d: { code: string }): object {
+    return { code: d.code, getCompilationInfo: async () => ({ messages: [] }) };
+  }
+  createBindGroupLayout(d: { entries: unknown[] }): object {
+    return { entries: d.entries };
+  }
+  createPipelineLayout(d: { bindGroupLayouts: Array<{ entries: unknown[] }> }): object {
+    return { entries: d.bindGroupLayouts.map((l) => l.entries) };
+  }
+  private describe(d: { layout: { entries: unknown }; compute: { module: { code: string }; entryPoint: string } }): string {
+    return JSON.stringify([d.compute.entryPoint, d.layout.entries, d.compute.module.code]);
+  }
+  createComputePipeline(d: Parameters<RecordingDevice['describe']>[0]): object {
+    this.made.push(this.describe(d));
+    return {};
+  }
+  createComputePipelineAsync(d: Parameters<RecordingDevice['describe']>[0]): Promise<object> {
+    this.ahead.push(this.describe(d));
+    return new Promise((resolve, reject) => this.pending.push(() => (this.refuse ? reject(new Error('refused')) : resolve({}))));
+  }
+  pushErrorScope(): void {}
+  async popErrorScope(): Promise<null> {
+    return null;
+  }
+  createBuffer(d: { size: number }): object {
+    return { size: d.size, getMappedRange: () => new ArrayBuffer(d.size), unmap: () => undefined, destroy: () => undefined, mapAsync: async () => undefined };
+  }
+  createBindGroup(): object {
+    return {};
+  }
+  createCommandEncoder(): object {
+    return { beginComputePass: () => ({ setPipeline() {}, setBindGroup() {}, dispatchWorkgroups() {}, end() {} }), copyBufferToBuffer() {}, finish: () => ({}) };
+  }
+}
+
+describe('pipelines created ahead of a plan\'s compile', () => {
+  const device = new RecordingDevice();
+  const g = globalThis as { navigator?: unknown };
+  const saved = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
+  beforeAll(() => {
+    // gpu.js's WebGPU context asks navigator.gpu for its device.
+    const adapter = { limits: device.limits, features: device.features, info: {}, requestDevice: async () => device };
+    Object.defineProperty(globalThis, 'navigator', { configurable: true, writable: true, value: { gpu: { requestAdapter: async () => adapter } } });
+    installKernelBuildCache();
+  });
+  afterAll(() => {
+    if (saved) Object.defineProperty(globalThis, 'navigator', saved);
+    else delete g.navigator;
+  });
+
+  /** A solver's plan of `moves` moves, traced, with an executor for it and its first call's arguments. */
+  function solverPlan(W: number, H: number, moves: number, rounds: number): { executor: CompilingExecutor; args: unknown[] } {
+    const gpu = new GPU({ mode: 'webgpu' });
+    const rng = createRng(W * 31 + H);
+    const ctx = { gpu, mode: 'webgpu' as const, device: 'stand-in', deviceErrors: [], destroy: () => undefined };
+    const solver = new GpuMoveSolver(ctx, randomEnergy(rng, W, H, 5, 'linear'), { variant: 'reversed', movesPerCall: moves });
+    const internals = solver as unknown as { plan(m: number, r: number, b: number, v: boolean): { pipe: { pipeline: { plan: unknown; _buildPlan(): unknown } } }; flowsInOut: boolean; bfs: number };
+    const pipeline = internals.plan(moves, rounds, internals.bfs, false).pipe.pipeline;
+    pipeline.plan = pipeline._buildPlan();
+    const args: unknown[] = [new Input(new Float32Array(W * H) as unknown as number[], [W, H]), new Input(new Float32Array(moves) as unknown as number[], [moves])];
+    if (internals.flowsInOut) args.push(new Input(new Float32Array(2 * W * H) as unknown as number[], [W, H, 2]));
+    const { WebGPUPipelineExecutor } = require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: new (p: unknown, plan: unknown) => CompilingExecutor };
+    return { executor: new WebGPUPipelineExecutor(pipeline, pipeline.plan), args };
+  }
+
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+  };
+
+  test('the pipelines asked for ahead are those gpu.js\'s compile then creates, all asked before any is made', async () => {
+    clearKernelBuildCache();
+    // Everything asked ahead on this device: a pipeline asked for by an earlier plan is not asked again.
+    const everAhead = new Set<string>();
+    for (const [W, H, moves] of [[13, 9, 1], [21, 6, 4], [21, 6, 2]]) {
+      device.made.length = 0;
+      device.ahead.length = 0;
+      const { executor, args } = solverPlan(W, H, moves, 2);
+      const compiling = executor._compile(args);
+      await settle();
+      // Every pipeline requested is requested before the first one is answered, and none twice.
+      const asked = device.ahead.length;
+      expect(device.pending.length).toBe(asked);
+      // The compile waits for them (a plan whose pipelines were all asked for before waits for none).
+      if (asked > 0) expect(device.made.length).toBe(0);
+      expect(new Set(device.ahead).size).toBe(asked);
+      device.pending.splice(0).forEach((answer) => answer());
+      await compiling;
+      for (const p of device.ahead) everAhead.add(p);
+      const made = new Set(device.made);
+      expect(device.ahead.filter((p) => !made.has(p))).toEqual([]);
+      expect([...made].filter((p) => !everAhead.has(p))).toEqual([]);
+      if (moves === 1) expect(asked).toBeGreaterThanOrEqual(10);
+    }
+  });
+
+  test('a second plan of the same kernels asks for none ahead; a refused pipeline is left to the compile', async () => {
+    clearKernelBuildCache();
+    const first = solverPlan(17, 8, 1, 2);
+    device.ahead.length = 0;
+    const warming = prewarmPipelines(first.executor, first.args, device as unknown as PipelineDevice);
+    await settle();
+    const asked = device.ahead.length;
+    expect(asked).toBeGreaterThan(1);
+    device.refuse = true;
+    device.pending.splice(0).forEach((answer) => answer());
+    await expect(warming).resolves.toBeUndefined();
+    device.refuse = false;
+    // Same size, more rounds: the same programs.
+    const second = solverPlan(17, 8, 1, 5);
+    await prewarmPipelines(second.executor, second.args, device as unknown as PipelineDevice);
+    expect(device.ahead.length).toBe(asked);
+  });
+
+  test('bind group entries: params, the array arguments, the output, the array constants', () => {
+    expect(kernelLayoutEntries(2, 1).map((e) => [e.binding, (e.buffer as { type: string }).type])).toEqual([[0, 'uniform'], [1, 'read-only-storage'], [2, 'read-only-storage'], [3, 'storage'], [4, 'read-only-storage']]);
   });
 });
