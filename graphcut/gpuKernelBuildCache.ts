@@ -32,10 +32,12 @@
  * through createComputePipelineAsync concurrently, and then hands a synchronous creation of the same descriptor the pipeline it
  * made. So before a plan compiles, `installKernelBuildCache` also works out
  * the programs the compile will build (the same steps and argument types
- * gpu.js's executor reads), assembles their WGSL on throwaway clones (the
- * translations land in the cache above), and asks for the pipelines this
- * device has not been asked for ahead yet, together, with the descriptors
- * gpu.js's build uses. On the H200 machine, runs of synthetic scenes at
+ * gpu.js's executor reads), assembles the WGSL of those whose kernel it has
+ * not met with these argument types on throwaway clones (the translations
+ * land in the cache above), and asks for the pipelines this device has not
+ * been asked for ahead yet, together, with the descriptors gpu.js's build
+ * uses. (A kernel whose settings change after it was met is built as
+ * without the prewarm.) On the H200 machine, runs of synthetic scenes at
  * sizes new to the process spent 105–156 ms on that and 2–12 ms creating
  * pipelines, against 322–377 ms creating them one by one (gpuBench
  * `pipelines`); whole CLI runs of tsukuba in fresh processes took 1.08–1.19 s
@@ -231,7 +233,7 @@ interface ThrowawayKernel extends TranslatingKernel {
   assembleWGSL(): string;
 }
 export interface CompilingExecutor {
-  plan: { steps: PlanStep[]; kernels: Array<{ clone: PlanKernelClone }> };
+  plan: { steps: PlanStep[]; kernels: Array<{ shortcut: object; clone: PlanKernelClone }> };
   pipeline: { _cloneKernel(c: PlanKernelClone): { kernel: ThrowawayKernel; destroy(): void } };
   _representativeArgs(step: PlanStep, args: unknown[]): unknown[];
   _compile(args: unknown[]): Promise<void>;
@@ -254,23 +256,29 @@ export function kernelLayoutEntries(arrays: number, constants: number): Array<{ 
   return types.map((buffer, binding) => ({ binding, visibility: COMPUTE, buffer }));
 }
 
-// Per device: the WGSL sources whose pipelines were created ahead (or are being).
-const prewarmedOf = new WeakMap<object, Set<string>>();
+// Per device: the WGSL sources whose pipelines were asked for ahead, and,
+// per user kernel, the argument-type signatures whose programs were
+// planned (so that a plan of kernels met before costs no throwaway clones).
+const prewarmedOf = new WeakMap<object, { codes: Map<string, true>; planned: WeakMap<object, Set<string>> }>();
 
 /**
  * The WGSL and layout of every program the executor's compile will build
- * (one per kernel and argument-type signature, as gpu.js keys them),
- * assembled on throwaway clones of the plan's kernels.
+ * (one per kernel and argument-type signature, as gpu.js keys them) that
+ * was not planned on this device before, assembled on throwaway clones of
+ * the plan's kernels.
  */
-function plannedPrograms(executor: CompilingExecutor, args: unknown[], device: unknown): Array<{ code: string; arrays: number; constants: number }> {
+function plannedPrograms(executor: CompilingExecutor, args: unknown[], device: unknown, planned: WeakMap<object, Set<string>>): Array<{ code: string; arrays: number; constants: number }> {
   const typeOf = (require('gpu.js/src/utils.js') as { utils: { getVariableType(v: unknown, strict?: boolean): string } }).utils.getVariableType;
-  const programs = new Map<string, { code: string; arrays: number; constants: number }>();
+  const programs: Array<{ code: string; arrays: number; constants: number }> = [];
   const { steps, kernels } = executor.plan;
   for (const step of steps) {
     const reps = executor._representativeArgs(step, args);
     const entry = kernels[step.kernel];
-    const key = `${step.kernel}:${reps.map((v) => typeOf(v, entry.clone.kernel.strictIntegers)).join(',')}`;
-    if (programs.has(key)) continue;
+    const types = reps.map((v) => typeOf(v, entry.clone.kernel.strictIntegers)).join(',');
+    let seen = planned.get(entry.shortcut);
+    if (!seen) planned.set(entry.shortcut, (seen = new Set()));
+    if (seen.has(types)) continue;
+    seen.add(types);
     const clone = executor.pipeline._cloneKernel(entry.clone);
     try {
       const k = clone.kernel;
@@ -281,27 +289,28 @@ function plannedPrograms(executor: CompilingExecutor, args: unknown[], device: u
       k.translateSource();
       k.paramsLayout = k.computeParamsLayout();
       k._device = device;
-      programs.set(key, { code: k.assembleWGSL(), arrays: k.paramsLayout.arrayArgs.length, constants: k.paramsLayout.bufferConstants.length });
+      programs.push({ code: k.assembleWGSL(), arrays: k.paramsLayout.arrayArgs.length, constants: k.paramsLayout.bufferConstants.length });
     } finally {
       clone.destroy();
     }
   }
-  return [...programs.values()];
+  return programs;
 }
 
 /**
  * Creates, together, the pipelines of the programs the executor's compile
- * will build (for `args`, its first call's) that were not created ahead on
- * this device before; resolves when all are made or refused.
+ * will build (for `args`, its first call's) that were not asked for ahead
+ * on this device before; resolves when all are made or refused.
  */
 export async function prewarmPipelines(executor: CompilingExecutor, args: unknown[], device: PipelineDevice): Promise<void> {
   let prewarmed = prewarmedOf.get(device);
-  if (!prewarmed) prewarmedOf.set(device, (prewarmed = new Set()));
+  if (!prewarmed) prewarmedOf.set(device, (prewarmed = { codes: new Map(), planned: new WeakMap() }));
+  const { codes } = prewarmed;
   const t = performance.now();
-  const fresh = plannedPrograms(executor, args, device).filter((p) => !prewarmed!.has(`${p.arrays}:${p.constants}:${p.code}`));
-  if (fresh.length < 2) return; // one pipeline gains nothing from being created ahead
+  const key = (p: { code: string; arrays: number; constants: number }): string => `${p.arrays}:${p.constants}:${p.code}`;
+  const fresh = plannedPrograms(executor, args, device, prewarmed.planned).filter((p) => !codes.has(key(p)));
   await Promise.all(fresh.map((p) => {
-    prewarmed!.add(`${p.arrays}:${p.constants}:${p.code}`);
+    remember(codes, key(p), true, MAX_SHARED_MODULES);
     const layout = device.createPipelineLayout({ bindGroupLayouts: [device.createBindGroupLayout({ entries: kernelLayoutEntries(p.arrays, p.constants) })] });
     // A rejection is left to the compile's own creation of the same pipeline to report.
     return device.createComputePipelineAsync({ layout, compute: { module: device.createShaderModule({ code: p.code }), entryPoint: 'main' } }).catch(() => undefined);

@@ -251,18 +251,16 @@ describe('pipelines created ahead of a plan\'s compile', () => {
   });
 
   /** A solver's plan of `moves` moves, traced, with an executor for it and its first call's arguments. */
-  function solverPlan(W: number, H: number, moves: number, rounds: number): { executor: CompilingExecutor; args: unknown[] } {
-    const gpu = new GPU({ mode: 'webgpu' });
-    const rng = createRng(W * 31 + H);
-    const ctx = { gpu, mode: 'webgpu' as const, device: 'stand-in', deviceErrors: [], destroy: () => undefined };
-    const solver = new GpuMoveSolver(ctx, randomEnergy(rng, W, H, 5, 'linear'), { variant: 'reversed', movesPerCall: moves });
+  function solverPlan(W: number, H: number, moves: number, rounds: number, given?: GpuMoveSolver): { executor: CompilingExecutor; args: unknown[]; solver: GpuMoveSolver } {
+    const ctx = { gpu: new GPU({ mode: 'webgpu' }), mode: 'webgpu' as const, device: 'stand-in', deviceErrors: [], destroy: () => undefined };
+    const solver = given ?? new GpuMoveSolver(ctx, randomEnergy(createRng(W * 31 + H), W, H, 5, 'linear'), { variant: 'reversed', movesPerCall: moves });
     const internals = solver as unknown as { plan(m: number, r: number, b: number, v: boolean): { pipe: { pipeline: { plan: unknown; _buildPlan(): unknown } } }; flowsInOut: boolean; bfs: number };
     const pipeline = internals.plan(moves, rounds, internals.bfs, false).pipe.pipeline;
     pipeline.plan = pipeline._buildPlan();
     const args: unknown[] = [new Input(new Float32Array(W * H) as unknown as number[], [W, H]), new Input(new Float32Array(moves) as unknown as number[], [moves])];
     if (internals.flowsInOut) args.push(new Input(new Float32Array(2 * W * H) as unknown as number[], [W, H, 2]));
     const { WebGPUPipelineExecutor } = require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: new (p: unknown, plan: unknown) => CompilingExecutor };
-    return { executor: new WebGPUPipelineExecutor(pipeline, pipeline.plan), args };
+    return { executor: new WebGPUPipelineExecutor(pipeline, pipeline.plan), args, solver };
   }
 
   const settle = async (): Promise<void> => {
@@ -295,7 +293,7 @@ describe('pipelines created ahead of a plan\'s compile', () => {
     }
   });
 
-  test('a second plan of the same kernels asks for none ahead; a refused pipeline is left to the compile', async () => {
+  test('later plans of the same kernels ask for none ahead, and the same solver\'s plan none of its kernels; a refused pipeline is left to the compile', async () => {
     clearKernelBuildCache();
     const first = solverPlan(17, 8, 1, 2);
     device.ahead.length = 0;
@@ -307,9 +305,16 @@ describe('pipelines created ahead of a plan\'s compile', () => {
     device.pending.splice(0).forEach((answer) => answer());
     await expect(warming).resolves.toBeUndefined();
     device.refuse = false;
-    // Same size, more rounds: the same programs.
+    // Same size, more rounds, another solver: the same programs, none asked again.
     const second = solverPlan(17, 8, 1, 5);
     await prewarmPipelines(second.executor, second.args, device as unknown as PipelineDevice);
+    expect(device.ahead.length).toBe(asked);
+    // The same solver's next plan: its kernels were planned with these arguments, so no throwaway clone is made.
+    const third = solverPlan(17, 8, 1, 7, first.solver);
+    const pipeline = (third.executor as unknown as { pipeline: { _cloneKernel: unknown } }).pipeline;
+    const clone = jest.spyOn(pipeline as { _cloneKernel(): unknown }, '_cloneKernel');
+    await prewarmPipelines(third.executor, third.args, device as unknown as PipelineDevice);
+    expect(clone).not.toHaveBeenCalled();
     expect(device.ahead.length).toBe(asked);
   });
 
