@@ -2,7 +2,7 @@ import * as os from 'os';
 import { Input, type IGPUKernelSettings, type IKernelRunShortcut, type IPipelineRunShortcut, type KernelOutput } from 'gpu.js';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import type { GpuContext } from '../graphcut/gpuBackend';
-import { recordAhead } from '../graphcut/gpuOnePassCalls';
+import { callInPlace, recordAhead, returnFlatResults } from '../graphcut/gpuOnePassCalls';
 import { cutCapacity, MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
 import { flattenState, GpuPrecisionError } from '../graphcut/pushRelabel';
 import {
@@ -568,6 +568,8 @@ export class GpuMoveSolver implements MoveSolver {
     const pipe = fromFlows
       ? this.ctx.gpu.createPipeline(function (LB0: unknown, AL: unknown, F: unknown) { return moves_(LB0, AL, F); })
       : this.ctx.gpu.createPipeline(function (LB0: unknown, AL: unknown) { return moves_(LB0, AL, null); });
+    // --verify reads the state and capacities as planes of rows; other plans take flat results.
+    if (!verify) returnFlatResults(pipe);
     const p: Plan = { pipe, moves, rounds, bfs, verify, calls: 0 };
     this.plans.set(key, p);
     if (this.plans.size > this.o.maxCachedPlans) {
@@ -639,7 +641,7 @@ export class GpuMoveSolver implements MoveSolver {
       }
       const tCall = performance.now();
       let tSubmitted = NaN;
-      const pending = plan.pipe(...args);
+      const pending = callInPlace(plan.pipe, args);
       // A call that compiles its plan has not submitted by then; guessing would only delay it.
       const guess = compiled ? undefined : this.guessNextPlan(kind);
       guessed = guess;
@@ -676,9 +678,13 @@ export class GpuMoveSolver implements MoveSolver {
         done++;
       }
       // Labels after the last converged move (later moves of the call were gated and left them alone).
-      for (let y = 0, p = 0; y < this.H; y++) {
-        const row = rows[y];
-        for (let x = 0; x < this.W; x++, p++) labels[p] = row[x];
+      if (ArrayBuffer.isView(rows)) {
+        labels.set(rows as unknown as Float32Array); // flat results (returnFlatResults): f32 → uint16 is exact for labels
+      } else {
+        for (let y = 0, p = 0; y < this.H; y++) {
+          const row = rows[y];
+          for (let x = 0; x < this.W; x++, p++) labels[p] = row[x];
+        }
       }
       // The move's final flows follow the labels and its tally and changed count (flowsInOut), then --verify's state and capacities.
       const flowsOut = (this.flowsInOut ? out[3] : undefined) as KernelOutput;

@@ -36,6 +36,9 @@
  *   ahead      the same as host, alternating calls recorded ahead (the
  *              default: the next call's passes recorded while the device
  *              runs the current one) with calls recorded when made
+ *   inplace    the same as host, alternating calls made in place with flat
+ *              results (the default: no snapshot of the arguments, results
+ *              as flat arrays) with gpu.js's own call and shaped results
  *   builds     the same as host, alternating kernel builds shared between
  *              plans (the default: translations and shader modules kept,
  *              emptied before every run, as in a fresh process) with every
@@ -75,6 +78,7 @@ import { GpuMoveSolver, type GpuMoveOptions } from '../expansion/gpuMoveSolver';
 import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
 import { createGpuContext } from '../graphcut/gpuBackend';
 import { clearKernelBuildCache, kernelBuildCache } from '../graphcut/gpuKernelBuildCache';
+import { onePassCalls } from '../graphcut/gpuOnePassCalls';
 import { DEFAULT_WORKGROUP, setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpuWorkgroupSize';
 import { Input, type IGPUKernelSettings } from 'gpu.js';
 import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../graphcut/pushRelabel';
@@ -424,19 +428,21 @@ async function main(): Promise<void> {
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
         await add(sec, `${s} gpu ${what}`, async () => runScene(await scene(s), { backend: 'gpu', gpu }));
       }
-    } else if (sec === 'host' || sec === 'ahead' || sec === 'builds') {
+    } else if (sec === 'host' || sec === 'ahead' || sec === 'builds' || sec === 'inplace') {
       const profiler = installHostProfiler();
-      const profiled = async (s: string, onePass: boolean, ahead: boolean, shared = true): Promise<Json> => {
+      const profiled = async (s: string, onePass: boolean, ahead: boolean, shared = true, inPlace = true): Promise<Json> => {
         profiler.onePass = onePass;
         kernelBuildCache.enabled = shared;
+        onePassCalls.inPlace = inPlace;
         // Every run builds as a fresh process would: nothing kept from the runs before.
         clearKernelBuildCache();
         profiler.take();
         try {
           const r = await runScene(await scene(s), { backend: 'gpu', gpu: { recordAhead: ahead } });
-          return { ...r, onePass, recordAhead: ahead, sharedBuilds: shared, host: profiler.take() };
+          return { ...r, onePass, recordAhead: ahead, sharedBuilds: shared, inPlace, host: profiler.take() };
         } finally {
           kernelBuildCache.enabled = true;
+          onePassCalls.inPlace = true;
         }
       };
       // The first run of a process also creates the device; it is not compared.
@@ -445,7 +451,8 @@ async function main(): Promise<void> {
         for (const on of [true, false, true, false]) {
           if (sec === 'host') await add(sec, `${s} gpu${on ? '' : ' pass per step'}`, () => profiled(s, on, true));
           else if (sec === 'ahead') await add(sec, `${s} gpu${on ? '' : ' not recorded ahead'}`, () => profiled(s, true, on));
-          else await add(sec, `${s} gpu${on ? '' : ' builds not shared'}`, () => profiled(s, true, true, on));
+          else if (sec === 'builds') await add(sec, `${s} gpu${on ? '' : ' builds not shared'}`, () => profiled(s, true, true, on));
+          else await add(sec, `${s} gpu${on ? '' : ' gpu.js calls'}`, () => profiled(s, true, true, true, on));
         }
       }
     } else if (sec === 'pipelines') {

@@ -6,7 +6,8 @@
  * --verify and by equal energies (BENCHMARKS.md).
  */
 import { Input } from 'gpu.js';
-import { callInOnePass, installOnePassCalls, onePassCalls, ONE_PASS_GPU_JS_VERSION, recordAhead, type FusedExecutor } from '../graphcut/gpuOnePassCalls';
+import { callInOnePass, callInPlace, installOnePassCalls, onePassCalls, ONE_PASS_GPU_JS_VERSION, recordAhead, returnFlatResults, type FusedExecutor } from '../graphcut/gpuOnePassCalls';
+import { flattenState } from '../graphcut/pushRelabel';
 import { createRng } from '../graphcut/randomGraphs';
 
 type Op = [string, ...unknown[]];
@@ -22,7 +23,7 @@ function loggingDevice(log: Op[]): FusedExecutor['_device'] {
   const submitted = new Set<unknown>();
   return {
     queue: {
-      writeBuffer: (b, o, d) => { log.push(['write', b, o, Array.from(d instanceof ArrayBuffer ? new Uint8Array(d) : new Float32Array((d as Float32Array).buffer.slice(0)))]); },
+      writeBuffer: (b, o, d) => { log.push(['write', b, o, Array.from(d instanceof ArrayBuffer ? new Uint8Array(d) : new Float32Array((d as Float32Array).buffer.slice(d.byteOffset, d.byteOffset + d.byteLength)))]); },
       submit: (c) => {
         for (const commands of c) {
           if (submitted.has(commands)) throw new Error('command buffer submitted twice');
@@ -65,7 +66,10 @@ function randomExecutor(rng: () => number, proto: object, log: Op[], withStaging
   const argRegions = new Map<number, { flatLength: number; scratch: Float32Array; buffer: unknown }>();
   for (let i = 0, count = 1 + pick(3); i < count; i++) {
     const len = 1 + pick(12);
-    const data = Float32Array.from({ length: len }, () => pick(100));
+    const values = Array.from({ length: len }, () => pick(100));
+    // Float32Arrays are written as they are (one a view into a larger buffer); other arrays are flattened first.
+    const kind = pick(4);
+    const data = kind === 0 ? values : kind === 1 ? Float64Array.from(values) : kind === 2 ? new Float32Array([7, ...values, 9]).subarray(1, 1 + len) : Float32Array.from(values);
     args.push(rng() < 0.5 ? new Input(data as unknown as number[], [len]) : data);
     argRegions.set(i, { flatLength: len, scratch: new Float32Array(len), buffer: `A${i}` });
   }
@@ -91,7 +95,7 @@ function randomExecutor(rng: () => number, proto: object, log: Op[], withStaging
   // Fresh values of the same shapes, for a later call.
   const argsAgain = (): unknown[] => args.map((a) => {
     if (typeof a === 'number') return pick(1000);
-    const len = (a instanceof Input ? (a.value as unknown as Float32Array) : (a as Float32Array)).length;
+    const len = (a instanceof Input ? (a.value as unknown as ArrayLike<number>) : (a as ArrayLike<number>)).length;
     return Float32Array.from({ length: len }, () => pick(100));
   });
   return { ex, args, argsAgain };
@@ -234,5 +238,118 @@ describe('one compute pass per WebGPU pipeline call', () => {
     ex.context = { isLost: true };
     await expect(callInOnePass(ex, args, flattenTo)).rejects.toThrow(/device was lost/);
     expect(log).toEqual([]);
+  });
+
+  test('flat results, on 200 random plans: each step output as one flat array equal to gpu.js\'s shaped result flattened; plans with other results, or not opted in, are shaped by gpu.js', async () => {
+    installOnePassCalls();
+    const { WebGPUKernel } = require('gpu.js/src/backend/web-gpu/kernel.js') as { WebGPUKernel: { prototype: { _shapeOutput: unknown } } };
+    const rng = createRng(31);
+    const pick = (k: number): number => Math.floor(rng() * k);
+    let flatCalls = 0;
+    for (let trial = 0; trial < 200; trial++) {
+      const { ex, args } = randomExecutor(createRng(trial), gpuJsExecutor, []);
+      // Step outputs of random shapes laid out one after another in the staging range, as gpu.js's compile lays them.
+      let offset = 0;
+      const shapes: number[][] = [];
+      const reads = Array.from({ length: 1 + pick(3) }, (_, r) => {
+        const output = [[1 + pick(6)], [1 + pick(6), 1 + pick(5)], [1 + pick(5), 1 + pick(4), 1 + pick(3)]][pick(3)];
+        shapes.push(output);
+        const byteLength = 4 * output.reduce((a, b) => a * b, 1);
+        const read = { kind: trial % 7 === 0 && r === 1 ? 'arg' : 'step', index: 0, buffer: `B${r}`, offset, byteLength, output, componentCount: 1, kernel: { _shapeOutput: WebGPUKernel.prototype._shapeOutput } };
+        offset += byteLength;
+        return read;
+      });
+      const mapped = Float32Array.from({ length: offset / 4 }, () => pick(1000)).buffer;
+      const pipeline = {};
+      Object.assign(ex, {
+        pipeline,
+        plan: { results: { kind: trial % 11 === 0 ? 'single' : 'array', entries: [] } },
+        _resultReads: reads,
+        _staging: { mapAsync: async () => undefined, getMappedRange: () => mapped, unmap: () => undefined },
+        _shapeResults: gpuJsExecutor._shapeResults,
+      });
+      const shaped = (await ex.execute(args)) as unknown;
+      if (trial % 2 === 0) returnFlatResults({ pipeline });
+      const out = (await ex.execute(args)) as unknown;
+      const applies = trial % 2 === 0 && trial % 11 !== 0 && reads.every((read) => read.kind === 'step');
+      if (!applies) {
+        expect(out).toEqual(shaped);
+        continue;
+      }
+      flatCalls++;
+      const flat = out as Float32Array[];
+      expect(flat).toHaveLength(reads.length);
+      reads.forEach((read, i) => {
+        expect(flat[i]).toBeInstanceOf(Float32Array);
+        expect(Array.from(flat[i])).toEqual(Array.from(new Float32Array(mapped, read.offset, read.byteLength / 4)));
+        // The same values as gpu.js's nested result, flattened plane by plane.
+        const [w, h = 1, z = 1] = shapes[i];
+        const nested = (shaped as unknown[])[i];
+        const asState = shapes[i].length === 3 ? nested : shapes[i].length === 2 ? [nested] : [[nested]];
+        expect(Array.from(flattenState(asState as never, w, h, new Float32Array(w * h * z), 0, z))).toEqual(Array.from(flat[i]));
+      });
+    }
+    expect(flatCalls).toBeGreaterThan(60);
+  });
+
+  test('a call in place goes straight to a live, idle executor (no snapshot), keeps gpu.js\'s queue and drop-on-failure, and leaves everything else to gpu.js\'s call', async () => {
+    installOnePassCalls();
+    const setUp = (seed: number) => {
+      const log: Op[] = [];
+      const { ex, args } = randomExecutor(createRng(seed), gpuJsExecutor, log);
+      const pipeline = { _executor: ex as unknown, _inFlight: 0, _tail: Promise.resolve() as Promise<unknown>, destroyed: false, dropped: 0, _dropExecutor() { this.dropped++; } };
+      let gpuJsCalls = 0;
+      const pipe = Object.assign((..._a: unknown[]) => { gpuJsCalls++; return Promise.resolve('gpu.js call'); }, { pipeline });
+      return { log, ex, args, pipeline, pipe, gpuJsCalls: () => gpuJsCalls };
+    };
+    // Straight to the executor: the writes happen at the call, the pipeline counts it in flight and later calls queue behind it.
+    const a = setUp(1);
+    const pending = callInPlace(a.pipe, a.args);
+    expect(a.log.filter((op) => op[0] === 'write').length).toBeGreaterThan(0);
+    expect(a.pipeline._inFlight).toBe(1);
+    let queuedRan = false;
+    const queued = a.pipeline._tail.then(() => { queuedRan = true; });
+    expect(queuedRan).toBe(false);
+    const direct = await pending;
+    await queued;
+    expect(queuedRan).toBe(true);
+    expect(direct).toEqual(await a.ex.execute(a.args));
+    expect(a.pipeline._inFlight).toBe(0);
+    expect(a.gpuJsCalls()).toBe(0);
+    // Left to gpu.js: a call in flight, a destroyed pipeline or executor, no compiled executor, another kind of executor, one-pass calls off.
+    const cases: Array<(c: ReturnType<typeof setUp>) => void> = [
+      (c) => { c.pipeline._inFlight = 1; },
+      (c) => { c.pipeline.destroyed = true; },
+      (c) => { c.ex.destroyed = true; },
+      (c) => { c.pipeline._executor = undefined; },
+      (c) => { c.pipeline._executor = false; },
+      (c) => { c.pipeline._executor = { ...c.ex }; },
+      () => { onePassCalls.enabled = false; },
+      () => { onePassCalls.inPlace = false; },
+      // Arguments the compiled plan no longer fits: gpu.js recompiles.
+      (c) => { c.ex._checkArguments = () => { throw Object.assign(new Error('drifted'), { isFusionFallback: true, recompilable: true }); }; },
+    ];
+    try {
+      for (const change of cases) {
+        const c = setUp(2);
+        change(c);
+        await expect(callInPlace(c.pipe, c.args)).resolves.toBe('gpu.js call');
+        expect(c.gpuJsCalls()).toBe(1);
+        expect(c.log.filter((op) => op[0] === 'write')).toEqual([]);
+        Object.assign(onePassCalls, { enabled: true, inPlace: true });
+      }
+    } finally {
+      Object.assign(onePassCalls, { enabled: true, inPlace: true });
+    }
+    // Any other error of the executor is the caller's; a failed call drops the executor, as gpu.js's call does.
+    const b = setUp(3);
+    b.ex._checkArguments = () => { throw new Error('not a fusion fallback'); };
+    expect(() => callInPlace(b.pipe, b.args)).toThrow(/not a fusion fallback/);
+    const lost = setUp(4);
+    lost.ex._staging!.mapAsync = async () => { throw new Error('device lost while mapping'); };
+    await expect(callInPlace(lost.pipe, lost.args)).rejects.toThrow(/device lost while mapping/);
+    expect(lost.pipeline.dropped).toBe(1);
+    expect(lost.pipeline._inFlight).toBe(0);
+    expect(lost.gpuJsCalls()).toBe(0);
   });
 });
