@@ -1,4 +1,5 @@
 import type { Raster } from '../data/raster';
+import { volumeOnThreads } from './parallelCosts';
 import { toIntensity8, type IntensityImage } from './intensity';
 
 /**
@@ -146,7 +147,13 @@ export class DataCostMatcher {
   private readonly gxR: Int32Array;
   private readonly gyR: Int32Array;
 
+  /** The pair as given (worker threads build their own matcher from it). */
+  private readonly left: Raster;
+  private readonly right: Raster;
+
   constructor(left: Raster, right: Raster, options: DataCostOptions = {}) {
+    this.left = left;
+    this.right = right;
     const li = toIntensity8(left, 'left image');
     const ri = toIntensity8(right, 'right image');
     if (li.width !== ri.width || li.height !== ri.height || li.channels !== ri.channels) {
@@ -225,7 +232,11 @@ export class DataCostMatcher {
     return res;
   }
 
-  /** The full volume for disparities 0..ndisp−1, index (y·W + x)·ndisp + d. */
+  /**
+   * The full volume for disparities 0..ndisp−1, index (y·W + x)·ndisp + d.
+   * Large volumes are computed by row bands on worker threads
+   * (costs/parallelCosts.ts), in shared memory.
+   */
   volume(ndisp: number): Int32Array {
     validateNdisp(ndisp);
     const W = this.width;
@@ -233,15 +244,24 @@ export class DataCostMatcher {
     const n = W * H * ndisp;
     let vol: Int32Array;
     try {
+      const threaded = volumeOnThreads(this.left, this.right, this.options, W, H, ndisp);
+      if (threaded) return threaded;
       vol = new Int32Array(n);
-    } catch {
+    } catch (e) {
+      if (!(e instanceof RangeError)) throw e;
       throw new Error(`--ndisp: a ${W}×${H}×${ndisp} cost volume (${n} entries) does not fit in memory; compute it slice by slice`);
     }
-    for (let y = 0; y < H; y++) {
+    this.volumeRows(vol, ndisp, 0, H);
+    return vol;
+  }
+
+  /** Rows y0..y1 − 1 of the volume, written into `vol` (the whole volume's array). */
+  volumeRows(vol: Int32Array, ndisp: number, y0: number, y1: number): void {
+    const W = this.width;
+    for (let y = y0; y < y1; y++) {
       const base = y * W * ndisp;
       for (let d = 0; d < ndisp; d++) this.costRow(y, d, vol, base + d, ndisp);
     }
-    return vol;
   }
 }
 

@@ -1,4 +1,5 @@
 import { MAX_LABELS } from './dataCost';
+import { wtaOnThreads } from './parallelCosts';
 
 /**
  * Local winner-take-all: each pixel takes the disparity whose cost, summed
@@ -107,13 +108,32 @@ export function wtaFromSlices(
 ): Uint16Array {
   validateWta(width, height, labels, window);
   const n = width * height;
+  const best = new Float64Array(n).fill(Infinity);
+  const label = new Uint16Array(n);
+  wtaOverLabels(slice, width, height, window, 0, labels, best, label);
+  return label;
+}
+
+/**
+ * The WTA of disparities from..to − 1 into `best` (box sums) and `label`,
+ * which may hold a result already: a pixel takes a disparity only when its
+ * sum is strictly smaller, so on a tie the earlier (smaller) one stays.
+ */
+function wtaOverLabels(
+  slice: (d: number, buf: Int32Array) => ArrayLike<number>,
+  width: number,
+  height: number,
+  window: number,
+  from: number,
+  to: number,
+  best: Float64Array,
+  label: Uint16Array,
+): void {
+  const n = width * height;
   const buf = new Int32Array(n);
   const tmp = new Float64Array(n);
   const col = new Float64Array(width);
-  const best = new Float64Array(n).fill(Infinity);
-  const label = new Uint16Array(n);
-  let d = 0;
-  // Strictly smaller only: on a tie the earlier (smaller) disparity stays.
+  let d = from;
   const compareRow = (y: number, sums: Float64Array): void => {
     for (let x = 0, p = y * width; x < width; x++, p++) {
       const v = sums[x];
@@ -123,35 +143,33 @@ export function wtaFromSlices(
       }
     }
   };
-  for (d = 0; d < labels; d++) {
+  for (d = from; d < to; d++) {
     const s = slice(d, buf);
     if (s.length !== n) throw new Error(`wta: slice for disparity ${d} has ${s.length} entries, expected ${n} (${width}×${height})`);
     boxFilterRows(s, width, height, window, tmp, col, compareRow);
   }
-  return label;
 }
 
 /** Labels gathered per pass over the volume by wtaInit (8 slices ≈ 5 MB at 450×375). */
 const WTA_LABEL_BLOCK = 8;
 
-/** WTA on a full cost volume, index (y·W + x)·labels + d. */
-export function wtaInit(volume: Int32Array, width: number, height: number, labels: number, window = 9): Uint16Array {
-  validateWta(width, height, labels, window);
+/**
+ * The WTA of a full cost volume over disparities from..to − 1, into `best`
+ * and `label` (filled with +∞ and 0 by the caller).
+ */
+export function wtaVolumeRange(volume: Int32Array, width: number, height: number, labels: number, window: number, from: number, to: number, best: Float64Array, label: Uint16Array): void {
   const n = width * height;
-  if (volume.length !== n * labels) {
-    throw new Error(`wta: cost volume has ${volume.length} entries, expected ${n * labels} (${width}×${height}×${labels})`);
-  }
   // Reading one label at a time strides through the whole volume once per
   // label; reading a block of consecutive labels per pixel touches each cache
   // line once per block instead.
-  const block = Math.min(labels, WTA_LABEL_BLOCK);
+  const block = Math.min(to - from, WTA_LABEL_BLOCK);
   const slices = Array.from({ length: block }, () => new Int32Array(n));
   let first = -1;
-  return wtaFromSlices(
+  wtaOverLabels(
     (d) => {
       if (first < 0 || d < first || d >= first + block) {
         first = d;
-        const m = Math.min(block, labels - d);
+        const m = Math.min(block, to - d);
         for (let p = 0, i = d; p < n; p++, i += labels) {
           for (let k = 0; k < m; k++) slices[k][p] = volume[i + k];
         }
@@ -160,7 +178,29 @@ export function wtaInit(volume: Int32Array, width: number, height: number, label
     },
     width,
     height,
-    labels,
     window,
+    from,
+    to,
+    best,
+    label,
   );
+}
+
+/**
+ * WTA on a full cost volume, index (y·W + x)·labels + d. Large volumes are
+ * split by disparity over worker threads (costs/parallelCosts.ts), each
+ * range's winners merged in order, which gives the same labels.
+ */
+export function wtaInit(volume: Int32Array, width: number, height: number, labels: number, window = 9): Uint16Array {
+  validateWta(width, height, labels, window);
+  const n = width * height;
+  if (volume.length !== n * labels) {
+    throw new Error(`wta: cost volume has ${volume.length} entries, expected ${n * labels} (${width}×${height}×${labels})`);
+  }
+  const threaded = wtaOnThreads(volume, width, height, labels, window);
+  if (threaded) return threaded;
+  const best = new Float64Array(n).fill(Infinity);
+  const label = new Uint16Array(n);
+  wtaVolumeRange(volume, width, height, labels, window, 0, labels, best, label);
+  return label;
 }

@@ -39,6 +39,10 @@
  *   inplace    the same as host, alternating calls made in place with flat
  *              results (the default: no snapshot of the arguments, results
  *              as flat arrays) with gpu.js's own call and shaped results
+ *   threads    teddy and Adirondack, alternating the cost volume and WTA
+ *              on worker threads (the default for volumes of 4 M entries
+ *              and more) with both on the main thread, twice each, after a
+ *              warm-up run (costs/parallelCosts.ts)
  *   builds     the same as host, alternating kernel builds shared between
  *              plans (the default: translations and shader modules kept,
  *              emptied before every run, as in a fresh process) with every
@@ -77,6 +81,7 @@ import { alphaExpansion, type MoveProgress } from '../expansion/alphaExpansion';
 import { GpuMoveSolver, type GpuMoveOptions } from '../expansion/gpuMoveSolver';
 import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
 import { createGpuContext } from '../graphcut/gpuBackend';
+import { parallelCosts } from '../costs/parallelCosts';
 import { clearKernelBuildCache, kernelBuildCache } from '../graphcut/gpuKernelBuildCache';
 import { onePassCalls } from '../graphcut/gpuOnePassCalls';
 import { DEFAULT_WORKGROUP, setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpuWorkgroupSize';
@@ -453,6 +458,21 @@ async function main(): Promise<void> {
           else if (sec === 'ahead') await add(sec, `${s} gpu${on ? '' : ' not recorded ahead'}`, () => profiled(s, true, on));
           else if (sec === 'builds') await add(sec, `${s} gpu${on ? '' : ' builds not shared'}`, () => profiled(s, true, true, on));
           else await add(sec, `${s} gpu${on ? '' : ' gpu.js calls'}`, () => profiled(s, true, true, true, on));
+        }
+      }
+    } else if (sec === 'threads') {
+      await add(sec, 'warm-up tsukuba', async () => runScene(await scene('tsukuba'), { backend: 'gpu' }));
+      for (const s of pick(['teddy', 'Adirondack_TrainingQ'])) {
+        for (const threaded of [true, false, true, false]) {
+          await add(sec, `${s} gpu${threaded ? '' : ' costs on one thread'}`, async () => {
+            const saved = parallelCosts.minEntries;
+            if (!threaded) parallelCosts.minEntries = Infinity;
+            try {
+              return { ...(await runScene(await scene(s), { backend: 'gpu' })), costThreads: threaded };
+            } finally {
+              parallelCosts.minEntries = saved;
+            }
+          });
         }
       }
     } else if (sec === 'pipelines') {

@@ -1,0 +1,181 @@
+/**
+ * The cost volume and the WTA initialisation of large scenes on worker
+ * threads. Both are pure loops over the volume (teddy, 450×375×60: 0.3 s
+ * and 0.2 s on one core of the H200 machine's host, a sixth of a whole GPU
+ * run), and both split without changing a single value: the volume by rows
+ * (each row's costs depend on that row of the images only), the WTA by
+ * disparity (each range's winners, merged in order with strict <, keep the
+ * smallest disparity on a tie, as one pass does).
+ *
+ * The callers are synchronous, so the main thread waits on shared memory
+ * (Atomics.wait) while the workers run; each worker reports on the same
+ * memory when it has finished or failed, whatever failed (loading included).
+ * Whenever the threads cannot do the job (a failure, a timeout, no second
+ * core), the caller computes it on its own thread as before.
+ */
+import * as os from 'os';
+import * as path from 'path';
+import { isMainThread, Worker } from 'worker_threads';
+import type { Raster } from '../data/raster';
+import type { DataCostOptions } from './dataCost';
+import { runningFromSource, tsRequireHook } from './sourceLoader';
+
+/**
+ * When the threads are used. Starting the workers costs tens of ms (once
+ * per process: they are kept), so volumes below `minEntries` (tsukuba, 1.8 M
+ * entries, takes 35 ms on one core) stay on the caller's thread, as does
+ * everything inside a worker thread (`stereocut tune` runs its trials on
+ * threads already) and, unless `fromSource` is set, code run from the
+ * TypeScript sources (the tests), whose workers would compile the sources
+ * again. Tests set both.
+ */
+export const parallelCosts = { minEntries: 4_000_000, maxThreads: 8, entriesPerThread: 1_000_000, timeoutMs: 60_000, fromSource: false };
+
+/** Worker threads for a job over `entries` volume entries: 0 for the caller's thread alone. */
+export function costThreads(entries: number, cores = os.availableParallelism()): number {
+  if (entries < parallelCosts.minEntries || cores < 2 || !isMainThread || (runningFromSource() && !parallelCosts.fromSource)) return 0;
+  return Math.max(2, Math.min(cores, parallelCosts.maxThreads, Math.ceil(entries / parallelCosts.entriesPerThread)));
+}
+
+/** Rows y0..y1 − 1 of the volume of a pair, written into the shared `out`. */
+export interface VolumeJob { kind: 'volume'; left: Raster; right: Raster; options: DataCostOptions; ndisp: number; y0: number; y1: number; out: SharedArrayBuffer }
+/** The WTA of disparities from..to − 1 of a shared volume, into the shared `best` (box sums) and `label`. */
+export interface WtaJob { kind: 'wta'; volume: SharedArrayBuffer; width: number; height: number; labels: number; window: number; from: number; to: number; best: SharedArrayBuffer; label: SharedArrayBuffer }
+export type CostJob = VolumeJob | WtaJob;
+
+/** The workers' source: each runs the jobs it is sent, counting each finished (and failed, on any error, loading included) in the shared state. */
+function workerSource(module: string): string {
+  const fromSource = runningFromSource();
+  return `
+const { workerData, parentPort } = require('worker_threads');
+const state = new Int32Array(workerData.state);
+let run = null;
+try {
+  ${fromSource ? tsRequireHook() : ''}
+  run = require(${JSON.stringify(`${module}${fromSource ? '.ts' : '.js'}`)}).runCostJob;
+} catch (e) {}
+parentPort.on('message', (job) => {
+  try {
+    if (!run) throw new Error('cost worker did not load');
+    run(job);
+  } catch (e) {
+    Atomics.store(state, 1, 1);
+  }
+  Atomics.add(state, 0, 1);
+  Atomics.notify(state, 0);
+});
+`;
+}
+
+/** Worker threads kept for the process (started on the first large job; they do not keep it alive), and the state they report on. */
+interface Pool { module: string; workers: Worker[]; state: Int32Array }
+let pool: Pool | null = null;
+
+function threadPool(size: number, module: string): Pool | null {
+  if (pool && (pool.module !== module || pool.workers.length < size)) {
+    for (const w of pool.workers) void w.terminate();
+    pool = null;
+  }
+  if (!pool) {
+    const state = new Int32Array(new SharedArrayBuffer(8));
+    const source = workerSource(module);
+    const workers: Worker[] = [];
+    try {
+      for (let i = 0; i < size; i++) {
+        const w = new Worker(source, { eval: true, workerData: { state: state.buffer } });
+        w.unref();
+        workers.push(w);
+      }
+    } catch {
+      for (const w of workers) void w.terminate();
+      return null;
+    }
+    pool = { module, workers, state };
+  }
+  return pool;
+}
+
+/**
+ * Runs `jobs` on the pool's threads, one each, and waits for all of them.
+ * True when every job finished without an error within
+ * parallelCosts.timeoutMs; on a timeout the pool is dropped. `module` is the
+ * workers' module (without extension); tests name others.
+ */
+export function runOnThreads(jobs: CostJob[], module = path.join(__dirname, 'costWorker')): boolean {
+  const p = threadPool(Math.max(jobs.length, Math.min(os.availableParallelism(), parallelCosts.maxThreads)), module);
+  if (!p) return false;
+  const { state } = p;
+  Atomics.store(state, 0, 0);
+  Atomics.store(state, 1, 0);
+  jobs.forEach((job, i) => p.workers[i].postMessage(job));
+  const deadline = performance.now() + parallelCosts.timeoutMs;
+  let done = Atomics.load(state, 0);
+  while (done < jobs.length) {
+    const left = deadline - performance.now();
+    if (left <= 0 || Atomics.wait(state, 0, done, left) === 'timed-out') break;
+    done = Atomics.load(state, 0);
+  }
+  if (done < jobs.length) {
+    // A worker that does not answer is not trusted with later jobs.
+    for (const w of p.workers) void w.terminate();
+    pool = null;
+    return false;
+  }
+  return Atomics.load(state, 1) === 0;
+}
+
+/**
+ * The volume of a large pair computed on worker threads, row bands each, in
+ * a SharedArrayBuffer; null when it is small or the threads failed (the
+ * caller then computes it).
+ */
+export function volumeOnThreads(left: Raster, right: Raster, options: DataCostOptions, width: number, height: number, ndisp: number): Int32Array | null {
+  const threads = Math.min(costThreads(width * height * ndisp), height);
+  if (threads === 0) return null;
+  const out = new SharedArrayBuffer(4 * width * height * ndisp);
+  const jobs: CostJob[] = [];
+  for (let t = 0; t < threads; t++) {
+    const y0 = Math.floor((t * height) / threads);
+    const y1 = Math.floor(((t + 1) * height) / threads);
+    if (y1 > y0) jobs.push({ kind: 'volume', left, right, options, ndisp, y0, y1, out });
+  }
+  return runOnThreads(jobs) ? new Int32Array(out) : null;
+}
+
+/**
+ * The WTA labels of a large volume computed on worker threads, a range of
+ * disparities each, merged in order; null when the volume is small or the
+ * threads failed. A volume not in shared memory is copied there first.
+ */
+export function wtaOnThreads(volume: Int32Array, width: number, height: number, labels: number, window: number): Uint16Array | null {
+  const threads = Math.min(costThreads(volume.length), labels);
+  if (threads === 0) return null;
+  const n = width * height;
+  let shared = volume.buffer instanceof SharedArrayBuffer && volume.byteOffset === 0 && volume.byteLength === volume.buffer.byteLength ? volume.buffer : null;
+  if (!shared) {
+    shared = new SharedArrayBuffer(volume.byteLength);
+    new Int32Array(shared).set(volume);
+  }
+  const jobs: WtaJob[] = [];
+  for (let t = 0; t < threads; t++) {
+    const from = Math.floor((t * labels) / threads);
+    const to = Math.floor(((t + 1) * labels) / threads);
+    if (to > from) jobs.push({ kind: 'wta', volume: shared, width, height, labels, window, from, to, best: new SharedArrayBuffer(8 * n), label: new SharedArrayBuffer(2 * n) });
+  }
+  if (!runOnThreads(jobs)) return null;
+  // Ranges in increasing order, strictly smaller sums only: ties keep the smallest disparity.
+  const best = new Float64Array(jobs[0].best);
+  const label = new Uint16Array(n);
+  label.set(new Uint16Array(jobs[0].label));
+  for (let t = 1; t < jobs.length; t++) {
+    const b = new Float64Array(jobs[t].best);
+    const l = new Uint16Array(jobs[t].label);
+    for (let p = 0; p < n; p++) {
+      if (b[p] < best[p]) {
+        best[p] = b[p];
+        label[p] = l[p];
+      }
+    }
+  }
+  return label;
+}

@@ -1,0 +1,117 @@
+/**
+ * The cost volume and the WTA on worker threads (costs/parallelCosts.ts)
+ * against the same computed on one thread: equal values, always, whatever
+ * the images, options, sizes and thread counts, and a fallback to one
+ * thread that gives the same values when the threads fail. The workers run
+ * the TypeScript sources here (compiled as they load), so the thresholds
+ * are lowered to small images.
+ */
+import * as os from 'os';
+import * as path from 'path';
+import type { Raster } from '../data/raster';
+import { DataCostMatcher, wtaInit, type CostKind } from '../costs';
+import { costThreads, parallelCosts, runOnThreads, volumeOnThreads, wtaOnThreads } from '../costs/parallelCosts';
+import { createRng } from '../graphcut/randomGraphs';
+
+jest.setTimeout(120_000);
+
+const saved = { ...parallelCosts };
+beforeAll(() => Object.assign(parallelCosts, { minEntries: 1, fromSource: true, entriesPerThread: 500 }));
+afterAll(() => Object.assign(parallelCosts, saved));
+
+function randomRaster(rand: () => number, W: number, H: number, C: number): Raster {
+  return { width: W, height: H, channels: C, maxval: 255, data: Float32Array.from({ length: W * H * C }, () => Math.floor(rand() * 256)) };
+}
+
+const cores = os.availableParallelism();
+
+describe('costs on worker threads', () => {
+  test('the volume on threads equals the volume on one thread, for random pairs, kinds, borders, scales and disparity counts', () => {
+    const rand = createRng(5);
+    const kinds: CostKind[] = ['sad', 'ssd', 'sad+sgrad'];
+    for (let trial = 0; trial < 6; trial++) {
+      const W = 5 + Math.floor(rand() * 40);
+      const H = 3 + Math.floor(rand() * 30);
+      const C = rand() < 0.5 ? 1 : 3;
+      const left = randomRaster(rand, W, H, C);
+      const right = randomRaster(rand, W, H, C);
+      const options = { kind: kinds[trial % 3], border: rand() < 0.5 ? ('tau' as const) : ('clamp' as const), scale: 1 + Math.floor(rand() * 3) };
+      const ndisp = 1 + Math.floor(rand() * 20);
+      const matcher = new DataCostMatcher(left, right, options);
+      const one = new Int32Array(W * H * ndisp);
+      matcher.volumeRows(one, ndisp, 0, H);
+      const threaded = volumeOnThreads(left, right, matcher.options, W, H, ndisp);
+      if (cores < 2) {
+        expect(threaded).toBeNull();
+        continue;
+      }
+      expect(threaded).not.toBeNull();
+      expect(threaded!.buffer).toBeInstanceOf(SharedArrayBuffer);
+      expect(Array.from(threaded!)).toEqual(Array.from(one));
+      // And through the matcher, which takes the threads at this size.
+      expect(Array.from(matcher.volume(ndisp))).toEqual(Array.from(one));
+    }
+  });
+
+  test('WTA on threads equals WTA on one thread, ties included (few cost values), for random sizes, windows and label counts', () => {
+    const rand = createRng(9);
+    for (let trial = 0; trial < 8; trial++) {
+      const W = 2 + Math.floor(rand() * 30);
+      const H = 2 + Math.floor(rand() * 20);
+      const L = 1 + Math.floor(rand() * 24);
+      const window = 1 + 2 * Math.floor(rand() * 5);
+      const volume = Int32Array.from({ length: W * H * L }, () => Math.floor(rand() * 4));
+      const threaded = wtaOnThreads(volume, W, H, L, window);
+      Object.assign(parallelCosts, { minEntries: Infinity });
+      const one = wtaInit(volume, W, H, L, window);
+      Object.assign(parallelCosts, { minEntries: 1 });
+      if (cores < 2) {
+        expect(threaded).toBeNull();
+        continue;
+      }
+      expect(threaded).not.toBeNull();
+      expect(Array.from(threaded!)).toEqual(Array.from(one));
+      expect(Array.from(wtaInit(volume, W, H, L, window))).toEqual(Array.from(one));
+    }
+  });
+
+  test('threads that fail, to load or in a job, report it: the callers then compute on one thread', () => {
+    if (cores < 2) return;
+    const bad = path.join(__dirname, 'no-such-cost-worker');
+    const job = { kind: 'wta' as const, volume: new SharedArrayBuffer(16), width: 2, height: 2, labels: 1, window: 1, from: 0, to: 1, best: new SharedArrayBuffer(32), label: new SharedArrayBuffer(8) };
+    expect(runOnThreads([job], bad)).toBe(false);
+    // A pair of two sizes throws in the worker.
+    const rand = createRng(2);
+    const left = randomRaster(rand, 6, 4, 1);
+    const volumeJob = { kind: 'volume' as const, left, right: randomRaster(rand, 7, 4, 1), options: {}, ndisp: 3, y0: 0, y1: 4, out: new SharedArrayBuffer(4 * 6 * 4 * 3) };
+    expect(runOnThreads([job, volumeJob])).toBe(false);
+    expect(runOnThreads([job, { ...volumeJob, right: randomRaster(rand, 6, 4, 1) }])).toBe(true);
+    // Threads that do not answer in time: the matcher computes the volume itself, the same.
+    const matcher = new DataCostMatcher(left, randomRaster(rand, 6, 4, 1), { kind: 'sad+sgrad' });
+    const one = new Int32Array(6 * 4 * 5);
+    matcher.volumeRows(one, 5, 0, 4);
+    Object.assign(parallelCosts, { timeoutMs: 0 });
+    try {
+      const vol = matcher.volume(5);
+      expect(vol.buffer.constructor.name).toBe('ArrayBuffer');
+      expect(Array.from(vol)).toEqual(Array.from(one));
+      expect(Array.from(wtaInit(one, 6, 4, 5, 3))).toEqual(Array.from(wtaInit(vol, 6, 4, 5, 3)));
+    } finally {
+      Object.assign(parallelCosts, { timeoutMs: saved.timeoutMs });
+    }
+  });
+
+  test('one thread below the threshold and on one core; at most maxThreads and the cores', () => {
+    Object.assign(parallelCosts, { minEntries: 1000 });
+    try {
+      expect(costThreads(999)).toBe(0);
+      if (cores >= 2) expect(costThreads(1000)).toBeGreaterThanOrEqual(2);
+      expect(costThreads(10_000_000, 1)).toBe(0);
+      expect(costThreads(10_000_000, 2)).toBe(2);
+    } finally {
+      Object.assign(parallelCosts, { minEntries: 1 });
+    }
+    // At most maxThreads, and never more than the machine's cores.
+    expect(costThreads(1e12)).toBeLessThanOrEqual(Math.min(cores, parallelCosts.maxThreads));
+  });
+});
