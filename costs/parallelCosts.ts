@@ -23,17 +23,19 @@ import { runningFromSource, tsRequireHook } from './sourceLoader';
 /**
  * When the threads are used. Starting the workers costs tens of ms (once
  * per process: they are kept), so volumes below `minEntries` (tsukuba, 1.8 M
- * entries, takes 35 ms on one core) stay on the caller's thread, as does
- * everything inside a worker thread (`stereocut tune` runs its trials on
- * threads already) and, unless `fromSource` is set, code run from the
- * TypeScript sources (the tests), whose workers would compile the sources
- * again. Tests set both.
+ * entries, takes 35 ms on one core) stay on the caller's thread, and so do
+ * machines with fewer than `minCores` cores (on a 2-core machine teddy's
+ * costs and WTA took 0.51 s on two threads started for them against 0.36 s
+ * on one); so does everything inside a worker thread (`stereocut tune`
+ * runs its trials on threads already) and, unless `fromSource` is set, code
+ * run from the TypeScript sources (the tests), whose workers would compile
+ * the sources again. Tests lower the thresholds.
  */
-export const parallelCosts = { minEntries: 4_000_000, maxThreads: 8, entriesPerThread: 1_000_000, timeoutMs: 60_000, fromSource: false };
+export const parallelCosts = { minEntries: 4_000_000, minCores: 4, maxThreads: 8, entriesPerThread: 1_000_000, timeoutMs: 60_000, fromSource: false };
 
 /** Worker threads for a job over `entries` volume entries: 0 for the caller's thread alone. */
 export function costThreads(entries: number, cores = os.availableParallelism()): number {
-  if (entries < parallelCosts.minEntries || cores < 2 || !isMainThread || (runningFromSource() && !parallelCosts.fromSource)) return 0;
+  if (entries < parallelCosts.minEntries || cores < Math.max(2, parallelCosts.minCores) || !isMainThread || (runningFromSource() && !parallelCosts.fromSource)) return 0;
   return Math.max(2, Math.min(cores, parallelCosts.maxThreads, Math.ceil(entries / parallelCosts.entriesPerThread)));
 }
 

@@ -16,7 +16,7 @@ import { createRng } from '../graphcut/randomGraphs';
 jest.setTimeout(120_000);
 
 const saved = { ...parallelCosts };
-beforeAll(() => Object.assign(parallelCosts, { minEntries: 1, fromSource: true, entriesPerThread: 500 }));
+beforeAll(() => Object.assign(parallelCosts, { minEntries: 1, minCores: 2, fromSource: true, entriesPerThread: 500 }));
 afterAll(() => Object.assign(parallelCosts, saved));
 
 function randomRaster(rand: () => number, W: number, H: number, C: number): Raster {
@@ -101,15 +101,18 @@ describe('costs on worker threads', () => {
     }
   });
 
-  test('one thread below the threshold and on one core; at most maxThreads and the cores', () => {
+  test('one thread below the thresholds of entries and cores; at most maxThreads and the cores', () => {
     Object.assign(parallelCosts, { minEntries: 1000 });
     try {
       expect(costThreads(999)).toBe(0);
       if (cores >= 2) expect(costThreads(1000)).toBeGreaterThanOrEqual(2);
       expect(costThreads(10_000_000, 1)).toBe(0);
       expect(costThreads(10_000_000, 2)).toBe(2);
+      Object.assign(parallelCosts, { minCores: 4 });
+      expect(costThreads(10_000_000, 3)).toBe(0);
+      expect(costThreads(10_000_000, 16)).toBe(parallelCosts.maxThreads);
     } finally {
-      Object.assign(parallelCosts, { minEntries: 1 });
+      Object.assign(parallelCosts, { minEntries: 1, minCores: 2 });
     }
     // At most maxThreads, and never more than the machine's cores.
     expect(costThreads(1e12)).toBeLessThanOrEqual(Math.min(cores, parallelCosts.maxThreads));
