@@ -188,13 +188,11 @@ interface PipelineLike {
  */
 export function callInPlace(pipe: (...a: unknown[]) => Promise<unknown>, args: unknown[]): Promise<unknown> {
   const pipeline = (pipe as unknown as { pipeline?: PipelineLike }).pipeline;
-  const ex = pipeline?._executor;
-  const direct = pipeline !== undefined && executorProto !== undefined && onePassCalls.enabled && onePassCalls.inPlace && !pipeline.destroyed && pipeline._inFlight === 0
-    && typeof ex === 'object' && ex !== null && executorProto.isPrototypeOf(ex) && !(ex as FusedExecutor).destroyed;
-  if (!direct) return pipe(...args);
+  const ex = liveExecutor(pipe);
+  if (!ex || !pipeline || !onePassCalls.inPlace || pipeline.destroyed || pipeline._inFlight !== 0) return pipe(...args);
   let pending: Promise<unknown>;
   try {
-    pending = (ex as FusedExecutor).execute(args);
+    pending = ex.execute(args);
   } catch (e) {
     // gpu.js's call handles what its executor refuses (a recompile for drifted arguments, or the generic executor).
     if ((e as { isFusionFallback?: boolean } | null)?.isFusionFallback) return pipe(...args);
@@ -219,8 +217,21 @@ export function callInPlace(pipe: (...a: unknown[]) => Promise<unknown>, args: u
  */
 export const onePassCalls = { enabled: true, installed: false, recordedAhead: 0, takenAhead: 0, aheadMs: 0, /** callInPlace and flat results (gpuBench's `inplace` section turns them off to compare). */ inPlace: true };
 
-/** gpu.js's WebGPU executor class, once installed: recordAhead accepts its instances only. */
+/** gpu.js's WebGPU executor class, once installed: recordAhead and callInPlace take its instances only. */
 let executorProto: FusedExecutor | undefined;
+
+/**
+ * The compiled WebGPU executor of `pipe` (a gpu.js pipeline) when one-pass
+ * calls are installed and on and it is live (not destroyed, its device not
+ * lost, its passes built); else null.
+ */
+function liveExecutor(pipe: unknown): FusedExecutor | null {
+  if (!executorProto || !onePassCalls.enabled) return null;
+  const ex = (pipe as { pipeline?: { _executor?: unknown } } | null)?.pipeline?._executor;
+  if (typeof ex !== 'object' || ex === null || !executorProto.isPrototypeOf(ex)) return null;
+  const fused = ex as FusedExecutor;
+  return fused.destroyed || fused.context?.isLost || !fused._passes ? null : fused;
+}
 
 /**
  * Records the passes of `pipe`'s next call now (a gpu.js pipeline from
@@ -231,11 +242,8 @@ let executorProto: FusedExecutor | undefined;
  * host idles then.
  */
 export function recordAhead(pipe: unknown): boolean {
-  if (!executorProto || !onePassCalls.enabled) return false;
-  const ex = (pipe as { pipeline?: { _executor?: unknown } } | null)?.pipeline?._executor;
-  if (typeof ex !== 'object' || ex === null || !executorProto.isPrototypeOf(ex)) return false;
-  const fused = ex as FusedExecutor;
-  if (fused.destroyed || fused.context?.isLost || !fused._passes || recordedAhead.has(fused)) return false;
+  const fused = liveExecutor(pipe);
+  if (!fused || recordedAhead.has(fused)) return false;
   const t = performance.now();
   recordedAhead.set(fused, recordCall(fused));
   onePassCalls.aheadMs += performance.now() - t;

@@ -316,11 +316,12 @@ describe('one compute pass per WebGPU pipeline call', () => {
     expect(direct).toEqual(await a.ex.execute(a.args));
     expect(a.pipeline._inFlight).toBe(0);
     expect(a.gpuJsCalls()).toBe(0);
-    // Left to gpu.js: a call in flight, a destroyed pipeline or executor, no compiled executor, another kind of executor, one-pass calls off.
+    // Left to gpu.js: a call in flight, a destroyed pipeline or executor, a lost device, no compiled executor, another kind of executor, one-pass calls off.
     const cases: Array<(c: ReturnType<typeof setUp>) => void> = [
       (c) => { c.pipeline._inFlight = 1; },
       (c) => { c.pipeline.destroyed = true; },
       (c) => { c.ex.destroyed = true; },
+      (c) => { c.ex.context = { isLost: true }; },
       (c) => { c.pipeline._executor = undefined; },
       (c) => { c.pipeline._executor = false; },
       (c) => { c.pipeline._executor = { ...c.ex }; },
