@@ -3,6 +3,7 @@ import { Input, type IGPUKernelSettings, type IKernelRunShortcut, type IPipeline
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import type { GpuContext } from '../graphcut/gpuBackend';
 import { callInPlace, recordAhead, returnFlatResults } from '../graphcut/gpuOnePassCalls';
+import { bindSharedLiterals, releaseSharedLiterals, shareLiterals } from '../graphcut/gpuSharedLiterals';
 import { cutCapacity, MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
 import { flattenState, GpuPrecisionError } from '../graphcut/pushRelabel';
 import {
@@ -341,6 +342,7 @@ export class GpuMoveSolver implements MoveSolver {
   private readonly weights: Input;
   private readonly vTable: Input;
   private readonly zeros4: Input;
+  private readonly literals: readonly Input[];
   /**
    * Whether the plans take the starting flows of their (single) move and
    * return its final ones (resume or warmStart); the flows a move that has
@@ -452,6 +454,9 @@ export class GpuMoveSolver implements MoveSolver {
     for (let a = 0; a < L; a++) for (let b = 0; b < L; b++) vt[a * L + b] = pairwise(energy.smoothness, energy.truncation, a, b);
     this.vTable = new Input(vt as unknown as number[], [L, L]);
     this.zeros4 = new Input(new Float32Array(4) as unknown as number[], [4]);
+    // Never changed from here on: every plan binds and uploads them once per device, not once per plan and seat (gpuSharedLiterals.ts).
+    this.literals = [this.dataLiteral, this.weights, this.vTable, this.zeros4];
+    shareLiterals(this.literals);
 
     const gpu = ctx.gpu;
     const constants = { W, H, INF: this.n + 1, L, REACH: this.o.reach };
@@ -546,7 +551,9 @@ export class GpuMoveSolver implements MoveSolver {
     // After the labels and tallies: the move's final flows (flowsInOut), then its state and capacities (--verify).
     const tail = (S: unknown, C: unknown): unknown[] => [...(fromFlows ? [k.flows(S)] : []), ...(verify ? [S, C] : [])];
     // `moves` moves chained (F: the move's starting flows, flowsInOut plans only).
+    const literals = this.literals;
     const moves_ = (LB0: unknown, AL: unknown, F: unknown): unknown[] => {
+      bindSharedLiterals(literals);
       let LB = LB0;
       let T: unknown = zeros;
       const outs: unknown[] = [];
@@ -884,7 +891,9 @@ export class GpuMoveSolver implements MoveSolver {
       const data = this.dataLiteral;
       const wt = this.weights;
       const vt = this.vTable;
+      const literals = this.literals;
       this.energyPipe = this.ctx.gpu.createPipeline(function (LB: unknown) {
+        bindSharedLiterals(literals);
         return sums(terms(LB, data, wt, vt));
       });
     }
@@ -902,9 +911,12 @@ export class GpuMoveSolver implements MoveSolver {
   }
 
   dispose(): void {
-    for (const p of this.plans.values()) void p.pipe.destroy();
+    const released = [...this.plans.values()].map((p) => p.pipe.destroy());
     this.plans.clear();
-    if (this.energyPipe) void this.energyPipe.destroy();
+    if (this.energyPipe) released.push(this.energyPipe.destroy());
+    // The shared literal buffers go once no plan can run again (a destroy waits for the call in flight).
+    const literals = this.literals;
+    void Promise.allSettled(released).then(() => releaseSharedLiterals(literals));
   }
 }
 

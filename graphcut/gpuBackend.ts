@@ -2,6 +2,7 @@ import * as path from 'path';
 import { GPU } from 'gpu.js';
 import { installKernelBuildCache } from './gpuKernelBuildCache';
 import { installOnePassCalls } from './gpuOnePassCalls';
+import { installSharedLiterals } from './gpuSharedLiterals';
 import { installWorkgroupSize } from './gpuWorkgroupSize';
 
 /**
@@ -146,6 +147,7 @@ export async function createGpuContext(preference: GpuPreference = 'auto'): Prom
       installOnePassCalls();
       installWorkgroupSize();
       installKernelBuildCache();
+      installSharedLiterals();
       const gpu = new GPU({ mode: 'webgpu' });
       return context(gpu, 'webgpu', `WebGPU (Dawn): ${webgpu.adapterInfo}`, webgpu.errors);
     }

@@ -39,6 +39,11 @@
  *   inplace    the same as host, alternating calls made in place with flat
  *              results (the default: no snapshot of the arguments, results
  *              as flat arrays) with gpu.js's own call and shaped results
+ *   literals   the same as host, alternating literals shared between a
+ *              solver's plans (the default: the volume, weights and
+ *              V table bound without copies and uploaded once per device)
+ *              with gpu.js's copy and buffer per plan and seat
+ *              (gpuSharedLiterals.ts)
  *   threads    teddy and Adirondack, alternating the cost volume and WTA
  *              on worker threads (the default for volumes of 4 M entries
  *              and more) with both on the main thread, twice each, after a
@@ -84,6 +89,7 @@ import { createGpuContext } from '../graphcut/gpuBackend';
 import { parallelCosts } from '../costs/parallelCosts';
 import { clearKernelBuildCache, kernelBuildCache } from '../graphcut/gpuKernelBuildCache';
 import { onePassCalls } from '../graphcut/gpuOnePassCalls';
+import { sharedLiterals } from '../graphcut/gpuSharedLiterals';
 import { DEFAULT_WORKGROUP, setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpuWorkgroupSize';
 import { Input, type IGPUKernelSettings } from 'gpu.js';
 import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../graphcut/pushRelabel';
@@ -433,21 +439,23 @@ async function main(): Promise<void> {
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
         await add(sec, `${s} gpu ${what}`, async () => runScene(await scene(s), { backend: 'gpu', gpu }));
       }
-    } else if (sec === 'host' || sec === 'ahead' || sec === 'builds' || sec === 'inplace') {
+    } else if (sec === 'host' || sec === 'ahead' || sec === 'builds' || sec === 'inplace' || sec === 'literals') {
       const profiler = installHostProfiler();
-      const profiled = async (s: string, onePass: boolean, ahead: boolean, shared = true, inPlace = true): Promise<Json> => {
+      const profiled = async (s: string, onePass: boolean, ahead: boolean, shared = true, inPlace = true, literals = true): Promise<Json> => {
         profiler.onePass = onePass;
         kernelBuildCache.enabled = shared;
         onePassCalls.inPlace = inPlace;
+        sharedLiterals.enabled = literals;
         // Every run builds as a fresh process would: nothing kept from the runs before.
         clearKernelBuildCache();
         profiler.take();
         try {
           const r = await runScene(await scene(s), { backend: 'gpu', gpu: { recordAhead: ahead } });
-          return { ...r, onePass, recordAhead: ahead, sharedBuilds: shared, inPlace, host: profiler.take() };
+          return { ...r, onePass, recordAhead: ahead, sharedBuilds: shared, inPlace, sharedLiterals: literals, host: profiler.take() };
         } finally {
           kernelBuildCache.enabled = true;
           onePassCalls.inPlace = true;
+          sharedLiterals.enabled = true;
         }
       };
       // The first run of a process also creates the device; it is not compared.
@@ -457,7 +465,8 @@ async function main(): Promise<void> {
           if (sec === 'host') await add(sec, `${s} gpu${on ? '' : ' pass per step'}`, () => profiled(s, on, true));
           else if (sec === 'ahead') await add(sec, `${s} gpu${on ? '' : ' not recorded ahead'}`, () => profiled(s, true, on));
           else if (sec === 'builds') await add(sec, `${s} gpu${on ? '' : ' builds not shared'}`, () => profiled(s, true, true, on));
-          else await add(sec, `${s} gpu${on ? '' : ' gpu.js calls'}`, () => profiled(s, true, true, true, on));
+          else if (sec === 'inplace') await add(sec, `${s} gpu${on ? '' : ' gpu.js calls'}`, () => profiled(s, true, true, true, on));
+          else await add(sec, `${s} gpu${on ? '' : ' literals per plan'}`, () => profiled(s, true, true, true, true, on));
         }
       }
     } else if (sec === 'threads') {

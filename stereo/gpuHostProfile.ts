@@ -17,6 +17,7 @@
  */
 import { createHash } from 'crypto';
 import { kernelBuildCache } from '../graphcut/gpuKernelBuildCache';
+import { sharedLiterals } from '../graphcut/gpuSharedLiterals';
 import { installOnePassCalls, onePassCalls, type FusedExecutor } from '../graphcut/gpuOnePassCalls';
 
 export interface HostProfile {
@@ -48,12 +49,16 @@ export interface HostProfile {
   /** Pipelines created together before their plans compiled, and the time that took. */
   prewarmedPipelines: number;
   prewarmMs: number;
+  /** Literal buffers plans found made by an earlier plan, and those made, with their bytes (gpuSharedLiterals.ts). */
+  literalHits: number;
+  literalsMade: number;
+  literalBytes: number;
 }
 
 type Method<T> = (this: T, ...a: never[]) => unknown;
 
 function emptyProfile(): HostProfile {
-  return { kernelBuilds: 0, distinctSources: 0, buildMs: 0, shaderModuleMs: 0, computePipelineMs: 0, planCompiles: 0, compileMs: 0, calls: 0, passes: 0, encodeMs: 0, waitMs: 0, argumentBytes: 0, recordedAhead: 0, aheadMs: 0, takenAhead: 0, translationHits: 0, translationMisses: 0, moduleHits: 0, moduleMisses: 0, prewarmedPipelines: 0, prewarmMs: 0 };
+  return { kernelBuilds: 0, distinctSources: 0, buildMs: 0, shaderModuleMs: 0, computePipelineMs: 0, planCompiles: 0, compileMs: 0, calls: 0, passes: 0, encodeMs: 0, waitMs: 0, argumentBytes: 0, recordedAhead: 0, aheadMs: 0, takenAhead: 0, translationHits: 0, translationMisses: 0, moduleHits: 0, moduleMisses: 0, prewarmedPipelines: 0, prewarmMs: 0, literalHits: 0, literalsMade: 0, literalBytes: 0 };
 }
 
 /** The profiler, installed once per process; `onePass` may change between runs. */
@@ -117,11 +122,12 @@ export function installHostProfiler(): HostProfiler {
     set onePass(on: boolean) { onePassCalls.enabled = on; },
     take: () => {
       const c = kernelBuildCache;
-      const out = { ...p, distinctSources: sources.size, recordedAhead: onePassCalls.recordedAhead, aheadMs: onePassCalls.aheadMs, takenAhead: onePassCalls.takenAhead, translationHits: c.translationHits, translationMisses: c.translationMisses, moduleHits: c.moduleHits, moduleMisses: c.moduleMisses, prewarmedPipelines: c.prewarmedPipelines, prewarmMs: c.prewarmMs };
+      const out = { ...p, distinctSources: sources.size, recordedAhead: onePassCalls.recordedAhead, aheadMs: onePassCalls.aheadMs, takenAhead: onePassCalls.takenAhead, translationHits: c.translationHits, translationMisses: c.translationMisses, moduleHits: c.moduleHits, moduleMisses: c.moduleMisses, prewarmedPipelines: c.prewarmedPipelines, prewarmMs: c.prewarmMs, literalHits: sharedLiterals.hits, literalsMade: sharedLiterals.made, literalBytes: sharedLiterals.madeBytes };
       p = emptyProfile();
       sources = new Set();
       Object.assign(onePassCalls, { recordedAhead: 0, aheadMs: 0, takenAhead: 0 });
       Object.assign(kernelBuildCache, { translationHits: 0, translationMisses: 0, moduleHits: 0, moduleMisses: 0, prewarmedPipelines: 0, prewarmMs: 0 });
+      Object.assign(sharedLiterals, { hits: 0, made: 0, madeBytes: 0 });
       return out;
     },
   };

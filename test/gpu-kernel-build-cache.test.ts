@@ -20,6 +20,7 @@ import { bfsScanSource, gatedSource, sweepGatherSource, sweepPushSource, STATE_P
 import { checkTilesSource, MOVE_DONE_GATE, startMoveSource } from '../expansion/gpuMoveKernels';
 import { createRng } from '../graphcut/randomGraphs';
 import { assembleWgsl } from './wgslAssembly';
+import { RecordingDevice, useStandInDevice } from './recordingDevice';
 
 const planes = (W: number, H: number, k: number): Input => new Input(new Float32Array(W * H * k) as unknown as number[], [W, H, k]);
 
@@ -190,65 +191,10 @@ describe('kernel builds shared between plans', () => {
   });
 });
 
-/** A stand-in WebGPU device: records the pipelines it is asked for (with their code and bind group entries) and answers the rest with inert objects. */
-class RecordingDevice {
-  readonly limits = { maxComputeWorkgroupsPerDimension: 65535, maxStorageBufferBindingSize: 1 << 30, maxBufferSize: 1 << 30 };
-  readonly lost = new Promise<never>(() => undefined);
-  readonly features = new Set<string>();
-  readonly made: string[] = [];
-  readonly ahead: string[] = [];
-  pending: Array<() => void> = [];
-  refuse = false;
-  readonly queue = { writeBuffer: (): void => undefined, submit: (): void => undefined, onSubmittedWorkDone: async (): Promise<void> => undefined };
-  createShaderModule(d: { code: string }): object {
-    return { code: d.code, getCompilationInfo: async () => ({ messages: [] }) };
-  }
-  createBindGroupLayout(d: { entries: unknown[] }): object {
-    return { entries: d.entries };
-  }
-  createPipelineLayout(d: { bindGroupLayouts: Array<{ entries: unknown[] }> }): object {
-    return { entries: d.bindGroupLayouts.map((l) => l.entries) };
-  }
-  private describe(d: { layout: { entries: unknown }; compute: { module: { code: string }; entryPoint: string } }): string {
-    return JSON.stringify([d.compute.entryPoint, d.layout.entries, d.compute.module.code]);
-  }
-  createComputePipeline(d: Parameters<RecordingDevice['describe']>[0]): object {
-    this.made.push(this.describe(d));
-    return {};
-  }
-  createComputePipelineAsync(d: Parameters<RecordingDevice['describe']>[0]): Promise<object> {
-    this.ahead.push(this.describe(d));
-    return new Promise((resolve, reject) => this.pending.push(() => (this.refuse ? reject(new Error('refused')) : resolve({}))));
-  }
-  pushErrorScope(): void {}
-  async popErrorScope(): Promise<null> {
-    return null;
-  }
-  createBuffer(d: { size: number }): object {
-    return { size: d.size, getMappedRange: () => new ArrayBuffer(d.size), unmap: () => undefined, destroy: () => undefined, mapAsync: async () => undefined };
-  }
-  createBindGroup(): object {
-    return {};
-  }
-  createCommandEncoder(): object {
-    return { beginComputePass: () => ({ setPipeline() {}, setBindGroup() {}, dispatchWorkgroups() {}, end() {} }), copyBufferToBuffer() {}, finish: () => ({}) };
-  }
-}
-
 describe('pipelines created ahead of a plan\'s compile', () => {
   const device = new RecordingDevice();
-  const g = globalThis as { navigator?: unknown };
-  const saved = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
-  beforeAll(() => {
-    // gpu.js's WebGPU context asks navigator.gpu for its device.
-    const adapter = { limits: device.limits, features: device.features, info: {}, requestDevice: async () => device };
-    Object.defineProperty(globalThis, 'navigator', { configurable: true, writable: true, value: { gpu: { requestAdapter: async () => adapter } } });
-    installKernelBuildCache();
-  });
-  afterAll(() => {
-    if (saved) Object.defineProperty(globalThis, 'navigator', saved);
-    else delete g.navigator;
-  });
+  useStandInDevice(device);
+  beforeAll(() => installKernelBuildCache());
 
   /** A solver's plan of `moves` moves, traced, with an executor for it and its first call's arguments. */
   function solverPlan(W: number, H: number, moves: number, rounds: number, given?: GpuMoveSolver): { executor: CompilingExecutor; args: unknown[]; solver: GpuMoveSolver } {

@@ -1,0 +1,184 @@
+/**
+ * Literals shared between the plans of a solver (graphcut/gpuSharedLiterals.ts).
+ * The trace's bindings are checked on real solver plans; the buffers on a
+ * stand-in WebGPU device that records what it makes (CI has no GPU), with
+ * gpu.js's own executor compiling the plans; the solver's results with
+ * sharing on and off on gpu.js's cpu backend against BK. That the GPU
+ * runs the shared buffers is checked there (--verify, equal energies:
+ * BENCHMARKS.md).
+ */
+import { GPU, Input } from 'gpu.js';
+import { alphaExpansion } from '../expansion/alphaExpansion';
+import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
+import { GraphMoveSolver } from '../expansion/moveSolver';
+import { BoykovKolmogorovSolver } from '../graphcut/bk';
+import { createGpuContext } from '../graphcut/gpuBackend';
+import { bindSharedLiterals, installSharedLiterals, isSharedLiteral, releaseSharedLiterals, shareLiterals, sharedLiterals, SHARED_LITERALS_GPU_JS_VERSION } from '../graphcut/gpuSharedLiterals';
+import { createRng } from '../graphcut/randomGraphs';
+import { randomEnergy, randomLabels } from './randomEnergy';
+import { RecordingDevice, useStandInDevice } from './recordingDevice';
+
+interface Binding { source: string; value?: unknown }
+interface TracedPlan { steps: Array<{ argBindings: Binding[] }> }
+interface PipelineInternals { plan: TracedPlan | null; _buildPlan(): TracedPlan; destroy(): Promise<void> }
+interface Executor { _compile(args: unknown[]): Promise<void>; destroy(): void }
+interface SolverInternals { plan(m: number, r: number, b: number, v: boolean): { pipe: { pipeline: PipelineInternals } }; bfs: number; flowsInOut: boolean; literals: readonly Input[] }
+
+const webgpuContext = (): ConstructorParameters<typeof GpuMoveSolver>[0] => ({ gpu: new GPU({ mode: 'webgpu' }), mode: 'webgpu' as const, device: 'stand-in', deviceErrors: [], destroy: () => undefined });
+
+function newSolver(W: number, H: number, seed: number, ctx = webgpuContext()): GpuMoveSolver {
+  return new GpuMoveSolver(ctx, randomEnergy(createRng(seed), W, H, 5, 'linear'), { variant: 'reversed' });
+}
+
+/** A plan of `rounds` rounds of the solver, traced. */
+function tracedPlan(solver: GpuMoveSolver, rounds: number): PipelineInternals {
+  const s = solver as unknown as SolverInternals;
+  const pipeline = s.plan(1, rounds, s.bfs, false).pipe.pipeline;
+  pipeline.plan = pipeline._buildPlan();
+  return pipeline;
+}
+
+/** The array literals a traced plan binds, one entry per seat. */
+const literalSeats = (plan: TracedPlan): unknown[] => plan.steps.flatMap((s) => s.argBindings.filter((b) => b.source === 'literal' && typeof b.value === 'object').map((b) => b.value));
+
+function withSharing<T>(on: boolean, f: () => T): T {
+  sharedLiterals.enabled = on;
+  try {
+    return f();
+  } finally {
+    sharedLiterals.enabled = true;
+  }
+}
+
+describe('literals shared between the plans of a solver', () => {
+  const device = new RecordingDevice();
+  useStandInDevice(device);
+  beforeAll(() => installSharedLiterals());
+
+  test('installed for the gpu.js release it wraps, once', () => {
+    expect((require('gpu.js/package.json') as { version: string }).version).toBe(SHARED_LITERALS_GPU_JS_VERSION);
+    const proto = (require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: { prototype: Executor } }).WebGPUPipelineExecutor.prototype;
+    const compile = proto._compile;
+    expect(installSharedLiterals()).toBe(true);
+    expect(proto._compile).toBe(compile);
+  });
+
+  test('the trace binds each of the solver\'s literals as itself in every plan and seat; with sharing off gpu.js copies it per seat', () => {
+    for (const [W, H, seed] of [[7, 5, 1], [12, 9, 2], [3, 16, 3]]) {
+      const solver = newSolver(W, H, seed);
+      const own = (solver as unknown as SolverInternals).literals;
+      expect(own).toHaveLength(4);
+      for (const rounds of [1, 3]) {
+        const seats = literalSeats(withSharing(true, () => tracedPlan(solver, rounds)).plan!);
+        expect(seats.length).toBeGreaterThan(own.length);
+        expect(seats.every((v) => own.includes(v as Input))).toBe(true);
+        expect(new Set(seats).size).toBe(own.length);
+      }
+      const copies = literalSeats(withSharing(false, () => tracedPlan(solver, 2)).plan!);
+      expect(copies.some((v) => own.includes(v as Input))).toBe(false);
+      expect(new Set(copies).size).toBe(copies.length);
+      solver.dispose();
+    }
+  });
+
+  test('outside a trace, and for values never registered, binding does nothing', () => {
+    const stranger = new Input(new Float32Array(4) as unknown as number[], [4]);
+    expect(isSharedLiteral(stranger)).toBe(false);
+    expect(() => bindSharedLiterals([stranger])).not.toThrow();
+    shareLiterals([stranger]);
+    expect(isSharedLiteral(stranger)).toBe(true);
+    expect(withSharing(false, () => isSharedLiteral(stranger))).toBe(false);
+    releaseSharedLiterals([stranger]);
+    expect(isSharedLiteral(stranger)).toBe(false);
+  });
+
+  /** Compiles a plan of the solver with gpu.js's WebGPU executor on the stand-in device; returns it and the literal buffers it made. */
+  async function compiled(solver: GpuMoveSolver, rounds: number): Promise<{ executor: Executor; made: typeof device.buffers }> {
+    const pipeline = tracedPlan(solver, rounds);
+    const s = solver as unknown as SolverInternals;
+    const W = (solver as unknown as { W: number }).W;
+    const H = (solver as unknown as { H: number }).H;
+    const args: unknown[] = [new Input(new Float32Array(W * H) as unknown as number[], [W, H]), new Input(new Float32Array(1) as unknown as number[], [1])];
+    if (s.flowsInOut) args.push(new Input(new Float32Array(2 * W * H) as unknown as number[], [W, H, 2]));
+    const { WebGPUPipelineExecutor } = require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: new (p: unknown, plan: unknown) => Executor };
+    const executor = new WebGPUPipelineExecutor(pipeline, pipeline.plan);
+    const before = device.buffers.length;
+    await executor._compile(args);
+    return { executor, made: device.buffers.slice(before).filter((b) => b.mappedAtCreation) };
+  }
+
+  test('the first plan on the device makes one buffer per literal, holding its values; later plans make none and destroy none; the solver frees them once', async () => {
+    for (const [W, H, seed] of [[9, 7, 4], [16, 5, 5]]) {
+      const solver = newSolver(W, H, seed);
+      const own = (solver as unknown as SolverInternals).literals;
+      const hits = sharedLiterals.hits;
+      const first = await compiled(solver, 2);
+      expect(first.made).toHaveLength(own.length);
+      // Each literal's values, as gpu.js lays them out (a flat copy of the Input's array).
+      const contents = first.made.map((b) => Array.from(new Float32Array(b.data!)));
+      for (const lit of own) expect(contents).toContainEqual(Array.from(lit.value as unknown as Float32Array));
+      const later = [await compiled(solver, 3), await compiled(solver, 1)];
+      for (const p of later) expect(p.made).toHaveLength(0);
+      expect(sharedLiterals.hits - hits).toBeGreaterThanOrEqual(2 * own.length);
+      for (const p of [first, ...later]) p.executor.destroy();
+      expect(first.made.map((b) => b.destroyed)).toEqual(own.map(() => 0));
+      // A solver of the same size has literals of its own.
+      const other = newSolver(W, H, seed + 100);
+      const third = await compiled(other, 2);
+      expect(third.made).toHaveLength(own.length);
+      third.executor.destroy();
+      solver.dispose();
+      other.dispose();
+      for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+      expect(first.made.map((b) => b.destroyed)).toEqual(own.map(() => 1));
+      expect(third.made.map((b) => b.destroyed)).toEqual(own.map(() => 1));
+    }
+  });
+
+  test('with sharing off, every plan makes a buffer per seat and destroys it with its executor, as gpu.js does', async () => {
+    const solver = newSolver(8, 6, 9);
+    const seats = literalSeats(withSharing(false, () => tracedPlan(solver, 2)).plan!).length;
+    sharedLiterals.enabled = false;
+    try {
+      for (const rounds of [2, 3]) {
+        const p = await compiled(solver, rounds);
+        expect(p.made).toHaveLength(seats);
+        p.executor.destroy();
+        expect(p.made.every((b) => b.destroyed === 1)).toBe(true);
+      }
+    } finally {
+      sharedLiterals.enabled = true;
+      solver.dispose();
+    }
+  });
+});
+
+describe('the solver with shared literals, on gpu.js\'s cpu backend', () => {
+  test('random energies: the same labels and energies with sharing on and off, and BK\'s', async () => {
+    const ctx = await createGpuContext('cpu');
+    try {
+      const rng = createRng(21);
+      for (let t = 0; t < 3; t++) {
+        const W = 5 + Math.floor(rng() * 8);
+        const H = 4 + Math.floor(rng() * 6);
+        const energy = randomEnergy(rng, W, H, 4, t % 2 === 0 ? 'linear' : 'potts');
+        const init = randomLabels(rng, W * H, 4);
+        const ref = await alphaExpansion(energy, init, new GraphMoveSolver(energy, new BoykovKolmogorovSolver(), 'reversed'), { cycles: 2 });
+        for (const on of [true, false]) {
+          sharedLiterals.enabled = on;
+          try {
+            const solver = new GpuMoveSolver(ctx, energy, { variant: 'reversed', iterationsPerRound: 8, initialRounds: 2 });
+            const res = await alphaExpansion(energy, init, solver, { cycles: 2 });
+            solver.dispose();
+            expect(res.cycles.map((c) => c.energy.total)).toEqual(ref.cycles.map((c) => c.energy.total));
+            expect(Array.from(res.labels)).toEqual(Array.from(ref.labels));
+          } finally {
+            sharedLiterals.enabled = true;
+          }
+        }
+      }
+    } finally {
+      ctx.destroy();
+    }
+  });
+});
