@@ -104,10 +104,10 @@ export function capacitySource(): string {
 }
 
 /**
- * Initial push-relabel state of move j, [W, H, 5]: the unary coefficient u
- * of y_p (binaryStep.ts) becomes excess max(u, 0) (source edge saturated)
- * or sink residual max(−u, 0); heights start at 0 (the global relabel that
- * follows sets them).
+ * Initial push-relabel state of move j, [W, H, 4]: the unary coefficient u
+ * of y_p (binaryStep.ts) is the net value v (excess max(u, 0), the source
+ * edge saturated, or sink residual max(−u, 0)); heights start at 0 (the
+ * global relabel that follows sets them).
  *
  * With `fromFlows` the kernel also takes the move's capacities C and edge
  * flows F [W, H, 2] (F[0] on p → p+1, F[1] on p → p+W), and starts from
@@ -115,7 +115,7 @@ export function capacitySource(): string {
  * this move had reached when its last call ended unconverged (resume).
  * Each flow is clamped to the new edge's capacities, and the pixel's net
  * inflow n = u + Σ in − Σ out
- * becomes excess max(n, 0) or sink residual max(−n, 0). Where n < −c(p→t)
+ * is the net value (excess max(n, 0) or sink residual max(−n, 0)). Where n < −c(p→t)
  * this adds the same δ to both terminal edges of p, which shifts every cut
  * by δ and so leaves the minimum cuts (and the canonical one) unchanged,
  * and Σ (c(p→t) − final sink residual) is still the max-flow value of the
@@ -177,8 +177,7 @@ export function initStateSource(source: DataSourceKind, spec: ImageCostSpec | nu
       u = u + ${second};
     }
     ${fromFlows ? 'u = u + fl + fu - fr - fd;' : ''}
-    if (z === 0) { return Math.max(u, 0.0); }
-    return Math.max(0.0 - u, 0.0);
+    return u;
   }`;
 }
 
@@ -204,7 +203,7 @@ export function checkTilesSource(): string {
           const h = S[1][y][x];
           if (S[0][y][x] > 0.0 && h < ${INF}) { active = 1.0; }
           let want = 1.0;
-          if (S[4][y][x] <= 0.0) {
+          if (S[0][y][x] >= 0.0) {
             let m = ${INF} - 1.0;
             if (x + 1 < ${W}) {
               if (C[0][y][x] - S[2][y][x] > 0.0) { m = Math.min(m, S[1][y][x + 1]); }

@@ -5,7 +5,7 @@ import type { GpuContext } from '../graphcut/gpuBackend';
 import { callInPlace, recordAhead, returnFlatResults } from '../graphcut/gpuOnePassCalls';
 import { bindSharedLiterals, releaseSharedLiterals, shareLiterals } from '../graphcut/gpuSharedLiterals';
 import { cutCapacity, MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
-import { flattenState, GpuPrecisionError } from '../graphcut/pushRelabel';
+import { flattenState, GpuPrecisionError, sinkResidualOf } from '../graphcut/pushRelabel';
 import {
   checkKernelScheme, gatedKernel, globalRelabelPasses, iterationPasses, STATE_PLANES, PLANE, type BfsScheme, type GlobalRelabel, type PushScheme, type StatePass,
 } from '../graphcut/pushRelabelKernels';
@@ -862,7 +862,7 @@ export class GpuMoveSolver implements MoveSolver {
       for (let x = 0; x < W; x++, p++) {
         sinkSide[p] = S[PLANE.height][y][x] < n + 1 ? 1 : 0;
         // Builder graphs have c(s→p)·c(p→t) = 0, so the flow into the sink is Σ c(p→t) − final sink residual.
-        flow += g.sink[p] - S[PLANE.sinkResidual][y][x];
+        flow += g.sink[p] - sinkResidualOf(S[PLANE.net][y][x]);
       }
     }
     if (flow !== ref.flow) throw new Error(`--verify: cut ${v.cuts} (α=${alpha}): the device found max-flow ${flow}, the CPU solver ${ref.flow}`);

@@ -8,7 +8,7 @@
  * 2. time per solve on Tsukuba-sized (384×288) expansion-like graphs for
  *    several schedules (K, fused vs per-pass global relabel), with BK's time;
  * 3. one 1024×1024 expansion-like graph;
- * 4. kernel layout: one [W,H,5] kernel per iteration against five per-field
+ * 4. kernel layout: one [W,H,4] kernel per iteration against four per-field
  *    [W,H] kernels, same arithmetic, chained in one pipeline.
  * Results are written after every section, so a run cut short still reports.
  */
@@ -18,7 +18,7 @@ import { Input } from 'gpu.js';
 import { createGpuContext, type GpuContext, type GpuPreference } from './gpuBackend';
 import type { GridGraph } from './gridGraph';
 import { GpuPrecisionError, PushRelabelSolver, type PushRelabelOptions } from './pushRelabel';
-import { pushRelabelSource } from './pushRelabelKernels';
+import { pushRelabelSource, STATE_PLANES } from './pushRelabelKernels';
 import { createRng, expansionLikeGraph, randomGridGraph, RANDOM_GRAPH_KINDS } from './randomGraphs';
 
 type Json = Record<string, unknown>;
@@ -110,17 +110,16 @@ async function schedules(ctx: GpuContext, W: number, H: number, count: number, c
   return out;
 }
 
-/** One [W,H,5] kernel per iteration against five [W,H] kernels over separate planes (same arithmetic). */
+/** One [W,H,4] kernel per iteration against four [W,H] kernels over separate planes (same arithmetic). */
 async function layout(ctx: GpuContext, W: number, H: number, iterations: number): Promise<Json> {
   const g = expansionLikeGraph(createRng(5), W, H, { labels: 16 });
   const n = W * H;
-  const S = new Float32Array(5 * n);
+  const S = new Float32Array(STATE_PLANES * n);
   const C = new Float32Array(4 * n);
   for (let p = 0; p < n; p++) {
     const t = Math.min(g.source[p], g.sink[p]);
-    S[p] = g.source[p] - t;
+    S[p] = g.source[p] - g.sink[p];
     S[n + p] = g.sink[p] - t > 0 ? 1 : 2 + (p % 7);
-    S[4 * n + p] = g.sink[p] - t;
     C[p] = g.right[p];
     C[n + p] = g.rightRev[p];
     C[2 * n + p] = g.down[p];
@@ -128,39 +127,38 @@ async function layout(ctx: GpuContext, W: number, H: number, iterations: number)
   }
   const constants = { W, H, INF: n + 1 };
   const inp = (a: Float32Array, dims: [number, number, number] | [number, number]): Input => new Input(a as unknown as number[], dims);
-  const combined = ctx.gpu.createKernel(pushRelabelSource(), { output: [W, H, 5], constants });
-  const names = ['E', 'HH', 'FR', 'FD', 'RT'];
+  const combined = ctx.gpu.createKernel(pushRelabelSource(), { output: [W, H, STATE_PLANES], constants });
+  const names = ['V', 'HH', 'FR', 'FD'];
   const fieldSource = (k: number): string => pushRelabelSource()
     .replace('function (S, C)', `function (${names.join(', ')}, C)`)
     .replace('const z = this.thread.z;', `const z = ${k};`)
     .replace(/S\[(\d)\]/g, (_m, d: string) => names[Number(d)]);
-  const fields = [0, 1, 2, 3, 4].map((k) => ctx.gpu.createKernel(fieldSource(k), { output: [W, H], constants }));
+  const fields = [0, 1, 2, 3].map((k) => ctx.gpu.createKernel(fieldSource(k), { output: [W, H], constants }));
   const pCombined = ctx.gpu.createPipeline(function (this: { constants: Record<string, unknown> }, s: unknown, c: unknown) {
     const N = this.constants.N as number;
     for (let i = 0; i < N; i++) s = combined(s, c);
     return s;
   }, { constants: { N: iterations } });
-  const pFields = ctx.gpu.createPipeline(function (this: { constants: Record<string, unknown> }, e: unknown, h: unknown, fr: unknown, fd: unknown, rt: unknown, c: unknown) {
+  const pFields = ctx.gpu.createPipeline(function (this: { constants: Record<string, unknown> }, v: unknown, h: unknown, fr: unknown, fd: unknown, c: unknown) {
     const N = this.constants.N as number;
     for (let i = 0; i < N; i++) {
-      const e2 = fields[0](e, h, fr, fd, rt, c);
-      const h2 = fields[1](e, h, fr, fd, rt, c);
-      const fr2 = fields[2](e, h, fr, fd, rt, c);
-      const fd2 = fields[3](e, h, fr, fd, rt, c);
-      const rt2 = fields[4](e, h, fr, fd, rt, c);
-      e = e2; h = h2; fr = fr2; fd = fd2; rt = rt2;
+      const v2 = fields[0](v, h, fr, fd, c);
+      const h2 = fields[1](v, h, fr, fd, c);
+      const fr2 = fields[2](v, h, fr, fd, c);
+      const fd2 = fields[3](v, h, fr, fd, c);
+      v = v2; h = h2; fr = fr2; fd = fd2;
     }
-    return [e, h, fr, fd, rt];
+    return [v, h, fr, fd];
   }, { constants: { N: iterations } });
   const plane = (k: number): Float32Array => S.slice(k * n, (k + 1) * n);
   const runC = async (): Promise<number> => {
     const t = performance.now();
-    await pCombined(inp(S, [W, H, 5]), inp(C, [W, H, 4]));
+    await pCombined(inp(S, [W, H, STATE_PLANES]), inp(C, [W, H, 4]));
     return performance.now() - t;
   };
   const runF = async (): Promise<number> => {
     const t = performance.now();
-    await pFields(inp(plane(0), [W, H]), inp(plane(1), [W, H]), inp(plane(2), [W, H]), inp(plane(3), [W, H]), inp(plane(4), [W, H]), inp(C, [W, H, 4]));
+    await pFields(inp(plane(0), [W, H]), inp(plane(1), [W, H]), inp(plane(2), [W, H]), inp(plane(3), [W, H]), inp(C, [W, H, 4]));
     return performance.now() - t;
   };
   await runC();
@@ -171,11 +169,11 @@ async function layout(ctx: GpuContext, W: number, H: number, iterations: number)
     tc.push(await runC());
     tf.push(await runF());
   }
-  // Same result from both layouts (first plane compared: the excess after `iterations` steps).
-  const rc = (await pCombined(inp(S, [W, H, 5]), inp(C, [W, H, 4]))) as unknown as Float32Array[][];
-  const rf = (await pFields(inp(plane(0), [W, H]), inp(plane(1), [W, H]), inp(plane(2), [W, H]), inp(plane(3), [W, H]), inp(plane(4), [W, H]), inp(C, [W, H, 4]))) as unknown as Float32Array[][];
+  // Same result from both layouts, every plane.
+  const rc = (await pCombined(inp(S, [W, H, STATE_PLANES]), inp(C, [W, H, 4]))) as unknown as Float32Array[][];
+  const rf = (await pFields(inp(plane(0), [W, H]), inp(plane(1), [W, H]), inp(plane(2), [W, H]), inp(plane(3), [W, H]), inp(C, [W, H, 4]))) as unknown as Float32Array[][];
   let identical = true;
-  for (let z = 0; z < 5 && identical; z++) for (let y = 0; y < H && identical; y++) for (let x = 0; x < W; x++) if (rc[z][y][x] !== rf[z][y][x]) { identical = false; break; }
+  for (let z = 0; z < STATE_PLANES && identical; z++) for (let y = 0; y < H && identical; y++) for (let x = 0; x < W; x++) if (rc[z][y][x] !== rf[z][y][x]) { identical = false; break; }
   return {
     size: `${W}x${H}`, iterations,
     combinedMs: median(tc), perFieldMs: median(tf),

@@ -218,10 +218,10 @@ export class PushRelabelSolver implements MaxFlowSolver {
     const sinkSide = new Uint8Array(n);
     let flow = baseFlow;
     const hOff = PLANE.height * n;
-    const rOff = PLANE.sinkResidual * n;
+    const vOff = PLANE.net * n;
     for (let p = 0; p < n; p++) {
       sinkSide[p] = current[hOff + p] < INF ? 1 : 0;
-      flow += sinkResidual0[p] - current[rOff + p];
+      flow += sinkResidual0[p] - sinkResidualOf(current[vOff + p]);
     }
     return {
       flow,
@@ -270,7 +270,7 @@ export class PushRelabelSolver implements MaxFlowSolver {
 }
 
 /**
- * Settings of the [W, H, 5] state kernels; loopMaxIterations (a real gpu.js
+ * Settings of the [W, H, 4] state kernels; loopMaxIterations (a real gpu.js
  * setting missing from its typings) must admit the sweeps' segment walks.
  */
 export function pushRelabelKernelSettings(W: number, H: number, reach: number, planes: number = STATE_PLANES): IGPUKernelSettings {
@@ -282,7 +282,8 @@ export function pushRelabelKernelSettings(W: number, H: number, reach: number, p
 /**
  * The kernels' starting arrays for a graph: terminal capacities netted
  * (min(c_s, c_t) goes straight through p and counts as flow; the rest is
- * excess or sink residual), heights and flows 0, and the capacity planes.
+ * excess or sink residual, the net value c_s − c_t), heights and flows 0,
+ * and the capacity planes.
  */
 export function initialKernelState(graph: GridGraph): { caps: Float32Array; state: Float32Array; sinkResidual0: Float64Array; baseFlow: number } {
   const n = graph.width * graph.height;
@@ -295,8 +296,7 @@ export function initialKernelState(graph: GridGraph): { caps: Float32Array; stat
     const ct = graph.sink[p];
     const through = Math.min(cs, ct);
     baseFlow += through;
-    state[PLANE.excess * n + p] = cs - through;
-    state[PLANE.sinkResidual * n + p] = ct - through;
+    state[PLANE.net * n + p] = cs - ct;
     sinkResidual0[p] = ct - through;
     caps[p] = graph.right[p];
     caps[n + p] = graph.rightRev[p];
@@ -312,9 +312,9 @@ function asInput(values: Float32Array, W: number, H: number, planes: number): In
 }
 
 /**
- * Planes of a pipeline result for a [W, H, 5] output, as one flat
+ * Planes of a pipeline result for a [W, H, 4] state output, as one flat
  * plane-major array (the layout of an Input of that shape), written into
- * `flat`: all five by default, or the consecutive planes `from`..`to` − 1.
+ * `flat`: all four by default, or the consecutive planes `from`..`to` − 1.
  */
 export function flattenState(out: KernelOutput, W: number, H: number, flat: Float32Array = new Float32Array(STATE_PLANES * W * H), from = 0, to = STATE_PLANES): Float32Array {
   const n = W * H;
@@ -342,12 +342,12 @@ export function isBfsFixedPoint(s: Float32Array, caps: Float32Array, W: number, 
   const h = PLANE.height * n;
   const fR = PLANE.flowRight * n;
   const fD = PLANE.flowDown * n;
-  const rt = PLANE.sinkResidual * n;
+  const v = PLANE.net * n;
   for (let y = 0; y < H; y++) {
     for (let x = 0; x < W; x++) {
       const p = y * W + x;
       let want: number;
-      if (s[rt + p] > 0) {
+      if (s[v + p] < 0) {
         want = 1;
       } else {
         let m = INF - 1;
@@ -363,10 +363,15 @@ export function isBfsFixedPoint(s: Float32Array, caps: Float32Array, W: number, 
   return true;
 }
 
+/** The residual capacity to the sink of a pixel of net value v (the state's plane 0). */
+export function sinkResidualOf(v: number): number {
+  return v < 0 ? -v : 0;
+}
+
 /** True while some pixel with excess still has a finite distance to the sink. */
 function hasReachableExcess(s: Float32Array, n: number, INF: number): boolean {
-  const e = PLANE.excess * n;
+  const v = PLANE.net * n;
   const h = PLANE.height * n;
-  for (let p = 0; p < n; p++) if (s[e + p] > 0 && s[h + p] < INF) return true;
+  for (let p = 0; p < n; p++) if (s[v + p] > 0 && s[h + p] < INF) return true;
   return false;
 }

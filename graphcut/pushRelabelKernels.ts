@@ -7,24 +7,31 @@ import type { GPU, IGPUKernelSettings } from 'gpu.js';
  * because gpu.js parses a kernel's JavaScript text: compiling through tsc or
  * instrumenting for coverage would change that text under it.
  *
- * Layout (every kernel reads and writes the same [W, H, 5] state S):
- *   S[0] excess e(p)        S[1] height h(p)
+ * Layout (every kernel reads and writes the same [W, H, 4] state S):
+ *   S[0] v(p) = e(p) − rt(p): the excess where positive, minus the residual
+ *        capacity p → sink where negative   S[1] height h(p)
  *   S[2] fR(p): signed flow on p → p+1     S[3] fD(p): signed flow on p → p+W
- *   S[4] rt(p): residual capacity p → sink
  * and reads the constant capacities C [W, H, 4]:
  *   C[0] c(p → p+1)  C[1] c(p+1 → p)  C[2] c(p → p+W)  C[3] c(p+W → p)
  * Residuals: p → right = C0 − fR, p → left = C1(p−1) + fR(p−1),
  *            p → down = C2 − fD, p → up = C3(p−W) + fD(p−W).
  *
+ * One signed plane holds both excess and sink residual because flow that
+ * reaches a pixel with sink residual goes to the sink first: a push to the
+ * sink never breaks the labeling (the sink's height is fixed), so it is
+ * done the moment the flow arrives, and a pixel never holds excess and sink
+ * residual at once. Every state pass writes four planes instead of five:
+ * the passes are bound by the elements they write (BENCHMARKS.md).
+ *
  * gpu.js threads write only their own output element and have no barriers or
  * atomics, so every step is a gather: a thread recomputes the push decisions
  * of the pixels around it (they depend only on the previous state) instead of
- * receiving them. thread.z selects which of the five fields the thread writes.
+ * receiving them. thread.z selects which of the four fields the thread writes.
  */
 
-export const STATE_PLANES = 5;
+export const STATE_PLANES = 4;
 export const CAPACITY_PLANES = 4;
-export const PLANE = { excess: 0, height: 1, flowRight: 2, flowDown: 3, sinkResidual: 4 } as const;
+export const PLANE = { net: 0, height: 1, flowRight: 2, flowDown: 3 } as const;
 
 const W = 'this.constants.W';
 const H = 'this.constants.H';
@@ -32,27 +39,26 @@ const INF = 'this.constants.INF';
 
 /**
  * Statements computing the push decisions of the pixel at (X, Y) into
- * `${v}s` (to the sink), `${v}r`, `${v}d`, `${v}l`, `${v}u` (to the right, down,
- * left, up neighbour). The pixel pushes only while it has excess and a finite
- * height: first to the sink, then to each neighbour q with h(p) = h(q) + 1 in
- * the fixed order right, down, left, up, each push capped by the excess left
- * and the edge's residual. Two neighbours can never push to each other in one
- * pass (h(p) = h(q)+1 and h(q) = h(p)+1 exclude each other), so every decision
- * stays valid when all pixels apply theirs at once.
+ * `${v}r`, `${v}d`, `${v}l`, `${v}u` (to the right, down, left, up
+ * neighbour), with `${v}e` its net value v. The pixel pushes only while it
+ * has excess (v > 0: its sink residual is spent) and a finite height, to
+ * each neighbour q with h(p) = h(q) + 1 in the fixed order right, down,
+ * left, up, each push capped by the excess left and the edge's residual. Two
+ * neighbours can never push to each other in one pass (h(p) = h(q)+1 and
+ * h(q) = h(p)+1 exclude each other), so every decision stays valid when all
+ * pixels apply theirs at once.
  */
 function decisions(v: string, X: string, Y: string): string {
   return `
     let ${v}e = S[0][${Y}][${X}];
     let ${v}h = S[1][${Y}][${X}];
-    let ${v}s = 0.0;
     let ${v}r = 0.0;
     let ${v}d = 0.0;
     let ${v}l = 0.0;
     let ${v}u = 0.0;
     if (${v}e > 0.0 && ${v}h < ${INF}) {
-      ${v}s = Math.min(${v}e, S[4][${Y}][${X}]);
-      let ${v}m = ${v}e - ${v}s;
-      if (${v}m > 0.0 && ${X} + 1 < ${W}) {
+      let ${v}m = ${v}e;
+      if (${X} + 1 < ${W}) {
         if (S[1][${Y}][${X} + 1] + 1.0 === ${v}h) {
           ${v}r = Math.min(${v}m, C[0][${Y}][${X}] - S[2][${Y}][${X}]);
           ${v}m = ${v}m - ${v}r;
@@ -79,7 +85,8 @@ function decisions(v: string, X: string, Y: string): string {
 }
 
 /**
- * Decisions of the pixel and its four neighbours, then the new excess. What
+ * Decisions of the pixel and its four neighbours, then the new net value
+ * (what arrives at a pixel with sink residual goes to the sink). What
  * each neighbour pushes into p lands in fromL/fromR/fromU/fromD (zero where
  * the neighbour is off the grid).
  */
@@ -106,7 +113,7 @@ function excessAfterPush(): string {
       ${decisions('g', 'x', 'y + 1')}
       fromD = gu;
     }
-    let eNew = pe - ps - pr - pd - pl - pu + fromL + fromR + fromU + fromD;`;
+    let eNew = pe - pr - pd - pl - pu + fromL + fromR + fromU + fromD;`;
 }
 
 /**
@@ -144,16 +151,12 @@ export function pushRelabelSource(): string {
       }
       return S[3][y][x] + pd - back;
     }
-    if (z === 4) {
-      ${decisions('p', 'x', 'y')}
-      return S[4][y][x] - ps;
-    }
     let h0 = S[1][y][x];
     if (h0 >= ${INF}) {
       return h0;
     }
     ${excessAfterPush()}
-    if (eNew <= 0.0 || S[4][y][x] - ps > 0.0) {
+    if (eNew <= 0.0) {
       return h0;
     }
     let best = ${INF};
@@ -196,18 +199,18 @@ export function pushRelabelSource(): string {
 /*
  * Global relabel. The BFS passes change only the heights, so they work on a
  * distance array D [W, H] of their own, one thread per pixel, instead of the
- * [W, H, 5] state, whose four other planes every pass would copy (a copy
+ * [W, H, 4] state, whose three other planes every pass would copy (a copy
  * costs about as much as the pass: at 3000×2000 on the H200 a gated copy of
  * the state took 0.79 ms against 0.92 ms for a BFS scan). bfsStart or
  * bfsHeights begin D, the passes relax it, and withHeights writes it back.
  */
 
-/** Start of a global relabel from scratch, [W, H]: distance 1 for pixels with residual to the sink, "unreachable" (INF) elsewhere. */
+/** Start of a global relabel from scratch, [W, H]: distance 1 for pixels with residual to the sink (v < 0), "unreachable" (INF) elsewhere. */
 export function bfsStartSource(): string {
   return `function (S) {
     const x = this.thread.x;
     const y = this.thread.y;
-    if (S[4][y][x] > 0.0) {
+    if (S[0][y][x] < 0.0) {
       return 1.0;
     }
     return ${INF};
@@ -221,7 +224,7 @@ export function bfsHeightsSource(): string {
   }`;
 }
 
-/** The state with its heights replaced by the distances D, [W, H, 5]. */
+/** The state with its heights replaced by the distances D, [W, H, 4]. */
 export function withHeightsSource(): string {
   return `function (S, D) {
     const x = this.thread.x;
@@ -235,13 +238,13 @@ export function withHeightsSource(): string {
 }
 
 /**
- * Start of both BFS passes: a pixel with sink residual is at distance 1,
+ * Start of both BFS passes: a pixel with sink residual (v < 0) is at distance 1,
  * and m starts from the current upper bound D.
  */
 function bfsHead(): string {
   return `const x = this.thread.x;
     const y = this.thread.y;
-    if (S[4][y][x] > 0.0) {
+    if (S[0][y][x] < 0.0) {
       return 1.0;
     }
     let m = D[y][x];`;
@@ -447,7 +450,7 @@ export function sweepPushSource(axis: 'h' | 'v'): string {
  * [W, H, 2], walks the runs once per pixel: plane 0 the flow that arrives at
  * p over the edge from its predecessor along the axis, plane 1 the flow from
  * its successor. The single-kernel sweep repeats both walks for each of the
- * four state planes it changes, because a gpu.js thread writes one value;
+ * three state planes it changes, because a gpu.js thread writes one value;
  * here they are walked once, and the apply pass is loop-free.
  */
 export function sweepGatherSource(axis: 'h' | 'v'): string {
@@ -500,8 +503,7 @@ function sweepParts(axis: 'h' | 'v'): { inFwd: string; inBwd: string; head: stri
         for (let aq = 0; aq < ${R}; aq++) {
           const aj = k0 + aq;
           const av = S[0]${a.at('aj')} + af;
-          const ask = Math.min(av, S[4]${a.at('aj')});
-          af = Math.min(${rFwd('aj')}, av - ask);
+          af = Math.min(${rFwd('aj')}, Math.max(av, 0.0));
           if (aj >= ${p} - 1) { break; }
         }
         inF = af;
@@ -521,11 +523,10 @@ function sweepParts(axis: 'h' | 'v'): { inFwd: string; inBwd: string; head: stri
         let bf = 0.0;
         for (let bq = 0; bq < ${R}; bq++) {
           const bj = k1 - bq;
-          const bv = S[0]${a.at('bj')} + bf;
-          const bs = Math.min(bv, S[4]${a.at('bj')});
+          const bv = Math.max(S[0]${a.at('bj')} + bf, 0.0);
           let bfw = 0.0;
-          if (${admF('bj')}) { bfw = Math.min(${rFwd('bj')}, bv - bs); }
-          bf = Math.min(${rBwd('bj')}, bv - bs - bfw);
+          if (${admF('bj')}) { bfw = Math.min(${rFwd('bj')}, bv); }
+          bf = Math.min(${rBwd('bj')}, bv - bfw);
           if (bj <= ${p} + 1) { break; }
         }
         inB = bf;
@@ -542,31 +543,24 @@ function sweepParts(axis: 'h' | 'v'): { inFwd: string; inBwd: string; head: stri
     if (z === 1 && h0 >= ${INF}) {
       return h0;
     }`;
-  const update = `const e0 = S[0]${pHere};
-    const rt0 = S[4]${pHere};
-    let crossed = 0.0;
-    let v0 = e0;
+  const update = `let crossed = 0.0;
+    let v0 = S[0]${pHere};
     if (${p} % ${R} === 0) { crossed = crossed + inF; } else { v0 = v0 + inF; }
     if ((${p} + 1) % ${R} === 0) { crossed = crossed + inB; } else { v0 = v0 + inB; }
-    let sk = 0.0;
     let fF = 0.0;
     let fB = 0.0;
-    if (h0 < ${INF}) {
-      sk = Math.min(v0, rt0);
-      if (${admF(p)}) { fF = Math.min(${rFwd(p)}, v0 - sk); }
-      if (${admB(p)}) { fB = Math.min(${rBwd(p)}, v0 - sk - fF); }
+    if (h0 < ${INF} && v0 > 0.0) {
+      if (${admF(p)}) { fF = Math.min(${rFwd(p)}, v0); }
+      if (${admB(p)}) { fB = Math.min(${rBwd(p)}, v0 - fF); }
     }
-    const eNew = v0 - sk - fF - fB + crossed;
+    const eNew = v0 - fF - fB + crossed;
     if (z === 0) {
       return eNew;
-    }
-    if (z === 4) {
-      return rt0 - sk;
     }
     if (z === ${a.flow}) {
       return S[${a.flow}]${pHere} + fF - inB;
     }
-    if (eNew <= 0.0 || rt0 - sk > 0.0) {
+    if (eNew <= 0.0) {
       return h0;
     }
     let best = ${INF};
