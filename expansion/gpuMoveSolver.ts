@@ -111,21 +111,26 @@ const ROUND_CHOICES: readonly number[] = (() => {
   return out.filter((r) => r <= MAX_ROUNDS);
 })();
 /**
- * The last round of a plan runs this many times B BFS passes. Only the last
- * check decides whether a move converged, and a global relabel restarts
- * from scratch, so a move whose final BFS needs more than B passes could
- * not converge in any number of rounds: on Adirondack, 303 calls failed
- * with a BFS shortfall at B = 16 for 292 moves (H200). The longer last BFS costs
- * about one round per call.
+ * Default of finalBfsFactor: the last round of a plan runs this many times
+ * B BFS passes. Only the last check decides whether a move converged, and a
+ * global relabel restarts from scratch, so a move whose final BFS needs
+ * more than B passes could not converge in any number of rounds: on
+ * Adirondack, 303 calls failed with a BFS shortfall at B = 16 for 292 moves
+ * (H200, cold starts). It was 4 until warm starts made most calls a round
+ * or two long, when the last BFS became a large part of a call: with 2,
+ * tsukuba, teddy and Adirondack made the same calls with the same
+ * shortfalls as with 4, and ran 2–14 % faster (H200, BENCHMARKS.md).
  */
-const FINAL_BFS_FACTOR = 4;
+const FINAL_BFS_FACTOR = 2;
 
 export interface GpuMoveOptions {
   variant: GraphVariant;
   /** K: push-relabel iterations per round (default 16; with sweeps an iteration is a horizontal and a vertical pass; chosen on tsukuba and teddy, H200, BENCHMARKS.md). */
   iterationsPerRound?: number;
-  /** B: BFS passes of the global relabel after every round but the plan's last (which gets 4·B), and initially (default: defaultBfsPasses). */
+  /** B: BFS passes of the global relabel after every round but the plan's last (which gets finalBfsFactor·B), and initially (default: defaultBfsPasses). */
   bfsPasses?: number;
+  /** The last round's global relabel runs this many times B passes (default 2). */
+  finalBfsFactor?: number;
   /** Rounds per move in the first plan; later plans adapt to the rounds moves needed (default 4). */
   initialRounds?: number;
   /** Moves chained in one pipeline call (default 1: on tsukuba the rounds moves need vary so much that chaining lost to redos, H200). */
@@ -375,13 +380,13 @@ export class GpuMoveSolver implements MoveSolver {
     this.o = {
       iterationsPerRound: 16, bfsPasses: defaultBfsPasses(energy.width, energy.height), initialRounds: 4, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
       push: defaultPush(energy.width, energy.height), bfs: 'scan', reach: defaultReach(energy.width, energy.height), resume: true,
-      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, recordAhead: true,
+      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR,
       ...options,
     };
     if (typeof this.o.planCompileRounds !== 'number' || !(this.o.planCompileRounds >= 0) || !Number.isFinite(this.o.planCompileRounds)) {
       throw new Error(`gpu expansion option planCompileRounds: expected a finite number ≥ 0, got ${String(this.o.planCompileRounds)}`);
     }
-    for (const k of ['iterationsPerRound', 'bfsPasses', 'initialRounds', 'movesPerCall', 'maxIterations', 'maxCachedPlans'] as const) {
+    for (const k of ['iterationsPerRound', 'bfsPasses', 'finalBfsFactor', 'initialRounds', 'movesPerCall', 'maxIterations', 'maxCachedPlans'] as const) {
       const v = this.o[k];
       if (!Number.isInteger(v) || v < 1) throw new Error(`gpu expansion option ${k}: expected a positive integer, got ${String(v)}`);
     }
@@ -530,6 +535,7 @@ export class GpuMoveSolver implements MoveSolver {
     }
     const k = this.kernels;
     const K = this.o.iterationsPerRound;
+    const finalBfs = this.o.finalBfsFactor * bfs;
     const data = this.dataLiteral;
     const wt = this.weights;
     const vt = this.vTable;
@@ -543,7 +549,7 @@ export class GpuMoveSolver implements MoveSolver {
       let T = T0;
       for (let r = 0; r < rounds; r++) {
         for (let i = 0; i < K; i++) for (const step of k.steps) S = step(S, C, T);
-        S = k.relabel(S, C, r === rounds - 1 ? FINAL_BFS_FACTOR * bfs : bfs, true, T);
+        S = k.relabel(S, C, r === rounds - 1 ? finalBfs : bfs, true, T);
         T = k.tally(check(S, C, T), T);
       }
       return [S, T];
@@ -718,7 +724,7 @@ export class GpuMoveSolver implements MoveSolver {
       this.counters.discardedMoves += chunk.length - done - (failed ? 1 : 0);
       this.counters.rounds += chunk.length * checks;
       this.counters.iterations += chunk.length * plan.rounds * K;
-      this.counters.bfsPasses += chunk.length * (checks + FINAL_BFS_FACTOR - 1) * plan.bfs;
+      this.counters.bfsPasses += chunk.length * (checks + this.o.finalBfsFactor - 1) * plan.bfs;
       // Time of the call, spread over the moves it completed (the driver sums per-move times); a call that completed none (continued or redone) is charged to the move it worked on, which the next completing call finishes.
       const elapsed = performance.now() - t0;
       if (done > 0) {
