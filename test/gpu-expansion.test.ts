@@ -79,6 +79,8 @@ describe('GpuMoveSolver against the BK path', () => {
     expect(() => make({ gate: 1 })).toThrow(/option gate/);
     expect(() => make({ planCompileRounds: -1 })).toThrow(/option planCompileRounds/);
     expect(() => make({ recordAhead: 'no' })).toThrow(/option recordAhead/);
+    expect(() => make({ finalBfsFactor: 0 })).toThrow(/option finalBfsFactor/);
+    expect(() => make({ finalBfsFactor: 1.5 })).toThrow(/option finalBfsFactor/);
     expect(() => make({ planCompileRounds: Infinity })).toThrow(/option planCompileRounds/);
     expect(() => make({ warmStart: 'yes' })).toThrow(/option warmStart/);
     expect(() => make({ warmStart: true, movesPerCall: 4 })).toThrow(/option warmStart: needs one move per call/);
@@ -147,6 +149,20 @@ describe('GpuMoveSolver against the BK path', () => {
       expect(c.guessHits).toBeLessThanOrEqual(c.guessedCalls);
       expect(c.recordedAhead).toBe(0);
     }
+  });
+
+  test('the last round\'s BFS length changes no result: finalBfsFactor 1, 2 and 5 give BK\'s labels', async () => {
+    const energy = buildStereoEnergy(scene.left, scene.right, params);
+    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
+    // Few BFS passes, so that a short last BFS falls short and the move needs another call.
+    const options = { movesPerCall: 1, iterationsPerRound: 2, bfsPasses: 3, initialRounds: 1, reach: 2 } as const;
+    const passes: number[] = [];
+    for (const finalBfsFactor of [1, 2, 5]) {
+      const g = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, `finalBfsFactor ${finalBfsFactor}`, { ...options, finalBfsFactor });
+      passes.push(g.counters.bfsPasses / g.counters.pipelineCalls);
+    }
+    // BFS passes per call grow with the factor.
+    expect(passes[0]).toBeLessThan(passes[2]);
   });
 
   test('the gate changes no result: gated and ungated plans that overshoot give BK\'s labels and the same counters', async () => {
