@@ -59,6 +59,8 @@ export const kernelBuildCache = {
   enabled: true,
   /** Pipelines of a plan created together before it compiles. */
   parallelPipelines: true,
+  /** The pipelines created ahead kept alive, so that later solvers of the same size find them (off only to measure the difference). */
+  keepPipelines: true,
   installed: false,
   prewarmedPipelines: 0,
   prewarmMs: 0,
@@ -153,7 +155,7 @@ function remember<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
 
 const translations = new Map<string, Translation>();
 
-/** Forgets every kept translation (tests, and gpuBench between its runs). */
+/** Forgets every kept translation, shader module and prewarmed pipeline (tests, and gpuBench between its runs). */
 export function clearKernelBuildCache(): void {
   translations.clear();
   generation++;
@@ -256,10 +258,18 @@ export function kernelLayoutEntries(arrays: number, constants: number): Array<{ 
   return types.map((buffer, binding) => ({ binding, visibility: COMPUTE, buffer }));
 }
 
-// Per device: the WGSL sources whose pipelines were asked for ahead, and,
-// per user kernel, the argument-type signatures whose programs were
-// planned (so that a plan of kernels met before costs no throwaway clones).
-const prewarmedOf = new WeakMap<object, { codes: Map<string, true>; planned: WeakMap<object, Set<string>> }>();
+// Per device: the WGSL sources whose pipelines were asked for ahead, each
+// with the pipeline made (null until made, or if refused), and, per user
+// kernel, the argument-type signatures whose programs were planned (so that
+// a plan of kernels met before costs no throwaway clones). The pipelines
+// are held on purpose: Dawn hands a synchronous creation the pipeline it
+// made for an identical descriptor only while that pipeline is alive, and
+// once a solver's plans were destroyed, the next solver of the same size
+// (a scene run again in one process, as tuning does) created its 17
+// pipelines one by one again: 74 ms of a teddy run on the H200 machine,
+// against 2 ms when they were alive. A generation older than `generation`
+// is emptied at its next use (clearKernelBuildCache).
+const prewarmedOf = new WeakMap<object, { generation: number; codes: Map<string, unknown>; planned: WeakMap<object, Set<string>> }>();
 
 /**
  * The WGSL and layout of every program the executor's compile will build
@@ -297,6 +307,12 @@ function plannedPrograms(executor: CompilingExecutor, args: unknown[], device: u
   return programs;
 }
 
+/** The pipelines made ahead on `device` and kept alive (the shared cache's view, for tests and measurements). */
+export function keptPipelines(device: object): unknown[] {
+  const prewarmed = prewarmedOf.get(device);
+  return prewarmed && prewarmed.generation === generation ? [...prewarmed.codes.values()].filter((p) => p !== null) : [];
+}
+
 /**
  * Creates, together, the pipelines of the programs the executor's compile
  * will build (for `args`, its first call's) that were not asked for ahead
@@ -304,16 +320,20 @@ function plannedPrograms(executor: CompilingExecutor, args: unknown[], device: u
  */
 export async function prewarmPipelines(executor: CompilingExecutor, args: unknown[], device: PipelineDevice): Promise<void> {
   let prewarmed = prewarmedOf.get(device);
-  if (!prewarmed) prewarmedOf.set(device, (prewarmed = { codes: new Map(), planned: new WeakMap() }));
+  if (!prewarmed || prewarmed.generation !== generation) prewarmedOf.set(device, (prewarmed = { generation, codes: new Map(), planned: new WeakMap() }));
   const { codes } = prewarmed;
   const t = performance.now();
   const key = (p: { code: string; arrays: number; constants: number }): string => `${p.arrays}:${p.constants}:${p.code}`;
   const fresh = plannedPrograms(executor, args, device, prewarmed.planned).filter((p) => !codes.has(key(p)));
   await Promise.all(fresh.map((p) => {
-    remember(codes, key(p), true, MAX_SHARED_MODULES);
+    const k = key(p);
+    remember(codes, k, null, MAX_SHARED_MODULES);
     const layout = device.createPipelineLayout({ bindGroupLayouts: [device.createBindGroupLayout({ entries: kernelLayoutEntries(p.arrays, p.constants) })] });
     // A rejection is left to the compile's own creation of the same pipeline to report.
-    return device.createComputePipelineAsync({ layout, compute: { module: device.createShaderModule({ code: p.code }), entryPoint: 'main' } }).catch(() => undefined);
+    return device.createComputePipelineAsync({ layout, compute: { module: device.createShaderModule({ code: p.code }), entryPoint: 'main' } }).then(
+      (pipeline) => { if (codes.has(k) && kernelBuildCache.keepPipelines) codes.set(k, pipeline); },
+      () => undefined,
+    );
   }));
   kernelBuildCache.prewarmedPipelines += fresh.length;
   kernelBuildCache.prewarmMs += performance.now() - t;

@@ -11,7 +11,7 @@
  */
 import { GPU, Input } from 'gpu.js';
 import {
-  BUILD_CACHE_GPU_JS_VERSION, clearKernelBuildCache, installKernelBuildCache, kernelBuildCache, kernelLayoutEntries, MAX_SHARED_MODULES, prewarmPipelines, shareShaderModules, translationKey,
+  BUILD_CACHE_GPU_JS_VERSION, clearKernelBuildCache, installKernelBuildCache, keptPipelines, kernelBuildCache, kernelLayoutEntries, MAX_SHARED_MODULES, prewarmPipelines, shareShaderModules, translationKey,
   type CompilingExecutor, type ModuleDevice, type PipelineDevice, type TranslatingKernel,
 } from '../graphcut/gpuKernelBuildCache';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
@@ -262,6 +262,42 @@ describe('pipelines created ahead of a plan\'s compile', () => {
     await prewarmPipelines(third.executor, third.args, device as unknown as PipelineDevice);
     expect(clone).not.toHaveBeenCalled();
     expect(device.ahead.length).toBe(asked);
+  });
+
+  test('the pipelines made ahead are kept alive (Dawn shares a pipeline only while it lives), refused ones are not, and a cleared cache asks again', async () => {
+    clearKernelBuildCache();
+    device.ahead.length = 0;
+    const first = solverPlan(11, 7, 1, 2);
+    const warming = prewarmPipelines(first.executor, first.args, device as unknown as PipelineDevice);
+    await settle();
+    const asked = device.ahead.length;
+    expect(asked).toBeGreaterThan(1);
+    expect(keptPipelines(device)).toHaveLength(0);
+    // One refused, the rest made.
+    const answers = device.pending.splice(0);
+    device.refuse = true;
+    answers[0]();
+    device.refuse = false;
+    answers.slice(1).forEach((answer) => answer());
+    await warming;
+    const kept = keptPipelines(device);
+    expect(kept).toHaveLength(asked - 1);
+    expect(new Set(kept).size).toBe(asked - 1);
+    // The same programs again: nothing asked, the same pipelines kept.
+    const again = solverPlan(11, 7, 1, 3);
+    await prewarmPipelines(again.executor, again.args, device as unknown as PipelineDevice);
+    expect(device.ahead).toHaveLength(asked);
+    expect(keptPipelines(device)).toEqual(kept);
+    // Cleared: none kept, and the next plan asks for all of them again.
+    clearKernelBuildCache();
+    expect(keptPipelines(device)).toHaveLength(0);
+    const fresh = solverPlan(11, 7, 1, 2);
+    const rewarming = prewarmPipelines(fresh.executor, fresh.args, device as unknown as PipelineDevice);
+    await settle();
+    expect(device.ahead).toHaveLength(2 * asked);
+    device.pending.splice(0).forEach((answer) => answer());
+    await rewarming;
+    expect(keptPipelines(device)).toHaveLength(asked);
   });
 
   test('bind group entries: params, the array arguments, the output, the array constants', () => {
