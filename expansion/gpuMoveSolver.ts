@@ -131,7 +131,13 @@ export interface GpuMoveOptions {
   bfsPasses?: number;
   /** The last round's global relabel runs this many times B passes (default 2). */
   finalBfsFactor?: number;
-  /** Rounds per move in the first plan; later plans adapt to the rounds moves needed (default 4). */
+  /**
+   * Rounds per move in the first plan; later plans adapt to the rounds moves
+   * needed (default 8: the first cycle's cold moves need 5–11 rounds, and
+   * starting from 4 cost tsukuba, teddy and Adirondack continuation calls
+   * and plan shapes, 1–9 % of their moves' time; 12 overshot. H200,
+   * BENCHMARKS.md).
+   */
   initialRounds?: number;
   /** Moves chained in one pipeline call (default 1: on tsukuba the rounds moves need vary so much that chaining lost to redos, H200). */
   movesPerCall?: number;
@@ -378,7 +384,7 @@ export class GpuMoveSolver implements MoveSolver {
 
   constructor(private readonly ctx: GpuContext, private readonly energy: MrfEnergy, options: GpuMoveOptions, source: GpuDataSource = { kind: 'volume' }) {
     this.o = {
-      iterationsPerRound: 16, bfsPasses: defaultBfsPasses(energy.width, energy.height), initialRounds: 4, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
+      iterationsPerRound: 16, bfsPasses: defaultBfsPasses(energy.width, energy.height), initialRounds: 8, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
       push: defaultPush(energy.width, energy.height), bfs: 'scan', reach: defaultReach(energy.width, energy.height), resume: true,
       maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR,
       ...options,
