@@ -148,8 +148,8 @@ export class DataCostMatcher {
   private readonly gyR: Int32Array;
 
   /** The pair as given (worker threads build their own matcher from it). */
-  private readonly left: Raster;
-  private readonly right: Raster;
+  readonly left: Raster;
+  readonly right: Raster;
 
   constructor(left: Raster, right: Raster, options: DataCostOptions = {}) {
     this.left = left;

@@ -22,5 +22,5 @@ export {
   type SmoothnessOptions,
   type SmoothnessWeights,
 } from './smoothness';
-export { boxFilter, wtaFromSlices, wtaInit } from './wta';
+export { boxFilter, wtaFromMatcher, wtaFromSlices, wtaInit } from './wta';
 export { buildStereoEnergy, type StereoEnergy, type StereoEnergyOptions } from './energyTerms';

@@ -11,7 +11,9 @@
  * (Atomics.wait) while the workers run; each worker reports on the same
  * memory when it has finished or failed, whatever failed (loading included).
  * Whenever the threads cannot do the job (a failure, a timeout, no second
- * core), the caller computes it on its own thread as before.
+ * core), the caller computes it on its own thread as before. Pairs too large
+ * for a volume (costs on demand) get their WTA from cost slices the workers
+ * compute from the pair itself, a range of disparities each.
  */
 import * as os from 'os';
 import * as path from 'path';
@@ -43,7 +45,9 @@ export function costThreads(entries: number, cores = os.availableParallelism()):
 export interface VolumeJob { kind: 'volume'; left: Raster; right: Raster; options: DataCostOptions; ndisp: number; y0: number; y1: number; out: SharedArrayBuffer }
 /** The WTA of disparities from..to − 1 of a shared volume, into the shared `best` (box sums) and `label`. */
 export interface WtaJob { kind: 'wta'; volume: SharedArrayBuffer; width: number; height: number; labels: number; window: number; from: number; to: number; best: SharedArrayBuffer; label: SharedArrayBuffer }
-export type CostJob = VolumeJob | WtaJob;
+/** The same from cost slices computed from the pair (no volume: costs on demand); the rasters' data in shared memory. */
+export interface WtaSlicesJob { kind: 'wtaSlices'; left: Raster; right: Raster; options: DataCostOptions; width: number; height: number; window: number; from: number; to: number; best: SharedArrayBuffer; label: SharedArrayBuffer }
+export type CostJob = VolumeJob | WtaJob | WtaSlicesJob;
 
 /** The workers' source: each runs the jobs it is sent, counting each finished (and failed, on any error, loading included) in the shared state. */
 function workerSource(module: string): string {
@@ -144,6 +148,35 @@ export function volumeOnThreads(left: Raster, right: Raster, options: DataCostOp
   return runOnThreads(jobs) ? new Int32Array(out) : null;
 }
 
+/** Disparity ranges for `threads` threads over `labels`, each with its shared best sums and labels. */
+function wtaRanges(threads: number, labels: number, n: number): Array<{ from: number; to: number; best: SharedArrayBuffer; label: SharedArrayBuffer }> {
+  const ranges = [];
+  for (let t = 0; t < threads; t++) {
+    const from = Math.floor((t * labels) / threads);
+    const to = Math.floor(((t + 1) * labels) / threads);
+    if (to > from) ranges.push({ from, to, best: new SharedArrayBuffer(8 * n), label: new SharedArrayBuffer(2 * n) });
+  }
+  return ranges;
+}
+
+/** The ranges' winners merged in increasing order, strictly smaller sums only: ties keep the smallest disparity, as one pass does. */
+function mergeWtaRanges(ranges: ReadonlyArray<{ best: SharedArrayBuffer; label: SharedArrayBuffer }>, n: number): Uint16Array {
+  const best = new Float64Array(ranges[0].best);
+  const label = new Uint16Array(n);
+  label.set(new Uint16Array(ranges[0].label));
+  for (let t = 1; t < ranges.length; t++) {
+    const b = new Float64Array(ranges[t].best);
+    const l = new Uint16Array(ranges[t].label);
+    for (let p = 0; p < n; p++) {
+      if (b[p] < best[p]) {
+        best[p] = b[p];
+        label[p] = l[p];
+      }
+    }
+  }
+  return label;
+}
+
 /**
  * The WTA labels of a large volume computed on worker threads, a range of
  * disparities each, merged in order; null when the volume is small or the
@@ -158,26 +191,31 @@ export function wtaOnThreads(volume: Int32Array, width: number, height: number, 
     shared = new SharedArrayBuffer(volume.byteLength);
     new Int32Array(shared).set(volume);
   }
-  const jobs: WtaJob[] = [];
-  for (let t = 0; t < threads; t++) {
-    const from = Math.floor((t * labels) / threads);
-    const to = Math.floor(((t + 1) * labels) / threads);
-    if (to > from) jobs.push({ kind: 'wta', volume: shared, width, height, labels, window, from, to, best: new SharedArrayBuffer(8 * n), label: new SharedArrayBuffer(2 * n) });
-  }
-  if (!runOnThreads(jobs)) return null;
-  // Ranges in increasing order, strictly smaller sums only: ties keep the smallest disparity.
-  const best = new Float64Array(jobs[0].best);
-  const label = new Uint16Array(n);
-  label.set(new Uint16Array(jobs[0].label));
-  for (let t = 1; t < jobs.length; t++) {
-    const b = new Float64Array(jobs[t].best);
-    const l = new Uint16Array(jobs[t].label);
-    for (let p = 0; p < n; p++) {
-      if (b[p] < best[p]) {
-        best[p] = b[p];
-        label[p] = l[p];
-      }
-    }
-  }
-  return label;
+  const jobs: WtaJob[] = wtaRanges(threads, labels, n).map((r) => ({ kind: 'wta', volume: shared, width, height, labels, window, ...r }));
+  return runOnThreads(jobs) ? mergeWtaRanges(jobs, n) : null;
+}
+
+/** `r` with its samples in shared memory, so that every worker reads the same copy instead of receiving one. */
+function sharedRaster(r: Raster): Raster {
+  if (r.data.buffer instanceof SharedArrayBuffer) return r;
+  const data = new Float32Array(new SharedArrayBuffer(r.data.byteLength));
+  data.set(r.data);
+  return { ...r, data };
+}
+
+/**
+ * The WTA labels of a large pair whose volume is never stored (costs on
+ * demand: the full-size MiddEval3 pairs), on worker threads: each builds
+ * its own matcher from the pair (in shared memory) and runs the slices of a
+ * range of disparities; merged in order. On one core of the H200 machine's
+ * host a 3000×2000 pair with 300 labels took 31 s. Null when the pair is
+ * small or the threads failed.
+ */
+export function wtaSlicesOnThreads(left: Raster, right: Raster, options: DataCostOptions, width: number, height: number, labels: number, window: number): Uint16Array | null {
+  const threads = Math.min(costThreads(width * height * labels), labels);
+  if (threads === 0) return null;
+  const n = width * height;
+  const [l, r] = [sharedRaster(left), sharedRaster(right)];
+  const jobs: WtaSlicesJob[] = wtaRanges(threads, labels, n).map((range) => ({ kind: 'wtaSlices', left: l, right: r, options, width, height, window, ...range }));
+  return runOnThreads(jobs) ? mergeWtaRanges(jobs, n) : null;
 }

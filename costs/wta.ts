@@ -1,5 +1,5 @@
-import { MAX_LABELS } from './dataCost';
-import { wtaOnThreads } from './parallelCosts';
+import { MAX_LABELS, type DataCostMatcher } from './dataCost';
+import { wtaOnThreads, wtaSlicesOnThreads } from './parallelCosts';
 
 /**
  * Local winner-take-all: each pixel takes the disparity whose cost, summed
@@ -115,11 +115,25 @@ export function wtaFromSlices(
 }
 
 /**
+ * The WTA of a pair's costs over disparities 0..labels − 1 without a
+ * volume (costs on demand): from slices computed on worker threads for
+ * large pairs (costs/parallelCosts.ts), else slice by slice here; the
+ * same labels either way.
+ */
+export function wtaFromMatcher(matcher: DataCostMatcher, labels: number, window = 9): Uint16Array {
+  const { width, height } = matcher;
+  validateWta(width, height, labels, window);
+  return wtaSlicesOnThreads(matcher.left, matcher.right, matcher.options, width, height, labels, window)
+    ?? wtaFromSlices((d, buf) => matcher.slice(d, buf), width, height, labels, window);
+}
+
+/**
  * The WTA of disparities from..to − 1 into `best` (box sums) and `label`,
  * which may hold a result already: a pixel takes a disparity only when its
  * sum is strictly smaller, so on a tie the earlier (smaller) one stays.
+ * Worker threads run it over ranges of disparities (costs/parallelCosts.ts).
  */
-function wtaOverLabels(
+export function wtaOverLabels(
   slice: (d: number, buf: Int32Array) => ArrayLike<number>,
   width: number,
   height: number,

@@ -1,5 +1,5 @@
 import type { Raster } from '../data/raster';
-import { buildStereoEnergy, wtaFromSlices, wtaInit, type StereoEnergy } from '../costs';
+import { buildStereoEnergy, wtaFromMatcher, wtaInit, type StereoEnergy } from '../costs';
 import { alphaExpansion, type ExpansionOptions, type ExpansionResult, type MoveProgress } from '../expansion/alphaExpansion';
 import { createMoveSolver, type BackendOptions } from './backends';
 import { BackendName, COSTS_MODES, DEFAULT_PARAMS, MAX_VOLUME_ENTRIES, MatchParams } from './params';
@@ -93,7 +93,7 @@ export function initialLabeling(energy: StereoEnergy, p: MatchParams, given?: Ui
     return given.slice();
   }
   if (p.init === 'zero') return new Uint16Array(n);
-  if (costsOnDemand(energy)) return wtaFromSlices((d, buf) => energy.matcher.slice(d, buf), energy.width, energy.height, energy.labels, p.window);
+  if (costsOnDemand(energy)) return wtaFromMatcher(energy.matcher, energy.labels, p.window);
   return wtaInit(energy.data, energy.width, energy.height, energy.labels, p.window);
 }
 

@@ -9,8 +9,8 @@
 import * as os from 'os';
 import * as path from 'path';
 import type { Raster } from '../data/raster';
-import { DataCostMatcher, wtaInit, type CostKind } from '../costs';
-import { costThreads, parallelCosts, runOnThreads, volumeOnThreads, wtaOnThreads } from '../costs/parallelCosts';
+import { DataCostMatcher, wtaFromMatcher, wtaFromSlices, wtaInit, type CostKind } from '../costs';
+import { costThreads, parallelCosts, runOnThreads, volumeOnThreads, wtaOnThreads, wtaSlicesOnThreads } from '../costs/parallelCosts';
 import { createRng } from '../graphcut/randomGraphs';
 
 jest.setTimeout(120_000);
@@ -75,6 +75,38 @@ describe('costs on worker threads', () => {
     }
   });
 
+  test('WTA from cost slices on threads (no volume) equals it on one thread and the volume\'s WTA, for random pairs, kinds, windows and label counts', () => {
+    const rand = createRng(13);
+    const kinds: CostKind[] = ['sad', 'ssd', 'sad+sgrad'];
+    for (let trial = 0; trial < 6; trial++) {
+      const W = 4 + Math.floor(rand() * 30);
+      const H = 3 + Math.floor(rand() * 20);
+      const C = rand() < 0.5 ? 1 : 3;
+      // Few intensity levels: many ties between disparities.
+      const left = { ...randomRaster(rand, W, H, C), maxval: 3 };
+      left.data = left.data.map((v) => v % 4);
+      const right = { ...randomRaster(rand, W, H, C), maxval: 3 };
+      right.data = right.data.map((v) => v % 4);
+      const matcher = new DataCostMatcher(left, right, { kind: kinds[trial % 3], border: rand() < 0.5 ? 'tau' : 'clamp' });
+      const L = 1 + Math.floor(rand() * 20);
+      const window = 1 + 2 * Math.floor(rand() * 4);
+      const one = wtaFromSlices((d, buf) => matcher.slice(d, buf), W, H, L, window);
+      const vol = new Int32Array(W * H * L);
+      matcher.volumeRows(vol, L, 0, H);
+      Object.assign(parallelCosts, { minEntries: Infinity });
+      expect(Array.from(wtaInit(vol, W, H, L, window))).toEqual(Array.from(one));
+      Object.assign(parallelCosts, { minEntries: 1 });
+      const threaded = wtaSlicesOnThreads(left, right, matcher.options, W, H, L, window);
+      if (cores < 2) {
+        expect(threaded).toBeNull();
+        continue;
+      }
+      expect(threaded).not.toBeNull();
+      expect(Array.from(threaded!)).toEqual(Array.from(one));
+      expect(Array.from(wtaFromMatcher(matcher, L, window))).toEqual(Array.from(one));
+    }
+  });
+
   test('threads that fail, to load or in a job, report it: the callers then compute on one thread', () => {
     if (cores < 2) return;
     const bad = path.join(__dirname, 'no-such-cost-worker');
@@ -96,6 +128,7 @@ describe('costs on worker threads', () => {
       expect(vol.buffer.constructor.name).toBe('ArrayBuffer');
       expect(Array.from(vol)).toEqual(Array.from(one));
       expect(Array.from(wtaInit(one, 6, 4, 5, 3))).toEqual(Array.from(wtaInit(vol, 6, 4, 5, 3)));
+      expect(Array.from(wtaFromMatcher(matcher, 5, 3))).toEqual(Array.from(wtaInit(one, 6, 4, 5, 3)));
     } finally {
       Object.assign(parallelCosts, { timeoutMs: saved.timeoutMs });
     }
