@@ -151,29 +151,17 @@ const flatPipelines = new WeakSet<object>();
  * its shape, instead of gpu.js's nested rows of views: the caller then
  * copies planes with a typed-array set instead of a loop over rows. Applies
  * to plans whose results are an array of step outputs; other calls return
- * what gpu.js returns. The arrays are the executor's own and are refilled
- * by its next call (a teddy run read back 2 MB a call into new arrays, and
- * the garbage collector took about as much host time as the copies): the
- * caller copies out what it keeps before calling the pipeline again.
+ * what gpu.js returns.
  */
 export function returnFlatResults(pipe: unknown): void {
   const pipeline = (pipe as { pipeline?: unknown } | null)?.pipeline;
   if (typeof pipeline === 'object' && pipeline !== null) flatPipelines.add(pipeline);
 }
 
-/** The arrays an executor's flat results are copied into, one per result read, made at its first flat call. */
-const flatArrays = new WeakMap<FusedExecutor, Float32Array[]>();
-
-/** Each result read of the call copied out of the mapped staging range as it lies (into the executor's arrays), or null when one is not a step output. */
+/** Each result read of the call copied out of the mapped staging range as it lies, or null when one is not a step output. */
 function flatResults(ex: FusedExecutor, mapped: ArrayBuffer): Float32Array[] | null {
   if (ex.plan?.results.kind !== 'array' || ex._resultReads.some((read) => read.kind !== 'step')) return null;
-  let out = flatArrays.get(ex);
-  if (!out || out.length !== ex._resultReads.length || out.some((a, i) => a.length !== ex._resultReads[i].byteLength / 4)) {
-    out = ex._resultReads.map((read) => new Float32Array(read.byteLength / 4));
-    flatArrays.set(ex, out);
-  }
-  ex._resultReads.forEach((read, i) => out[i].set(new Float32Array(mapped, read.offset, read.byteLength / 4)));
-  return out;
+  return ex._resultReads.map((read) => new Float32Array(mapped.slice(read.offset, read.offset + read.byteLength)));
 }
 
 /** What a direct call reads of a gpu.js pipeline (pipeline.js). */
