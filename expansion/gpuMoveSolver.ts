@@ -292,13 +292,17 @@ export interface GpuCallRecord {
 }
 
 /**
- * Default reach: 16 up to 512 pixels a side, 32 above. A global relabel of
- * B scans covers distances up to about B·reach per straight stretch; on
- * tsukuba and teddy 16 beat 32 (cheaper passes), while on 1500×1000 and
- * 3000×2000 pairs moves needed far more rounds with 16 (H200, BENCHMARKS.md).
+ * Default reach: 8 up to 2^20 pixels, 32 above. A global relabel of B
+ * scans covers distances up to about B·reach per straight stretch, and a
+ * pass walks up to reach pixels each way, so a shorter reach makes cheaper
+ * passes that need more of them. With warm starts, the last BFS at 2·B and
+ * the first plan at 8 rounds, reach 8 ran the moves of tsukuba, teddy and
+ * Adirondack 10–36 % faster than 16 and 32 (Adirondack 7.8–7.9 s against
+ * 12.1–12.4 s; 4 and 12 were slower), while one cycle of a 3000×2000 pair
+ * with 300 labels took 201 s against 190 s with 32 (H200, BENCHMARKS.md).
  */
 export function defaultReach(width: number, height: number): number {
-  return Math.max(width, height) > 512 ? 32 : 16;
+  return width * height > 1 << 20 ? 32 : 8;
 }
 
 /**

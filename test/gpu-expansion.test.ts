@@ -276,14 +276,15 @@ describe('GpuMoveSolver warm starts (each move from the flows its α\'s previous
 });
 
 describe('GpuMoveSolver on grids wider than one reduction level', () => {
-  test('a 530×16 synthetic pair: the convergence test and the changed count sum over three tile levels, and reach 32 applies past 512 pixels', async () => {
+  test('a 530×16 synthetic pair: the convergence test and the changed count sum over three tile levels; B follows the longer side, the reach the pixel count', async () => {
     // 530×16 pixels → 67×2 tiles → 9×1 → 2×1: the reduction chain has two levels beyond the tiles.
     const wide = generateSyntheticScene({ width: 530, height: 16, ndisp: 6, seed: 11 });
     const p = { ndisp: 6, kind: 'sad' as const, lambda: 20, smoothness: 'linear' as const, truncation: 2 };
     const energy = buildStereoEnergy(wide.left, wide.right, p);
     const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
-    expect(defaultReach(530, 16)).toBe(32);
-    expect(defaultReach(512, 512)).toBe(16);
+    expect(defaultReach(718, 496)).toBe(8);
+    expect(defaultReach(1024, 1024)).toBe(8);
+    expect(defaultReach(1025, 1024)).toBe(32);
     expect(defaultBfsPasses(530, 16)).toBe(32);
     expect(defaultBfsPasses(512, 512)).toBe(16);
     expect(defaultPush(1500, 1000)).toBe('split-sweep');
