@@ -441,7 +441,9 @@ async function main(): Promise<void> {
       }
     } else if (sec === 'host' || sec === 'ahead' || sec === 'builds' || sec === 'inplace' || sec === 'literals') {
       const profiler = installHostProfiler();
-      const profiled = async (s: string, onePass: boolean, ahead: boolean, shared = true, inPlace = true, literals = true): Promise<Json> => {
+      // One switch off at a time, the rest at their defaults.
+      const profiled = async (s: string, off: { onePass?: false; ahead?: false; shared?: false; inPlace?: false; literals?: false } = {}): Promise<Json> => {
+        const { onePass = true, ahead = true, shared = true, inPlace = true, literals = true } = off;
         profiler.onePass = onePass;
         kernelBuildCache.enabled = shared;
         onePassCalls.inPlace = inPlace;
@@ -458,15 +460,19 @@ async function main(): Promise<void> {
           sharedLiterals.enabled = true;
         }
       };
+      // Per section: the label of a run with its switch off, and the switch.
+      const [offLabel, offSwitch] = ({
+        host: [' pass per step', { onePass: false }],
+        ahead: [' not recorded ahead', { ahead: false }],
+        builds: [' builds not shared', { shared: false }],
+        inplace: [' gpu.js calls', { inPlace: false }],
+        literals: [' literals per plan', { literals: false }],
+      } as const)[sec];
       // The first run of a process also creates the device; it is not compared.
-      await add(sec, 'warm-up tsukuba', () => profiled('tsukuba', true, true));
+      await add(sec, 'warm-up tsukuba', () => profiled('tsukuba'));
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
         for (const on of [true, false, true, false]) {
-          if (sec === 'host') await add(sec, `${s} gpu${on ? '' : ' pass per step'}`, () => profiled(s, on, true));
-          else if (sec === 'ahead') await add(sec, `${s} gpu${on ? '' : ' not recorded ahead'}`, () => profiled(s, true, on));
-          else if (sec === 'builds') await add(sec, `${s} gpu${on ? '' : ' builds not shared'}`, () => profiled(s, true, true, on));
-          else if (sec === 'inplace') await add(sec, `${s} gpu${on ? '' : ' gpu.js calls'}`, () => profiled(s, true, true, true, on));
-          else await add(sec, `${s} gpu${on ? '' : ' literals per plan'}`, () => profiled(s, true, true, true, true, on));
+          await add(sec, `${s} gpu${on ? '' : offLabel}`, () => profiled(s, on ? {} : offSwitch));
         }
       }
     } else if (sec === 'threads') {
