@@ -33,7 +33,7 @@ export const SHARED_LITERALS_GPU_JS_VERSION = '2.24.1';
 export const sharedLiterals = {
   enabled: true,
   installed: false,
-  /** Literal buffers a compile found made by an earlier plan, and those made (and filled) for a registered literal. */
+  /** Seats of registered literals whose buffer a compile found made (by an earlier plan, or an earlier seat of its own), and the buffers made and filled for them, with their bytes. */
   hits: 0,
   made: 0,
   madeBytes: 0,

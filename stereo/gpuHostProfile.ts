@@ -49,7 +49,7 @@ export interface HostProfile {
   /** Pipelines created together before their plans compiled, and the time that took. */
   prewarmedPipelines: number;
   prewarmMs: number;
-  /** Literal buffers plans found made by an earlier plan, and those made, with their bytes (gpuSharedLiterals.ts). */
+  /** Seats of shared literals that found their buffer made, and the buffers made, with their bytes (gpuSharedLiterals.ts). */
   literalHits: number;
   literalsMade: number;
   literalBytes: number;
