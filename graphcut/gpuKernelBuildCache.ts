@@ -45,9 +45,7 @@
  * plans"). A prewarm that fails in any way is dropped: the compile then
  * builds as it always did and reports any error itself.
  */
-
-/** The gpu.js release whose kernel build this shares. */
-export const BUILD_CACHE_GPU_JS_VERSION = '2.24.1';
+import { isWrappedGpuJsRelease } from './gpuJsRelease';
 
 /** Shader modules kept per device; beyond this the oldest is dropped (a run uses about 20). */
 export const MAX_SHARED_MODULES = 512;
@@ -347,12 +345,10 @@ export async function prewarmPipelines(executor: CompilingExecutor, args: unknow
  */
 export function installKernelBuildCache(): boolean {
   if (kernelBuildCache.installed) return true;
-  let version: string;
   let proto: TranslatingKernel & { _buildAsync(): Promise<void> };
   let acquire: () => Promise<{ device: PipelineDevice }>;
   let executorProto: CompilingExecutor;
   try {
-    version = (require('gpu.js/package.json') as { version: string }).version;
     proto = (require('gpu.js/src/backend/web-gpu/kernel.js') as { WebGPUKernel: { prototype: typeof proto } }).WebGPUKernel.prototype;
     executorProto = (require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: { prototype: CompilingExecutor } }).WebGPUPipelineExecutor.prototype;
     const { WebGPUContext } = require('gpu.js/src/backend/web-gpu/context.js') as { WebGPUContext: { acquire(): Promise<{ device: PipelineDevice }> } };
@@ -361,7 +357,7 @@ export function installKernelBuildCache(): boolean {
     return false;
   }
   const wraps = [proto.translateSource, proto._buildAsync, executorProto._compile, executorProto._representativeArgs];
-  if (version !== BUILD_CACHE_GPU_JS_VERSION || wraps.some((f) => typeof f !== 'function')) return false;
+  if (!isWrappedGpuJsRelease() || wraps.some((f) => typeof f !== 'function')) return false;
   const translate = proto.translateSource;
   proto.translateSource = function (this: TranslatingKernel) {
     translateShared(this, () => translate.call(this));

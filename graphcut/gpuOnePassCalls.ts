@@ -27,6 +27,7 @@
  * idles. The solver records ahead the call it expects next; a call that
  * finds its passes recorded submits them as they are.
  */
+import { isWrappedGpuJsRelease } from './gpuJsRelease';
 import { Input } from 'gpu.js';
 
 /** One recorded step of a fused plan, as gpu.js's executor keeps it. */
@@ -59,8 +60,6 @@ export interface FusedExecutor {
   execute(args: unknown[]): Promise<unknown>;
 }
 
-/** The gpu.js release whose executor `callInOnePass` mirrors. */
-export const ONE_PASS_GPU_JS_VERSION = '2.24.1';
 const MAP_MODE_READ = 1;
 const MEMBERS = ['_checkArguments', '_writeScalar', '_shapeResults', 'execute'] as const;
 
@@ -258,17 +257,15 @@ export function recordAhead(pipe: unknown): boolean {
  */
 export function installOnePassCalls(): boolean {
   if (onePassCalls.installed) return true;
-  let version: string;
   let proto: FusedExecutor;
   let flattenTo: (a: unknown, t: Float32Array) => void;
   try {
-    version = (require('gpu.js/package.json') as { version: string }).version;
     proto = (require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: { prototype: FusedExecutor } }).WebGPUPipelineExecutor.prototype;
     flattenTo = (require('gpu.js/src/utils.js') as { utils: { flattenTo(a: unknown, t: Float32Array): void } }).utils.flattenTo;
   } catch {
     return false;
   }
-  if (version !== ONE_PASS_GPU_JS_VERSION || MEMBERS.some((m) => typeof proto[m] !== 'function')) return false;
+  if (!isWrappedGpuJsRelease() || MEMBERS.some((m) => typeof proto[m] !== 'function')) return false;
   const execute = proto.execute;
   executorProto = proto;
   proto.execute = function (this: FusedExecutor, args: unknown[]) {

@@ -25,9 +25,7 @@
  *   them (`releaseSharedLiterals`) once its plans are gone.
  * A literal that is not registered is handled by gpu.js as before.
  */
-
-/** The gpu.js release whose trace and executor this relies on. */
-export const SHARED_LITERALS_GPU_JS_VERSION = '2.24.1';
+import { isWrappedGpuJsRelease } from './gpuJsRelease';
 
 /** Switch and counters (gpuBench compares sharing on and off). */
 export const sharedLiterals = {
@@ -130,17 +128,15 @@ interface ExecutorLike { _device: unknown; _literalBuffers: Map<object, LiteralB
  */
 export function installSharedLiterals(): boolean {
   if (sharedLiterals.installed) return true;
-  let version: string;
   let proto: ExecutorLike;
   let getActiveTrace: unknown;
   try {
-    version = (require('gpu.js/package.json') as { version: string }).version;
     proto = (require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: { prototype: ExecutorLike } }).WebGPUPipelineExecutor.prototype;
     getActiveTrace = (require('gpu.js/src/pipeline.js') as { getActiveTrace?: unknown }).getActiveTrace;
   } catch {
     return false;
   }
-  if (version !== SHARED_LITERALS_GPU_JS_VERSION || typeof proto._compile !== 'function' || typeof getActiveTrace !== 'function') return false;
+  if (!isWrappedGpuJsRelease() || typeof proto._compile !== 'function' || typeof getActiveTrace !== 'function') return false;
   const compile = proto._compile;
   proto._compile = function (this: ExecutorLike, args: unknown[]) {
     // The table is read and filled only while the executor compiles, and iterated (own buffers only) when it is destroyed.

@@ -19,9 +19,8 @@
  * once. 1D kernels (gpu.js folds their dispatch with the workgroup width)
  * and graphical kernels are left alone.
  */
+import { isWrappedGpuJsRelease } from './gpuJsRelease';
 
-/** The gpu.js release whose kernel assembly this rewrites. */
-export const WORKGROUP_GPU_JS_VERSION = '2.24.1';
 const GPU_JS_SHAPE = '@workgroup_size(8, 8, 1)';
 
 /** Shapes a setting may take: at most 256 threads, WebGPU's default limit per workgroup. */
@@ -79,15 +78,13 @@ function withWorkgroupShape(kernel: AssemblingKernel, wgsl: string, shape: Workg
  */
 export function installWorkgroupSize(): boolean {
   if (kernelWorkgroup.installed) return true;
-  let version: string;
   let proto: AssemblingKernel;
   try {
-    version = (require('gpu.js/package.json') as { version: string }).version;
     proto = (require('gpu.js/src/backend/web-gpu/kernel.js') as { WebGPUKernel: { prototype: AssemblingKernel } }).WebGPUKernel.prototype;
   } catch {
     return false;
   }
-  if (version !== WORKGROUP_GPU_JS_VERSION || typeof proto.assembleWGSL !== 'function') return false;
+  if (!isWrappedGpuJsRelease() || typeof proto.assembleWGSL !== 'function') return false;
   const assemble = proto.assembleWGSL;
   proto.assembleWGSL = function (this: AssemblingKernel) {
     return withWorkgroupShape(this, assemble.call(this), kernelWorkgroup.shape);

@@ -9,9 +9,10 @@
  * the GPU runs the shared builds is checked there (--verify, equal
  * energies: BENCHMARKS.md).
  */
+import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpuJsRelease';
 import { GPU, Input } from 'gpu.js';
 import {
-  BUILD_CACHE_GPU_JS_VERSION, clearKernelBuildCache, installKernelBuildCache, keptPipelines, kernelBuildCache, kernelLayoutEntries, MAX_SHARED_MODULES, prewarmPipelines, shareShaderModules, translationKey,
+  clearKernelBuildCache, installKernelBuildCache, keptPipelines, kernelBuildCache, kernelLayoutEntries, MAX_SHARED_MODULES, prewarmPipelines, shareShaderModules, translationKey,
   type CompilingExecutor, type ModuleDevice, type PipelineDevice, type TranslatingKernel,
 } from '../graphcut/gpuKernelBuildCache';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
@@ -62,7 +63,7 @@ describe('kernel builds shared between plans', () => {
   beforeEach(() => clearKernelBuildCache());
 
   test('installed for the gpu.js release it wraps, once', () => {
-    expect((require('gpu.js/package.json') as { version: string }).version).toBe(BUILD_CACHE_GPU_JS_VERSION);
+    expect((require('gpu.js/package.json') as { version: string }).version).toBe(WRAPPED_GPU_JS_RELEASE);
     expect(installKernelBuildCache()).toBe(true);
     const proto = (require('gpu.js/src/backend/web-gpu/kernel.js') as { WebGPUKernel: { prototype: { translateSource: unknown; _buildAsync: unknown } } }).WebGPUKernel.prototype;
     const [translate, buildAsync] = [proto.translateSource, proto._buildAsync];

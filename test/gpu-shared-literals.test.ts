@@ -7,13 +7,14 @@
  * runs the shared buffers is checked there (--verify, equal energies:
  * BENCHMARKS.md).
  */
+import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpuJsRelease';
 import { GPU, Input } from 'gpu.js';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
 import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { createGpuContext } from '../graphcut/gpuBackend';
-import { bindSharedLiterals, installSharedLiterals, isSharedLiteral, releaseSharedLiterals, shareLiterals, sharedLiterals, SHARED_LITERALS_GPU_JS_VERSION } from '../graphcut/gpuSharedLiterals';
+import { bindSharedLiterals, installSharedLiterals, isSharedLiteral, releaseSharedLiterals, shareLiterals, sharedLiterals } from '../graphcut/gpuSharedLiterals';
 import { createRng } from '../graphcut/randomGraphs';
 import { randomEnergy, randomLabels } from './randomEnergy';
 import { RecordingDevice, useStandInDevice } from './recordingDevice';
@@ -56,7 +57,7 @@ describe('literals shared between the plans of a solver', () => {
   beforeAll(() => installSharedLiterals());
 
   test('installed for the gpu.js release it wraps, once', () => {
-    expect((require('gpu.js/package.json') as { version: string }).version).toBe(SHARED_LITERALS_GPU_JS_VERSION);
+    expect((require('gpu.js/package.json') as { version: string }).version).toBe(WRAPPED_GPU_JS_RELEASE);
     const proto = (require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: { prototype: Executor } }).WebGPUPipelineExecutor.prototype;
     const compile = proto._compile;
     expect(installSharedLiterals()).toBe(true);

@@ -6,8 +6,9 @@
  * device runs the result is checked on the GPU (--verify, equal energies:
  * BENCHMARKS.md).
  */
+import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpuJsRelease';
 import { Input } from 'gpu.js';
-import { DEFAULT_WORKGROUP, installWorkgroupSize, kernelWorkgroup, setKernelWorkgroup, WORKGROUP_GPU_JS_VERSION, type WorkgroupShape } from '../graphcut/gpuWorkgroupSize';
+import { DEFAULT_WORKGROUP, installWorkgroupSize, kernelWorkgroup, setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpuWorkgroupSize';
 import { bfsScanSource, sweepPushSource, sweepGatherSource, STATE_PLANES } from '../graphcut/pushRelabelKernels';
 import { checkTilesSource, startMoveSource } from '../expansion/gpuMoveKernels';
 import { createRng } from '../graphcut/randomGraphs';
@@ -28,7 +29,7 @@ const planes = (W: number, H: number, k: number): Input => new Input(new Float32
 
 describe('workgroups of gpu.js WebGPU kernels', () => {
   test('installed for the gpu.js release it rewrites, once; the default has 256 threads', () => {
-    expect((require('gpu.js/package.json') as { version: string }).version).toBe(WORKGROUP_GPU_JS_VERSION);
+    expect((require('gpu.js/package.json') as { version: string }).version).toBe(WRAPPED_GPU_JS_RELEASE);
     expect(installWorkgroupSize()).toBe(true);
     const proto = (require('gpu.js/src/backend/web-gpu/kernel.js') as { WebGPUKernel: { prototype: { assembleWGSL: unknown } } }).WebGPUKernel.prototype;
     const installed = proto.assembleWGSL;
