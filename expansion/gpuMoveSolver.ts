@@ -3,6 +3,7 @@ import { Input, type IGPUKernelSettings, type IKernelRunShortcut, type IPipeline
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import type { GpuContext } from '../graphcut/gpuBackend';
 import { callInPlace, recordAhead, returnFlatResults } from '../graphcut/gpuOnePassCalls';
+import { noteDeviceActive } from '../graphcut/gpuClockWarmup';
 import { bindSharedLiterals, releaseSharedLiterals, shareLiterals } from '../graphcut/gpuSharedLiterals';
 import { cutCapacity, MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
 import { flattenState, GpuPrecisionError, sinkResidualOf } from '../graphcut/pushRelabel';
@@ -674,6 +675,7 @@ export class GpuMoveSolver implements MoveSolver {
       });
       const out = (await pending) as unknown[];
       const tBack = performance.now();
+      if (this.ctx.mode === 'webgpu') noteDeviceActive();
       this.counters.pipelineCalls++;
       if (resuming) this.counters.resumedCalls++;
       this.counters.deviceMs += tBack - tCall;

@@ -44,6 +44,10 @@
  *              V table bound without copies and uploaded once per device)
  *              with gpu.js's copy and buffer per plan and seat
  *              (gpuSharedLiterals.ts)
+ *   clocks     tsukuba, teddy and Adirondack, each run after 4.5 s of an
+ *              idle GPU (its clock dropped), alternating the clock warm-up
+ *              on (the default) and off, twice, then one run right after
+ *              (graphcut/gpuClockWarmup.ts)
  *   threads    teddy and Adirondack, alternating the cost volume and WTA
  *              on worker threads (the default for volumes of 4 M entries
  *              and more) with both on the main thread, twice each, after a
@@ -100,7 +104,7 @@ import { createRng, expansionLikeGraph } from '../graphcut/randomGraphs';
 import { checkTilesSource, MOVE_DONE_GATE, TILE } from '../expansion/gpuMoveKernels';
 import { createMoveSolver } from './backends';
 import { installHostProfiler } from './gpuHostProfile';
-import { initialLabeling, match, resolveParams, stereoEnergy } from './match';
+import { initialLabeling, match, resolveParams, stereoEnergy, warmUpForBackend } from './match';
 import type { BackendName, MatchParams } from './params';
 import { sceneParamsFor } from './sceneParams';
 
@@ -111,10 +115,13 @@ interface RunSpec {
   params?: Partial<MatchParams>;
   gpu?: Omit<GpuMoveOptions, 'variant' | 'verify'>;
   verify?: boolean;
+  /** The clock warm-up before the costs, as match() queues it (default true; gpu backend only). */
+  warmUp?: boolean;
 }
 
 async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
   const t0 = performance.now();
+  const clockWarmup = spec.backend === 'gpu' ? await warmUpForBackend('gpu', spec.warmUp) : undefined;
   const params = resolveParams({ ...sceneParamsFor(scene.name), ...spec.params });
   const energy = stereoEnergy(scene.left, scene.right, scene.ndisp, params);
   const t1 = performance.now();
@@ -150,9 +157,12 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
     cuts: r.cuts, pixelsChanged: r.cycles.map((c) => c.pixelsChanged),
     perCycle: r.cycles.map((c) => ({ cuts: c.cuts, buildMs: c.buildMs, flowMs: c.flowMs, rounds: c.stats.rounds })),
     ms: { costs: t1 - t0, init: t2 - t1, setup: t3 - t2, expansion: t4 - t3, total: t4 - t0, build: r.cycles.reduce((s, c) => s + c.buildMs, 0), flow: r.cycles.reduce((s, c) => s + c.flowMs, 0) },
-    stats, counters, perMove: counters ? perMove : undefined, calls,
+    stats, counters, perMove: counters ? perMove : undefined, calls, clockWarmup,
   };
 }
+
+/** Idle time before each run of the clocks section: the H200's clock dropped about 1.5 s after the last work. */
+const CLOCK_IDLE_MS = 4500;
 
 /** Sections that run tsukuba, teddy and Adirondack with one device option changed: the label of the runs and the option. */
 const ONE_OPTION_SECTIONS = new Map<string, [string, Omit<GpuMoveOptions, 'variant' | 'verify'>]>([
@@ -474,6 +484,17 @@ async function main(): Promise<void> {
         for (const on of [true, false, true, false]) {
           await add(sec, `${s} gpu${on ? '' : offLabel}`, () => profiled(s, on ? {} : offSwitch));
         }
+      }
+    } else if (sec === 'clocks') {
+      // Each run after the GPU idled long enough for its clock to drop, alternating the warm-up on and off, then two runs back to back (the second finds the clock raised and skips the warm-up).
+      const idle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, CLOCK_IDLE_MS));
+      await add(sec, 'warm-up tsukuba', async () => runScene(await scene('tsukuba'), { backend: 'gpu' }));
+      for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
+        for (const warmUp of [true, false, true, false]) {
+          await idle();
+          await add(sec, `${s} gpu after idle${warmUp ? '' : ' no warm-up'}`, async () => runScene(await scene(s), { backend: 'gpu', warmUp }));
+        }
+        await add(sec, `${s} gpu back to back`, async () => runScene(await scene(s), { backend: 'gpu' }));
       }
     } else if (sec === 'threads') {
       await add(sec, 'warm-up tsukuba', async () => runScene(await scene('tsukuba'), { backend: 'gpu' }));

@@ -1,6 +1,7 @@
 import type { Raster } from '../data/raster';
 import { buildStereoEnergy, wtaFromMatcher, wtaInit, type StereoEnergy } from '../costs';
 import { alphaExpansion, type ExpansionOptions, type ExpansionResult, type MoveProgress } from '../expansion/alphaExpansion';
+import { warmUpGpuClocks, type ClockWarmupReport } from '../graphcut/gpuClockWarmup';
 import { createMoveSolver, type BackendOptions } from './backends';
 import { BackendName, COSTS_MODES, DEFAULT_PARAMS, MAX_VOLUME_ENTRIES, MatchParams } from './params';
 
@@ -18,6 +19,12 @@ export interface MatchOptions extends Partial<MatchParams> {
   onCycle?: ExpansionOptions['onCycle'];
   /** Device move settings for the GPU backends (K, rounds…); defaults are the measured best. */
   gpu?: BackendOptions['gpu'];
+  /**
+   * With the device moves (backend gpu or auto), queue spin work on the GPU
+   * before the costs so that an idle GPU's clock is raised when the moves
+   * start (default true; graphcut/gpuClockWarmup.ts).
+   */
+  warmUpClocks?: boolean;
 }
 
 export interface PhaseTimes {
@@ -42,6 +49,8 @@ export interface MatchResult extends Omit<ExpansionResult, 'labels'> {
   times: PhaseTimes;
   /** Why the run left the backend asked for ('auto' without a GPU, a lost device, an energy beyond f32), in order. */
   fallbacks: string[];
+  /** The clock warm-up queued before the costs (backends gpu and auto; see MatchOptions.warmUpClocks). */
+  clockWarmup?: ClockWarmupReport;
 }
 
 /** Validates a width-dependent ndisp (the costs check the rest). */
@@ -104,6 +113,8 @@ export function initialLabeling(energy: StereoEnergy, p: MatchParams, given?: Ui
 export async function match(left: Raster, right: Raster, options: MatchOptions): Promise<MatchResult> {
   const t0 = performance.now();
   const params = resolveParams(options);
+  const backend = options.backend ?? 'auto';
+  const clockWarmup = await warmUpForBackend(backend, options.warmUpClocks);
   const energy = stereoEnergy(left, right, options.ndisp, params);
   const t1 = performance.now();
   const init = initialLabeling(energy, params, options.initialLabels);
@@ -111,7 +122,7 @@ export async function match(left: Raster, right: Raster, options: MatchOptions):
   const fallbacks: string[] = [];
   const m = energy.matcher;
   const solver = await createMoveSolver(energy, {
-    backend: options.backend ?? 'auto', graph: params.graph, verify: options.verify ?? false, gpu: options.gpu, onFallback: (reason) => fallbacks.push(reason),
+    backend, graph: params.graph, verify: options.verify ?? false, gpu: options.gpu, onFallback: (reason) => fallbacks.push(reason),
     dataSource: costsOnDemand(energy)
       ? { kind: 'images', left: m.leftIntensity, right: m.rightIntensity, costs: { ...m.options, channels: m.channels } }
       : undefined,
@@ -138,5 +149,17 @@ export async function match(left: Raster, right: Raster, options: MatchOptions):
     costScale: energy.scale,
     times: { costsMs: t1 - t0, initMs: t2 - t1, buildMs, flowMs, expansionMs: t3 - t2, totalMs: t3 - t0 },
     fallbacks,
+    ...(clockWarmup ? { clockWarmup } : {}),
   };
+}
+
+/**
+ * The clock warm-up of a run whose moves may go to the device (backends gpu
+ * and auto; validated later by createMoveSolver), queued before the host
+ * computes the costs; undefined for the CPU backends or when turned off.
+ */
+export async function warmUpForBackend(backend: BackendName, enabled: boolean | undefined): Promise<ClockWarmupReport | undefined> {
+  if (enabled !== undefined && typeof enabled !== 'boolean') throw new Error(`warmUpClocks: expected true or false, got ${String(enabled)}`);
+  if (enabled === false || (backend !== 'gpu' && backend !== 'auto')) return undefined;
+  return warmUpGpuClocks();
 }

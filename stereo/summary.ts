@@ -7,6 +7,8 @@ export function matchSummaryLines(r: MatchResult): string[] {
   const lines: string[] = [];
   lines.push(`backend: ${r.backend} on ${r.device}`);
   for (const f of r.fallbacks) lines.push(`note: ${f}`);
+  const w = r.clockWarmup;
+  if (w) lines.push(w.dispatches > 0 ? `GPU clock warm-up: ${w.dispatches} spin dispatches queued before the costs` : `GPU clock warm-up skipped: ${w.skipped}`);
   lines.push(`size ${r.width}×${r.height}, ${r.ndisp} disparities, cost ${r.params.cost}, λ=${r.params.lambda}, T=${r.params.truncation}, graph ${r.params.graph}, order ${r.params.order}, init ${r.params.init}` +
     (r.costScale !== 1 ? `, cost scale ×${r.costScale}` : ''));
   lines.push(`energy after init: ${r.initialEnergy.total} (data ${r.initialEnergy.data}, smoothness ${r.initialEnergy.smoothness})`);
@@ -24,7 +26,7 @@ export function matchSummaryLines(r: MatchResult): string[] {
 export function matchSummaryJson(r: MatchResult): Record<string, unknown> {
   return {
     width: r.width, height: r.height, ndisp: r.ndisp, params: r.params, costScale: r.costScale,
-    backend: r.backend, device: r.device, fallbacks: r.fallbacks, cuts: r.cuts, rejectedMoves: r.rejectedMoves,
+    backend: r.backend, device: r.device, fallbacks: r.fallbacks, ...(r.clockWarmup ? { clockWarmup: r.clockWarmup } : {}), cuts: r.cuts, rejectedMoves: r.rejectedMoves,
     initialEnergy: r.initialEnergy, finalEnergy: r.finalEnergy,
     cycles: r.cycles.map((c) => ({ ...c })), times: r.times,
   };

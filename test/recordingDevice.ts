@@ -20,6 +20,13 @@ export interface StandInBuffer {
   mapAsync(): Promise<void>;
 }
 
+/** A command encoder of the stand-in device: it records the dispatches' workgroup counts. */
+export interface StandInEncoder {
+  beginComputePass(): { setPipeline(p: unknown): void; setBindGroup(i: number, g: unknown): void; dispatchWorkgroups(x: number): void; end(): void };
+  copyBufferToBuffer(): void;
+  finish(): object;
+}
+
 export class RecordingDevice {
   readonly limits = { maxComputeWorkgroupsPerDimension: 65535, maxStorageBufferBindingSize: 1 << 30, maxBufferSize: 1 << 30 };
   readonly lost = new Promise<never>(() => undefined);
@@ -29,7 +36,10 @@ export class RecordingDevice {
   readonly buffers: StandInBuffer[] = [];
   pending: Array<() => void> = [];
   refuse = false;
-  readonly queue = { writeBuffer: (): void => undefined, submit: (): void => undefined, onSubmittedWorkDone: async (): Promise<void> => undefined };
+  /** Workgroup counts of the dispatches encoded, and the command buffers submitted. */
+  readonly dispatched: number[] = [];
+  submitted = 0;
+  readonly queue = { writeBuffer: (): void => undefined, submit: (c: unknown[]): void => { this.submitted += c.length; }, onSubmittedWorkDone: async (): Promise<void> => undefined };
   createShaderModule(d: { code: string }): object {
     return { code: d.code, getCompilationInfo: async () => ({ messages: [] }) };
   }
@@ -39,12 +49,12 @@ export class RecordingDevice {
   createPipelineLayout(d: { bindGroupLayouts: Array<{ entries: unknown[] }> }): object {
     return { entries: d.bindGroupLayouts.map((l) => l.entries) };
   }
-  private describe(d: { layout: { entries: unknown }; compute: { module: { code: string }; entryPoint: string } }): string {
-    return JSON.stringify([d.compute.entryPoint, d.layout.entries, d.compute.module.code]);
+  private describe(d: { layout: { entries: unknown } | 'auto'; compute: { module: unknown; entryPoint: string } }): string {
+    return JSON.stringify([d.compute.entryPoint, d.layout === 'auto' ? 'auto' : d.layout.entries, (d.compute.module as { code: string }).code]);
   }
-  createComputePipeline(d: Parameters<RecordingDevice['describe']>[0]): object {
+  createComputePipeline(d: Parameters<RecordingDevice['describe']>[0]): { getBindGroupLayout(i: number): object } {
     this.made.push(this.describe(d));
-    return {};
+    return { getBindGroupLayout: () => ({}) };
   }
   createComputePipelineAsync(d: Parameters<RecordingDevice['describe']>[0]): Promise<object> {
     this.ahead.push(this.describe(d));
@@ -69,8 +79,13 @@ export class RecordingDevice {
   createBindGroup(): object {
     return {};
   }
-  createCommandEncoder(): object {
-    return { beginComputePass: () => ({ setPipeline() {}, setBindGroup() {}, dispatchWorkgroups() {}, end() {} }), copyBufferToBuffer() {}, finish: () => ({}) };
+  createCommandEncoder(): StandInEncoder {
+    const dispatched = this.dispatched;
+    return {
+      beginComputePass: () => ({ setPipeline() {}, setBindGroup() {}, dispatchWorkgroups(x: number) { dispatched.push(x); }, end() {} }),
+      copyBufferToBuffer() {},
+      finish: () => ({}),
+    };
   }
 }
 

@@ -1,0 +1,114 @@
+import { isMainThread } from 'worker_threads';
+import { isWebGpuAvailable } from './gpuBackend';
+
+/**
+ * Wakes an idle GPU's clocks while the host prepares a run.
+ *
+ * An idle GPU sits at its lowest clock, and its driver raises the clock only
+ * after it has seen a few hundred ms of sustained work. On the H200 (driver
+ * 580.159.04, nvidia-smi sampled every 20 ms) the SM clock stayed at 345 MHz
+ * against 1980 MHz until 250–350 ms of back-to-back dispatches had run, and
+ * dropped again about 1.5 s after the last work. A run's first moves are
+ * that work: they ran 3–5 times slower than the same moves on a raised
+ * clock, and tsukuba's moves, too light to keep the GPU busy, spent most of
+ * their time there (whole runs after 4.5 s idle: 0.66–0.90 s, back to back
+ * 0.40–0.42 s).
+ *
+ * So the run queues a batch of spin dispatches before it computes its
+ * costs and initial labeling on the host, which block the main thread. The
+ * batch is sized to last about the rise at the idle clock (500 dispatches,
+ * about 0.7 ms each at 345 MHz and 0.12 ms at 1980 MHz), so it is mostly
+ * done when the first move is submitted, and it costs about 60 ms of GPU
+ * time on a raised clock, which the host's own work covers. It is skipped
+ * when this process used the device within the last second, since the
+ * clock is still raised then. The batch computes nothing: its result is
+ * never read.
+ */
+
+/** The batch, and how recent device work must be for the clock to count as raised. */
+export const clockWarmup = { dispatches: 500, recentMs: 1000 };
+
+/** What the warm-up did: the spin dispatches it queued, or why it queued none. */
+export interface ClockWarmupReport {
+  dispatches: number;
+  skipped?: string;
+}
+
+/** The parts of a WebGPU device the warm-up uses (the webgpu package's types are not a dependency). */
+export interface SpinDevice {
+  createBuffer(d: { size: number; usage: number }): unknown;
+  createShaderModule(d: { code: string }): unknown;
+  createComputePipeline(d: { layout: 'auto'; compute: { module: unknown; entryPoint: string } }): { getBindGroupLayout(i: number): unknown };
+  createBindGroup(d: { layout: unknown; entries: Array<{ binding: number; resource: { buffer: unknown } }> }): unknown;
+  createCommandEncoder(): {
+    beginComputePass(): { setPipeline(p: unknown): void; setBindGroup(i: number, g: unknown): void; dispatchWorkgroups(x: number): void; end(): void };
+    finish(): unknown;
+  };
+  queue: { submit(c: unknown[]): void };
+}
+
+/**
+ * The spin kernel: 1056 workgroups of 64 threads (8 per SM of an H100 or
+ * H200) each chain 65536 multiply-adds, so every SM stays busy; a
+ * comparison the compiler cannot decide keeps the loop from being removed.
+ */
+export const SPIN_WORKGROUPS = 1056;
+export const SPIN_SHADER = `@group(0) @binding(0) var<storage, read_write> sink: array<f32>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+  var x = f32(g.x);
+  for (var i = 0u; i < 65536u; i++) { x = x * 1.0000001 + 0.5; }
+  if (x == -1.0) { sink[0] = x; }
+}`;
+
+let lastActive = -Infinity;
+
+/** Called after device work completes (the device moves' calls): the clock is raised for a while. */
+export function noteDeviceActive(): void {
+  lastActive = performance.now();
+}
+
+/** Queues `dispatches` spin dispatches on `device` in one submit; does not wait for them. */
+export function queueSpin(device: SpinDevice, dispatches: number): void {
+  const STORAGE = 128;
+  const sink = device.createBuffer({ size: 16, usage: STORAGE });
+  const pipeline = device.createComputePipeline({ layout: 'auto', compute: { module: device.createShaderModule({ code: SPIN_SHADER }), entryPoint: 'main' } });
+  const group = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: sink } }] });
+  const encoder = device.createCommandEncoder();
+  const pass = encoder.beginComputePass();
+  pass.setPipeline(pipeline);
+  pass.setBindGroup(0, group);
+  for (let i = 0; i < dispatches; i++) pass.dispatchWorkgroups(SPIN_WORKGROUPS);
+  pass.end();
+  device.queue.submit([encoder.finish()]);
+}
+
+/** gpu.js's shared WebGPU device (created when it does not exist yet), or null when no adapter answers. */
+async function kernelDevice(): Promise<SpinDevice | null> {
+  if (!(await isWebGpuAvailable())) return null;
+  const { WebGPUContext } = require('gpu.js/src/backend/web-gpu/context.js') as { WebGPUContext: { acquire(): Promise<{ device: SpinDevice }> } };
+  return (await WebGPUContext.acquire()).device;
+}
+
+/**
+ * Queues the warm-up on the WebGPU device that the kernels will use
+ * (`device`: gpu.js's shared device by default) unless there is none, the
+ * device was active within clockWarmup.recentMs, clockWarmup.dispatches is
+ * 0, or this is a worker thread (Dawn's Node binding aborts the process
+ * when a second thread uses it). A warm-up that fails leaves the run as it
+ * would have been, and says why.
+ */
+export async function warmUpGpuClocks(device: () => Promise<SpinDevice | null> = kernelDevice): Promise<ClockWarmupReport> {
+  const n = clockWarmup.dispatches;
+  if (!(Number.isInteger(n) && n >= 0)) throw new Error(`clockWarmup.dispatches: expected an integer ≥ 0, got ${String(n)}`);
+  if (n === 0) return { dispatches: 0, skipped: 'turned off' };
+  if (!isMainThread) return { dispatches: 0, skipped: 'not the main thread' };
+  if (performance.now() - lastActive < clockWarmup.recentMs) return { dispatches: 0, skipped: `the device was active within the last ${clockWarmup.recentMs} ms` };
+  try {
+    const d = await device();
+    if (!d) return { dispatches: 0, skipped: 'no WebGPU adapter' };
+    queueSpin(d, n);
+    return { dispatches: n };
+  } catch (e) {
+    return { dispatches: 0, skipped: `failed: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}

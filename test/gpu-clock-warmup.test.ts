@@ -1,0 +1,106 @@
+/**
+ * The GPU clock warm-up (graphcut/gpuClockWarmup.ts): what it queues on a
+ * device (the stand-in device records it), when it queues nothing, and that
+ * match() reports it for the device backends only. Whether it raises the
+ * clock is measured on the GPU (gpuBench clocks, BENCHMARKS.md).
+ */
+import { clockWarmup, noteDeviceActive, queueSpin, SPIN_SHADER, SPIN_WORKGROUPS, warmUpGpuClocks } from '../graphcut/gpuClockWarmup';
+import { isWebGpuAvailable } from '../graphcut/gpuBackend';
+import { generateSyntheticScene } from '../data/synthetic';
+import { match } from '../stereo/match';
+import { matchSummaryJson, matchSummaryLines } from '../stereo/summary';
+import { RecordingDevice } from './recordingDevice';
+
+const saved = { ...clockWarmup };
+afterEach(() => Object.assign(clockWarmup, saved));
+
+function pipelineCode(device: RecordingDevice): string[] {
+  return device.made.map((d) => (JSON.parse(d) as [string, unknown, string])[2]);
+}
+
+describe('queueSpin', () => {
+  it.each([1, 7, 500])('encodes %i dispatches of the spin kernel in one submit, across every SM', (n) => {
+    const device = new RecordingDevice();
+    queueSpin(device, n);
+    expect(pipelineCode(device)).toEqual([SPIN_SHADER]);
+    expect(device.dispatched).toEqual(new Array(n).fill(SPIN_WORKGROUPS));
+    expect(device.submitted).toBe(1);
+  });
+});
+
+describe('warmUpGpuClocks', () => {
+  const standIn = (device: RecordingDevice) => async () => device;
+
+  it('queues clockWarmup.dispatches on the device when it has been idle', async () => {
+    clockWarmup.recentMs = 0;
+    for (const n of [1, 3, 500]) {
+      clockWarmup.dispatches = n;
+      const device = new RecordingDevice();
+      await expect(warmUpGpuClocks(standIn(device))).resolves.toEqual({ dispatches: n });
+      expect(device.dispatched).toHaveLength(n);
+    }
+  });
+
+  it('skips the warm-up while the device was active within recentMs, and queues it again after', async () => {
+    clockWarmup.recentMs = 60_000;
+    noteDeviceActive();
+    const device = new RecordingDevice();
+    const r = await warmUpGpuClocks(standIn(device));
+    expect(r).toEqual({ dispatches: 0, skipped: 'the device was active within the last 60000 ms' });
+    expect(device.dispatched).toHaveLength(0);
+    clockWarmup.recentMs = 0;
+    await expect(warmUpGpuClocks(standIn(device))).resolves.toEqual({ dispatches: clockWarmup.dispatches });
+  });
+
+  it('queues nothing when turned off or when there is no device, and says why', async () => {
+    clockWarmup.recentMs = 0;
+    await expect(warmUpGpuClocks(async () => null)).resolves.toEqual({ dispatches: 0, skipped: 'no WebGPU adapter' });
+    clockWarmup.dispatches = 0;
+    const device = new RecordingDevice();
+    await expect(warmUpGpuClocks(standIn(device))).resolves.toEqual({ dispatches: 0, skipped: 'turned off' });
+    expect(device.submitted).toBe(0);
+  });
+
+  it('never fails the run: a device that throws is reported', async () => {
+    clockWarmup.recentMs = 0;
+    await expect(warmUpGpuClocks(async () => { throw new Error('device lost'); })).resolves.toEqual({ dispatches: 0, skipped: 'failed: device lost' });
+    const broken = new RecordingDevice();
+    broken.queue.submit = () => { throw new Error('queue gone'); };
+    await expect(warmUpGpuClocks(async () => broken)).resolves.toEqual({ dispatches: 0, skipped: 'failed: queue gone' });
+  });
+
+  it.each([-1, 1.5, Number.NaN])('refuses clockWarmup.dispatches = %p by name', async (n) => {
+    clockWarmup.dispatches = n;
+    await expect(warmUpGpuClocks(async () => new RecordingDevice())).rejects.toThrow(/clockWarmup\.dispatches: expected an integer ≥ 0/);
+  });
+});
+
+describe('match() and the warm-up', () => {
+  const scene = generateSyntheticScene({ width: 24, height: 16, ndisp: 4, seed: 3 });
+  const run = (o: object) => match(scene.left, scene.right, { ndisp: scene.ndisp, cycles: 1, ...o });
+
+  it('queues none for BK, nor when turned off, and reports none', async () => {
+    for (const o of [{ backend: 'bk' }, { backend: 'auto', warmUpClocks: false }]) {
+      const r = await run(o);
+      expect(r.clockWarmup).toBeUndefined();
+      expect(matchSummaryJson(r)).not.toHaveProperty('clockWarmup');
+      expect(matchSummaryLines(r).join('\n')).not.toMatch(/warm-up/);
+    }
+  });
+
+  it('tries it for auto and reports what it did', async () => {
+    clockWarmup.recentMs = 0;
+    const r = await run({ backend: 'auto' });
+    if (await isWebGpuAvailable()) {
+      expect(r.clockWarmup).toEqual({ dispatches: clockWarmup.dispatches });
+    } else {
+      expect(r.clockWarmup).toEqual({ dispatches: 0, skipped: 'no WebGPU adapter' });
+      expect(matchSummaryLines(r)).toContain('GPU clock warm-up skipped: no WebGPU adapter');
+    }
+    expect(matchSummaryJson(r).clockWarmup).toEqual(r.clockWarmup);
+  });
+
+  it('refuses a warmUpClocks that is not a boolean', async () => {
+    await expect(run({ backend: 'auto', warmUpClocks: 'yes' })).rejects.toThrow(/warmUpClocks: expected true or false, got yes/);
+  });
+});
