@@ -11,18 +11,21 @@ import { isWebGpuAvailable } from './gpuBackend';
  * dropped again about 1.5 s after the last work. A run's first moves are
  * that work: they ran 3–5 times slower than the same moves on a raised
  * clock, and tsukuba's moves, too light to keep the GPU busy, spent most of
- * their time there (whole runs after 4.5 s idle: 0.66–0.90 s, back to back
- * 0.40–0.42 s).
+ * their time there (whole runs after 4.5 s idle: 0.55–0.90 s; right after
+ * another run: 0.39–0.43 s).
  *
  * So the run queues a batch of spin dispatches before it computes its
  * costs and initial labeling on the host, which block the main thread. The
- * batch is sized to last about the rise at the idle clock (500 dispatches,
- * about 0.7 ms each at 345 MHz and 0.12 ms at 1980 MHz), so it is mostly
- * done when the first move is submitted, and it costs about 60 ms of GPU
- * time on a raised clock, which the host's own work covers. It is skipped
- * when this process used the device within the last second, since the
- * clock is still raised then. The batch computes nothing: its result is
- * never read.
+ * batch lasts about the rise at the idle clock (500 dispatches, about
+ * 0.7 ms each at 345 MHz and 0.12 ms at 1980 MHz) and costs about 60 ms of
+ * GPU time on a raised clock, which the host's own work covers. Whole
+ * match() runs after 4.5 s idle, three per size, medians: tsukuba 696 ms
+ * without, 672 ms with 500 dispatches (555 ms with 250); teddy 2180 →
+ * 1875 ms (1872); Adirondack 8361 → 7959 ms (8455). A batch longer than the
+ * host's work delays the first move, which is why tsukuba, whose costs and
+ * first plan take about 0.2 s, gains least. It is skipped when this process
+ * used the device within the last second, since the clock is still raised
+ * then. The batch computes nothing: its result is never read.
  */
 
 /** The batch, and how recent device work must be for the clock to count as raised. */
