@@ -486,7 +486,7 @@ async function main(): Promise<void> {
         }
       }
     } else if (sec === 'clocks') {
-      // Each run after the GPU idled long enough for its clock to drop, alternating the warm-up on and off, then two runs back to back (the second finds the clock raised and skips the warm-up).
+      // Each run after the GPU idled long enough for its clock to drop, alternating the warm-up on and off, then one run right after the last (it finds the clock raised and skips the warm-up).
       const idle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, CLOCK_IDLE_MS));
       await add(sec, 'warm-up tsukuba', async () => runScene(await scene('tsukuba'), { backend: 'gpu' }));
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
