@@ -44,6 +44,10 @@
  *              V table bound without copies and uploaded once per device)
  *              with gpu.js's copy and buffer per plan and seat
  *              (gpuSharedLiterals.ts)
+ *   skips      the same as host, alternating passes skipped once their
+ *              move converged (the default: dispatched indirectly with
+ *              zero workgroups, gpuSkippedPasses.ts) with gated passes
+ *              run as copies
  *   clocks     tsukuba, teddy and Adirondack, each run after 4.5 s of an
  *              idle GPU (its clock dropped), alternating the clock warm-up
  *              on (the default) and off, twice, then one run right after
@@ -94,6 +98,7 @@ import { parallelCosts } from '../costs/parallelCosts';
 import { clearKernelBuildCache, kernelBuildCache } from '../graphcut/gpuKernelBuildCache';
 import { onePassCalls } from '../graphcut/gpuOnePassCalls';
 import { sharedLiterals } from '../graphcut/gpuSharedLiterals';
+import { skippedPasses } from '../graphcut/gpuSkippedPasses';
 import { DEFAULT_WORKGROUP, setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpuWorkgroupSize';
 import { Input, type IGPUKernelSettings } from 'gpu.js';
 import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../graphcut/pushRelabel';
@@ -449,25 +454,29 @@ async function main(): Promise<void> {
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
         await add(sec, `${s} gpu ${what}`, async () => runScene(await scene(s), { backend: 'gpu', gpu }));
       }
-    } else if (sec === 'host' || sec === 'ahead' || sec === 'builds' || sec === 'inplace' || sec === 'literals') {
+    } else if (sec === 'host' || sec === 'ahead' || sec === 'builds' || sec === 'inplace' || sec === 'literals' || sec === 'skips') {
       const profiler = installHostProfiler();
       // One switch off at a time, the rest at their defaults.
-      const profiled = async (s: string, off: { onePass?: false; ahead?: false; shared?: false; inPlace?: false; literals?: false } = {}): Promise<Json> => {
-        const { onePass = true, ahead = true, shared = true, inPlace = true, literals = true } = off;
+      const profiled = async (s: string, off: { onePass?: false; ahead?: false; shared?: false; inPlace?: false; literals?: false; skips?: false } = {}): Promise<Json> => {
+        const { onePass = true, ahead = true, shared = true, inPlace = true, literals = true, skips = true } = off;
         profiler.onePass = onePass;
         kernelBuildCache.enabled = shared;
         onePassCalls.inPlace = inPlace;
         sharedLiterals.enabled = literals;
+        skippedPasses.enabled = skips;
+        const skipPlans = { plans: skippedPasses.plans, refused: skippedPasses.refused };
         // Every run builds as a fresh process would: nothing kept from the runs before.
         clearKernelBuildCache();
         profiler.take();
         try {
           const r = await runScene(await scene(s), { backend: 'gpu', gpu: { recordAhead: ahead } });
-          return { ...r, onePass, recordAhead: ahead, sharedBuilds: shared, inPlace, sharedLiterals: literals, host: profiler.take() };
+          const skipsMade = { plans: skippedPasses.plans - skipPlans.plans, refused: skippedPasses.refused - skipPlans.refused, lastRefusal: skippedPasses.lastRefusal };
+          return { ...r, onePass, recordAhead: ahead, sharedBuilds: shared, inPlace, sharedLiterals: literals, skips, skipPlans: skipsMade, host: profiler.take() };
         } finally {
           kernelBuildCache.enabled = true;
           onePassCalls.inPlace = true;
           sharedLiterals.enabled = true;
+          skippedPasses.enabled = true;
         }
       };
       // Per section: the label of a run with its switch off, and the switch.
@@ -477,6 +486,7 @@ async function main(): Promise<void> {
         builds: [' builds not shared', { shared: false }],
         inplace: [' gpu.js calls', { inPlace: false }],
         literals: [' literals per plan', { literals: false }],
+        skips: [' gated passes run', { skips: false }],
       } as const)[sec];
       // The first run of a process also creates the device; it is not compared.
       await add(sec, 'warm-up tsukuba', () => profiled('tsukuba'));
