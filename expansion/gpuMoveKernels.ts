@@ -295,7 +295,7 @@ function overTile(width: string, height: string, body: string): string {
  * read only while the move's gate (MOVE_DONE_GATE) does not hold.
  */
 export function tallySource(afterRounds = true): string {
-  // Once the move's gate holds, its check was gated (or skipped: gpuSkippedPasses.ts), so RB is not read: the tally is kept, T[2] = 0.
+  // Once the move's gate holds, its check was gated (it wrote nothing: gpuWriteFreeGates.ts), so RB is not read: the tally is kept, T[2] = 0.
   return `function (RB, T) {
     const i = this.thread.x;
     if (i === 0) { return T[0]; }
@@ -335,7 +335,7 @@ export function startMoveSource(): string {
  * passes keep a plan's rounds after convergence (a plan cannot stop early)
  * down to copies.
  */
-export const MOVE_DONE_GATE: KernelGate = { skip: 'G[2] === 0.0 || G[0] > 0.0', wgsl: 'g[2] == 0.0 || g[0] > 0.0' };
+export const MOVE_DONE_GATE: KernelGate = { skip: 'G[2] === 0.0 || G[0] > 0.0', writeFree: true };
 
 /**
  * The cut applied to the labels, [W, H]: a pixel on the α side (sink side

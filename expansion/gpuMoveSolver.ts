@@ -4,7 +4,7 @@ import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import type { GpuContext } from '../graphcut/gpuBackend';
 import { callInPlace, recordAhead, returnFlatResults } from '../graphcut/gpuOnePassCalls';
 import { noteDeviceActive } from '../graphcut/gpuClockWarmup';
-import { markKernel } from '../graphcut/gpuSkippedPasses';
+import { markKernel } from '../graphcut/gpuWriteFreeGates';
 import { bindSharedLiterals, releaseSharedLiterals, shareLiterals } from '../graphcut/gpuSharedLiterals';
 import { cutCapacity, MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
 import { flattenState, GpuPrecisionError, sinkResidualOf } from '../graphcut/pushRelabel';
@@ -507,7 +507,7 @@ export class GpuMoveSolver implements MoveSolver {
       changedTiles: gpu.createKernel(changedTilesSource(), kernelSettings(tiles[0], constants)),
       sumFinal: gpu.createKernel(sumFinalSource(), kernelSettings([1], final)),
     };
-    // A check's reductions are skipped with it, and the tallies read them only while the move's gate does not hold (gpuSkippedPasses.ts).
+    // A check's reductions compute from what it left, and the tallies read them only while the move's gate does not hold (gpuWriteFreeGates.ts).
     if (gate) {
       for (const k of kernels.orTiles) markKernel(k, { kind: 'follower' });
       markKernel(kernels.tally, { kind: 'gate-aware' });
@@ -567,7 +567,7 @@ export class GpuMoveSolver implements MoveSolver {
       let S = S0;
       let T = T0;
       for (let r = 0; r < rounds; r++) {
-        // The round's state: a gated round (its passes copies, or skipped) ends with the state it began with.
+        // The round's state: a gated round (its passes write nothing) ends with the state it began with.
         const begun = S;
         for (let i = 0; i < K; i++) for (const step of k.steps) S = step(S, C, T);
         S = k.relabel(S, C, r === rounds - 1 ? finalBfs : bfs, true, T, begun);

@@ -28,7 +28,6 @@
  * finds its passes recorded submits them as they are.
  */
 import { isWrappedGpuJsRelease } from './gpuJsRelease';
-import { releaseSkipPlan, skipPlanFor, type SkipExecutor } from './gpuSkippedPasses';
 import { Input } from 'gpu.js';
 
 /** One recorded step of a fused plan, as gpu.js's executor keeps it. */
@@ -36,24 +35,18 @@ export interface FusedPass { pipeline: unknown; bindGroup: unknown; groups: numb
 export interface FusedParams { perCall: boolean; perCallScalars: Array<{ index: number }>; seedOffset: number | null; u32: Uint32Array; i32: Int32Array; f32: Float32Array; mirror: ArrayBuffer; paramsBuffer: unknown }
 export interface FusedArgument { flatLength: number; scratch: Float32Array; buffer: unknown }
 export interface FusedRead { kind: string; buffer: unknown; offset: number; byteLength: number }
-export interface ComputePassLike {
-  setPipeline(p: unknown): void;
-  setBindGroup(i: number, g: unknown): void;
-  dispatchWorkgroups(x: number, y: number, z: number): void;
-  dispatchWorkgroupsIndirect(b: unknown, offset: number): void;
-  end(): void;
-}
+export interface ComputePassLike { setPipeline(p: unknown): void; setBindGroup(i: number, g: unknown): void; dispatchWorkgroups(x: number, y: number, z: number): void; end(): void }
 export interface DeviceLike {
   queue: { writeBuffer(b: unknown, o: number, d: ArrayBufferView | ArrayBuffer): void; submit(c: unknown[]): void };
   createCommandEncoder(): { beginComputePass(): ComputePassLike; copyBufferToBuffer(a: unknown, ao: number, b: unknown, bo: number, n: number): void; finish(): unknown };
 }
 export interface StagingLike { mapAsync(mode: number): Promise<void>; getMappedRange(): ArrayBuffer; unmap(): void }
-/** The members of gpu.js's WebGPUPipelineExecutor that a call reads (the skips read the plan's steps and buffers: gpuSkippedPasses.ts). */
-export interface FusedExecutor extends Omit<SkipExecutor, 'plan' | '_passes'> {
+/** The members of gpu.js's WebGPUPipelineExecutor that a call reads. */
+export interface FusedExecutor {
   destroyed: boolean;
   /** The gpu.js pipeline the executor runs, and the plan's result layout. */
   pipeline?: object;
-  plan?: SkipExecutor['plan'] & { results: { kind: string } };
+  plan?: { results: { kind: string } };
   context: { isLost?: boolean } | null;
   _passes: FusedPass[];
   _argRegions: Map<number, FusedArgument>;
@@ -65,27 +58,21 @@ export interface FusedExecutor extends Omit<SkipExecutor, 'plan' | '_passes'> {
   _writeScalar(u32: Uint32Array, i32: Int32Array, f32: Float32Array, slot: unknown, value: unknown): void;
   _shapeResults(args: unknown[], mapped: ArrayBuffer | null): unknown;
   execute(args: unknown[]): Promise<unknown>;
-  destroy(): void;
 }
 
 const MAP_MODE_READ = 1;
-const MEMBERS = ['_checkArguments', '_writeScalar', '_shapeResults', 'execute', 'destroy'] as const;
+const MEMBERS = ['_checkArguments', '_writeScalar', '_shapeResults', 'execute'] as const;
 
 /**
  * Every step of a fused plan as a dispatch of one compute pass, then the
  * results copied to the staging buffer: the commands of one call, finished.
- * Passes that may be skipped take their workgroup counts from the counts
- * that a writer dispatched after their gate step leaves (gpuSkippedPasses.ts).
  */
 function recordCall(ex: FusedExecutor): unknown {
   const encoder = ex._device.createCommandEncoder();
   const pass = encoder.beginComputePass();
-  const skips = skipPlanFor(ex);
   let pipeline: unknown = null;
   let bindGroup: unknown = null;
-  const passes = ex._passes;
-  for (let i = 0; i < passes.length; i++) {
-    const step = passes[i];
+  for (const step of ex._passes) {
     if (step.pipeline !== pipeline) {
       pipeline = step.pipeline;
       pass.setPipeline(pipeline);
@@ -94,21 +81,7 @@ function recordCall(ex: FusedExecutor): unknown {
       bindGroup = step.bindGroup;
       pass.setBindGroup(0, bindGroup);
     }
-    if (skips === null) {
-      pass.dispatchWorkgroups(step.groups[0], step.groups[1], step.groups[2]);
-      continue;
-    }
-    const offset = skips.offsets[i];
-    if (offset >= 0) pass.dispatchWorkgroupsIndirect(skips.counts, offset);
-    else pass.dispatchWorkgroups(step.groups[0], step.groups[1], step.groups[2]);
-    const writer = skips.writers[i];
-    if (writer) {
-      pipeline = writer.pipeline;
-      bindGroup = writer.bindGroup;
-      pass.setPipeline(pipeline);
-      pass.setBindGroup(0, bindGroup);
-      pass.dispatchWorkgroups(writer.groups, 1, 1);
-    }
+    pass.dispatchWorkgroups(step.groups[0], step.groups[1], step.groups[2]);
   }
   pass.end();
   const staging = ex._staging;
@@ -294,15 +267,9 @@ export function installOnePassCalls(): boolean {
   }
   if (!isWrappedGpuJsRelease() || MEMBERS.some((m) => typeof proto[m] !== 'function')) return false;
   const execute = proto.execute;
-  const destroy = proto.destroy;
   executorProto = proto;
   proto.execute = function (this: FusedExecutor, args: unknown[]) {
     return onePassCalls.enabled ? callInOnePass(this, args, flattenTo) : execute.call(this, args);
-  };
-  // The skips' buffers go with the executor's own.
-  proto.destroy = function (this: FusedExecutor) {
-    releaseSkipPlan(this);
-    destroy.call(this);
   };
   onePassCalls.installed = true;
   return true;

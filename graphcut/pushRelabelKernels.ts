@@ -1,5 +1,5 @@
 import type { GPU, IGPUKernelSettings } from 'gpu.js';
-import { markKernel, SKIPPED_VALUE, skippedPasses } from './gpuSkippedPasses';
+import { markKernel, WRITE_FREE_VALUE } from './gpuWriteFreeGates';
 
 /**
  * gpu.js kernel sources for lockstep push-relabel on a 4-connected grid.
@@ -317,11 +317,11 @@ export interface KernelGate {
   /** a condition on G (e.g. 'G[2] === 0.0') under which the pass changes nothing */
   skip: string;
   /**
-   * The same condition in WGSL on g (the gate's values, array<f32>, e.g.
-   * 'g[2] == 0.0'): with it, a one-pass call on WebGPU skips the gated
-   * passes instead of running them as copies (gpuSkippedPasses.ts).
+   * Whether a gated pass may write nothing (gpuWriteFreeGates.ts): true
+   * where no pass that does work ever reads a gated pass's output, which
+   * every plan is checked for when traced.
    */
-  wgsl?: string;
+  writeFree?: boolean;
 }
 
 /**
@@ -341,17 +341,15 @@ export const UNCHANGED_STATE = 'S[this.thread.z][this.thread.y][this.thread.x]';
 /**
  * Compiles `source`, with the gate when one is given (returning `unchanged`
  * when it holds). The pass always takes the gate's input as its last
- * argument and drops it when compiled without a gate. A gate with a WGSL
- * condition makes the pass skippable (gpuSkippedPasses.ts), unless it is
- * `gateAware`: a pass whose gated return is not a copy of its own input
- * but what the skipped passes before it would have kept (it always runs).
+ * argument and drops it when compiled without a gate. Under a write-free
+ * gate the pass returns WRITE_FREE_VALUE instead (it writes nothing on
+ * WebGPU), unless it is `gateAware`: a pass whose gated return is what the
+ * gated passes before it would have kept (it is always written).
  */
 export function gatedKernel(gpu: GPU, source: string, settings: IGPUKernelSettings, gate: KernelGate | undefined, unchanged: string, gateAware = false): (...a: unknown[]) => unknown {
-  const skippable = gate?.wgsl !== undefined && !gateAware;
-  // Under emulation a skippable pass returns what a skipped one would leave: nothing anyone may read.
-  const gatedReturn = skippable && skippedPasses.emulate ? SKIPPED_VALUE : unchanged;
-  const k = gpu.createKernel(gate ? gatedSource(source, gate, gatedReturn) : source, settings);
-  if (gate?.wgsl !== undefined) markKernel(k, gateAware ? { kind: 'gate-aware' } : { kind: 'skippable', condition: gate.wgsl });
+  const writeFree = gate?.writeFree === true && !gateAware;
+  const k = gpu.createKernel(gate ? gatedSource(source, gate, writeFree ? WRITE_FREE_VALUE : unchanged) : source, settings);
+  if (gate?.writeFree) markKernel(k, gateAware ? { kind: 'gate-aware' } : { kind: 'write-free' });
   return (...a: unknown[]) => (gate ? k(...a) : k(...a.slice(0, -1)));
 }
 
@@ -395,10 +393,10 @@ export type GlobalRelabel = (S: unknown, C: unknown, passes: number, fromScratch
  * Compiles the global relabel of a BFS scheme with `gpu`; `settings(planes)`
  * as for iterationPasses (1 plane: the [W, H] distances). Gated, the
  * distance kernels return the distances they were given and withHeights
- * its input state, or with a skippable gate (KernelGate.wgsl) the state
- * given as `carry`: the state the gated passes before it were handed, which
- * is what they would have copied had they run (they may be skipped). A
- * skippable relabel needs `carry`.
+ * its input state, or under a write-free gate (KernelGate.writeFree) the
+ * state given as `carry`: the state the gated passes before it were
+ * handed, which is what they would have copied had they written. A
+ * write-free relabel needs `carry`.
  */
 export function globalRelabelPasses(gpu: GPU, bfs: BfsScheme, settings: (planes: number) => IGPUKernelSettings, gate?: KernelGate): GlobalRelabel {
   const dist = settings(1);
@@ -406,13 +404,13 @@ export function globalRelabelPasses(gpu: GPU, bfs: BfsScheme, settings: (planes:
   const start = gatedKernel(gpu, bfsStartSource(), dist, gate, own);
   const heights = gatedKernel(gpu, bfsHeightsSource(), dist, gate, own);
   const pass = gatedKernel(gpu, bfsPassSourceOf(bfs), dist, gate, 'D[this.thread.y][this.thread.x]');
-  const carried = gate?.wgsl !== undefined;
+  const carried = gate?.writeFree === true;
   const merge = carried
     ? gatedKernel(gpu, withHeightsSource(true), settings(STATE_PLANES), gate, 'R[this.thread.z][this.thread.y][this.thread.x]', true)
     : gatedKernel(gpu, withHeightsSource(), settings(STATE_PLANES), gate, UNCHANGED_STATE);
   return (S, C, passes, fromScratch, G, carry) => {
     if (passes === 0 && !fromScratch) return S;
-    if (carried && carry === undefined) throw new Error('globalRelabelPasses: a relabel with a skippable gate needs the state its gated passes were handed (carry)');
+    if (carried && carry === undefined) throw new Error('globalRelabelPasses: a relabel under a write-free gate needs the state its gated passes were handed (carry)');
     let D = fromScratch ? start(S, G) : heights(S, G);
     for (let i = 0; i < passes; i++) D = pass(S, C, D, G);
     return carried ? merge(S, D, carry, G) : merge(S, D, G);

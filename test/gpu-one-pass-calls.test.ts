@@ -43,7 +43,6 @@ function loggingDevice(log: Op[]): FusedExecutor['_device'] {
             setPipeline: (p) => { ops.push(['pipeline', p]); },
             setBindGroup: (i, g) => { ops.push(['bindGroup', i, g]); },
             dispatchWorkgroups: (x, y, z) => { ops.push(['dispatch', x, y, z]); },
-            dispatchWorkgroupsIndirect: (b, o) => { ops.push(['indirect', b, o]); },
             end: () => { ops.push(['end']); },
           };
         },
@@ -111,7 +110,7 @@ function effect(log: Op[]): unknown[] {
   for (const op of log) {
     if (op[0] === 'pipeline') pipeline = op[1];
     else if (op[0] === 'bindGroup') group = op[2];
-    else if (op[0] === 'dispatch' || op[0] === 'indirect') out.push([op[0], pipeline, group, ...op.slice(1)]);
+    else if (op[0] === 'dispatch') out.push(['dispatch', pipeline, group, ...op.slice(1)]);
     else if (op[0] === 'begin' || op[0] === 'end') {
       // A new compute pass starts with nothing set.
       pipeline = null;

@@ -22,7 +22,7 @@ export interface StandInBuffer {
 
 /** A command encoder of the stand-in device: it records the dispatches' workgroup counts. */
 export interface StandInEncoder {
-  beginComputePass(): { setPipeline(p: unknown): void; setBindGroup(i: number, g: unknown): void; dispatchWorkgroups(x: number): void; dispatchWorkgroupsIndirect(b: unknown, offset: number): void; end(): void };
+  beginComputePass(): { setPipeline(p: unknown): void; setBindGroup(i: number, g: unknown): void; dispatchWorkgroups(x: number): void; end(): void };
   copyBufferToBuffer(): void;
   finish(): object;
 }
@@ -38,8 +38,6 @@ export class RecordingDevice {
   refuse = false;
   /** Workgroup counts of the dispatches encoded, and the command buffers submitted. */
   readonly dispatched: number[] = [];
-  /** Every dispatch encoded, in order: direct (x count) or indirect (the counts buffer and byte offset), with the code of the pipeline set. */
-  readonly encoded: Array<{ kind: 'direct'; code: string; x: number } | { kind: 'indirect'; code: string; buffer: unknown; offset: number }> = [];
   submitted = 0;
   readonly queue = { writeBuffer: (): void => undefined, submit: (c: unknown[]): void => { this.submitted += c.length; }, onSubmittedWorkDone: async (): Promise<void> => undefined };
   createShaderModule(d: { code: string }): object {
@@ -54,9 +52,9 @@ export class RecordingDevice {
   private describe(d: { layout: { entries: unknown } | 'auto'; compute: { module: unknown; entryPoint: string } }): string {
     return JSON.stringify([d.compute.entryPoint, d.layout === 'auto' ? 'auto' : d.layout.entries, (d.compute.module as { code: string }).code]);
   }
-  createComputePipeline(d: Parameters<RecordingDevice['describe']>[0]): { code: string; getBindGroupLayout(i: number): object } {
+  createComputePipeline(d: Parameters<RecordingDevice['describe']>[0]): { getBindGroupLayout(i: number): object } {
     this.made.push(this.describe(d));
-    return { code: (d.compute.module as { code: string }).code, getBindGroupLayout: () => ({}) };
+    return { getBindGroupLayout: () => ({}) };
   }
   createComputePipelineAsync(d: Parameters<RecordingDevice['describe']>[0]): Promise<object> {
     this.ahead.push(this.describe(d));
@@ -83,18 +81,8 @@ export class RecordingDevice {
   }
   createCommandEncoder(): StandInEncoder {
     const dispatched = this.dispatched;
-    const encoded = this.encoded;
     return {
-      beginComputePass: () => {
-        let code = '';
-        return {
-          setPipeline(p: unknown) { code = (p as { code?: string } | null)?.code ?? ''; },
-          setBindGroup() {},
-          dispatchWorkgroups(x: number) { dispatched.push(x); encoded.push({ kind: 'direct', code, x }); },
-          dispatchWorkgroupsIndirect(buffer: unknown, offset: number) { encoded.push({ kind: 'indirect', code, buffer, offset }); },
-          end() {},
-        };
-      },
+      beginComputePass: () => ({ setPipeline() {}, setBindGroup() {}, dispatchWorkgroups(x: number) { dispatched.push(x); }, end() {} }),
       copyBufferToBuffer() {},
       finish: () => ({}),
     };
