@@ -291,18 +291,12 @@ function overTile(width: string, height: string, body: string): string {
  * many rounds follow, even when the plan's longer last BFS reaches them).
  * With `afterRounds` false (the check of a move's first global relabel,
  * before any round) a shortfall is not recorded: it only delays the first
- * pushes. RB is a check's tile codes OR-reduced to at most [FW, FH] = 8×8,
- * read only while the move's gate (MOVE_DONE_GATE) does not hold.
+ * pushes. RB is a check's tile codes OR-reduced to at most [FW, FH] = 8×8.
  */
 export function tallySource(afterRounds = true): string {
-  // Once the move's gate holds, its check was gated (it wrote nothing: gpuWriteFreeGates.ts), so RB is not read: the tally is kept, T[2] = 0.
   return `function (RB, T) {
     const i = this.thread.x;
     if (i === 0) { return T[0]; }
-    if (${MOVE_DONE_GATE.skip.replace(/G\[/g, 'T[')}) {
-      if (i === 2) { return 0.0; }
-      return T[i];
-    }
     let active = 0.0;
     let unfixed = 0.0;
     for (let r = 0; r < this.constants.FH; r++) {
@@ -335,7 +329,7 @@ export function startMoveSource(): string {
  * passes keep a plan's rounds after convergence (a plan cannot stop early)
  * down to copies.
  */
-export const MOVE_DONE_GATE: KernelGate = { skip: 'G[2] === 0.0 || G[0] > 0.0', writeFree: true };
+export const MOVE_DONE_GATE: KernelGate = { skip: 'G[2] === 0.0 || G[0] > 0.0' };
 
 /**
  * The cut applied to the labels, [W, H]: a pixel on the α side (sink side

@@ -4,7 +4,6 @@ import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import type { GpuContext } from '../graphcut/gpuBackend';
 import { callInPlace, recordAhead, returnFlatResults } from '../graphcut/gpuOnePassCalls';
 import { noteDeviceActive } from '../graphcut/gpuClockWarmup';
-import { markKernel } from '../graphcut/gpuWriteFreeGates';
 import { bindSharedLiterals, releaseSharedLiterals, shareLiterals } from '../graphcut/gpuSharedLiterals';
 import { cutCapacity, MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
 import { flattenState, GpuPrecisionError, sinkResidualOf } from '../graphcut/pushRelabel';
@@ -489,7 +488,7 @@ export class GpuMoveSolver implements MoveSolver {
     const final = { FW: tiles[tiles.length - 1][0], FH: tiles[tiles.length - 1][1] };
     // Without the gate the kernels are compiled ungated and drop the tally the plans pass them.
     const gate = this.o.gate ? MOVE_DONE_GATE : undefined;
-    const kernels: Kernels = {
+    this.kernels = {
       caps: gpu.createKernel(capacitySource(), grid(4)),
       init: gpu.createKernel(initStateSource(source.kind, this.costSpec, reversed), grid(STATE_PLANES)),
       initFromFlows: gpu.createKernel(initStateSource(source.kind, this.costSpec, reversed, true), grid(STATE_PLANES)),
@@ -507,13 +506,6 @@ export class GpuMoveSolver implements MoveSolver {
       changedTiles: gpu.createKernel(changedTilesSource(), kernelSettings(tiles[0], constants)),
       sumFinal: gpu.createKernel(sumFinalSource(), kernelSettings([1], final)),
     };
-    // A check's reductions compute from what it left, and the tallies read them only while the move's gate does not hold (gpuWriteFreeGates.ts).
-    if (gate) {
-      for (const k of kernels.orTiles) markKernel(k, { kind: 'follower' });
-      markKernel(kernels.tally, { kind: 'gate-aware' });
-      markKernel(kernels.tallyFirst, { kind: 'gate-aware' });
-    }
-    this.kernels = kernels;
   }
 
   /** Refuses energies whose graphs could hold a value that f32 does not represent exactly. */
@@ -567,10 +559,8 @@ export class GpuMoveSolver implements MoveSolver {
       let S = S0;
       let T = T0;
       for (let r = 0; r < rounds; r++) {
-        // The round's state: a gated round (its passes write nothing) ends with the state it began with.
-        const begun = S;
         for (let i = 0; i < K; i++) for (const step of k.steps) S = step(S, C, T);
-        S = k.relabel(S, C, r === rounds - 1 ? finalBfs : bfs, true, T, begun);
+        S = k.relabel(S, C, r === rounds - 1 ? finalBfs : bfs, true, T);
         T = k.tally(check(S, C, T), T);
       }
       return [S, T];
@@ -590,7 +580,7 @@ export class GpuMoveSolver implements MoveSolver {
         T = k.startMove(T);
         C = k.caps(LB, AL, wt, vt, j);
         const S0 = fromFlows ? k.initFromFlows(LB, AL, data, wt, vt, j, C, F) : k.init(LB, AL, data, wt, vt, j);
-        S = k.relabel(S0, C, bfs, true, T, S0);
+        S = k.relabel(S0, C, bfs, true, T);
         T = k.tallyFirst(check(S, C, T), T);
         [S, T] = rounds_(S, C, T);
         const next = k.apply(LB, S, AL, T, j);

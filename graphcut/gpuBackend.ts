@@ -3,7 +3,6 @@ import { GPU } from 'gpu.js';
 import { installKernelBuildCache } from './gpuKernelBuildCache';
 import { installOnePassCalls } from './gpuOnePassCalls';
 import { installSharedLiterals } from './gpuSharedLiterals';
-import { installWriteFreeGates } from './gpuWriteFreeGates';
 import { installWorkgroupSize } from './gpuWorkgroupSize';
 
 /**
@@ -142,8 +141,6 @@ export async function createGpuContext(preference: GpuPreference = 'auto'): Prom
   if (!GPU_PREFERENCES.includes(preference)) {
     throw new Error(`gpu backend: unknown preference '${String(preference)}' (expected ${GPU_PREFERENCES.join(', ')})`);
   }
-  // Every plan is checked for reads of write-free gated passes, on every backend; on WebGPU their gated threads write nothing.
-  installWriteFreeGates();
   if (preference === 'auto' || preference === 'webgpu') {
     const webgpu = await setUpWebGpu();
     if (webgpu) {

@@ -1,5 +1,4 @@
 import type { GPU, IGPUKernelSettings } from 'gpu.js';
-import { markKernel, WRITE_FREE_VALUE } from './gpuWriteFreeGates';
 
 /**
  * gpu.js kernel sources for lockstep push-relabel on a 4-connected grid.
@@ -225,9 +224,9 @@ export function bfsHeightsSource(): string {
   }`;
 }
 
-/** The state with its heights replaced by the distances D, [W, H, 4] (with `carry`, R is the state a gated merge returns: globalRelabelPasses). */
-export function withHeightsSource(carry = false): string {
-  return `function (S, D${carry ? ', R' : ''}) {
+/** The state with its heights replaced by the distances D, [W, H, 4]. */
+export function withHeightsSource(): string {
+  return `function (S, D) {
     const x = this.thread.x;
     const y = this.thread.y;
     const z = this.thread.z;
@@ -316,12 +315,6 @@ export type StatePass = (S: unknown, C: unknown, G?: unknown) => unknown;
 export interface KernelGate {
   /** a condition on G (e.g. 'G[2] === 0.0') under which the pass changes nothing */
   skip: string;
-  /**
-   * Whether a gated pass may write nothing (gpuWriteFreeGates.ts): true
-   * where no pass that does work ever reads a gated pass's output, which
-   * every plan is checked for when traced.
-   */
-  writeFree?: boolean;
 }
 
 /**
@@ -341,15 +334,10 @@ export const UNCHANGED_STATE = 'S[this.thread.z][this.thread.y][this.thread.x]';
 /**
  * Compiles `source`, with the gate when one is given (returning `unchanged`
  * when it holds). The pass always takes the gate's input as its last
- * argument and drops it when compiled without a gate. Under a write-free
- * gate the pass returns WRITE_FREE_VALUE instead (it writes nothing on
- * WebGPU), unless it is `gateAware`: a pass whose gated return is what the
- * gated passes before it would have kept (it is always written).
+ * argument and drops it when compiled without a gate.
  */
-export function gatedKernel(gpu: GPU, source: string, settings: IGPUKernelSettings, gate: KernelGate | undefined, unchanged: string, gateAware = false): (...a: unknown[]) => unknown {
-  const writeFree = gate?.writeFree === true && !gateAware;
-  const k = gpu.createKernel(gate ? gatedSource(source, gate, writeFree ? WRITE_FREE_VALUE : unchanged) : source, settings);
-  if (gate?.writeFree) markKernel(k, gateAware ? { kind: 'gate-aware' } : { kind: 'write-free' });
+export function gatedKernel(gpu: GPU, source: string, settings: IGPUKernelSettings, gate: KernelGate | undefined, unchanged: string): (...a: unknown[]) => unknown {
+  const k = gpu.createKernel(gate ? gatedSource(source, gate, unchanged) : source, settings);
   return (...a: unknown[]) => (gate ? k(...a) : k(...a.slice(0, -1)));
 }
 
@@ -387,16 +375,13 @@ export function bfsPassSourceOf(bfs: BfsScheme): string {
  * replaced by `passes` BFS passes, started from scratch (bfsStart) or from
  * the state's heights; G is the gate's input when compiled with a gate.
  */
-export type GlobalRelabel = (S: unknown, C: unknown, passes: number, fromScratch: boolean, G?: unknown, carry?: unknown) => unknown;
+export type GlobalRelabel = (S: unknown, C: unknown, passes: number, fromScratch: boolean, G?: unknown) => unknown;
 
 /**
  * Compiles the global relabel of a BFS scheme with `gpu`; `settings(planes)`
  * as for iterationPasses (1 plane: the [W, H] distances). Gated, the
  * distance kernels return the distances they were given and withHeights
- * its input state, or under a write-free gate (KernelGate.writeFree) the
- * state given as `carry`: the state the gated passes before it were
- * handed, which is what they would have copied had they written. A
- * write-free relabel needs `carry`.
+ * its input state.
  */
 export function globalRelabelPasses(gpu: GPU, bfs: BfsScheme, settings: (planes: number) => IGPUKernelSettings, gate?: KernelGate): GlobalRelabel {
   const dist = settings(1);
@@ -404,16 +389,12 @@ export function globalRelabelPasses(gpu: GPU, bfs: BfsScheme, settings: (planes:
   const start = gatedKernel(gpu, bfsStartSource(), dist, gate, own);
   const heights = gatedKernel(gpu, bfsHeightsSource(), dist, gate, own);
   const pass = gatedKernel(gpu, bfsPassSourceOf(bfs), dist, gate, 'D[this.thread.y][this.thread.x]');
-  const carried = gate?.writeFree === true;
-  const merge = carried
-    ? gatedKernel(gpu, withHeightsSource(true), settings(STATE_PLANES), gate, 'R[this.thread.z][this.thread.y][this.thread.x]', true)
-    : gatedKernel(gpu, withHeightsSource(), settings(STATE_PLANES), gate, UNCHANGED_STATE);
-  return (S, C, passes, fromScratch, G, carry) => {
+  const merge = gatedKernel(gpu, withHeightsSource(), settings(STATE_PLANES), gate, UNCHANGED_STATE);
+  return (S, C, passes, fromScratch, G) => {
     if (passes === 0 && !fromScratch) return S;
-    if (carried && carry === undefined) throw new Error('globalRelabelPasses: a relabel under a write-free gate needs the state its gated passes were handed (carry)');
     let D = fromScratch ? start(S, G) : heights(S, G);
     for (let i = 0; i < passes; i++) D = pass(S, C, D, G);
-    return carried ? merge(S, D, carry, G) : merge(S, D, G);
+    return merge(S, D, G);
   };
 }
 

@@ -44,10 +44,6 @@
  *              V table bound without copies and uploaded once per device)
  *              with gpu.js's copy and buffer per plan and seat
  *              (gpuSharedLiterals.ts)
- *   writes     the same as host, alternating gated passes that write
- *              nothing once their move converged (the default,
- *              gpuWriteFreeGates.ts) with gated passes that write their
- *              marker value
  *   clocks     tsukuba, teddy and Adirondack, each run after 4.5 s of an
  *              idle GPU (its clock dropped), alternating the clock warm-up
  *              on (the default) and off, twice, then one run right after
@@ -98,7 +94,6 @@ import { parallelCosts } from '../costs/parallelCosts';
 import { clearKernelBuildCache, kernelBuildCache } from '../graphcut/gpuKernelBuildCache';
 import { onePassCalls } from '../graphcut/gpuOnePassCalls';
 import { sharedLiterals } from '../graphcut/gpuSharedLiterals';
-import { writeFreeGates } from '../graphcut/gpuWriteFreeGates';
 import { DEFAULT_WORKGROUP, setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpuWorkgroupSize';
 import { Input, type IGPUKernelSettings } from 'gpu.js';
 import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../graphcut/pushRelabel';
@@ -258,10 +253,9 @@ async function passCosts(W: number, H: number): Promise<Json> {
   const level = kernel(bfsPassSource(), 1);
   const scan = kernel(bfsScanSource(), 1);
   const check = gpu.createKernel(checkTilesSource(), { output: [Math.ceil(W / TILE), Math.ceil(H / TILE)], constants: { W, H, INF: n + 1 }, precision: 'single' } as IGPUKernelSettings);
-  // Gated shut by G below: copies of their input (the solver's gated passes write nothing, which no chain of passes may read: gpuWriteFreeGates.ts).
-  const copyGate = { skip: MOVE_DONE_GATE.skip };
-  const sweepShut = gatedKernel(gpu, sweepPushSource('h'), settings(STATE_PLANES), copyGate, UNCHANGED_STATE);
-  const scanShut = gatedKernel(gpu, bfsScanSource(), settings(1), copyGate, 'D[this.thread.y][this.thread.x]');
+  // Gated shut by G below: copies of their input.
+  const sweepShut = gatedKernel(gpu, sweepPushSource('h'), settings(STATE_PLANES), MOVE_DONE_GATE, UNCHANGED_STATE);
+  const scanShut = gatedKernel(gpu, bfsScanSource(), settings(1), MOVE_DONE_GATE, 'D[this.thread.y][this.thread.x]');
   type Passes = (s: unknown, C: unknown, G: unknown, passes: number) => unknown;
   const statePasses = (f: (s: unknown, C: unknown, G: unknown) => unknown): Passes => (s, C, G, passes) => {
     for (let i = 0; i < passes; i++) s = f(s, C, G);
@@ -455,28 +449,25 @@ async function main(): Promise<void> {
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
         await add(sec, `${s} gpu ${what}`, async () => runScene(await scene(s), { backend: 'gpu', gpu }));
       }
-    } else if (sec === 'host' || sec === 'ahead' || sec === 'builds' || sec === 'inplace' || sec === 'literals' || sec === 'writes') {
+    } else if (sec === 'host' || sec === 'ahead' || sec === 'builds' || sec === 'inplace' || sec === 'literals') {
       const profiler = installHostProfiler();
       // One switch off at a time, the rest at their defaults.
-      const profiled = async (s: string, off: { onePass?: false; ahead?: false; shared?: false; inPlace?: false; literals?: false; writeFree?: false } = {}): Promise<Json> => {
-        const { onePass = true, ahead = true, shared = true, inPlace = true, literals = true, writeFree = true } = off;
+      const profiled = async (s: string, off: { onePass?: false; ahead?: false; shared?: false; inPlace?: false; literals?: false } = {}): Promise<Json> => {
+        const { onePass = true, ahead = true, shared = true, inPlace = true, literals = true } = off;
         profiler.onePass = onePass;
         kernelBuildCache.enabled = shared;
         onePassCalls.inPlace = inPlace;
         sharedLiterals.enabled = literals;
-        writeFreeGates.enabled = writeFree;
-        const rewrites = writeFreeGates.rewrites;
         // Every run builds as a fresh process would: nothing kept from the runs before.
         clearKernelBuildCache();
         profiler.take();
         try {
           const r = await runScene(await scene(s), { backend: 'gpu', gpu: { recordAhead: ahead } });
-          return { ...r, onePass, recordAhead: ahead, sharedBuilds: shared, inPlace, sharedLiterals: literals, writeFree, markerWritesDropped: writeFreeGates.rewrites - rewrites, host: profiler.take() };
+          return { ...r, onePass, recordAhead: ahead, sharedBuilds: shared, inPlace, sharedLiterals: literals, host: profiler.take() };
         } finally {
           kernelBuildCache.enabled = true;
           onePassCalls.inPlace = true;
           sharedLiterals.enabled = true;
-          writeFreeGates.enabled = true;
         }
       };
       // Per section: the label of a run with its switch off, and the switch.
@@ -486,7 +477,6 @@ async function main(): Promise<void> {
         builds: [' builds not shared', { shared: false }],
         inplace: [' gpu.js calls', { inPlace: false }],
         literals: [' literals per plan', { literals: false }],
-        writes: [' gated passes write', { writeFree: false }],
       } as const)[sec];
       // The first run of a process also creates the device; it is not compared.
       await add(sec, 'warm-up tsukuba', () => profiled('tsukuba'));
