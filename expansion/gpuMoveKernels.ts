@@ -185,7 +185,8 @@ export function initStateSource(source: DataSourceKind, spec: ImageCostSpec | nu
 export const TILE = 8;
 
 /**
- * Convergence test per 8×8 tile, [ceil(W/8), ceil(H/8)]: 1 when a pixel of
+ * Convergence test per side×side tile (default 8×8), [ceil(W/side),
+ * ceil(H/side)]: 1 when a pixel of
  * the tile holds excess at a finite height, plus 2 when a pixel's height is
  * not a fixed point of the BFS equations (the host test of
  * PushRelabelSolver as a gather). The two causes are kept apart because
@@ -195,7 +196,7 @@ export const TILE = 8;
  * Tiles, not rows: a row per thread leaves the GPU nearly idle and walks W
  * pixels in series (0.46 ms per test at 384×288 on the H200, against a few µs).
  */
-export function checkTilesSource(): string {
+export function checkTilesSource(side = TILE): string {
   return `function (S, C) {
     let active = 0.0;
     let unfixed = 0.0;
@@ -219,7 +220,7 @@ export function checkTilesSource(): string {
             }
             want = Math.min(${INF}, m + 1.0);
           }
-          if (want !== h) { unfixed = 2.0; }`)}
+          if (want !== h) { unfixed = 2.0; }`, side)}
     return active + unfixed;
   }`;
 }
@@ -267,12 +268,12 @@ export function orTilesSource(): string {
   }`;
 }
 
-/** `body` for every (x, y) of the thread's 8×8 tile that lies inside a width × height array. */
-function overTile(width: string, height: string, body: string): string {
-  return `for (let ty = 0; ty < ${TILE}; ty++) {
-      for (let tx = 0; tx < ${TILE}; tx++) {
-        const x = this.thread.x * ${TILE} + tx;
-        const y = this.thread.y * ${TILE} + ty;
+/** `body` for every (x, y) of the thread's side×side tile (default 8×8) that lies inside a width × height array. */
+function overTile(width: string, height: string, body: string, side = TILE): string {
+  return `for (let ty = 0; ty < ${side}; ty++) {
+      for (let tx = 0; tx < ${side}; tx++) {
+        const x = this.thread.x * ${side} + tx;
+        const y = this.thread.y * ${side} + ty;
         if (x < ${width} && y < ${height}) {
           ${body}
         }

@@ -184,6 +184,8 @@ export interface GpuMoveOptions {
    * state instead of push-relabel and BFS passes (MOVE_DONE_GATE).
    */
   gate?: boolean;
+  /** Side of the square tiles of pixels each thread of a convergence check tests (default 8). */
+  checkTile?: number;
   /**
    * While the device runs a call, record the passes of the call expected
    * next (the next move's plan, taken to start like this one), so that
@@ -391,13 +393,13 @@ export class GpuMoveSolver implements MoveSolver {
     this.o = {
       iterationsPerRound: 16, bfsPasses: defaultBfsPasses(energy.width, energy.height), initialRounds: 8, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
       push: defaultPush(energy.width, energy.height), bfs: 'scan', reach: defaultReach(energy.width, energy.height), resume: true,
-      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR,
+      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR, checkTile: TILE,
       ...options,
     };
     if (typeof this.o.planCompileRounds !== 'number' || !(this.o.planCompileRounds >= 0) || !Number.isFinite(this.o.planCompileRounds)) {
       throw new Error(`gpu expansion option planCompileRounds: expected a finite number ≥ 0, got ${String(this.o.planCompileRounds)}`);
     }
-    for (const k of ['iterationsPerRound', 'bfsPasses', 'finalBfsFactor', 'initialRounds', 'movesPerCall', 'maxIterations', 'maxCachedPlans'] as const) {
+    for (const k of ['iterationsPerRound', 'bfsPasses', 'finalBfsFactor', 'initialRounds', 'movesPerCall', 'maxIterations', 'maxCachedPlans', 'checkTile'] as const) {
       const v = this.o[k];
       if (!Number.isInteger(v) || v < 1) throw new Error(`gpu expansion option ${k}: expected a positive integer, got ${String(v)}`);
     }
@@ -479,13 +481,19 @@ export class GpuMoveSolver implements MoveSolver {
     const grid = (planes: number): IGPUKernelSettings => kernelSettings(planes > 1 ? [W, H, planes] : [W, H], constants);
     const line = (len: number): IGPUKernelSettings => kernelSettings([len], constants);
     const reversed = this.o.variant === 'reversed';
-    // Tile reduction levels: 8×8 tiles of pixels, then 8×8 blocks of tiles, until at most 8×8 values are left.
-    const tiles: number[][] = [[Math.ceil(W / TILE), Math.ceil(H / TILE)]];
-    while (tiles[tiles.length - 1][0] > TILE || tiles[tiles.length - 1][1] > TILE) {
-      const [w, h] = tiles[tiles.length - 1];
-      tiles.push([Math.ceil(w / TILE), Math.ceil(h / TILE)]);
-    }
+    // Reduction levels: tiles of pixels (8×8 for the changed-pixel counts, checkTile² for the check), then 8×8 blocks, until at most 8×8 values are left.
+    const levels = (side: number): number[][] => {
+      const out: number[][] = [[Math.ceil(W / side), Math.ceil(H / side)]];
+      while (out[out.length - 1][0] > TILE || out[out.length - 1][1] > TILE) {
+        const [w, h] = out[out.length - 1];
+        out.push([Math.ceil(w / TILE), Math.ceil(h / TILE)]);
+      }
+      return out;
+    };
+    const tiles = levels(TILE);
+    const checks = levels(this.o.checkTile);
     const final = { FW: tiles[tiles.length - 1][0], FH: tiles[tiles.length - 1][1] };
+    const checkFinal = { FW: checks[checks.length - 1][0], FH: checks[checks.length - 1][1] };
     // Without the gate the kernels are compiled ungated and drop the tally the plans pass them.
     const gate = this.o.gate ? MOVE_DONE_GATE : undefined;
     this.kernels = {
@@ -496,11 +504,11 @@ export class GpuMoveSolver implements MoveSolver {
       steps: iterationPasses(gpu, this.o.push, grid, gate),
       relabel: globalRelabelPasses(gpu, this.o.bfs, grid, gate),
       // A gated check reports the tile as converged (code 0), which keeps the tally as it is.
-      checkTiles: gatedKernel(gpu, checkTilesSource(), kernelSettings(tiles[0], constants), gate, '0.0'),
+      checkTiles: gatedKernel(gpu, checkTilesSource(this.o.checkTile), kernelSettings(checks[0], constants), gate, '0.0'),
       sumTiles: tiles.slice(1).map((out, i) => gpu.createKernel(sumTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
-      orTiles: tiles.slice(1).map((out, i) => gpu.createKernel(orTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
-      tally: gpu.createKernel(tallySource(), kernelSettings([4], final)),
-      tallyFirst: gpu.createKernel(tallySource(false), kernelSettings([4], final)),
+      orTiles: checks.slice(1).map((out, i) => gpu.createKernel(orTilesSource(), kernelSettings(out, { AW: checks[i][0], AH: checks[i][1] }))),
+      tally: gpu.createKernel(tallySource(), kernelSettings([4], checkFinal)),
+      tallyFirst: gpu.createKernel(tallySource(false), kernelSettings([4], checkFinal)),
       startMove: gpu.createKernel(startMoveSource(), line(4)),
       apply: gpu.createKernel(applyCutSource(reversed), grid(1)),
       changedTiles: gpu.createKernel(changedTilesSource(), kernelSettings(tiles[0], constants)),

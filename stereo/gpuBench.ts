@@ -70,7 +70,9 @@
  *   passes     device time of one pass of each state kernel at four sizes,
  *              with 8×8 workgroups and with the default shape,
  *              and of the sweep and the BFS scan gated shut (copies); BFS
- *              passes work on the [W, H] distances
+ *              passes work on the [W, H] distances; and of a whole
+ *              convergence check (tiles of 8, 4, 2 and 1 pixels a side,
+ *              then its OR levels)
  *   large      a synthetic W×H pair with L labels, costs computed on the
  *              device from the images (no volume anywhere):
  *              large:WxHxL:init:cycles[:push], init wta, zero or
@@ -101,7 +103,7 @@ import {
   bfsPassSource, bfsScanSource, bfsStartSource, gatedKernel, globalRelabelPasses, iterationPasses, pushRelabelSource, STATE_PLANES, sweepPushSource, UNCHANGED_STATE, withHeightsSource, type PushScheme,
 } from '../graphcut/pushRelabelKernels';
 import { createRng, expansionLikeGraph } from '../graphcut/randomGraphs';
-import { checkTilesSource, MOVE_DONE_GATE, TILE } from '../expansion/gpuMoveKernels';
+import { checkTilesSource, MOVE_DONE_GATE, orTilesSource, TILE } from '../expansion/gpuMoveKernels';
 import { createMoveSolver } from './backends';
 import { installHostProfiler } from './gpuHostProfile';
 import { initialLabeling, match, resolveParams, stereoEnergy, warmUpForBackend } from './match';
@@ -284,6 +286,18 @@ async function passCosts(W: number, H: number): Promise<Json> {
       for (let i = 0; i < passes; i++) r = check(s, C);
       return r;
     },
+    // A whole convergence check as a round runs it, per tile side: the tiles, then 8×8 OR levels down to at most 8×8 codes.
+    ...Object.fromEntries([8, 4, 2, 1].map((side): [string, Passes] => {
+      const levels: number[][] = [[Math.ceil(W / side), Math.ceil(H / side)]];
+      while (levels[levels.length - 1][0] > TILE || levels[levels.length - 1][1] > TILE) levels.push(levels[levels.length - 1].map((v) => Math.ceil(v / TILE)));
+      const tiles = gpu.createKernel(checkTilesSource(side), { output: levels[0], constants: { W, H, INF: n + 1 }, precision: 'single', loopMaxIterations: 1 << 20 } as IGPUKernelSettings);
+      const ors = levels.slice(1).map((out, i) => gpu.createKernel(orTilesSource(), { output: out, constants: { AW: levels[i][0], AH: levels[i][1] }, precision: 'single', loopMaxIterations: 1 << 20 } as IGPUKernelSettings));
+      return [`check${side}`, (st, C, _G, passes) => {
+        let r: unknown = null;
+        for (let i = 0; i < passes; i++) r = ors.reduce((a, f) => f(a), tiles(st, C));
+        return r;
+      }];
+    })),
   };
   const S0 = new Input(state as unknown as number[], [W, H, STATE_PLANES]);
   const C = new Input(caps as unknown as number[], [W, H, 4]);
@@ -295,7 +309,7 @@ async function passCosts(W: number, H: number): Promise<Json> {
       const pipe = gpu.createPipeline(function (S: unknown, Cs: unknown, Gs: unknown) {
         const s = relabel(S, Cs, 8, true);
         const r = run(s, Cs, Gs, passes);
-        return name === 'checkTiles' ? r : check(r, Cs);
+        return name.startsWith('check') ? r : check(r, Cs);
       });
       await pipe(S0, C, G);
       let best = Infinity;
