@@ -123,6 +123,17 @@ const ROUND_CHOICES: readonly number[] = (() => {
  * shortfalls as with 4, and ran 2–14 % faster (H200, BENCHMARKS.md).
  */
 const FINAL_BFS_FACTOR = 2;
+/**
+ * Default checkTile: each thread of a convergence check tests a 2×2 tile of
+ * pixels. A whole check (tiles and OR levels) took 31 µs at 384×288 and
+ * 89 µs at 718×496 with 2×2 tiles, against 93 and 202 µs with 8×8 (whose
+ * 48×36 threads keep few of the GPU's cores busy, each walking 64 pixels):
+ * whole runs, six pairs alternating in one process, moved from 412 to
+ * 337 ms on tsukuba, 1742 to 1634 ms on teddy and 8076 to 7739 ms on
+ * Adirondack by the median (H200, BENCHMARKS.md). 1×1 was as fast per
+ * check at these sizes and no faster per run.
+ */
+const CHECK_TILE = 2;
 
 export interface GpuMoveOptions {
   variant: GraphVariant;
@@ -184,7 +195,7 @@ export interface GpuMoveOptions {
    * state instead of push-relabel and BFS passes (MOVE_DONE_GATE).
    */
   gate?: boolean;
-  /** Side of the square tiles of pixels each thread of a convergence check tests (default 8). */
+  /** Side of the square tiles of pixels each thread of a convergence check tests (default 2; 8 before it was measured). */
   checkTile?: number;
   /**
    * While the device runs a call, record the passes of the call expected
@@ -225,7 +236,7 @@ interface Kernels {
   relabel: GlobalRelabel;
   /** gated like the state passes: the gate's input last */
   checkTiles: (...a: unknown[]) => unknown;
-  /** levels of the tile reductions, from [ceil(W/8), ceil(H/8)] down to at most 8×8: sums (changed pixels) and ORs (check codes) */
+  /** levels of the tile reductions down to at most 8×8: sums of the changed pixels from [ceil(W/8), ceil(H/8)], ORs of the check codes from [ceil(W/checkTile), ceil(H/checkTile)] */
   sumTiles: IKernelRunShortcut[];
   orTiles: IKernelRunShortcut[];
   tally: IKernelRunShortcut;
@@ -393,7 +404,7 @@ export class GpuMoveSolver implements MoveSolver {
     this.o = {
       iterationsPerRound: 16, bfsPasses: defaultBfsPasses(energy.width, energy.height), initialRounds: 8, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
       push: defaultPush(energy.width, energy.height), bfs: 'scan', reach: defaultReach(energy.width, energy.height), resume: true,
-      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR, checkTile: TILE,
+      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR, checkTile: CHECK_TILE,
       ...options,
     };
     if (typeof this.o.planCompileRounds !== 'number' || !(this.o.planCompileRounds >= 0) || !Number.isFinite(this.o.planCompileRounds)) {
