@@ -181,7 +181,7 @@ export function initStateSource(source: DataSourceKind, spec: ImageCostSpec | nu
   }`;
 }
 
-/** Side of the square tiles the reductions sum per thread. */
+/** Side of the square blocks the reduction levels combine per thread (and the kernels' default tile of pixels). */
 export const TILE = 8;
 
 /**
@@ -225,11 +225,11 @@ export function checkTilesSource(side = TILE): string {
   }`;
 }
 
-/** Pixels per 8×8 tile whose label differs between two labelings, [ceil(W/8), ceil(H/8)]. */
-export function changedTilesSource(): string {
+/** Pixels per side×side tile (default 8×8) whose label differs between two labelings, [ceil(W/side), ceil(H/side)]. */
+export function changedTilesSource(side = TILE): string {
   return `function (A, B) {
     let c = 0.0;
-    ${overTile(W, H, 'if (A[y][x] !== B[y][x]) { c = c + 1.0; }')}
+    ${overTile(W, H, 'if (A[y][x] !== B[y][x]) { c = c + 1.0; }', side)}
     return c;
   }`;
 }

@@ -124,16 +124,17 @@ const ROUND_CHOICES: readonly number[] = (() => {
  */
 const FINAL_BFS_FACTOR = 2;
 /**
- * Default checkTile: each thread of a convergence check tests a 2×2 tile of
- * pixels. A whole check (tiles and OR levels) took 31 µs at 384×288 and
- * 89 µs at 718×496 with 2×2 tiles, against 93 and 202 µs with 8×8 (whose
- * 48×36 threads keep few of the GPU's cores busy, each walking 64 pixels):
- * whole runs, six pairs alternating in one process, moved from 412 to
- * 337 ms on tsukuba, 1742 to 1634 ms on teddy and 8076 to 7739 ms on
- * Adirondack by the median (H200, BENCHMARKS.md). 1×1 was as fast per
- * check at these sizes and no faster per run.
+ * Default tileSide: each thread of the per-pixel reductions (a convergence
+ * check, the count of changed pixels) walks a 2×2 tile of pixels. A whole
+ * check (tiles and OR levels) took 31 µs at 384×288 and 89 µs at 718×496
+ * with 2×2 tiles, against 93 and 202 µs with 8×8 (whose 48×36 threads keep
+ * few of the GPU's cores busy, each walking 64 pixels): whole runs, six
+ * pairs alternating in one process, moved from 412 to 337 ms on tsukuba,
+ * 1742 to 1634 ms on teddy and 8076 to 7739 ms on Adirondack by the median
+ * (H200, BENCHMARKS.md). 1×1 was as fast per check at these sizes and no
+ * faster per run.
  */
-const CHECK_TILE = 2;
+const TILE_SIDE = 2;
 
 export interface GpuMoveOptions {
   variant: GraphVariant;
@@ -195,8 +196,8 @@ export interface GpuMoveOptions {
    * state instead of push-relabel and BFS passes (MOVE_DONE_GATE).
    */
   gate?: boolean;
-  /** Side of the square tiles of pixels each thread of a convergence check tests (default 2; 8 before it was measured). */
-  checkTile?: number;
+  /** Side of the square of pixels each thread of a per-pixel reduction (a convergence check, the count of changed pixels) walks (default 2; it was 8). */
+  tileSide?: number;
   /**
    * While the device runs a call, record the passes of the call expected
    * next (the next move's plan, taken to start like this one), so that
@@ -236,7 +237,7 @@ interface Kernels {
   relabel: GlobalRelabel;
   /** gated like the state passes: the gate's input last */
   checkTiles: (...a: unknown[]) => unknown;
-  /** levels of the tile reductions down to at most 8×8: sums of the changed pixels from [ceil(W/8), ceil(H/8)], ORs of the check codes from [ceil(W/checkTile), ceil(H/checkTile)] */
+  /** levels of the tile reductions, from [ceil(W/tileSide), ceil(H/tileSide)] down to at most 8×8: sums (changed pixels) and ORs (check codes) */
   sumTiles: IKernelRunShortcut[];
   orTiles: IKernelRunShortcut[];
   tally: IKernelRunShortcut;
@@ -404,13 +405,13 @@ export class GpuMoveSolver implements MoveSolver {
     this.o = {
       iterationsPerRound: 16, bfsPasses: defaultBfsPasses(energy.width, energy.height), initialRounds: 8, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
       push: defaultPush(energy.width, energy.height), bfs: 'scan', reach: defaultReach(energy.width, energy.height), resume: true,
-      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR, checkTile: CHECK_TILE,
+      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR, tileSide: TILE_SIDE,
       ...options,
     };
     if (typeof this.o.planCompileRounds !== 'number' || !(this.o.planCompileRounds >= 0) || !Number.isFinite(this.o.planCompileRounds)) {
       throw new Error(`gpu expansion option planCompileRounds: expected a finite number ≥ 0, got ${String(this.o.planCompileRounds)}`);
     }
-    for (const k of ['iterationsPerRound', 'bfsPasses', 'finalBfsFactor', 'initialRounds', 'movesPerCall', 'maxIterations', 'maxCachedPlans', 'checkTile'] as const) {
+    for (const k of ['iterationsPerRound', 'bfsPasses', 'finalBfsFactor', 'initialRounds', 'movesPerCall', 'maxIterations', 'maxCachedPlans', 'tileSide'] as const) {
       const v = this.o[k];
       if (!Number.isInteger(v) || v < 1) throw new Error(`gpu expansion option ${k}: expected a positive integer, got ${String(v)}`);
     }
@@ -492,19 +493,14 @@ export class GpuMoveSolver implements MoveSolver {
     const grid = (planes: number): IGPUKernelSettings => kernelSettings(planes > 1 ? [W, H, planes] : [W, H], constants);
     const line = (len: number): IGPUKernelSettings => kernelSettings([len], constants);
     const reversed = this.o.variant === 'reversed';
-    // Reduction levels: tiles of pixels (8×8 for the changed-pixel counts, checkTile² for the check), then 8×8 blocks, until at most 8×8 values are left.
-    const levels = (side: number): number[][] => {
-      const out: number[][] = [[Math.ceil(W / side), Math.ceil(H / side)]];
-      while (out[out.length - 1][0] > TILE || out[out.length - 1][1] > TILE) {
-        const [w, h] = out[out.length - 1];
-        out.push([Math.ceil(w / TILE), Math.ceil(h / TILE)]);
-      }
-      return out;
-    };
-    const tiles = levels(TILE);
-    const checks = levels(this.o.checkTile);
+    // Reduction levels: tileSide² tiles of pixels, then 8×8 blocks of tiles, until at most 8×8 values are left.
+    const side = this.o.tileSide;
+    const tiles: number[][] = [[Math.ceil(W / side), Math.ceil(H / side)]];
+    while (tiles[tiles.length - 1][0] > TILE || tiles[tiles.length - 1][1] > TILE) {
+      const [w, h] = tiles[tiles.length - 1];
+      tiles.push([Math.ceil(w / TILE), Math.ceil(h / TILE)]);
+    }
     const final = { FW: tiles[tiles.length - 1][0], FH: tiles[tiles.length - 1][1] };
-    const checkFinal = { FW: checks[checks.length - 1][0], FH: checks[checks.length - 1][1] };
     // Without the gate the kernels are compiled ungated and drop the tally the plans pass them.
     const gate = this.o.gate ? MOVE_DONE_GATE : undefined;
     this.kernels = {
@@ -515,14 +511,14 @@ export class GpuMoveSolver implements MoveSolver {
       steps: iterationPasses(gpu, this.o.push, grid, gate),
       relabel: globalRelabelPasses(gpu, this.o.bfs, grid, gate),
       // A gated check reports the tile as converged (code 0), which keeps the tally as it is.
-      checkTiles: gatedKernel(gpu, checkTilesSource(this.o.checkTile), kernelSettings(checks[0], constants), gate, '0.0'),
+      checkTiles: gatedKernel(gpu, checkTilesSource(side), kernelSettings(tiles[0], constants), gate, '0.0'),
       sumTiles: tiles.slice(1).map((out, i) => gpu.createKernel(sumTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
-      orTiles: checks.slice(1).map((out, i) => gpu.createKernel(orTilesSource(), kernelSettings(out, { AW: checks[i][0], AH: checks[i][1] }))),
-      tally: gpu.createKernel(tallySource(), kernelSettings([4], checkFinal)),
-      tallyFirst: gpu.createKernel(tallySource(false), kernelSettings([4], checkFinal)),
+      orTiles: tiles.slice(1).map((out, i) => gpu.createKernel(orTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
+      tally: gpu.createKernel(tallySource(), kernelSettings([4], final)),
+      tallyFirst: gpu.createKernel(tallySource(false), kernelSettings([4], final)),
       startMove: gpu.createKernel(startMoveSource(), line(4)),
       apply: gpu.createKernel(applyCutSource(reversed), grid(1)),
-      changedTiles: gpu.createKernel(changedTilesSource(), kernelSettings(tiles[0], constants)),
+      changedTiles: gpu.createKernel(changedTilesSource(side), kernelSettings(tiles[0], constants)),
       sumFinal: gpu.createKernel(sumFinalSource(), kernelSettings([1], final)),
     };
   }

@@ -83,8 +83,8 @@ describe('GpuMoveSolver against the BK path', () => {
     expect(() => make({ finalBfsFactor: 1.5 })).toThrow(/option finalBfsFactor/);
     expect(() => make({ planCompileRounds: Infinity })).toThrow(/option planCompileRounds/);
     expect(() => make({ warmStart: 'yes' })).toThrow(/option warmStart/);
-    expect(() => make({ checkTile: 0 })).toThrow(/option checkTile/);
-    expect(() => make({ checkTile: 2.5 })).toThrow(/option checkTile/);
+    expect(() => make({ tileSide: 0 })).toThrow(/option tileSide/);
+    expect(() => make({ tileSide: 2.5 })).toThrow(/option tileSide/);
     expect(() => make({ warmStart: true, movesPerCall: 4 })).toThrow(/option warmStart: needs one move per call/);
     // By default warm starts are on with one move per call (the store is tiny here) and off for chained moves.
     expect(make({}).warmStart).toBe(true);
@@ -167,13 +167,13 @@ describe('GpuMoveSolver against the BK path', () => {
     expect(passes[0]).toBeLessThan(passes[2]);
   });
 
-  test('the check\'s tile side changes no result and no call: sides 1, 3 and 8 give BK\'s labels and the default\'s calls', async () => {
+  test('the reductions\' tile side changes no result and no call: sides 1, 3 and 8 give BK\'s labels and the default\'s calls', async () => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
     const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
     const options = { movesPerCall: 1, iterationsPerRound: 2, bfsPasses: 3, initialRounds: 1, reach: 2 } as const;
     const calls: unknown[] = [];
-    for (const checkTile of [undefined, 1, 3, 8]) {
-      const g = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, `checkTile ${String(checkTile)}`, checkTile === undefined ? options : { ...options, checkTile });
+    for (const tileSide of [undefined, 1, 3, 8]) {
+      const g = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, `tileSide ${String(tileSide)}`, tileSide === undefined ? options : { ...options, tileSide });
       calls.push(g.calls.map((c) => [c.rounds, c.bfs, c.resumed, c.failedChecks, c.converged]));
     }
     for (const c of calls.slice(1)) expect(c).toEqual(calls[0]);
@@ -291,7 +291,7 @@ describe('GpuMoveSolver warm starts (each move from the flows its α\'s previous
 
 describe('GpuMoveSolver on grids wider than one reduction level', () => {
   test('a 530×16 synthetic pair: the convergence test and the changed count sum over three tile levels; B follows the longer side, the reach the pixel count', async () => {
-    // 530×16 pixels → 67×2 tiles of 8×8 → 9×1 → 2×1 (the changed count), and 265×8 tiles of 2×2 → 34×1 → 5×1 (the check): two levels beyond the tiles.
+    // 530×16 pixels → 265×8 tiles of 2×2 → 34×1 → 5×1: the reduction chain has two levels beyond the tiles.
     const wide = generateSyntheticScene({ width: 530, height: 16, ndisp: 6, seed: 11 });
     const p = { ndisp: 6, kind: 'sad' as const, lambda: 20, smoothness: 'linear' as const, truncation: 2 };
     const energy = buildStereoEnergy(wide.left, wide.right, p);
