@@ -15,7 +15,7 @@ import { BinaryStepBuilder, type GraphVariant } from './binaryStep';
 import { computeEnergy, pairwise, type EnergyBreakdown, type MrfEnergy } from './energy';
 import {
   applyCutSource, capacitySource, changedTilesSource, checkTilesSource, energyChunksSource, energyTermsSource, flowPlanesSource,
-  initStateSource, MOVE_DONE_GATE, orTilesSource, startMoveSource, sumFinalSource, sumTilesSource, tallySource, TILE, type DataSourceKind, type ImageCostSpec,
+  initStateSource, MOVE_DONE_GATE, orTilesSource, reductionLevels, startMoveSource, sumFinalSource, sumTilesSource, tallySource, type DataSourceKind, type ImageCostSpec,
 } from './gpuMoveKernels';
 import type { MoveResult, MoveSolver } from './moveSolver';
 
@@ -493,13 +493,8 @@ export class GpuMoveSolver implements MoveSolver {
     const grid = (planes: number): IGPUKernelSettings => kernelSettings(planes > 1 ? [W, H, planes] : [W, H], constants);
     const line = (len: number): IGPUKernelSettings => kernelSettings([len], constants);
     const reversed = this.o.variant === 'reversed';
-    // Reduction levels: tileSide² tiles of pixels, then 8×8 blocks of tiles, until at most 8×8 values are left.
     const side = this.o.tileSide;
-    const tiles: number[][] = [[Math.ceil(W / side), Math.ceil(H / side)]];
-    while (tiles[tiles.length - 1][0] > TILE || tiles[tiles.length - 1][1] > TILE) {
-      const [w, h] = tiles[tiles.length - 1];
-      tiles.push([Math.ceil(w / TILE), Math.ceil(h / TILE)]);
-    }
+    const tiles = reductionLevels(W, H, side);
     const final = { FW: tiles[tiles.length - 1][0], FH: tiles[tiles.length - 1][1] };
     // Without the gate the kernels are compiled ungated and drop the tally the plans pass them.
     const gate = this.o.gate ? MOVE_DONE_GATE : undefined;

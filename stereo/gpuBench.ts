@@ -103,7 +103,7 @@ import {
   bfsPassSource, bfsScanSource, bfsStartSource, gatedKernel, globalRelabelPasses, iterationPasses, pushRelabelSource, STATE_PLANES, sweepPushSource, UNCHANGED_STATE, withHeightsSource, type PushScheme,
 } from '../graphcut/pushRelabelKernels';
 import { createRng, expansionLikeGraph } from '../graphcut/randomGraphs';
-import { checkTilesSource, MOVE_DONE_GATE, orTilesSource, TILE } from '../expansion/gpuMoveKernels';
+import { checkTilesSource, MOVE_DONE_GATE, orTilesSource, reductionLevels, TILE } from '../expansion/gpuMoveKernels';
 import { createMoveSolver } from './backends';
 import { installHostProfiler } from './gpuHostProfile';
 import { initialLabeling, match, resolveParams, stereoEnergy, warmUpForBackend } from './match';
@@ -286,10 +286,9 @@ async function passCosts(W: number, H: number): Promise<Json> {
       for (let i = 0; i < passes; i++) r = check(s, C);
       return r;
     },
-    // A whole convergence check as a round runs it, per tile side: the tiles, then 8×8 OR levels down to at most 8×8 codes.
+    // A whole convergence check as a round runs it, per tile side: the tiles, then its OR levels (reductionLevels).
     ...Object.fromEntries([8, 4, 2, 1].map((side): [string, Passes] => {
-      const levels: number[][] = [[Math.ceil(W / side), Math.ceil(H / side)]];
-      while (levels[levels.length - 1][0] > TILE || levels[levels.length - 1][1] > TILE) levels.push(levels[levels.length - 1].map((v) => Math.ceil(v / TILE)));
+      const levels = reductionLevels(W, H, side);
       const tiles = gpu.createKernel(checkTilesSource(side), { output: levels[0], constants: { W, H, INF: n + 1 }, precision: 'single', loopMaxIterations: 1 << 20 } as IGPUKernelSettings);
       const ors = levels.slice(1).map((out, i) => gpu.createKernel(orTilesSource(), { output: out, constants: { AW: levels[i][0], AH: levels[i][1] }, precision: 'single', loopMaxIterations: 1 << 20 } as IGPUKernelSettings));
       return [`check${side}`, (st, C, _G, passes) => {

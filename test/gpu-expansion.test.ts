@@ -7,7 +7,7 @@ import { alphaExpansion } from '../expansion/alphaExpansion';
 import type { GraphVariant } from '../expansion/binaryStep';
 import type { MrfEnergy } from '../expansion/energy';
 import { defaultBfsPasses, defaultPush, defaultReach, GpuMoveSolver, type GpuDataSource } from '../expansion/gpuMoveSolver';
-import { flowPlanesSource } from '../expansion/gpuMoveKernels';
+import { flowPlanesSource, reductionLevels } from '../expansion/gpuMoveKernels';
 import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
@@ -292,6 +292,8 @@ describe('GpuMoveSolver warm starts (each move from the flows its α\'s previous
 describe('GpuMoveSolver on grids wider than one reduction level', () => {
   test('a 530×16 synthetic pair: the convergence test and the changed count sum over three tile levels; B follows the longer side, the reach the pixel count', async () => {
     // 530×16 pixels → 265×8 tiles of 2×2 → 34×1 → 5×1: the reduction chain has two levels beyond the tiles.
+    expect(reductionLevels(530, 16, 2)).toEqual([[265, 8], [34, 1], [5, 1]]);
+    expect(reductionLevels(64, 64, 8)).toEqual([[8, 8]]);
     const wide = generateSyntheticScene({ width: 530, height: 16, ndisp: 6, seed: 11 });
     const p = { ndisp: 6, kind: 'sad' as const, lambda: 20, smoothness: 'linear' as const, truncation: 2 };
     const energy = buildStereoEnergy(wide.left, wide.right, p);
