@@ -85,6 +85,7 @@ describe('GpuMoveSolver against the BK path', () => {
     expect(() => make({ warmStart: 'yes' })).toThrow(/option warmStart/);
     expect(() => make({ tileSide: 0 })).toThrow(/option tileSide/);
     expect(() => make({ tileSide: 2.5 })).toThrow(/option tileSide/);
+    expect(() => make({ borrowFlows: 1 })).toThrow(/option borrowFlows/);
     expect(() => make({ warmStart: true, movesPerCall: 4 })).toThrow(/option warmStart: needs one move per call/);
     // By default warm starts are on with one move per call (the store is tiny here) and off for chained moves.
     expect(make({}).warmStart).toBe(true);
@@ -177,6 +178,20 @@ describe('GpuMoveSolver against the BK path', () => {
       calls.push(g.calls.map((c) => [c.rounds, c.bfs, c.resumed, c.failedChecks, c.converged]));
     }
     for (const c of calls.slice(1)) expect(c).toEqual(calls[0]);
+  });
+
+  test('first-cycle moves borrow the last converged move\'s flows (borrowFlows): BK\'s labels with it on and off, and it needs warm starts', async () => {
+    const energy = buildStereoEnergy(scene.left, scene.right, params);
+    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
+    const options = { movesPerCall: 1, iterationsPerRound: 4, initialRounds: 2 } as const;
+    const on = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'borrowFlows on', options);
+    // Every move of the first cycle but the first has no flows of its own α and borrows; later cycles start from their own.
+    expect(on.counters.borrowedMoves).toBe(energy.labels - 1);
+    expect(on.counters.warmMoves).toBe(on.counters.moves - energy.labels);
+    for (const off of [{ borrowFlows: false }, { warmStart: false }]) {
+      const g = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, `borrowFlows with ${JSON.stringify(off)}`, { ...options, ...off });
+      expect(g.counters.borrowedMoves).toBe(0);
+    }
   });
 
   test('the gate changes no result: gated and ungated plans that overshoot give BK\'s labels and the same counters', async () => {
