@@ -53,7 +53,9 @@ import type { MoveResult, MoveSolver } from './moveSolver';
  * the host (the flows the call reads back), and α's next move starts from
  * them instead of zero flow (initStateSource). Any flows give a valid
  * preflow of the new graph once clamped, so this changes where push-relabel
- * starts, never the cut it ends with.
+ * starts, never the cut it ends with. A move whose α has no flows yet (the
+ * first cycle) starts from the flows the last converged move ended with
+ * (borrowFlows), on the same grounds.
  *
  * With resume or warmStart every single-move plan takes the move's
  * starting flows (all zero for a cold start) and returns its final ones, so
