@@ -45,6 +45,7 @@
  * plans"). A prewarm that fails in any way is dropped: the compile then
  * builds as it always did and reports any error itself.
  */
+import { Input } from 'gpu.js';
 import { isWrappedGpuJsRelease } from './gpuJsRelease';
 
 /** Shader modules kept per device; beyond this the oldest is dropped (a run uses about 20). */
@@ -221,7 +222,9 @@ export function shareShaderModules(device: ModuleDevice): void {
 
 /** What a plan compile reads of gpu.js's fused executor and plan (pipeline-executor.js, _compile). */
 interface PlanStep { kernel: number }
-interface PlanKernelClone { kernel: { strictIntegers?: boolean } }
+/** The members of a plan's kernel that programKey reads. */
+interface ProgramKernel { strictIntegers?: boolean; source?: unknown; constants?: unknown; output?: unknown; precision?: unknown; loopMaxIterations?: unknown }
+interface PlanKernelClone { kernel: ProgramKernel }
 interface ThrowawayKernel extends TranslatingKernel {
   threadDim: number[];
   paramsLayout: { arrayArgs: unknown[]; bufferConstants: unknown[] };
@@ -257,9 +260,9 @@ export function kernelLayoutEntries(arrays: number, constants: number): Array<{ 
 }
 
 // Per device: the WGSL sources whose pipelines were asked for ahead, each
-// with the pipeline made (null until made, or if refused), and, per user
-// kernel, the argument-type signatures whose programs were planned (so that
-// a plan of kernels met before costs no throwaway clones). The pipelines
+// with the pipeline made (null until made, or if refused), and the keys
+// of the programs planned (programKey: so that a plan of kernels met
+// before, by this solver or an earlier one, costs no throwaway clones). The pipelines
 // are held on purpose: Dawn hands a synchronous creation the pipeline it
 // made for an identical descriptor only while that pipeline is alive, and
 // once a solver's plans were destroyed, the next solver of the same size
@@ -267,7 +270,23 @@ export function kernelLayoutEntries(arrays: number, constants: number): Array<{ 
 // pipelines one by one again: 74 ms of a teddy run on the H200 machine,
 // against 2 ms when they were alive. A generation older than `generation`
 // is emptied at its next use (clearKernelBuildCache).
-const prewarmedOf = new WeakMap<object, { generation: number; codes: Map<string, unknown>; planned: WeakMap<object, Set<string>> }>();
+const prewarmedOf = new WeakMap<object, { generation: number; codes: Map<string, unknown>; planned: Map<string, true> }>();
+
+/**
+ * What decides a planned program's WGSL besides gpu.js's fixed settings:
+ * the kernel's source, constants, output and precision settings, and its
+ * arguments' types and sizes. Keyed this way rather than by kernel object,
+ * a new solver of the same size and options (a scene run again in one
+ * process, as tuning scripts do) plans none of its programs again: each
+ * solver's first plan made 17–19 throwaway clones, about 12 ms of a
+ * tsukuba run on the H200 machine's host. A key that wrongly matched
+ * would only leave a pipeline to be created when the compile needs it.
+ */
+function programKey(kernel: ProgramKernel, types: string, reps: readonly unknown[]): string | null {
+  if (typeof kernel.source !== 'string') return null;
+  const sizeOf = (v: unknown): unknown => (v instanceof Input ? v.size : Array.isArray(v) || ArrayBuffer.isView(v) ? (v as ArrayLike<unknown>).length : (v as { output?: unknown } | null)?.output ?? null);
+  return JSON.stringify([kernel.source, kernel.constants ?? null, kernel.output ?? null, kernel.precision ?? null, kernel.loopMaxIterations ?? null, types, reps.map(sizeOf)]);
+}
 
 /**
  * The WGSL and layout of every program the executor's compile will build
@@ -275,7 +294,7 @@ const prewarmedOf = new WeakMap<object, { generation: number; codes: Map<string,
  * was not planned on this device before, assembled on throwaway clones of
  * the plan's kernels.
  */
-function plannedPrograms(executor: CompilingExecutor, args: unknown[], device: unknown, planned: WeakMap<object, Set<string>>): Array<{ code: string; arrays: number; constants: number }> {
+function plannedPrograms(executor: CompilingExecutor, args: unknown[], device: unknown, planned: Map<string, true>): Array<{ code: string; arrays: number; constants: number }> {
   const typeOf = (require('gpu.js/src/utils.js') as { utils: { getVariableType(v: unknown, strict?: boolean): string } }).utils.getVariableType;
   const programs: Array<{ code: string; arrays: number; constants: number }> = [];
   const { steps, kernels } = executor.plan;
@@ -283,10 +302,11 @@ function plannedPrograms(executor: CompilingExecutor, args: unknown[], device: u
     const reps = executor._representativeArgs(step, args);
     const entry = kernels[step.kernel];
     const types = reps.map((v) => typeOf(v, entry.clone.kernel.strictIntegers)).join(',');
-    let seen = planned.get(entry.shortcut);
-    if (!seen) planned.set(entry.shortcut, (seen = new Set()));
-    if (seen.has(types)) continue;
-    seen.add(types);
+    const key = programKey(entry.clone.kernel, types, reps);
+    if (key !== null) {
+      if (planned.has(key)) continue;
+      remember(planned, key, true, MAX_SHARED_MODULES);
+    }
     const clone = executor.pipeline._cloneKernel(entry.clone);
     try {
       const k = clone.kernel;
@@ -318,7 +338,7 @@ export function keptPipelines(device: object): unknown[] {
  */
 export async function prewarmPipelines(executor: CompilingExecutor, args: unknown[], device: PipelineDevice): Promise<void> {
   let prewarmed = prewarmedOf.get(device);
-  if (!prewarmed || prewarmed.generation !== generation) prewarmedOf.set(device, (prewarmed = { generation, codes: new Map(), planned: new WeakMap() }));
+  if (!prewarmed || prewarmed.generation !== generation) prewarmedOf.set(device, (prewarmed = { generation, codes: new Map(), planned: new Map() }));
   const { codes } = prewarmed;
   const t = performance.now();
   const key = (p: { code: string; arrays: number; constants: number }): string => `${p.arrays}:${p.constants}:${p.code}`;

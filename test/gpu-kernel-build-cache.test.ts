@@ -263,6 +263,20 @@ describe('pipelines created ahead of a plan\'s compile', () => {
     await prewarmPipelines(third.executor, third.args, device as unknown as PipelineDevice);
     expect(clone).not.toHaveBeenCalled();
     expect(device.ahead.length).toBe(asked);
+    // Another solver of the same size: its programs are keyed by source, constants and arguments, so none is planned again either.
+    const fourth = solverPlan(17, 8, 1, 9);
+    const cloneOther = jest.spyOn((fourth.executor as unknown as { pipeline: { _cloneKernel(): unknown } }).pipeline, '_cloneKernel');
+    await prewarmPipelines(fourth.executor, fourth.args, device as unknown as PipelineDevice);
+    expect(cloneOther).not.toHaveBeenCalled();
+    // A solver of another size has other constants: its programs are planned (and asked for) anew.
+    const fifth = solverPlan(13, 8, 1, 2);
+    const cloneFifth = jest.spyOn((fifth.executor as unknown as { pipeline: { _cloneKernel(): unknown } }).pipeline, '_cloneKernel');
+    const warmingFifth = prewarmPipelines(fifth.executor, fifth.args, device as unknown as PipelineDevice);
+    await settle();
+    device.pending.splice(0).forEach((answer) => answer());
+    await warmingFifth;
+    expect(cloneFifth).toHaveBeenCalled();
+    expect(device.ahead.length).toBeGreaterThan(asked);
   });
 
   test('the pipelines made ahead are kept alive (Dawn shares a pipeline only while it lives), refused ones are not, and a cleared cache asks again', async () => {
