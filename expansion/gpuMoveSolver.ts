@@ -82,17 +82,20 @@ const FLOWS_COST_IN_ROUNDS = 1;
 const GATED_ROUND_COST = 0.5;
 const MAX_ROUNDS = 1 << 12;
 /**
- * Default planCompileRounds. The first call of a plan shape costs 55–590 ms
- * more than a call of a compiled one (pipelines built, constant inputs
- * uploaded), against 1.7, 2.4 and 4.6 ms per round on tsukuba, teddy and
- * Adirondack; teddy compiled 13 shapes and Adirondack 16 (H200, 2e83785).
- * On an H100 a compile came to about 100 rounds on teddy and Adirondack,
- * yet 100 here made Adirondack slower (30.2 s of moves against 22.9–25.8 s
- * with 40: it kept 4-round plans and continued 152 moves), and so did
- * fitting all the call costs to the solver's own calls (28.1 s). 40 is a
- * setting of the choice, not a measured price (BENCHMARKS.md, eaf461d).
+ * Defaults of planCompileRounds and planCompileRoundsPerRound: compiling a
+ * plan of R rounds is priced at 10 + 2.5·R rounds when the rounds of the
+ * next calls are chosen. Since plans share their kernel builds and
+ * constant inputs, a compile's extra time grows with the passes it traces
+ * and binds: the first calls of plans cost 7 + 1.9·R ms more than calls of
+ * compiled ones on tsukuba (0.8 ms a round), 7 + 2.2·R ms on teddy (0.7 ms)
+ * and 15 + 1.7·R ms on Adirondack (1.2 ms), about 10 + 2.5·R rounds on all
+ * three. The flat price of 40 rounds it replaces (set when a compile cost
+ * 55–590 ms) overpriced short plans and underpriced long ones: in two sets
+ * of four paired runs, moves took 4–5 % less time on tsukuba, 5–11 % on
+ * teddy and 6–7 % on Adirondack by the median (H200, BENCHMARKS.md).
  */
-const PLAN_COMPILE_ROUNDS = 40;
+const PLAN_COMPILE_ROUNDS = 10;
+const PLAN_COMPILE_ROUNDS_PER_ROUND = 2.5;
 /**
  * Compiled plans kept at once (least recently used dropped first): 32, and
  * 8 above 2^20 pixels. Each plan holds its own device buffers, several of
@@ -188,10 +191,13 @@ export interface GpuMoveOptions {
   maxCachedPlans?: number;
   /**
    * What compiling a plan shape not in the cache costs, in rounds, when the
-   * rounds of the next calls are chosen (default 40, measured; 0 ignores
-   * compiles, as builds before this option did).
+   * rounds of the next calls are chosen: planCompileRounds plus
+   * planCompileRoundsPerRound for each round of the plan (defaults 10 and
+   * 2.5, measured; both 0 ignore compiles, as builds before these options
+   * did).
    */
   planCompileRounds?: number;
+  planCompileRoundsPerRound?: number;
   /**
    * Gate the state passes and checks on the move's tally (default true):
    * once a check has passed, the plan's remaining rounds are copies of the
@@ -421,11 +427,12 @@ export class GpuMoveSolver implements MoveSolver {
     this.o = {
       iterationsPerRound: 16, bfsPasses: defaultBfsPasses(energy.width, energy.height), initialRounds: 8, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
       push: defaultPush(energy.width, energy.height), bfs: 'scan', reach: defaultReach(energy.width, energy.height), resume: true,
-      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR, tileSide: TILE_SIDE, borrowFlows: true,
+      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, planCompileRoundsPerRound: PLAN_COMPILE_ROUNDS_PER_ROUND, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR, tileSide: TILE_SIDE, borrowFlows: true,
       ...options,
     };
-    if (typeof this.o.planCompileRounds !== 'number' || !(this.o.planCompileRounds >= 0) || !Number.isFinite(this.o.planCompileRounds)) {
-      throw new Error(`gpu expansion option planCompileRounds: expected a finite number ≥ 0, got ${String(this.o.planCompileRounds)}`);
+    for (const k of ['planCompileRounds', 'planCompileRoundsPerRound'] as const) {
+      const v = this.o[k];
+      if (typeof v !== 'number' || !(v >= 0) || !Number.isFinite(v)) throw new Error(`gpu expansion option ${k}: expected a finite number ≥ 0, got ${String(v)}`);
     }
     for (const k of ['iterationsPerRound', 'bfsPasses', 'finalBfsFactor', 'initialRounds', 'movesPerCall', 'maxIterations', 'maxCachedPlans', 'tileSide'] as const) {
       const v = this.o[k];
@@ -863,9 +870,9 @@ export class GpuMoveSolver implements MoveSolver {
    * GATED_ROUND_COST (gated) or in full (ungated), plus a fixed cost, and a
    * move that needs more than a call gave it gets another with twice the
    * rounds (continued, or redone from scratch). A choice whose plan
-   * (`shape(R)`) is not compiled also costs planCompileRounds: without it,
-   * teddy compiled 13 plan shapes whose first calls took 1.5 s of its
-   * 5.5 s (H200, 2e83785).
+   * (`shape(R)`) is not compiled also costs planCompileRounds +
+   * planCompileRoundsPerRound·R: without a price, teddy compiled 13 plan
+   * shapes whose first calls took 1.5 s of its 5.5 s (H200, 2e83785).
    */
   private cheapestRounds(needs: readonly number[], resume: boolean, shape: (R: number) => string): number {
     const perCall = CALL_COST_IN_ROUNDS + (this.flowsInOut ? FLOWS_COST_IN_ROUNDS : 0);
@@ -873,7 +880,7 @@ export class GpuMoveSolver implements MoveSolver {
     let best = 1;
     let bestCost = Infinity;
     for (const R of ROUND_CHOICES) {
-      let cost = this.plans.has(shape(R)) ? 0 : this.o.planCompileRounds;
+      let cost = this.plans.has(shape(R)) ? 0 : this.o.planCompileRounds + this.o.planCompileRoundsPerRound * R;
       for (const need of needs) {
         let covered = 0;
         for (let r = R; ; r = Math.min(2 * r, MAX_ROUNDS)) {

@@ -20,7 +20,7 @@
  *   gate       the same three without the gate (rounds after a move
  *              converged run in full instead of as copies)
  *   compile    the same three with plan compiles left out of the rounds
- *              choice (planCompileRounds 0)
+ *              choice (planCompileRounds and planCompileRoundsPerRound 0)
  *   options    the same three with the device options of $GPU_BENCH_OPTIONS
  *              (JSON), for side-by-side runs of any option
  *   cold       the same three with every move started from zero flow
@@ -171,7 +171,7 @@ const ONE_OPTION_SECTIONS = new Map<string, [string, Omit<GpuMoveOptions, 'varia
   ['resume', ['redo', { resume: false }]],
   ['split', ['split-sweep', { push: 'split-sweep' }]],
   ['gate', ['ungated', { gate: false }]],
-  ['compile', ['compiles ignored', { planCompileRounds: 0 }]],
+  ['compile', ['compiles ignored', { planCompileRounds: 0, planCompileRoundsPerRound: 0 }]],
   ['cold', ['cold starts', { warmStart: false }]],
 ]);
 

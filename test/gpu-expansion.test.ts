@@ -82,6 +82,8 @@ describe('GpuMoveSolver against the BK path', () => {
     expect(() => make({ finalBfsFactor: 0 })).toThrow(/option finalBfsFactor/);
     expect(() => make({ finalBfsFactor: 1.5 })).toThrow(/option finalBfsFactor/);
     expect(() => make({ planCompileRounds: Infinity })).toThrow(/option planCompileRounds/);
+    expect(() => make({ planCompileRoundsPerRound: -0.5 })).toThrow(/option planCompileRoundsPerRound/);
+    expect(() => make({ planCompileRoundsPerRound: Number.NaN })).toThrow(/option planCompileRoundsPerRound/);
     expect(() => make({ warmStart: 'yes' })).toThrow(/option warmStart/);
     expect(() => make({ tileSide: 0 })).toThrow(/option tileSide/);
     expect(() => make({ tileSide: 2.5 })).toThrow(/option tileSide/);
@@ -133,15 +135,18 @@ describe('GpuMoveSolver against the BK path', () => {
     expect(rounds.true).toBeLessThan(rounds.false);
   });
 
-  test('counting plan compiles in the rounds choice compiles no more plan shapes and changes no result', async () => {
+  test('counting plan compiles in the rounds choice (flat, or by the plan\'s rounds) compiles fewer plan shapes and changes no result', async () => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
     const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
     // Small rounds and BFS passes make the moves' needs vary, so the adaptive choice moves between shapes.
     const options = { movesPerCall: 1, iterationsPerRound: 2, bfsPasses: 4, initialRounds: 1, reach: 2 } as const;
-    const free = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'compiles ignored', { ...options, planCompileRounds: 0 });
+    const free = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'compiles ignored', { ...options, planCompileRounds: 0, planCompileRoundsPerRound: 0 });
     const counted = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'compiles counted', { ...options, planCompileRounds: 1000 });
+    // Priced by the plan's rounds alone: long plans cost more to compile, so the choice compiles fewer shapes than when compiles are free.
+    const perRound = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'compiles priced per round', { ...options, planCompileRounds: 0, planCompileRoundsPerRound: 200 });
     expect(free.counters.plans).toBeGreaterThan(2);
     expect(counted.counters.plans).toBeLessThan(free.counters.plans);
+    expect(perRound.counters.plans).toBeLessThan(free.counters.plans);
     // The next call's plan is guessed after every call that did not compile, among compiled plans only (a guess never compiles), and the guesses
     // are recorded ahead only on WebGPU.
     for (const g of [free, counted]) {
