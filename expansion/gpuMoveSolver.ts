@@ -1,10 +1,10 @@
 import * as os from 'os';
-import { Input, type IGPUKernelSettings, type IKernelRunShortcut, type IPipelineRunShortcut, type KernelOutput } from 'gpu.js';
+import { Input, type GPU, type IGPUKernelSettings, type IKernelRunShortcut, type IPipelineRunShortcut, type KernelOutput } from 'gpu.js';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import type { GpuContext } from '../graphcut/gpuBackend';
 import { callInPlace, recordAhead, returnFlatResults } from '../graphcut/gpuOnePassCalls';
 import { noteDeviceActive } from '../graphcut/gpuClockWarmup';
-import { bindSharedLiterals, releaseSharedLiterals, shareLiterals } from '../graphcut/gpuSharedLiterals';
+import { bindSharedLiterals, canRefillSharedLiterals, refillSharedLiteral, releaseSharedLiterals, shareLiterals } from '../graphcut/gpuSharedLiterals';
 import { cutCapacity, MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
 import { flattenState, GpuPrecisionError, sinkResidualOf } from '../graphcut/pushRelabel';
 import {
@@ -17,6 +17,7 @@ import {
   applyCutSource, capacitySource, changedTilesSource, checkTilesSource, energyChunksSource, energyTermsSource, flowPlanesSource,
   initStateSource, MOVE_DONE_GATE, orTilesSource, reductionLevels, startMoveSource, sumFinalSource, sumTilesSource, tallySource, type DataSourceKind, type ImageCostSpec,
 } from './gpuMoveKernels';
+import { keepProgram, takeKeptProgram } from './gpuKeptPrograms';
 import type { MoveResult, MoveSolver } from './moveSolver';
 
 /**
@@ -62,6 +63,11 @@ import type { MoveResult, MoveSolver } from './moveSolver';
  * fresh, warm and continued moves share one compiled plan per rounds and
  * BFS passes, and a call moves two [W, H] planes each way besides the
  * labels.
+ *
+ * Kernels and plans depend on the energy's shape and the options, not on
+ * its values (the constant inputs): on dispose they are kept for the next
+ * solver of the same shape, which refills the constant inputs with its
+ * own energy (keepPlans, gpuKeptPrograms.ts).
  */
 
 /**
@@ -218,6 +224,13 @@ export interface GpuMoveOptions {
   /** Side of the square of pixels each thread of a per-pixel reduction (a convergence check, the count of changed pixels) walks (default 2; it was 8). */
   tileSide?: number;
   /**
+   * On dispose, keep the kernels and compiled plans for the next solver of
+   * the same shape and device options in this process, which takes them
+   * with its own energy instead of compiling its own (default true; grids
+   * up to 2^20 pixels; expansion/gpuKeptPrograms.ts).
+   */
+  keepPlans?: boolean;
+  /**
    * While the device runs a call, record the passes of the call expected
    * next (the next move's plan, taken to start like this one), so that
    * the host does not record them between the two calls while the device
@@ -266,6 +279,23 @@ interface Kernels {
   changedTiles: IKernelRunShortcut;
   sumFinal: IKernelRunShortcut;
 }
+
+/**
+ * What a solver builds on the device, which depends on the energy's shape
+ * and the device options only: kept for the next solver of the same shape
+ * (gpuKeptPrograms.ts), which refills the constant inputs with its energy.
+ */
+interface DeviceProgram {
+  /** the context whose gpu.js instance made the kernels and plans (a destroyed one takes them with it) */
+  ctx: GpuContext;
+  kernels: Kernels;
+  plans: Map<string, Plan>;
+  /** the constant inputs the plans bind: data term (volume or images), smoothness weights, V table, four zeros */
+  literals: [Input, Input, Input, Input];
+}
+
+/** Largest grid whose program is kept after its solver: a program holds the buffers of all its plans, several gigabytes at 3000×2000. */
+const MAX_KEPT_PROGRAM_PIXELS = 1 << 20;
 
 /** Counters for reports: what the device did, summed over the solver's life. */
 export interface GpuMoveCounters {
@@ -387,8 +417,14 @@ export class GpuMoveSolver implements MoveSolver {
   private readonly W: number;
   private readonly H: number;
   private readonly n: number;
+  private readonly program: DeviceProgram;
+  /** the key the program is kept under after dispose (keepPlans), or null */
+  private readonly programKey: string | null;
+  /** whether the program was taken from an earlier solver (kept plans) */
+  readonly tookKeptPlans: boolean;
+  private readonly gpu: GPU;
   private readonly kernels: Kernels;
-  private readonly plans = new Map<string, Plan>();
+  private readonly plans: Map<string, Plan>;
   private readonly dataLiteral: Input;
   private readonly weights: Input;
   private readonly vTable: Input;
@@ -427,7 +463,7 @@ export class GpuMoveSolver implements MoveSolver {
     this.o = {
       iterationsPerRound: 16, bfsPasses: defaultBfsPasses(energy.width, energy.height), initialRounds: 8, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
       push: defaultPush(energy.width, energy.height), bfs: 'scan', reach: defaultReach(energy.width, energy.height), resume: true,
-      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, planCompileRoundsPerRound: PLAN_COMPILE_ROUNDS_PER_ROUND, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR, tileSide: TILE_SIDE, borrowFlows: true,
+      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, planCompileRoundsPerRound: PLAN_COMPILE_ROUNDS_PER_ROUND, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR, tileSide: TILE_SIDE, borrowFlows: true, keepPlans: true,
       ...options,
     };
     for (const k of ['planCompileRounds', 'planCompileRoundsPerRound'] as const) {
@@ -439,7 +475,7 @@ export class GpuMoveSolver implements MoveSolver {
       if (!Number.isInteger(v) || v < 1) throw new Error(`gpu expansion option ${k}: expected a positive integer, got ${String(v)}`);
     }
     checkKernelScheme('gpu expansion', this.o);
-    for (const k of ['resume', 'gate', 'recordAhead', 'borrowFlows'] as const) {
+    for (const k of ['resume', 'gate', 'recordAhead', 'borrowFlows', 'keepPlans'] as const) {
       if (typeof this.o[k] !== 'boolean') throw new Error(`gpu expansion option ${k}: expected true or false, got ${String(this.o[k])}`);
     }
     if (this.o.variant !== 'classic' && this.o.variant !== 'reversed') throw new Error(`gpu expansion option variant: expected classic or reversed, got '${String(this.o.variant)}'`);
@@ -478,41 +514,66 @@ export class GpuMoveSolver implements MoveSolver {
     this.zeroFlows = new Float32Array(this.flowsInOut ? 2 * this.n : 0);
 
     // Constant inputs: captured by the plans as literals, so each is uploaded once per compiled plan, never per call.
+    let dataDims: [number, number, number];
+    let dataValues: () => Float32Array;
     if (source.kind === 'volume') {
       if (energy.data.length !== this.n * L) throw new Error(`gpu expansion: data term has ${energy.data.length} entries, expected ${this.n * L} (${W}×${H}×${L})`);
-      this.dataLiteral = new Input(Float32Array.from(energy.data) as unknown as number[], [L, W, H]);
+      dataDims = [L, W, H];
+      dataValues = () => Float32Array.from(energy.data);
     } else {
       const C = source.costs.channels;
       for (const [name, im] of [['left', source.left], ['right', source.right]] as const) {
         if (im.width !== W || im.height !== H || im.channels !== C) throw new Error(`gpu expansion: ${name} image is ${im.width}×${im.height}×${im.channels}, the energy ${W}×${H}×${C}`);
       }
-      const planes = new Float32Array(6 * this.n * C);
-      planes.set(source.left.data, 0);
-      planes.set(source.right.data, this.n * C);
-      if (source.costs.kind === 'sad+sgrad') {
-        const [gxL, gyL] = forwardGradients(source.left);
-        const [gxR, gyR] = forwardGradients(source.right);
-        planes.set(gxL, 2 * this.n * C);
-        planes.set(gyL, 3 * this.n * C);
-        planes.set(gxR, 4 * this.n * C);
-        planes.set(gyR, 5 * this.n * C);
-      }
-      this.dataLiteral = new Input(planes as unknown as number[], [W * C, H, 6]);
+      dataDims = [W * C, H, 6];
+      dataValues = () => imagePlanes(source);
     }
     const wt = new Float32Array(2 * this.n);
     wt.set(energy.wH, 0);
     wt.set(energy.wV, this.n);
-    this.weights = new Input(wt as unknown as number[], [W, H, 2]);
     const vt = new Float32Array(L * L);
     for (let a = 0; a < L; a++) for (let b = 0; b < L; b++) vt[a * L + b] = pairwise(energy.smoothness, energy.truncation, a, b);
-    this.vTable = new Input(vt as unknown as number[], [L, L]);
-    this.zeros4 = new Input(new Float32Array(4) as unknown as number[], [4]);
-    // Never changed from here on: every plan binds and uploads them once per device, not once per plan and seat (gpuSharedLiterals.ts).
-    this.literals = [this.dataLiteral, this.weights, this.vTable, this.zeros4];
-    shareLiterals(this.literals);
 
-    const gpu = ctx.gpu;
-    const constants = { W, H, INF: this.n + 1, L, REACH: this.o.reach };
+    // Everything the kernels and plans depend on besides the energy's values.
+    const o = this.o;
+    this.programKey = o.keepPlans && this.n <= MAX_KEPT_PROGRAM_PIXELS
+      ? JSON.stringify([ctx.mode, W, H, L, source.kind, this.costSpec, dataDims, o.variant, o.push, o.bfs, o.reach, o.gate, o.tileSide, o.iterationsPerRound, o.finalBfsFactor, this.flowsInOut, o.maxCachedPlans])
+      : null;
+    let program = this.programKey === null ? undefined : takeKeptProgram<DeviceProgram>(this.programKey);
+    if (program && (program.ctx.destroyed || !canRefillSharedLiterals(program.literals))) {
+      releaseProgram(program);
+      program = undefined;
+    }
+    if (program) {
+      // The new energy's values replace the last solver's, on the host and in the device buffers the plans bind.
+      const [data, weights, vTable] = program.literals;
+      refillSharedLiteral(data, source.kind === 'volume' ? energy.data : dataValues());
+      refillSharedLiteral(weights, wt);
+      refillSharedLiteral(vTable, vt);
+    } else {
+      const literals: DeviceProgram['literals'] = [
+        new Input(dataValues() as unknown as number[], dataDims),
+        new Input(wt as unknown as number[], [W, H, 2]),
+        new Input(vt as unknown as number[], [L, L]),
+        new Input(new Float32Array(4) as unknown as number[], [4]),
+      ];
+      // Changed only between solvers (refillSharedLiteral): every plan binds and uploads them once per device, not once per plan and seat (gpuSharedLiterals.ts).
+      shareLiterals(literals);
+      program = { ctx, kernels: this.createKernels(ctx.gpu, source.kind), plans: new Map(), literals };
+    }
+    this.tookKeptPlans = program.plans.size > 0;
+    this.program = program;
+    this.gpu = program.ctx.gpu;
+    this.kernels = program.kernels;
+    this.plans = program.plans;
+    this.literals = program.literals;
+    [this.dataLiteral, this.weights, this.vTable, this.zeros4] = program.literals;
+  }
+
+  /** The kernels of a program, on `gpu`. */
+  private createKernels(gpu: GPU, sourceKind: DataSourceKind): Kernels {
+    const { W, H } = this;
+    const constants = { W, H, INF: this.n + 1, L: this.energy.labels, REACH: this.o.reach };
     const grid = (planes: number): IGPUKernelSettings => kernelSettings(planes > 1 ? [W, H, planes] : [W, H], constants);
     const line = (len: number): IGPUKernelSettings => kernelSettings([len], constants);
     const reversed = this.o.variant === 'reversed';
@@ -521,10 +582,10 @@ export class GpuMoveSolver implements MoveSolver {
     const final = { FW: tiles[tiles.length - 1][0], FH: tiles[tiles.length - 1][1] };
     // Without the gate the kernels are compiled ungated and drop the tally the plans pass them.
     const gate = this.o.gate ? MOVE_DONE_GATE : undefined;
-    this.kernels = {
+    return {
       caps: gpu.createKernel(capacitySource(), grid(4)),
-      init: gpu.createKernel(initStateSource(source.kind, this.costSpec, reversed), grid(STATE_PLANES)),
-      initFromFlows: gpu.createKernel(initStateSource(source.kind, this.costSpec, reversed, true), grid(STATE_PLANES)),
+      init: gpu.createKernel(initStateSource(sourceKind, this.costSpec, reversed), grid(STATE_PLANES)),
+      initFromFlows: gpu.createKernel(initStateSource(sourceKind, this.costSpec, reversed, true), grid(STATE_PLANES)),
       flows: gpu.createKernel(flowPlanesSource(), grid(2)),
       steps: iterationPasses(gpu, this.o.push, grid, gate),
       relabel: globalRelabelPasses(gpu, this.o.bfs, grid, gate),
@@ -623,8 +684,8 @@ export class GpuMoveSolver implements MoveSolver {
       return [LB, ...outs, ...tail(S, C)];
     };
     const pipe = fromFlows
-      ? this.ctx.gpu.createPipeline(function (LB0: unknown, AL: unknown, F: unknown) { return moves_(LB0, AL, F); })
-      : this.ctx.gpu.createPipeline(function (LB0: unknown, AL: unknown) { return moves_(LB0, AL, null); });
+      ? this.gpu.createPipeline(function (LB0: unknown, AL: unknown, F: unknown) { return moves_(LB0, AL, F); })
+      : this.gpu.createPipeline(function (LB0: unknown, AL: unknown) { return moves_(LB0, AL, null); });
     // --verify reads the state and capacities as planes of rows; other plans take flat results.
     if (!verify) returnFlatResults(pipe);
     const p: Plan = { pipe, moves, rounds, bfs, verify, calls: 0 };
@@ -945,13 +1006,13 @@ export class GpuMoveSolver implements MoveSolver {
       this.energyChunk = Math.max(1, Math.min(this.W, Math.floor(MAX_GPU_EXACT_CAPACITY / maxTerm)));
       const chunks = Math.ceil(this.W / this.energyChunk);
       const constants = { W: this.W, H: this.H, INF: this.n + 1, L: e.labels, CH: this.energyChunk };
-      const terms = this.ctx.gpu.createKernel(energyTermsSource(this.sourceKind, this.costSpec), kernelSettings([this.W, this.H, 2], constants));
-      const sums = this.ctx.gpu.createKernel(energyChunksSource(), kernelSettings([chunks, this.H, 2], constants));
+      const terms = this.gpu.createKernel(energyTermsSource(this.sourceKind, this.costSpec), kernelSettings([this.W, this.H, 2], constants));
+      const sums = this.gpu.createKernel(energyChunksSource(), kernelSettings([chunks, this.H, 2], constants));
       const data = this.dataLiteral;
       const wt = this.weights;
       const vt = this.vTable;
       const literals = this.literals;
-      this.energyPipe = this.ctx.gpu.createPipeline(function (LB: unknown) {
+      this.energyPipe = this.gpu.createPipeline(function (LB: unknown) {
         bindSharedLiterals(literals);
         return sums(terms(LB, data, wt, vt));
       });
@@ -970,13 +1031,45 @@ export class GpuMoveSolver implements MoveSolver {
   }
 
   dispose(): void {
-    const released = [...this.plans.values()].map((p) => p.pipe.destroy());
-    this.plans.clear();
-    if (this.energyPipe) released.push(this.energyPipe.destroy());
-    // The shared literal buffers go once no plan can run again (a destroy waits for the call in flight).
-    const literals = this.literals;
-    void Promise.allSettled(released).then(() => releaseSharedLiterals(literals));
+    const energyPipe = this.energyPipe;
+    this.energyPipe = undefined;
+    // The energy pipeline binds the literals: they are released or refilled only once it is gone (a destroy waits for the call in flight).
+    const key = this.programKey;
+    const program = this.program;
+    const done = (): void => {
+      if (key !== null) keepProgram(key, program, () => releaseProgram(program));
+      else releaseProgram(program);
+    };
+    // Kept at once when there is no energy pipeline, so that a solver made right after this one finds it.
+    if (energyPipe) void Promise.allSettled([energyPipe.destroy()]).then(done);
+    else done();
   }
+}
+
+/** Destroys a program's plans, then the device buffers of its literals (once no plan can run again: a destroy waits for the call in flight). */
+function releaseProgram(program: DeviceProgram): void {
+  const released = [...program.plans.values()].map((p) => p.pipe.destroy());
+  program.plans.clear();
+  const literals = program.literals;
+  void Promise.allSettled(released).then(() => releaseSharedLiterals(literals));
+}
+
+/** The image planes the image-source kernels read: left, right, then for sad+sgrad the forward gradients ∂x, ∂y of each (IM). */
+function imagePlanes(source: Extract<GpuDataSource, { kind: 'images' }>): Float32Array {
+  const C = source.costs.channels;
+  const n = source.left.width * source.left.height;
+  const planes = new Float32Array(6 * n * C);
+  planes.set(source.left.data, 0);
+  planes.set(source.right.data, n * C);
+  if (source.costs.kind === 'sad+sgrad') {
+    const [gxL, gyL] = forwardGradients(source.left);
+    const [gxR, gyR] = forwardGradients(source.right);
+    planes.set(gxL, 2 * n * C);
+    planes.set(gyL, 3 * n * C);
+    planes.set(gxR, 4 * n * C);
+    planes.set(gyR, 5 * n * C);
+  }
+  return planes;
 }
 
 /** A [W, H, planes] kernel output as read back: planes of rows. */

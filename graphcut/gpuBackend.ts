@@ -23,6 +23,8 @@ export interface GpuContext {
   readonly device: string;
   /** Uncaptured WebGPU errors reported by the device since creation (empty on other backends). */
   readonly deviceErrors: string[];
+  /** Whether destroy() was called: the gpu.js instance and everything made with it are gone. */
+  readonly destroyed: boolean;
   destroy(): void;
 }
 
@@ -163,12 +165,15 @@ export async function createGpuContext(preference: GpuPreference = 'auto'): Prom
 }
 
 function context(gpu: GPU, mode: GpuMode, device: string, deviceErrors: string[]): GpuContext {
+  let destroyed = false;
   return {
     gpu,
     mode,
     device,
     deviceErrors,
+    get destroyed() { return destroyed; },
     destroy: () => {
+      destroyed = true;
       void gpu.destroy();
     },
   };

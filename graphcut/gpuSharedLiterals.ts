@@ -14,7 +14,7 @@
  * A CPU profile of two teddy runs and one of tsukuba on the H200 machine
  * put 0.37 s of the host's time in those copies alone, for 17 plans.
  *
- * The solver's literals never change after it is built, so:
+ * A solver's literals change only between solvers (refillSharedLiteral), so:
  * - `bindSharedLiterals`, called inside a plan's function while gpu.js
  *   traces it, binds each of them as itself (no copy; one binding object
  *   for all its seats, so a plan has one buffer per literal);
@@ -79,6 +79,43 @@ export function bindSharedLiterals(values: readonly object[]): void {
 }
 
 /**
+ * Replaces the contents of a registered literal (a gpu.js Input over a
+ * Float32Array) with `data`, of the same length, and writes them to every
+ * device buffer made for it. WebGPU orders a queue write before any later
+ * submit, so every call made after this reads the new values; no call that
+ * reads the literal may be in flight. Plans kept between solvers
+ * (expansion/gpuKeptPrograms.ts) take a new energy this way.
+ */
+export function refillSharedLiteral(value: { value: unknown }, data: ArrayLike<number>): void {
+  const target = value.value;
+  if (!(target instanceof Float32Array) || target.length !== data.length) {
+    throw new Error(`shared literal refill: expected ${target instanceof Float32Array ? target.length : 'a Float32Array of'} values, got ${data.length}`);
+  }
+  if (!canRefillSharedLiterals([value])) throw new Error('shared literal refill: a device buffer of this literal does not take writes');
+  target.set(data);
+  const buffers = registered.get(value);
+  if (!buffers) return;
+  for (const [device, literal] of buffers) {
+    (device as { queue: { writeBuffer(b: unknown, o: number, d: ArrayBufferView): void } }).queue.writeBuffer(literal.buffer, 0, target);
+  }
+}
+
+/**
+ * Whether every value is registered and every device buffer made for it
+ * takes queue writes (refillSharedLiteral): false when sharing is off or a
+ * buffer was made without COPY_DST.
+ */
+export function canRefillSharedLiterals(values: readonly object[]): boolean {
+  if (!sharedLiterals.enabled) return false;
+  for (const v of values) {
+    const buffers = registered.get(v);
+    if (!buffers) return false;
+    for (const literal of buffers.values()) if (!writableBuffers.has(literal.buffer)) return false;
+  }
+  return true;
+}
+
+/**
  * Destroys the device buffers of `values` and forgets them. Call once no
  * plan that captured them can run again (after their pipelines' destroy).
  */
@@ -106,16 +143,47 @@ class LiteralTable extends Map<object, LiteralBuffer> {
     if (own || !isSharedLiteral(value)) return own;
     const found = registered.get(value)!.get(this.owner._device);
     if (found) sharedLiterals.hits++;
+    // Not made yet on this device: the compile creates it next, and it must take queue writes (refillSharedLiteral).
+    else writableLiteralBuffers(this.owner._device);
     return found;
   }
 
   set(value: object, literal: LiteralBuffer): this {
     if (!isSharedLiteral(value) || !this.owner._device) return super.set(value, literal);
     registered.get(value)!.set(this.owner._device, literal);
+    if (writableDevices.has(this.owner._device as object)) writableBuffers.add(literal.buffer);
     sharedLiterals.made++;
     sharedLiterals.madeBytes += literal.buffer.size ?? 0;
     return this;
   }
+}
+
+const STORAGE = 0x80; // GPUBufferUsage.STORAGE
+const COPY_DST = 0x08; // GPUBufferUsage.COPY_DST
+const writableDevices = new WeakSet<object>();
+/** Literal buffers made with COPY_DST (on a device writableLiteralBuffers patched). */
+const writableBuffers = new WeakSet<object>();
+
+/**
+ * Makes `device` create the buffers gpu.js fills once for a literal
+ * (usage STORAGE alone, mapped at creation: web-gpu/pipeline-executor.js,
+ * _compile) with COPY_DST as well, so that refillSharedLiteral can write
+ * them; no other buffer is touched (idempotent; a device whose object
+ * takes no new property is left as it is, and canRefillSharedLiterals
+ * then says its literals cannot be refilled).
+ */
+function writableLiteralBuffers(device: unknown): void {
+  if (typeof device !== 'object' || device === null || writableDevices.has(device) || !Object.isExtensible(device)) return;
+  writableDevices.add(device);
+  Object.defineProperty(device, 'createBuffer', {
+    configurable: true,
+    writable: true,
+    value(this: object, descriptor: { usage: number; mappedAtCreation?: boolean }): unknown {
+      const create = (Object.getPrototypeOf(device) as { createBuffer(d: unknown): unknown }).createBuffer;
+      const literal = descriptor?.mappedAtCreation === true && descriptor.usage === STORAGE;
+      return create.call(device, literal ? { ...descriptor, usage: STORAGE | COPY_DST } : descriptor);
+    },
+  });
 }
 
 /** The members of gpu.js's WebGPU executor this reads. */

@@ -44,6 +44,10 @@
  *              V table bound without copies and uploaded once per device)
  *              with gpu.js's copy and buffer per plan and seat
  *              (gpuSharedLiterals.ts)
+ *   kept       tsukuba, teddy and Adirondack, each run once, then twice
+ *              taking the program (kernels, compiled plans) the run before
+ *              kept (the default) and twice compiling its own (keepPlans
+ *              false), alternating (expansion/gpuKeptPrograms.ts)
  *   clocks     tsukuba, teddy and Adirondack, each run after 4.5 s of an
  *              idle GPU (its clock dropped), alternating the clock warm-up
  *              on (the default) and off, twice, then one run right after
@@ -90,6 +94,7 @@ import { loadScene } from '../data/scene';
 import type { Scene } from '../data/sceneTypes';
 import { alphaExpansion, type MoveProgress } from '../expansion/alphaExpansion';
 import { GpuMoveSolver, type GpuMoveOptions } from '../expansion/gpuMoveSolver';
+import { releaseKeptPrograms } from '../expansion/gpuKeptPrograms';
 import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
 import { createGpuContext } from '../graphcut/gpuBackend';
 import { parallelCosts } from '../costs/parallelCosts';
@@ -473,6 +478,7 @@ async function main(): Promise<void> {
         sharedLiterals.enabled = literals;
         // Every run builds as a fresh process would: nothing kept from the runs before.
         clearKernelBuildCache();
+        releaseKeptPrograms();
         profiler.take();
         try {
           const r = await runScene(await scene(s), { backend: 'gpu', gpu: { recordAhead: ahead } });
@@ -496,6 +502,14 @@ async function main(): Promise<void> {
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
         for (const on of [true, false, true, false]) {
           await add(sec, `${s} gpu${on ? '' : offLabel}`, () => profiled(s, on ? {} : offSwitch));
+        }
+      }
+    } else if (sec === 'kept') {
+      // Per scene: one run that compiles and keeps its program, then runs that take it (the default) alternating with runs that compile their own (keepPlans false: such a run neither takes nor keeps).
+      for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
+        await add(sec, `${s} gpu first run`, async () => runScene(await scene(s), { backend: 'gpu' }));
+        for (const keepPlans of [true, false, true, false]) {
+          await add(sec, `${s} gpu${keepPlans ? ' kept plans' : ' own plans'}`, async () => ({ ...(await runScene(await scene(s), { backend: 'gpu', gpu: { keepPlans } })), keepPlans }));
         }
       }
     } else if (sec === 'clocks') {

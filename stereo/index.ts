@@ -25,6 +25,7 @@ export type { MrfEnergy } from '../expansion/energy';
 export { alphaExpansion } from '../expansion/alphaExpansion';
 export { tune, type TuneOptions } from './tune/tune';
 export { runBench, type BenchOptions } from './bench/runBench';
+export { releaseKeptPrograms } from '../expansion/gpuKeptPrograms';
 
 /** Ground truth as a loaded scene (its masks are used) or a bare map (+Infinity = unknown). */
 export type GroundTruthInput = Scene | { width: number; height: number; data: Float32Array };

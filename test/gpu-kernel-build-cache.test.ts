@@ -199,7 +199,7 @@ describe('pipelines created ahead of a plan\'s compile', () => {
 
   /** A solver's plan of `moves` moves, traced, with an executor for it and its first call's arguments. */
   function solverPlan(W: number, H: number, moves: number, rounds: number, given?: GpuMoveSolver): { executor: CompilingExecutor; args: unknown[]; solver: GpuMoveSolver } {
-    const ctx = { gpu: new GPU({ mode: 'webgpu' }), mode: 'webgpu' as const, device: 'stand-in', deviceErrors: [], destroy: () => undefined };
+    const ctx = { gpu: new GPU({ mode: 'webgpu' }), mode: 'webgpu' as const, device: 'stand-in', deviceErrors: [], destroyed: false, destroy: () => undefined };
     const solver = given ?? new GpuMoveSolver(ctx, randomEnergy(createRng(W * 31 + H), W, H, 5, 'linear'), { variant: 'reversed', movesPerCall: moves });
     const internals = solver as unknown as { plan(m: number, r: number, b: number, v: boolean): { pipe: { pipeline: { plan: unknown; _buildPlan(): unknown } } }; flowsInOut: boolean; bfs: number };
     const pipeline = internals.plan(moves, rounds, internals.bfs, false).pipe.pipeline;

@@ -14,7 +14,7 @@ import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
 import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { createGpuContext } from '../graphcut/gpuBackend';
-import { bindSharedLiterals, installSharedLiterals, isSharedLiteral, releaseSharedLiterals, shareLiterals, sharedLiterals } from '../graphcut/gpuSharedLiterals';
+import { bindSharedLiterals, canRefillSharedLiterals, installSharedLiterals, isSharedLiteral, refillSharedLiteral, releaseSharedLiterals, shareLiterals, sharedLiterals } from '../graphcut/gpuSharedLiterals';
 import { createRng } from '../graphcut/randomGraphs';
 import { randomEnergy, randomLabels } from './randomEnergy';
 import { RecordingDevice, useStandInDevice } from './recordingDevice';
@@ -25,10 +25,11 @@ interface PipelineInternals { plan: TracedPlan | null; _buildPlan(): TracedPlan;
 interface Executor { _compile(args: unknown[]): Promise<void>; destroy(): void }
 interface SolverInternals { plan(m: number, r: number, b: number, v: boolean): { pipe: { pipeline: PipelineInternals } }; bfs: number; flowsInOut: boolean; literals: readonly Input[] }
 
-const webgpuContext = (): ConstructorParameters<typeof GpuMoveSolver>[0] => ({ gpu: new GPU({ mode: 'webgpu' }), mode: 'webgpu' as const, device: 'stand-in', deviceErrors: [], destroy: () => undefined });
+const webgpuContext = (): ConstructorParameters<typeof GpuMoveSolver>[0] => ({ gpu: new GPU({ mode: 'webgpu' }), mode: 'webgpu' as const, device: 'stand-in', deviceErrors: [], destroyed: false, destroy: () => undefined });
 
+// Each solver frees its literals on dispose here (no program kept for the next: expansion/gpuKeptPrograms.ts has its own tests).
 function newSolver(W: number, H: number, seed: number, ctx = webgpuContext()): GpuMoveSolver {
-  return new GpuMoveSolver(ctx, randomEnergy(createRng(seed), W, H, 5, 'linear'), { variant: 'reversed' });
+  return new GpuMoveSolver(ctx, randomEnergy(createRng(seed), W, H, 5, 'linear'), { variant: 'reversed', keepPlans: false });
 }
 
 /** A plan of `rounds` rounds of the solver, traced. */
@@ -134,6 +135,33 @@ describe('literals shared between the plans of a solver', () => {
       expect(first.made.map((b) => b.destroyed)).toEqual(own.map(() => 1));
       expect(third.made.map((b) => b.destroyed)).toEqual(own.map(() => 1));
     }
+  });
+
+  test('literal buffers take queue writes: a refill replaces a literal\'s values on the host and in its device buffer, and refuses another length', async () => {
+    const solver = newSolver(10, 6, 31);
+    const own = (solver as unknown as SolverInternals).literals;
+    const first = await compiled(solver, 2);
+    const COPY_DST = 0x08;
+    const STORAGE = 0x80;
+    expect(first.made).toHaveLength(own.length);
+    for (const b of first.made) expect(b.usage).toBe(STORAGE | COPY_DST);
+    expect(canRefillSharedLiterals(own)).toBe(true);
+    const weights = own[1];
+    const fresh = Float32Array.from((weights.value as unknown as Float32Array), (v, i) => v + 1 + (i % 3));
+    const writes = device.written.length;
+    refillSharedLiteral(weights, fresh);
+    expect(Array.from(weights.value as unknown as Float32Array)).toEqual(Array.from(fresh));
+    const written = device.written.slice(writes);
+    expect(written).toHaveLength(1);
+    // The buffer that held the old weights now gets the new ones.
+    expect(first.made).toContain(written[0].buffer);
+    expect(Array.from(new Float32Array(written[0].data))).toEqual(Array.from(fresh));
+    expect(() => refillSharedLiteral(weights, new Float32Array(3))).toThrow(/expected \d+ values, got 3/);
+    expect(withSharing(false, () => canRefillSharedLiterals(own))).toBe(false);
+    const stranger = new Input(new Float32Array(4) as unknown as number[], [4]);
+    expect(canRefillSharedLiterals([stranger])).toBe(false);
+    first.executor.destroy();
+    solver.dispose();
   });
 
   test('with sharing off, every plan makes a buffer per seat and destroys it with its executor, as gpu.js does', async () => {

@@ -39,7 +39,14 @@ export class RecordingDevice {
   /** Workgroup counts of the dispatches encoded, and the command buffers submitted. */
   readonly dispatched: number[] = [];
   submitted = 0;
-  readonly queue = { writeBuffer: (): void => undefined, submit: (c: unknown[]): void => { this.submitted += c.length; }, onSubmittedWorkDone: async (): Promise<void> => undefined };
+  /** Queue writes: the buffer and a copy of the bytes written. */
+  readonly written: Array<{ buffer: unknown; data: ArrayBuffer }> = [];
+  readonly queue = {
+    writeBuffer: (buffer: unknown, offset: number, data: ArrayBufferView | ArrayBuffer): void => {
+      const bytes = ArrayBuffer.isView(data) ? data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) : data.slice(0);
+      this.written.push({ buffer, data: bytes as ArrayBuffer });
+    },
+    submit: (c: unknown[]): void => { this.submitted += c.length; }, onSubmittedWorkDone: async (): Promise<void> => undefined };
   createShaderModule(d: { code: string }): object {
     return { code: d.code, getCompilationInfo: async () => ({ messages: [] }) };
   }

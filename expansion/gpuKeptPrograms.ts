@@ -1,0 +1,90 @@
+/**
+ * Device programs kept between solvers of the same shape in one process.
+ *
+ * A GPU solver's kernels and compiled plans depend on the energy's shape
+ * and on the device options, never on the energy's values: those reach the
+ * plans as constant inputs (gpuSharedLiterals.ts) whose contents can be
+ * replaced. Compiling them is a large part of a short run: on tsukuba the
+ * calls that compiled plans took 90–160 ms of 0.33–0.45 s of moves (H200,
+ * BENCHMARKS.md). So a disposed solver hands its program here, and the
+ * next solver of the same shape (a scene run again, a parameter sweep, the
+ * frames of a sequence, teddy then cones) takes it instead of compiling
+ * its own.
+ *
+ * A program is taken by one solver at a time: taking removes it, disposing
+ * gives it back. At most `keptPrograms.limit` are kept (default 1, since a
+ * program holds the device buffers of all its plans); the oldest beyond it
+ * is released. `releaseKeptPrograms` frees them all.
+ */
+
+/** Switch, bound and counters. */
+export const keptPrograms = {
+  /** Whether solvers give their programs back and take kept ones (gpuBench compares both). */
+  enabled: true,
+  /** Programs kept at once. */
+  limit: 1,
+  /** Programs taken by a new solver, kept by a disposed one, and released. */
+  taken: 0,
+  kept: 0,
+  released: 0,
+};
+
+interface Kept {
+  program: unknown;
+  release: () => void;
+}
+
+/** Kept programs by shape key, oldest first. */
+const kept = new Map<string, Kept>();
+
+/** The program kept under `key`, removed from the cache (the caller owns it now), or undefined. */
+export function takeKeptProgram<T>(key: string): T | undefined {
+  if (!keptPrograms.enabled) return undefined;
+  const found = kept.get(key);
+  if (!found) return undefined;
+  kept.delete(key);
+  keptPrograms.taken++;
+  return found.program as T;
+}
+
+/**
+ * Keeps `program` under `key` for the next solver of that shape; `release`
+ * frees it when it is dropped (beyond the limit, replaced by a program of
+ * the same key, or by releaseKeptPrograms). With keeping off, releases it
+ * at once.
+ */
+export function keepProgram(key: string, program: unknown, release: () => void): void {
+  if (!keptPrograms.enabled || keptPrograms.limit < 1) {
+    release();
+    return;
+  }
+  const old = kept.get(key);
+  if (old) {
+    kept.delete(key);
+    drop(old);
+  }
+  kept.set(key, { program, release });
+  keptPrograms.kept++;
+  while (kept.size > keptPrograms.limit) {
+    const [oldest, entry] = kept.entries().next().value as [string, Kept];
+    kept.delete(oldest);
+    drop(entry);
+  }
+}
+
+/** Releases every kept program (their device buffers and plans). */
+export function releaseKeptPrograms(): void {
+  const all = [...kept.values()];
+  kept.clear();
+  for (const entry of all) drop(entry);
+}
+
+/** Programs kept now (for tests and reports). */
+export function keptProgramCount(): number {
+  return kept.size;
+}
+
+function drop(entry: Kept): void {
+  keptPrograms.released++;
+  entry.release();
+}

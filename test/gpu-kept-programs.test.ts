@@ -1,0 +1,112 @@
+/**
+ * Programs (kernels and compiled plans) kept between solvers of the same
+ * shape (expansion/gpuKeptPrograms.ts): a solver that takes one refills its
+ * constant inputs with its own energy, and must give BK's results on it.
+ * On gpu.js's cpu backend (CI has no GPU); the device buffers' refill is
+ * tested on a stand-in device in gpu-shared-literals.test.ts, and the GPU
+ * runs are in BENCHMARKS.md.
+ */
+import { buildStereoEnergy, resolveDataCostOptions, toIntensity8, wtaInit } from '../costs';
+import { generateSyntheticScene } from '../data/synthetic';
+import { alphaExpansion } from '../expansion/alphaExpansion';
+import type { MrfEnergy } from '../expansion/energy';
+import { keptProgramCount, keptPrograms, releaseKeptPrograms } from '../expansion/gpuKeptPrograms';
+import { GpuMoveSolver, type GpuDataSource, type GpuMoveOptions } from '../expansion/gpuMoveSolver';
+import { GraphMoveSolver } from '../expansion/moveSolver';
+import { BoykovKolmogorovSolver } from '../graphcut/bk';
+import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
+import { createRng } from '../graphcut/randomGraphs';
+import { randomEnergy, randomLabels } from './randomEnergy';
+
+jest.setTimeout(300_000);
+
+let cpu: GpuContext;
+beforeAll(async () => { cpu = await createGpuContext('cpu'); });
+afterAll(() => { releaseKeptPrograms(); cpu.destroy(); });
+beforeEach(() => releaseKeptPrograms());
+
+const small: Partial<GpuMoveOptions> = { iterationsPerRound: 4, initialRounds: 2 };
+
+/** Runs two cycles with a new device solver (disposed after) and checks its labels and energies against BK's; returns the solver. */
+async function runAndCheck(ctx: GpuContext, energy: MrfEnergy, init: Uint16Array, label: string, options: Partial<GpuMoveOptions> = {}, source: GpuDataSource = { kind: 'volume' }): Promise<GpuMoveSolver> {
+  const ref = await alphaExpansion(energy, init, new GraphMoveSolver(energy, new BoykovKolmogorovSolver(), 'reversed'), { cycles: 2 });
+  const gpuEnergy = source.kind === 'images' ? { ...energy, data: new Int32Array(0) } : energy;
+  const solver = new GpuMoveSolver(ctx, gpuEnergy, { variant: 'reversed', ...small, ...options }, source);
+  const res = await alphaExpansion(energy, init, solver, { cycles: 2 });
+  solver.dispose();
+  expect(res.cycles.map((c) => c.energy.total)).toEqual(ref.cycles.map((c) => c.energy.total));
+  const diff = res.labels.findIndex((v, p) => v !== ref.labels[p]);
+  if (diff >= 0) throw new Error(`${label}: labels differ from BK's at pixel ${diff}`);
+  return solver;
+}
+
+describe('programs kept between solvers of the same shape', () => {
+  test('random energies of one shape in a row: each solver after the first takes the last one\'s plans and still gives BK\'s labels', async () => {
+    const rng = createRng(77);
+    for (let shape = 0; shape < 3; shape++) {
+      const W = 5 + Math.floor(rng() * 9);
+      const H = 4 + Math.floor(rng() * 7);
+      const L = 3 + Math.floor(rng() * 3);
+      for (let t = 0; t < 4; t++) {
+        const energy = randomEnergy(rng, W, H, L, t % 2 === 0 ? 'linear' : 'potts');
+        const solver = await runAndCheck(cpu, energy, randomLabels(rng, W * H, L), `${W}×${H}×${L} energy ${t}`);
+        // The first of a shape compiles its own (the last shape's program is another key); every later one takes the one before.
+        expect(solver.tookKeptPlans).toBe(t > 0);
+        expect(keptProgramCount()).toBe(1);
+      }
+    }
+  });
+
+  test('the image source: a second pair of the same size takes the first\'s plans, with its own images', async () => {
+    const params = { ndisp: 6, kind: 'sad' as const, lambda: 20, smoothness: 'linear' as const, truncation: 2 };
+    for (const seed of [3, 8]) {
+      const scene = generateSyntheticScene({ width: 24, height: 18, ndisp: 6, seed });
+      const energy = buildStereoEnergy(scene.left, scene.right, params);
+      const costs = resolveDataCostOptions({ kind: 'sad', scale: energy.scale }, scene.left.channels);
+      const images: GpuDataSource = { kind: 'images', left: toIntensity8(scene.left), right: toIntensity8(scene.right), costs: { ...costs, channels: scene.left.channels } };
+      const solver = await runAndCheck(cpu, energy, wtaInit(energy.data, energy.width, energy.height, energy.labels, 5), `synthetic seed ${seed}`, {}, images);
+      expect(solver.tookKeptPlans).toBe(seed === 8);
+    }
+  });
+
+  test('nothing is taken across shapes, options, backends, a destroyed context, or with keeping off; at most one program is kept', async () => {
+    const rng = createRng(5);
+    const e1 = randomEnergy(rng, 8, 6, 4, 'linear');
+    const e2 = randomEnergy(rng, 8, 6, 4, 'linear');
+    const other = randomEnergy(rng, 9, 6, 4, 'linear');
+    const init = (e: MrfEnergy): Uint16Array => randomLabels(rng, e.width * e.height, e.labels);
+    await runAndCheck(cpu, e1, init(e1), 'first');
+    // Another size, another K: programs of their own.
+    expect((await runAndCheck(cpu, other, init(other), 'other size')).tookKeptPlans).toBe(false);
+    expect((await runAndCheck(cpu, e2, init(e2), 'after the other size')).tookKeptPlans).toBe(false);
+    expect((await runAndCheck(cpu, e1, init(e1), 'another K', { iterationsPerRound: 6 })).tookKeptPlans).toBe(false);
+    expect(keptProgramCount()).toBe(1);
+    expect((await runAndCheck(cpu, e2, init(e2), 'same K again', { iterationsPerRound: 6 })).tookKeptPlans).toBe(true);
+    // Another backend of the same shape.
+    const wasm = await createGpuContext('webasm');
+    try {
+      expect((await runAndCheck(wasm, e1, init(e1), 'webasm', { iterationsPerRound: 6 })).tookKeptPlans).toBe(wasm.mode === 'cpu');
+    } finally {
+      releaseKeptPrograms();
+      wasm.destroy();
+    }
+    // Keeping off for a solver: it neither takes nor keeps.
+    await runAndCheck(cpu, e1, init(e1), 'kept');
+    expect((await runAndCheck(cpu, e2, init(e2), 'keepPlans false', { keepPlans: false })).tookKeptPlans).toBe(false);
+    expect(keptProgramCount()).toBe(1);
+    // Keeping off for the process.
+    keptPrograms.enabled = false;
+    try {
+      expect((await runAndCheck(cpu, e2, init(e2), 'keeping off')).tookKeptPlans).toBe(false);
+    } finally {
+      keptPrograms.enabled = true;
+    }
+    // A program whose context was destroyed is dropped, not taken.
+    releaseKeptPrograms();
+    const doomed = await createGpuContext('cpu');
+    await runAndCheck(doomed, e1, init(e1), 'doomed context');
+    expect(keptProgramCount()).toBe(1);
+    doomed.destroy();
+    expect((await runAndCheck(cpu, e2, init(e2), 'after the destroyed context')).tookKeptPlans).toBe(false);
+  });
+});
