@@ -44,6 +44,10 @@
  *              V table bound without copies and uploaded once per device)
  *              with gpu.js's copy and buffer per plan and seat
  *              (gpuSharedLiterals.ts)
+ *   pairs      tsukuba, teddy and Adirondack, $GPU_BENCH_REPS (default 4)
+ *              runs each with the default device options and with those of
+ *              $GPU_BENCH_OPTIONS, alternating, every run compiling its own
+ *              plans (keepPlans false), then a table of the moves' times
  *   kept       tsukuba, teddy and Adirondack, each run once, then twice
  *              taking the program (kernels, compiled plans) the run before
  *              kept (the default) and twice compiling its own (keepPlans
@@ -188,6 +192,33 @@ function benchOptions(): Omit<GpuMoveOptions, 'variant' | 'verify'> {
     return JSON.parse(raw) as Omit<GpuMoveOptions, 'variant' | 'verify'>;
   } catch (e) {
     throw new Error(`GPU_BENCH_OPTIONS: not JSON (${(e as Error).message})`);
+  }
+}
+
+/** Runs per setting of the pairs section, from $GPU_BENCH_REPS (default 4). */
+function benchReps(): number {
+  const raw = process.env.GPU_BENCH_REPS ?? '4';
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`GPU_BENCH_REPS: expected a positive integer, got '${raw}'`);
+  return n;
+}
+
+/** The pairs section's table on stderr: per scene and setting, the moves' time of each run and the median, and the time of the calls that compiled a plan. */
+function printPairs(runs: Json[]): void {
+  const groups = new Map<string, number[][]>();
+  for (const r of runs) {
+    const label = String(r.label);
+    if (label.startsWith('warm-up') || r.error) continue;
+    const ms = r.ms as { expansion: number };
+    const compiled = ((r.calls as number[][] | undefined) ?? []).filter((c) => c[8] === 1).reduce((t, c) => t + c[5], 0);
+    const list = groups.get(label) ?? [];
+    list.push([ms.expansion, compiled]);
+    groups.set(label, list);
+  }
+  process.stderr.write('| run | moves, ms (each run) | median | calls that compiled, ms (median) |\n|---|---|---:|---:|\n');
+  const median = (v: number[]): number => { const s = [...v].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
+  for (const [label, list] of groups) {
+    process.stderr.write(`| ${label} | ${list.map((v) => v[0].toFixed(0)).join(' / ')} | ${median(list.map((v) => v[0])).toFixed(0)} | ${median(list.map((v) => v[1])).toFixed(0)} |\n`);
   }
 }
 
@@ -504,6 +535,19 @@ async function main(): Promise<void> {
           await add(sec, `${s} gpu${on ? '' : offLabel}`, () => profiled(s, on ? {} : offSwitch));
         }
       }
+    } else if (sec === 'pairs') {
+      // Whole runs of each scene alternating the defaults and $GPU_BENCH_OPTIONS, after a warm-up run; every run compiles its own plans, as a fresh process would.
+      const other = benchOptions();
+      const reps = benchReps();
+      await add(sec, 'warm-up tsukuba', async () => runScene(await scene('tsukuba'), { backend: 'gpu', gpu: { keepPlans: false } }));
+      for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
+        for (let rep = 0; rep < reps; rep++) {
+          for (const [label, gpu] of [['defaults', {}], [JSON.stringify(other), other]] as const) {
+            await add(sec, `${s} gpu ${label}`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { keepPlans: false, ...gpu } }));
+          }
+        }
+      }
+      printPairs(report[sec] as Json[]);
     } else if (sec === 'kept') {
       // Per scene: one run that compiles and keeps its program, then runs that take it (the default) alternating with runs that compile their own (keepPlans false: such a run neither takes nor keeps).
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
