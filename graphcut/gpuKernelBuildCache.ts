@@ -283,10 +283,26 @@ const prewarmedOf = new WeakMap<object, { generation: number; codes: Map<string,
  * would only leave a pipeline to be created when the compile needs it.
  */
 function programKey(kernel: ProgramKernel, types: string, reps: readonly unknown[]): string | null {
-  if (typeof kernel.source !== 'string') return null;
+  // A plan has hundreds of steps per kernel: the kernel's part of the key (its source runs to kilobytes) is worked out once per kernel object, as a small id.
+  let id = kernelIdOf.get(kernel);
+  if (id === undefined) {
+    if (typeof kernel.source !== 'string') {
+      id = null;
+    } else {
+      const described = JSON.stringify([kernel.source, kernel.constants ?? null, kernel.output ?? null, kernel.precision ?? null, kernel.loopMaxIterations ?? null]);
+      id = kernelIds.get(described) ?? kernelIds.size;
+      if (!kernelIds.has(described)) kernelIds.set(described, id);
+    }
+    kernelIdOf.set(kernel, id);
+  }
+  if (id === null) return null;
   const sizeOf = (v: unknown): unknown => (v instanceof Input ? v.size : Array.isArray(v) || ArrayBuffer.isView(v) ? (v as ArrayLike<unknown>).length : (v as { output?: unknown } | null)?.output ?? null);
-  return JSON.stringify([kernel.source, kernel.constants ?? null, kernel.output ?? null, kernel.precision ?? null, kernel.loopMaxIterations ?? null, types, reps.map(sizeOf)]);
+  return `${id}|${types}|${JSON.stringify(reps.map(sizeOf))}`;
 }
+
+/** Ids of the kernel descriptions programKey met (a process meets a few dozen), and each kernel object's id (null: not keyed). */
+const kernelIds = new Map<string, number>();
+const kernelIdOf = new WeakMap<object, number | null>();
 
 /**
  * The WGSL and layout of every program the executor's compile will build
