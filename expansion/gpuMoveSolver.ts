@@ -227,7 +227,8 @@ export interface GpuMoveOptions {
    * On dispose, keep the kernels and compiled plans for the next solver of
    * the same shape and device options in this process, which takes them
    * with its own energy instead of compiling its own (default true; grids
-   * up to 2^20 pixels; expansion/gpuKeptPrograms.ts).
+   * up to 2^20 pixels, WebGPU and gpu.js's cpu backend: REFILLABLE_MODES;
+   * expansion/gpuKeptPrograms.ts).
    */
   keepPlans?: boolean;
   /**
@@ -293,6 +294,15 @@ interface DeviceProgram {
   /** the constant inputs the plans bind: data term (volume or images), smoothness weights, V table, four zeros */
   literals: [Input, Input, Input, Input];
 }
+
+/**
+ * Backends whose compiled plans see a refilled constant input: WebGPU binds
+ * the literal's device buffer (refilled by a queue write) and gpu.js's cpu
+ * backend reads the Input at every call. Its webasm backend copies each
+ * literal into the plan's WebAssembly memory when the plan compiles, so a
+ * kept webasm plan would run on the last energy's values: it keeps none.
+ */
+const REFILLABLE_MODES: ReadonlySet<string> = new Set(['webgpu', 'cpu']);
 
 /** Largest grid whose program is kept after its solver: a program holds the buffers of all its plans, several gigabytes at 3000×2000. */
 const MAX_KEPT_PROGRAM_PIXELS = 1 << 20;
@@ -536,7 +546,7 @@ export class GpuMoveSolver implements MoveSolver {
 
     // Everything the kernels and plans depend on besides the energy's values.
     const o = this.o;
-    this.programKey = o.keepPlans && this.n <= MAX_KEPT_PROGRAM_PIXELS
+    this.programKey = o.keepPlans && this.n <= MAX_KEPT_PROGRAM_PIXELS && REFILLABLE_MODES.has(ctx.mode)
       ? JSON.stringify([ctx.mode, W, H, L, source.kind, this.costSpec, dataDims, o.variant, o.push, o.bfs, o.reach, o.gate, o.tileSide, o.iterationsPerRound, o.finalBfsFactor, this.flowsInOut, o.maxCachedPlans])
       : null;
     let program = this.programKey === null ? undefined : takeKeptProgram<DeviceProgram>(this.programKey);
