@@ -155,13 +155,7 @@ export interface GpuMoveOptions {
   bfsPasses?: number;
   /** The last round's global relabel runs this many times B passes (default 2). */
   finalBfsFactor?: number;
-  /**
-   * Rounds per move in the first plan; later plans adapt to the rounds moves
-   * needed (default 8: the first cycle's cold moves need 5–11 rounds, and
-   * starting from 4 cost tsukuba, teddy and Adirondack continuation calls
-   * and plan shapes, 1–9 % of their moves' time; 12 overshot. H200,
-   * BENCHMARKS.md).
-   */
+  /** Rounds per move in the first plan; later plans adapt to the rounds moves needed (default: defaultInitialRounds). */
   initialRounds?: number;
   /** Moves chained in one pipeline call (default 1: on tsukuba the rounds moves need vary so much that chaining lost to redos, H200). */
   movesPerCall?: number;
@@ -393,6 +387,20 @@ export function defaultBfsPasses(width: number, height: number): number {
 }
 
 /**
+ * Default initialRounds: 8 up to 512 pixels a side, 12 above (the rule of
+ * B). The first cycle's moves need a median 5 rounds on tsukuba, 6 on
+ * teddy and 11 on Adirondack. From 4, tsukuba, teddy and Adirondack made
+ * more continuation calls and plan shapes (1–9 % of their moves' time), and
+ * 12 overshot on tsukuba (H200). Since compiles are priced by their rounds,
+ * 12 ran Adirondack's moves 8 and 5 % faster than 8 (medians of three and
+ * five pairs) while tsukuba took 13 % longer and teddy the same; 6 was no
+ * faster anywhere (BENCHMARKS.md).
+ */
+export function defaultInitialRounds(width: number, height: number): number {
+  return Math.max(width, height) > 512 ? 12 : 8;
+}
+
+/**
  * Default push kernels: the split sweep above 2^20 pixels, the single-kernel
  * sweep below. Per pass on the H200 the split sweep's gather + apply took
  * 0.79 + 0.89 ms against 1.11 + 1.53 ms at 3000×2000 (its walks run once per
@@ -471,7 +479,7 @@ export class GpuMoveSolver implements MoveSolver {
 
   constructor(private readonly ctx: GpuContext, private readonly energy: MrfEnergy, options: GpuMoveOptions, source: GpuDataSource = { kind: 'volume' }) {
     this.o = {
-      iterationsPerRound: 16, bfsPasses: defaultBfsPasses(energy.width, energy.height), initialRounds: 8, movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
+      iterationsPerRound: 16, bfsPasses: defaultBfsPasses(energy.width, energy.height), initialRounds: defaultInitialRounds(energy.width, energy.height), movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
       push: defaultPush(energy.width, energy.height), bfs: 'scan', reach: defaultReach(energy.width, energy.height), resume: true,
       maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, planCompileRoundsPerRound: PLAN_COMPILE_ROUNDS_PER_ROUND, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR, tileSide: TILE_SIDE, borrowFlows: true, keepPlans: true,
       ...options,

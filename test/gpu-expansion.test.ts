@@ -6,7 +6,7 @@ import { generateSyntheticScene } from '../data/synthetic';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import type { GraphVariant } from '../expansion/binaryStep';
 import type { MrfEnergy } from '../expansion/energy';
-import { defaultBfsPasses, defaultPush, defaultReach, GpuMoveSolver, type GpuDataSource } from '../expansion/gpuMoveSolver';
+import { defaultBfsPasses, defaultInitialRounds, defaultPush, defaultReach, GpuMoveSolver, type GpuDataSource } from '../expansion/gpuMoveSolver';
 import { flowPlanesSource, reductionLevels } from '../expansion/gpuMoveKernels';
 import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
@@ -310,7 +310,7 @@ describe('GpuMoveSolver warm starts (each move from the flows its α\'s previous
 });
 
 describe('GpuMoveSolver on grids wider than one reduction level', () => {
-  test('a 530×16 synthetic pair: the convergence test and the changed count sum over three tile levels; B follows the longer side, the reach the pixel count', async () => {
+  test('a 530×16 synthetic pair: the convergence test and the changed count sum over three tile levels; B and the first plan\'s rounds follow the longer side, the reach the pixel count', async () => {
     // 530×16 pixels → 265×8 tiles of 2×2 → 34×1 → 5×1: the reduction chain has two levels beyond the tiles.
     expect(reductionLevels(530, 16, 2)).toEqual([[265, 8], [34, 1], [5, 1]]);
     expect(reductionLevels(64, 64, 8)).toEqual([[8, 8]]);
@@ -323,10 +323,17 @@ describe('GpuMoveSolver on grids wider than one reduction level', () => {
     expect(defaultReach(1025, 1024)).toBe(32);
     expect(defaultBfsPasses(530, 16)).toBe(32);
     expect(defaultBfsPasses(512, 512)).toBe(16);
+    expect(defaultInitialRounds(530, 16)).toBe(12);
+    expect(defaultInitialRounds(512, 512)).toBe(8);
     expect(defaultPush(1500, 1000)).toBe('split-sweep');
     expect(defaultPush(718, 496)).toBe('sweep');
     const g = await expectSameAsBk(wasm, energy, init, 'reversed', { kind: 'volume' }, 'wide synthetic', { iterationsPerRound: 4, bfsPasses: 4, movesPerCall: 1 });
     expect(g.counters.moves).toBe(g.counters.pipelineCalls - g.counters.redoneMoves - g.counters.resumedCalls);
+    // With the defaults, the first call gets the first rounds of a grid this wide.
+    const defaults = new GpuMoveSolver(wasm, energy, { variant: 'reversed' });
+    await defaults.move(0, init.slice());
+    expect(defaults.calls[0].rounds).toBe(12);
+    defaults.dispose();
   });
 });
 
