@@ -61,7 +61,7 @@ export function keepProgram(key: string, program: unknown, release: () => void):
   const old = kept.get(key);
   if (old) {
     kept.delete(key);
-    drop(old);
+    if (old.program !== program) drop(old);
   }
   kept.set(key, { program, release });
   keptPrograms.kept++;

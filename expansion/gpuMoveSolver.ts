@@ -443,11 +443,8 @@ export class GpuMoveSolver implements MoveSolver {
   private readonly gpu: GPU;
   private readonly kernels: Kernels;
   private readonly plans: Map<string, Plan>;
-  private readonly dataLiteral: Input;
-  private readonly weights: Input;
-  private readonly vTable: Input;
-  private readonly zeros4: Input;
-  private readonly literals: readonly Input[];
+  /** the program's constant inputs: data term, weights, V table, zeros */
+  private readonly literals: DeviceProgram['literals'];
   /**
    * Whether the plans take the starting flows of their (single) move and
    * return its final ones (resume or warmStart); the flows a move that has
@@ -472,6 +469,7 @@ export class GpuMoveSolver implements MoveSolver {
   private readonly flowStore: Array<Float32Array | undefined>;
   private lastFlows?: Float32Array;
   private energyPipe?: IPipelineRunShortcut;
+  private disposed = false;
   /** The plan guessed for the next call during the last one (moveSequence carries it between calls of the driver). */
   private guessedPlan?: Plan;
   private energyChunk = 1;
@@ -585,7 +583,6 @@ export class GpuMoveSolver implements MoveSolver {
     this.kernels = program.kernels;
     this.plans = program.plans;
     this.literals = program.literals;
-    [this.dataLiteral, this.weights, this.vTable, this.zeros4] = program.literals;
   }
 
   /** The kernels of a program, on `gpu`. */
@@ -659,10 +656,7 @@ export class GpuMoveSolver implements MoveSolver {
     const k = this.kernels;
     const K = this.o.iterationsPerRound;
     const finalBfs = this.o.finalBfsFactor * bfs;
-    const data = this.dataLiteral;
-    const wt = this.weights;
-    const vt = this.vTable;
-    const zeros = this.zeros4;
+    const [data, wt, vt, zeros] = this.literals;
     const sum = (tiles: unknown): unknown => k.sumTiles.reduce((r, f) => f(r), tiles);
     const or = (tiles: unknown): unknown => k.orTiles.reduce((r, f) => f(r), tiles);
     // State passes and checks take the move's tally last (the gate's input; dropped when ungated).
@@ -1026,9 +1020,7 @@ export class GpuMoveSolver implements MoveSolver {
       const constants = { W: this.W, H: this.H, INF: this.n + 1, L: e.labels, CH: this.energyChunk };
       const terms = this.gpu.createKernel(energyTermsSource(this.sourceKind, this.costSpec), kernelSettings([this.W, this.H, 2], constants));
       const sums = this.gpu.createKernel(energyChunksSource(), kernelSettings([chunks, this.H, 2], constants));
-      const data = this.dataLiteral;
-      const wt = this.weights;
-      const vt = this.vTable;
+      const [data, wt, vt] = this.literals;
       const literals = this.literals;
       this.energyPipe = this.gpu.createPipeline(function (LB: unknown) {
         bindSharedLiterals(literals);
@@ -1049,6 +1041,9 @@ export class GpuMoveSolver implements MoveSolver {
   }
 
   dispose(): void {
+    // A second dispose would keep (or release) the program again.
+    if (this.disposed) return;
+    this.disposed = true;
     const energyPipe = this.energyPipe;
     this.energyPipe = undefined;
     // The energy pipeline binds the literals: they are released or refilled only once it is gone (a destroy waits for the call in flight).

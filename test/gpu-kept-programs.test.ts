@@ -69,6 +69,18 @@ describe('programs kept between solvers of the same shape', () => {
     }
   });
 
+  test('a solver disposed twice keeps its program once, and the next solver runs it', async () => {
+    const rng = createRng(9);
+    const e1 = randomEnergy(rng, 7, 5, 3, 'linear');
+    const e2 = randomEnergy(rng, 7, 5, 3, 'potts');
+    const first = new GpuMoveSolver(cpu, e1, { variant: 'reversed', ...small });
+    await alphaExpansion(e1, randomLabels(rng, 35, 3), first, { cycles: 1 });
+    first.dispose();
+    first.dispose();
+    expect(keptProgramCount()).toBe(1);
+    expect((await runAndCheck(cpu, e2, randomLabels(rng, 35, 3), 'after a double dispose')).tookKeptPlans).toBe(true);
+  });
+
   test('nothing is taken across shapes, options, backends, a destroyed context, on the webasm backend, or with keeping off; at most one program is kept', async () => {
     const rng = createRng(5);
     const e1 = randomEnergy(rng, 8, 6, 4, 'linear');
