@@ -1,6 +1,8 @@
 /**
  * Device measurements of α-expansion with the moves on the GPU (run on the
- * built JS: `node dist/stereo/gpuBench.js OUT.json SECTION... `), sections:
+ * built JS: `node dist/stereo/gpuBench.js OUT.json SECTION... `). Every
+ * run's solver compiles its own plans (keepPlans false) unless its section
+ * says otherwise, so that runs compare like with like. Sections:
  *   verify     4 cycles of tsukuba, venus, teddy, cones with every cut
  *              re-solved by BK on the CPU (graph, flow and cut compared)
  *   scenes     full 4-cycle runs of the same four and Adirondack, device and
@@ -98,7 +100,6 @@ import { loadScene } from '../data/scene';
 import type { Scene } from '../data/sceneTypes';
 import { alphaExpansion, type MoveProgress } from '../expansion/alphaExpansion';
 import { GpuMoveSolver, type GpuMoveOptions } from '../expansion/gpuMoveSolver';
-import { releaseKeptPrograms } from '../expansion/gpuKeptPrograms';
 import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
 import { createGpuContext } from '../graphcut/gpuBackend';
 import { parallelCosts } from '../costs/parallelCosts';
@@ -144,7 +145,8 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
     const pr: PushRelabelOptions = { globalRelabel: spec.backend === 'pr-perPass' ? 'perPass' : 'pipeline' };
     solver = new GraphMoveSolver(energy, new PushRelabelSolver(ctx, pr), params.graph);
   } else {
-    solver = await createMoveSolver(energy, { backend: spec.backend, graph: params.graph, verify: spec.verify ?? false, gpu: spec.gpu });
+    // Every run compiles its own plans, as it did before plans were kept between runs, so that sections compare like with like; the kept section asks for them.
+    solver = await createMoveSolver(energy, { backend: spec.backend, graph: params.graph, verify: spec.verify ?? false, gpu: { keepPlans: false, ...spec.gpu } });
   }
   const t3 = performance.now();
   // Per cut: pixels changed, rounds it needed, and the calls it took beyond the first (continued or redone).
@@ -509,7 +511,6 @@ async function main(): Promise<void> {
         sharedLiterals.enabled = literals;
         // Every run builds as a fresh process would: nothing kept from the runs before.
         clearKernelBuildCache();
-        releaseKeptPrograms();
         profiler.take();
         try {
           const r = await runScene(await scene(s), { backend: 'gpu', gpu: { recordAhead: ahead } });
@@ -536,14 +537,14 @@ async function main(): Promise<void> {
         }
       }
     } else if (sec === 'pairs') {
-      // Whole runs of each scene alternating the defaults and $GPU_BENCH_OPTIONS, after a warm-up run; every run compiles its own plans, as a fresh process would.
+      // Whole runs of each scene alternating the defaults and $GPU_BENCH_OPTIONS, after a warm-up run; every run compiles its own plans (runScene).
       const other = benchOptions();
       const reps = benchReps();
-      await add(sec, 'warm-up tsukuba', async () => runScene(await scene('tsukuba'), { backend: 'gpu', gpu: { keepPlans: false } }));
+      await add(sec, 'warm-up tsukuba', async () => runScene(await scene('tsukuba'), { backend: 'gpu' }));
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
         for (let rep = 0; rep < reps; rep++) {
           for (const [label, gpu] of [['defaults', {}], [JSON.stringify(other), other]] as const) {
-            await add(sec, `${s} gpu ${label}`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { keepPlans: false, ...gpu } }));
+            await add(sec, `${s} gpu ${label}`, async () => runScene(await scene(s), { backend: 'gpu', gpu }));
           }
         }
       }
@@ -551,7 +552,7 @@ async function main(): Promise<void> {
     } else if (sec === 'kept') {
       // Per scene: one run that compiles and keeps its program, then runs that take it (the default) alternating with runs that compile their own (keepPlans false: such a run neither takes nor keeps).
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
-        await add(sec, `${s} gpu first run`, async () => runScene(await scene(s), { backend: 'gpu' }));
+        await add(sec, `${s} gpu first run`, async () => runScene(await scene(s), { backend: 'gpu', gpu: { keepPlans: true } }));
         for (const keepPlans of [true, false, true, false]) {
           await add(sec, `${s} gpu${keepPlans ? ' kept plans' : ' own plans'}`, async () => ({ ...(await runScene(await scene(s), { backend: 'gpu', gpu: { keepPlans } })), keepPlans }));
         }

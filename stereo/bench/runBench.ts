@@ -91,7 +91,8 @@ async function runOnce(scene: Scene, name: string, backend: BackendName, step: B
   const cfg = step.config;
   const r = await match(scene.left, scene.right, {
     ...base, graph: cfg.graph, init: cfg.init, order: cfg.order, cycles, ndisp: scene.ndisp, backend,
-    gpu: { push: cfg.push, bfs: cfg.bfs, iterationsPerRound: cfg.k, fixedRounds: cfg.rounds === 'fixed', resume: cfg.resume, gate: cfg.gate, warmStart: cfg.warm },
+    // Every run compiles its own plans (none kept from the run before), so that the steps of the technique chain compare like with like.
+    gpu: { push: cfg.push, bfs: cfg.bfs, iterationsPerRound: cfg.k, fixedRounds: cfg.rounds === 'fixed', resume: cfg.resume, gate: cfg.gate, warmStart: cfg.warm, keepPlans: false },
   });
   const sum = (k: string): number | undefined => (r.cycles.some((c) => c.stats[k] !== undefined) ? r.cycles.reduce((s, c) => s + (c.stats[k] ?? 0), 0) : undefined);
   const { costsMs, initMs, buildMs, flowMs, totalMs } = r.times;
