@@ -12,22 +12,15 @@
  * its own.
  *
  * A program is taken by one solver at a time: taking removes it, disposing
- * gives it back. At most `keptPrograms.limit` are kept (default 1, since a
- * program holds the device buffers of all its plans); the oldest beyond it
- * is released. `releaseKeptPrograms` frees them all.
+ * gives it back. At most MAX_KEPT_PROGRAMS (one) are kept; the oldest
+ * beyond it is released. `releaseKeptPrograms` frees them all.
  */
 
-/** Switch, bound and counters. */
-export const keptPrograms = {
-  /** Whether solvers give their programs back and take kept ones (gpuBench compares both). */
-  enabled: true,
-  /** Programs kept at once. */
-  limit: 1,
-  /** Programs taken by a new solver, kept by a disposed one, and released. */
-  taken: 0,
-  kept: 0,
-  released: 0,
-};
+/** Whether solvers give their programs back and take kept ones. */
+export const keptPrograms = { enabled: true };
+
+/** Programs kept at once: a program holds the device buffers of all its plans. */
+const MAX_KEPT_PROGRAMS = 1;
 
 interface Kept {
   program: unknown;
@@ -43,32 +36,30 @@ export function takeKeptProgram<T>(key: string): T | undefined {
   const found = kept.get(key);
   if (!found) return undefined;
   kept.delete(key);
-  keptPrograms.taken++;
   return found.program as T;
 }
 
 /**
  * Keeps `program` under `key` for the next solver of that shape; `release`
- * frees it when it is dropped (beyond the limit, replaced by a program of
+ * frees it when it is dropped (beyond MAX_KEPT_PROGRAMS, replaced by a program of
  * the same key, or by releaseKeptPrograms). With keeping off, releases it
  * at once.
  */
 export function keepProgram(key: string, program: unknown, release: () => void): void {
-  if (!keptPrograms.enabled || keptPrograms.limit < 1) {
+  if (!keptPrograms.enabled) {
     release();
     return;
   }
   const old = kept.get(key);
   if (old) {
     kept.delete(key);
-    if (old.program !== program) drop(old);
+    if (old.program !== program) old.release();
   }
   kept.set(key, { program, release });
-  keptPrograms.kept++;
-  while (kept.size > keptPrograms.limit) {
+  while (kept.size > MAX_KEPT_PROGRAMS) {
     const [oldest, entry] = kept.entries().next().value as [string, Kept];
     kept.delete(oldest);
-    drop(entry);
+    entry.release();
   }
 }
 
@@ -76,15 +67,10 @@ export function keepProgram(key: string, program: unknown, release: () => void):
 export function releaseKeptPrograms(): void {
   const all = [...kept.values()];
   kept.clear();
-  for (const entry of all) drop(entry);
+  for (const entry of all) entry.release();
 }
 
 /** Programs kept now (for tests and reports). */
 export function keptProgramCount(): number {
   return kept.size;
-}
-
-function drop(entry: Kept): void {
-  keptPrograms.released++;
-  entry.release();
 }
