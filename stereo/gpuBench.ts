@@ -82,7 +82,11 @@
  *              and of the sweep and the BFS scan gated shut (copies); BFS
  *              passes work on the [W, H] distances; and of a whole
  *              convergence check (tiles of 8, 4, 2 and 1 pixels a side,
- *              then its OR levels)
+ *              then its OR levels); the sweeps and scan at reach 32 and
+ *              at reach 8 (sweepH8, sweepV8, bfsScan8: the default up to
+ *              2^20 pixels); $GPU_BENCH_PASSES (names, comma-separated),
+ *              $GPU_BENCH_SIZES (e.g. 384x288,450x375) and
+ *              $GPU_BENCH_SHAPES (e.g. 16x16,32x8) narrow it
  *   large      a synthetic W×H pair with L labels, costs computed on the
  *              device from the images (no volume anywhere):
  *              large:WxHxL:init:cycles[:push], init wta, zero or
@@ -309,7 +313,17 @@ async function passCosts(W: number, H: number): Promise<Json> {
   const lockstep = kernel(pushRelabelSource());
   const sweepH = kernel(sweepPushSource('h'));
   const sweepV = kernel(sweepPushSource('v'));
+  const settings8 = (planes: number): IGPUKernelSettings => pushRelabelKernelSettings(W, H, 8, planes);
+  const k8 = (source: string, planes = STATE_PLANES): ((...a: unknown[]) => unknown) => {
+    const kern = gpu.createKernel(source, settings8(planes));
+    return (...a: unknown[]) => kern(...a);
+  };
+  const [sweepH8, sweepV8] = [sweepPushSource('h'), sweepPushSource('v')].map((src) => k8(src));
+  const scan8 = k8(bfsScanSource(), 1);
   const items: Record<string, Passes> = {
+    sweepH8: statePasses((s, C) => sweepH8(s, C)),
+    sweepV8: statePasses((s, C) => sweepV8(s, C)),
+    bfsScan8: distancePasses((s, C, D) => scan8(s, C, D)),
     lockstep: statePasses((s, C) => lockstep(s, C)),
     sweepH: statePasses((s, C) => sweepH(s, C)),
     sweepV: statePasses((s, C) => sweepV(s, C)),
@@ -341,7 +355,9 @@ async function passCosts(W: number, H: number): Promise<Json> {
   // A tally whose latest check passed: the gated kernels return their input.
   const G = new Input(Float32Array.from([0, 0, 0, 0]) as unknown as number[], [4]);
   const out: Json = { size: `${W}x${H}` };
+  const only = process.env.GPU_BENCH_PASSES?.split(',');
   for (const [name, run] of Object.entries(items)) {
+    if (only && !only.includes(name)) continue;
     const time = async (passes: number): Promise<number> => {
       const pipe = gpu.createPipeline(function (S: unknown, Cs: unknown, Gs: unknown) {
         const s = relabel(S, Cs, 8, true);
@@ -664,8 +680,10 @@ async function main(): Promise<void> {
       for (const [W, H] of [[384, 288], [718, 496], [3000, 2000]]) await add('dispatch', `${W}x${H}x5`, () => dispatchCosts(W, H, 5));
     } else if (sec === 'passes') {
       // Each size with gpu.js's 8×8 workgroups and with the default shape (the kernels are built inside passCosts).
-      for (const [W, H] of (process.env.GPU_BENCH_MODE ? [[24, 16]] : [[384, 288], [718, 496], [1500, 1000], [3000, 2000]])) {
-        for (const shape of [[8, 8], DEFAULT_WORKGROUP] as WorkgroupShape[]) await add('passes', `${W}x${H} ${shape.join('x')}`, () => inWorkgroups(shape, () => passCosts(W, H)));
+      const sizes = process.env.GPU_BENCH_SIZES ? process.env.GPU_BENCH_SIZES.split(',').map((t) => t.split('x').map(Number)) : process.env.GPU_BENCH_MODE ? [[24, 16]] : [[384, 288], [718, 496], [1500, 1000], [3000, 2000]];
+      const shapes = process.env.GPU_BENCH_SHAPES ? process.env.GPU_BENCH_SHAPES.split(',').map((t) => t.split('x').map(Number)) : [[8, 8], DEFAULT_WORKGROUP];
+      for (const [W, H] of sizes) {
+        for (const shape of shapes as unknown as WorkgroupShape[]) await add('passes', `${W}x${H} ${shape.join('x')}`, () => inWorkgroups(shape, () => passCosts(W, H)));
       }
     } else {
       throw new Error(`gpuBench: unknown section '${sec}'`);
