@@ -233,8 +233,6 @@ export interface GpuMoveOptions {
    * graphcut/gpuOnePassCalls.ts, recordAhead).
    */
   recordAhead?: boolean;
-  /** Skip each move's first global relabel: heights start at 0 (an experiment). */
-  skipFirstRelabel?: boolean;
 }
 
 /** How a move starts: from zero flow, or from its α's stored flows (warmStart). */
@@ -481,7 +479,7 @@ export class GpuMoveSolver implements MoveSolver {
     this.o = {
       iterationsPerRound: 16, bfsPasses: defaultBfsPasses(energy.width, energy.height), initialRounds: defaultInitialRounds(energy.width, energy.height), movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
       push: defaultPush(energy.width, energy.height), bfs: 'scan', reach: defaultReach(energy.width, energy.height), resume: true,
-      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, planCompileRoundsPerRound: PLAN_COMPILE_ROUNDS_PER_ROUND, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR, tileSide: TILE_SIDE, borrowFlows: true, keepPlans: true, skipFirstRelabel: false,
+      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, planCompileRoundsPerRound: PLAN_COMPILE_ROUNDS_PER_ROUND, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR, tileSide: TILE_SIDE, borrowFlows: true, keepPlans: true,
       ...options,
     };
     for (const k of ['planCompileRounds', 'planCompileRoundsPerRound'] as const) {
@@ -555,7 +553,7 @@ export class GpuMoveSolver implements MoveSolver {
     // Everything the kernels and plans depend on besides the energy's values.
     const o = this.o;
     this.programKey = o.keepPlans && this.n <= MAX_KEPT_PROGRAM_PIXELS && REFILLABLE_MODES.has(ctx.mode)
-      ? JSON.stringify([ctx.mode, W, H, L, source.kind, this.costSpec, dataDims, o.variant, o.push, o.bfs, o.reach, o.gate, o.tileSide, o.iterationsPerRound, o.finalBfsFactor, this.flowsInOut, o.maxCachedPlans, o.skipFirstRelabel])
+      ? JSON.stringify([ctx.mode, W, H, L, source.kind, this.costSpec, dataDims, o.variant, o.push, o.bfs, o.reach, o.gate, o.tileSide, o.iterationsPerRound, o.finalBfsFactor, this.flowsInOut, o.maxCachedPlans])
       : null;
     let program = this.programKey === null ? undefined : takeKeptProgram<DeviceProgram>(this.programKey);
     if (program && (program.ctx.destroyed || !canRefillSharedLiterals(program.literals))) {
@@ -677,7 +675,6 @@ export class GpuMoveSolver implements MoveSolver {
     const tail = (S: unknown, C: unknown): unknown[] => [...(fromFlows ? [k.flows(S)] : []), ...(verify ? [S, C] : [])];
     // `moves` moves chained (F: the move's starting flows, flowsInOut plans only).
     const literals = this.literals;
-    const skipFirst = this.o.skipFirstRelabel;
     const moves_ = (LB0: unknown, AL: unknown, F: unknown): unknown[] => {
       bindSharedLiterals(literals);
       let LB = LB0;
@@ -689,7 +686,7 @@ export class GpuMoveSolver implements MoveSolver {
         T = k.startMove(T);
         C = k.caps(LB, AL, wt, vt, j);
         const S0 = fromFlows ? k.initFromFlows(LB, AL, data, wt, vt, j, C, F) : k.init(LB, AL, data, wt, vt, j);
-        S = skipFirst ? S0 : k.relabel(S0, C, bfs, true, T);
+        S = k.relabel(S0, C, bfs, true, T);
         T = k.tallyFirst(check(S, C, T), T);
         [S, T] = rounds_(S, C, T);
         const next = k.apply(LB, S, AL, T, j);

@@ -283,8 +283,8 @@ export function bfsPassSource(): string {
  * relax along straight residual runs: the number of passes then follows the
  * number of turns of the paths flow and distances travel, not their length.
  */
-export type PushScheme = 'lockstep' | 'sweep' | 'split-sweep' | 'segment';
-export const PUSH_SCHEMES: readonly PushScheme[] = ['sweep', 'split-sweep', 'lockstep', 'segment'];
+export type PushScheme = 'lockstep' | 'sweep' | 'split-sweep';
+export const PUSH_SCHEMES: readonly PushScheme[] = ['sweep', 'split-sweep', 'lockstep'];
 export type BfsScheme = 'level' | 'scan';
 
 /** Longest reach a scheme accepts (the walks are loops of that many steps per thread). */
@@ -356,10 +356,6 @@ export function iterationPasses(gpu: GPU, push: PushScheme, settings: (planes: n
   return (['h', 'v'] as const).map((axis): StatePass => {
     if (push === 'sweep') {
       const k = state(sweepPushSource(axis));
-      return (S, C, G) => k(S, C, G);
-    }
-    if (push === 'segment') {
-      const k = state(segmentSweepSource(axis, Number((settings(STATE_PLANES).constants as { REACH: number }).REACH)));
       return (S, C, G) => k(S, C, G);
     }
     // A gated gather returns zeros: the gated apply that reads them returns its input anyway.
@@ -637,77 +633,5 @@ export function bfsScanSource(): string {
     ${walk('i2', (k) => `${k} + 1 < ${H}`, (k) => `(C[2][${k}][x] - S[3][${k}][x])`, '+', (k) => `D[${k}][x]`)}
     ${walk('i3', (k) => `${k} > 0`, (k) => `(C[3][${k} - 1][x] + S[3][${k} - 1][x])`, '-', (k) => `D[${k}][x]`)}
     return Math.min(m, ${INF});
-  }`;
-}
-
-/**
- * The segmented sweep of sweepPushSource, computed segment-wise with every
- * load issued up front (push: 'segment', an experiment). A thread loads its
- * segment's values (R = reach positions) in straight-line code, runs the
- * forward and backward push chains over the whole segment in registers, and
- * takes its own position's arrivals; the first and last pixels of a segment
- * also run the neighbouring segment's chain for the flow that crosses the
- * border. Same operations in the same order as the walks, so the same
- * results; it tests whether the walks' dependent loads bound a sweep.
- */
-export function segmentSweepSource(axis: 'h' | 'v', reach: number): string {
-  const a = AXES[axis];
-  const R = reach;
-  const p = a.pos;
-  const len = a.len;
-  const ix = (i: number): number[] => Array.from({ length: i }, (_, k) => k);
-  // Loads of the segment starting at `s` into `${q}e${i}`, `${q}h${i}` (i ≤ R: the next pixel's height too), `${q}f${i}` (forward residual), `${q}b${i}` (backward residual), and `${q}hm` (the previous pixel's height).
-  const loads = (q: string, s: string): string => `
-    let ${q}hm = 0.0;
-    if (${s} > 0) { ${q}hm = S[1]${a.at(`${s} - 1`)}; }
-    ${ix(R + 1).map((i) => `let ${q}h${i} = 0.0;
-    if (${s} + ${i} < ${len}) { ${q}h${i} = S[1]${a.at(`${s} + ${i}`)}; }`).join('\n    ')}
-    ${ix(R).map((i) => `let ${q}e${i} = 0.0;
-    let ${q}f${i} = 0.0;
-    let ${q}b${i} = 0.0;
-    if (${s} + ${i} < ${len}) {
-      ${q}e${i} = S[0]${a.at(`${s} + ${i}`)};
-      ${q}f${i} = C[${a.capFwd}]${a.at(`${s} + ${i}`)} - S[${a.flow}]${a.at(`${s} + ${i}`)};
-      if (${s} + ${i} > 0) { ${q}b${i} = C[${a.capBwd}]${a.at(`${s} + ${i} - 1`)} + S[${a.flow}]${a.at(`${s} + ${i} - 1`)}; }
-    }`).join('\n    ')}`;
-  const hPrev = (q: string, i: number): string => (i === 0 ? `${q}hm` : `${q}h${i - 1}`);
-  const admF = (q: string, s: string, i: number): string => `(${s} + ${i} + 1 < ${len} && ${q}h${i} < ${INF} && ${q}h${i + 1} + 1.0 === ${q}h${i} && ${q}f${i} > 0.0)`;
-  const admB = (q: string, s: string, i: number): string => `(${s} + ${i} > 0 && ${q}h${i} < ${INF} && ${hPrev(q, i)} + 1.0 === ${q}h${i} && ${q}b${i} > 0.0)`;
-  // Forward chain: ${q}F${i}, the flow pushed over (s+i → s+i+1).
-  const forward = (q: string, s: string): string => ix(R).map((i) => `let ${q}F${i} = 0.0;
-    if (${admF(q, s, i)}) { ${q}F${i} = Math.min(${q}f${i}, Math.max(${q}e${i} + ${i === 0 ? '0.0' : `${q}F${i - 1}`}, 0.0)); }`).join('\n    ');
-  // Backward chain: ${q}B${i}, the flow pushed over (s+i → s+i−1).
-  const backward = (q: string, s: string): string => ix(R).reverse().map((i) => `let ${q}B${i} = 0.0;
-    if (${admB(q, s, i)}) {
-      const ${q}v${i} = Math.max(${q}e${i} + ${i === R - 1 ? '0.0' : `${q}B${i + 1}`}, 0.0);
-      let ${q}w${i} = 0.0;
-      if (${admF(q, s, i)}) { ${q}w${i} = Math.min(${q}f${i}, ${q}v${i}); }
-      ${q}B${i} = Math.min(${q}b${i}, ${q}v${i} - ${q}w${i});
-    }`).join('\n    ');
-  const { head, update } = sweepParts(axis);
-  return `function (S, C) {
-    ${head}
-    const o = ${p} % ${R};
-    const s = ${p} - o;
-    ${loads('c', 's')}
-    ${forward('c', 's')}
-    ${backward('c', 's')}
-    let inF = 0.0;
-    let inB = 0.0;
-    ${ix(R).slice(1).map((i) => `if (o === ${i}) { inF = cF${i - 1}; }`).join('\n    ')}
-    ${ix(R - 1).map((i) => `if (o === ${i}) { inB = cB${i + 1}; }`).join('\n    ')}
-    if (o === 0 && s > 0) {
-      const ps = s - ${R};
-      ${loads('p', 'ps')}
-      ${forward('p', 'ps')}
-      inF = pF${R - 1};
-    }
-    if (o === ${R - 1} && s + ${R} < ${len}) {
-      const ns = s + ${R};
-      ${loads('n', 'ns')}
-      ${backward('n', 'ns')}
-      inB = nB0;
-    }
-    ${update}
   }`;
 }
