@@ -286,8 +286,9 @@ async function passCosts(W: number, H: number): Promise<Json> {
   const { caps, state } = initialKernelState(g);
   const settings = (planes: number): IGPUKernelSettings => pushRelabelKernelSettings(W, H, 32, planes);
   const gpu = ctx.gpu;
-  const kernel = (source: string, planes = STATE_PLANES): ((...a: unknown[]) => unknown) => {
-    const kern = gpu.createKernel(source, settings(planes));
+  // Kernels at the reach of the older rows (32) unless given: the default reach is 8 up to 2^20 pixels.
+  const kernel = (source: string, planes = STATE_PLANES, reach = 32): ((...a: unknown[]) => unknown) => {
+    const kern = gpu.createKernel(source, pushRelabelKernelSettings(W, H, reach, planes));
     return (...a: unknown[]) => kern(...a);
   };
   const split = iterationPasses(gpu, 'split-sweep', settings);
@@ -313,13 +314,9 @@ async function passCosts(W: number, H: number): Promise<Json> {
   const lockstep = kernel(pushRelabelSource());
   const sweepH = kernel(sweepPushSource('h'));
   const sweepV = kernel(sweepPushSource('v'));
-  const settings8 = (planes: number): IGPUKernelSettings => pushRelabelKernelSettings(W, H, 8, planes);
-  const k8 = (source: string, planes = STATE_PLANES): ((...a: unknown[]) => unknown) => {
-    const kern = gpu.createKernel(source, settings8(planes));
-    return (...a: unknown[]) => kern(...a);
-  };
-  const [sweepH8, sweepV8] = [sweepPushSource('h'), sweepPushSource('v')].map((src) => k8(src));
-  const scan8 = k8(bfsScanSource(), 1);
+  const sweepH8 = kernel(sweepPushSource('h'), STATE_PLANES, 8);
+  const sweepV8 = kernel(sweepPushSource('v'), STATE_PLANES, 8);
+  const scan8 = kernel(bfsScanSource(), 1, 8);
   const items: Record<string, Passes> = {
     sweepH8: statePasses((s, C) => sweepH8(s, C)),
     sweepV8: statePasses((s, C) => sweepV8(s, C)),
@@ -356,6 +353,8 @@ async function passCosts(W: number, H: number): Promise<Json> {
   const G = new Input(Float32Array.from([0, 0, 0, 0]) as unknown as number[], [4]);
   const out: Json = { size: `${W}x${H}` };
   const only = process.env.GPU_BENCH_PASSES?.split(',');
+  const unknown = only?.filter((name) => !(name in items)) ?? [];
+  if (unknown.length > 0) throw new BenchConfigError(`GPU_BENCH_PASSES: unknown pass ${unknown.join(', ')} (expected some of ${Object.keys(items).join(', ')})`);
   for (const [name, run] of Object.entries(items)) {
     if (only && !only.includes(name)) continue;
     const time = async (passes: number): Promise<number> => {
@@ -380,6 +379,20 @@ async function passCosts(W: number, H: number): Promise<Json> {
   }
   ctx.destroy();
   return out;
+}
+
+/** A bad setting of the bench's environment: it ends the whole command instead of being recorded as one run's error. */
+class BenchConfigError extends Error {}
+
+/** `$name` as a comma-separated list of AxB pairs of positive integers (e.g. 384x288,450x375), or undefined when unset; anything else throws, naming the variable. */
+function pairsFromEnv(name: string): Array<[number, number]> | undefined {
+  const value = process.env[name];
+  if (value === undefined || value === '') return undefined;
+  return value.split(',').map((item) => {
+    const m = /^(\d+)x(\d+)$/.exec(item.trim());
+    if (!m || Number(m[1]) < 1 || Number(m[2]) < 1) throw new BenchConfigError(`${name}: expected pairs like 384x288, comma-separated, got '${item}'`);
+    return [Number(m[1]), Number(m[2])];
+  });
 }
 
 /**
@@ -492,6 +505,7 @@ async function main(): Promise<void> {
     try {
       list.push({ label, ...(await f()) });
     } catch (e) {
+      if (e instanceof BenchConfigError) throw e;
       list.push({ label, error: (e as Error).stack ?? String(e) });
     }
     save();
@@ -679,11 +693,11 @@ async function main(): Promise<void> {
     } else if (sec === 'dispatch') {
       for (const [W, H] of [[384, 288], [718, 496], [3000, 2000]]) await add('dispatch', `${W}x${H}x5`, () => dispatchCosts(W, H, 5));
     } else if (sec === 'passes') {
-      // Each size with gpu.js's 8×8 workgroups and with the default shape (the kernels are built inside passCosts).
-      const sizes = process.env.GPU_BENCH_SIZES ? process.env.GPU_BENCH_SIZES.split(',').map((t) => t.split('x').map(Number)) : process.env.GPU_BENCH_MODE ? [[24, 16]] : [[384, 288], [718, 496], [1500, 1000], [3000, 2000]];
-      const shapes = process.env.GPU_BENCH_SHAPES ? process.env.GPU_BENCH_SHAPES.split(',').map((t) => t.split('x').map(Number)) : [[8, 8], DEFAULT_WORKGROUP];
+      // Each size with gpu.js's 8×8 workgroups and with the default shape, or the sizes and shapes given (the kernels are built inside passCosts).
+      const sizes = pairsFromEnv('GPU_BENCH_SIZES') ?? (process.env.GPU_BENCH_MODE ? [[24, 16]] : [[384, 288], [718, 496], [1500, 1000], [3000, 2000]]);
+      const shapes = pairsFromEnv('GPU_BENCH_SHAPES') ?? [[8, 8], DEFAULT_WORKGROUP];
       for (const [W, H] of sizes) {
-        for (const shape of shapes as unknown as WorkgroupShape[]) await add('passes', `${W}x${H} ${shape.join('x')}`, () => inWorkgroups(shape, () => passCosts(W, H)));
+        for (const shape of shapes) await add('passes', `${W}x${H} ${shape.join('x')}`, () => inWorkgroups(shape, () => passCosts(W, H)));
       }
     } else {
       throw new Error(`gpuBench: unknown section '${sec}'`);
