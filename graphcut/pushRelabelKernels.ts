@@ -283,8 +283,8 @@ export function bfsPassSource(): string {
  * relax along straight residual runs: the number of passes then follows the
  * number of turns of the paths flow and distances travel, not their length.
  */
-export type PushScheme = 'lockstep' | 'sweep' | 'split-sweep' | 'sweep-cached';
-export const PUSH_SCHEMES: readonly PushScheme[] = ['sweep', 'split-sweep', 'lockstep', 'sweep-cached'];
+export type PushScheme = 'lockstep' | 'sweep' | 'split-sweep';
+export const PUSH_SCHEMES: readonly PushScheme[] = ['sweep', 'split-sweep', 'lockstep'];
 export type BfsScheme = 'level' | 'scan';
 
 /** Longest reach a scheme accepts (the walks are loops of that many steps per thread). */
@@ -354,8 +354,8 @@ export function iterationPasses(gpu: GPU, push: PushScheme, settings: (planes: n
     return [(S, C, G) => k(S, C, G)];
   }
   return (['h', 'v'] as const).map((axis): StatePass => {
-    if (push === 'sweep' || push === 'sweep-cached') {
-      const k = state(sweepPushSource(axis, push === 'sweep-cached'));
+    if (push === 'sweep') {
+      const k = state(sweepPushSource(axis));
       return (S, C, G) => k(S, C, G);
     }
     // A gated gather returns zeros: the gated apply that reads them returns its input anyway.
@@ -435,8 +435,8 @@ const AXES: Record<'h' | 'v', AxisSpec> = {
  * the residuals after the sweep (heights do not change during a push, so this
  * equals a push pass followed by a relabel pass).
  */
-export function sweepPushSource(axis: 'h' | 'v', cached = false): string {
-  const { inFwd, inBwd, head, update } = sweepParts(axis, cached);
+export function sweepPushSource(axis: 'h' | 'v'): string {
+  const { inFwd, inBwd, head, update } = sweepParts(axis);
   return `function (S, C) {
     ${head}
     ${inFwd}
@@ -479,7 +479,7 @@ export function sweepApplySource(axis: 'h' | 'v'): string {
 }
 
 /** The pieces of a segmented sweep along `axis`: the two walks (defining inF and inB), the kernel head, and the state update that uses them. */
-function sweepParts(axis: 'h' | 'v', cached = false): { inFwd: string; inBwd: string; head: string; update: string } {
+function sweepParts(axis: 'h' | 'v'): { inFwd: string; inBwd: string; head: string; update: string } {
   const a = AXES[axis];
   const R = 'this.constants.REACH';
   const hA = (k: string): string => `S[1]${a.at(k)}`;
@@ -489,16 +489,11 @@ function sweepParts(axis: 'h' | 'v', cached = false): { inFwd: string; inBwd: st
   const admF = (k: string): string => `(${k} + 1 < ${a.len} && ${hA(k)} < ${INF} && ${hA(`${k} + 1`)} + 1.0 === ${hA(k)} && ${rFwd(k)} > 0.0)`;
   const admB = (k: string): string => `(${k} > 0 && ${hA(k)} < ${INF} && ${hA(`${k} - 1`)} + 1.0 === ${hA(k)} && ${rBwd(k)} > 0.0)`;
   const p = a.pos;
-  // With `cached`, the heights of p and its two neighbours along the axis are read once (h0, hm, hp) and the edges at p tested on them.
-  const admFm = cached ? `(hm < ${INF} && h0 + 1.0 === hm && ${rFwd(`${p} - 1`)} > 0.0)` : admF(`${p} - 1`);
-  const admBp = cached ? `(hp < ${INF} && h0 + 1.0 === hp && ${rBwd(`${p} + 1`)} > 0.0)` : admB(`${p} + 1`);
-  const admFp = cached ? `(${p} + 1 < ${a.len} && h0 < ${INF} && hp + 1.0 === h0 && ${rFwd(p)} > 0.0)` : admF(p);
-  const admBp0 = cached ? `(${p} > 0 && h0 < ${INF} && hm + 1.0 === h0 && ${rBwd(p)} > 0.0)` : admB(p);
   // Flow pushed forward over the edge (p−1 → p): walk back to the run's top inside the segment, then push down the run.
   const inFwd = `
     let inF = 0.0;
     if (${p} > 0) {
-      if (${admFm}) {
+      if (${admF(`${p} - 1`)}) {
         let k0 = ${p} - 1;
         for (let ai = 0; ai < ${R}; ai++) {
           if (k0 % ${R} === 0) { break; }
@@ -518,7 +513,7 @@ function sweepParts(axis: 'h' | 'v', cached = false): { inFwd: string; inBwd: st
   const inBwd = `
     let inB = 0.0;
     if (${p} + 1 < ${a.len}) {
-      if (${admBp}) {
+      if (${admB(`${p} + 1`)}) {
         let k1 = ${p} + 1;
         for (let bi = 0; bi < ${R}; bi++) {
           if ((k1 + 1) % ${R} === 0) { break; }
@@ -547,11 +542,7 @@ function sweepParts(axis: 'h' | 'v', cached = false): { inFwd: string; inBwd: st
     const h0 = S[1]${pHere};
     if (z === 1 && h0 >= ${INF}) {
       return h0;
-    }${cached ? `
-    let hm = 0.0;
-    if (${p} > 0) { hm = S[1]${a.at(`${p} - 1`)}; }
-    let hp = 0.0;
-    if (${p} + 1 < ${a.len}) { hp = S[1]${a.at(`${p} + 1`)}; }` : ''}`;
+    }`;
   const update = `let crossed = 0.0;
     let v0 = S[0]${pHere};
     if (${p} % ${R} === 0) { crossed = crossed + inF; } else { v0 = v0 + inF; }
@@ -559,8 +550,8 @@ function sweepParts(axis: 'h' | 'v', cached = false): { inFwd: string; inBwd: st
     let fF = 0.0;
     let fB = 0.0;
     if (h0 < ${INF} && v0 > 0.0) {
-      if (${admFp}) { fF = Math.min(${rFwd(p)}, v0); }
-      if (${admBp0}) { fB = Math.min(${rBwd(p)}, v0 - fF); }
+      if (${admF(p)}) { fF = Math.min(${rFwd(p)}, v0); }
+      if (${admB(p)}) { fB = Math.min(${rBwd(p)}, v0 - fF); }
     }
     const eNew = v0 - fF - fB + crossed;
     if (z === 0) {
@@ -574,7 +565,7 @@ function sweepParts(axis: 'h' | 'v', cached = false): { inFwd: string; inBwd: st
     }
     let best = ${INF};
     let admissible = 0.0;
-    ${relabelCandidates(axis, cached)}
+    ${relabelCandidates(axis)}
     if (admissible > 0.0) {
       return h0;
     }
@@ -587,7 +578,7 @@ function sweepParts(axis: 'h' | 'v', cached = false): { inFwd: string; inBwd: st
  * sweep's axis the residuals include this pass's flows (fF, fB out of p,
  * inF, inB into it); across it they are the state's.
  */
-function relabelCandidates(axis: 'h' | 'v', cached = false): string {
+function relabelCandidates(axis: 'h' | 'v'): string {
   const edge = (cond: string, residual: string, hq: string): string => `
     if (${cond}) {
       if (${residual} > 0.0) {
@@ -600,13 +591,11 @@ function relabelCandidates(axis: 'h' | 'v', cached = false): string {
   const left = axis === 'h' ? '(C[1][y][x - 1] + S[2][y][x - 1] + inF - fB)' : '(C[1][y][x - 1] + S[2][y][x - 1])';
   const down = axis === 'v' ? '(C[2][y][x] - S[3][y][x] - fF + inB)' : '(C[2][y][x] - S[3][y][x])';
   const up = axis === 'v' ? '(C[3][y - 1][x] + S[3][y - 1][x] + inF - fB)' : '(C[3][y - 1][x] + S[3][y - 1][x])';
-  // With `cached`, the neighbours along the sweep's axis come from hp and hm (sweepParts).
-  const along = (h: boolean, own: string, name: string): string => (cached && h === (axis === 'h') ? name : own);
   return [
-    edge(`x + 1 < ${W}`, right, along(true, 'S[1][y][x + 1]', 'hp')),
-    edge(`y + 1 < ${H}`, down, along(false, 'S[1][y + 1][x]', 'hp')),
-    edge('x > 0', left, along(true, 'S[1][y][x - 1]', 'hm')),
-    edge('y > 0', up, along(false, 'S[1][y - 1][x]', 'hm')),
+    edge(`x + 1 < ${W}`, right, 'S[1][y][x + 1]'),
+    edge(`y + 1 < ${H}`, down, 'S[1][y + 1][x]'),
+    edge('x > 0', left, 'S[1][y][x - 1]'),
+    edge('y > 0', up, 'S[1][y - 1][x]'),
   ].join('');
 }
 
