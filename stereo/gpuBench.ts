@@ -284,11 +284,11 @@ async function passCosts(W: number, H: number): Promise<Json> {
   const g = expansionLikeGraph(createRng(1), W, H, { reversed: true });
   const n = W * H;
   const { caps, state } = initialKernelState(g);
-  const settings = (planes: number): IGPUKernelSettings => pushRelabelKernelSettings(W, H, 32, planes);
-  const gpu = ctx.gpu;
   // Kernels at the reach of the older rows (32) unless given: the default reach is 8 up to 2^20 pixels.
-  const kernel = (source: string, planes = STATE_PLANES, reach = 32): ((...a: unknown[]) => unknown) => {
-    const kern = gpu.createKernel(source, pushRelabelKernelSettings(W, H, reach, planes));
+  const settings = (planes: number, reach = 32): IGPUKernelSettings => pushRelabelKernelSettings(W, H, reach, planes);
+  const gpu = ctx.gpu;
+  const kernel = (source: string, planes = STATE_PLANES, reach?: number): ((...a: unknown[]) => unknown) => {
+    const kern = gpu.createKernel(source, settings(planes, reach));
     return (...a: unknown[]) => kern(...a);
   };
   const split = iterationPasses(gpu, 'split-sweep', settings);
