@@ -1,6 +1,6 @@
 import { computeEnergy, EnergyBreakdown, MrfEnergy } from './energy';
 import { LabelOrder, labelOrderForCycle } from './labelOrder';
-import type { MoveSolver } from './moveSolver';
+import type { MoveResult, MoveSolver } from './moveSolver';
 
 /** Progress of one move, for callers that report it. */
 export interface MoveProgress {
@@ -114,6 +114,16 @@ export async function alphaExpansion(
       cycle: c + 1, energy: current, labelsChanged: 0, pixelsChanged: 0, cuts: 0, skipped: 0, buildMs: 0, flowMs: 0, stats: {},
     };
     const alphas = labelOrderForCycle(order, labels, energy.labels, c, options.seed ?? 1);
+    // A move that ran a cut: into the report, the skip bookkeeping and the progress callback (`changed` after any undo).
+    const account = (i: number, r: MoveResult, changed: number): void => {
+      report.cuts++;
+      report.buildMs += r.buildMs;
+      report.flowMs += r.flowMs;
+      for (const [k, v] of Object.entries(r.stats)) report.stats[k] = (report.stats[k] ?? 0) + v;
+      if (changed > 0) { report.labelsChanged++; report.pixelsChanged += changed; }
+      record(alphas[i], changed);
+      options.onMove?.({ cycle: c + 1, alpha: alphas[i], index: i, count: alphas.length, changed, stats: r.stats });
+    };
     // A batch runs a whole cycle on the solver, so it is skipped only as a whole.
     const skipCycle = batch && alphas.every(skippable);
     if (skipCycle) {
@@ -126,16 +136,27 @@ export async function alphaExpansion(
       for (let i = 0; i < alphas.length; i++) {
         const r = results[i];
         if (r.truncatedTerms > 0) throw new Error(`α-expansion: ${solver.backend} truncated a graph in a batched cycle (α=${alphas[i]})`);
-        report.cuts++;
-        report.buildMs += r.buildMs;
-        report.flowMs += r.flowMs;
-        for (const [k, v] of Object.entries(r.stats)) report.stats[k] = (report.stats[k] ?? 0) + v;
-        if (r.changed > 0) { report.labelsChanged++; report.pixelsChanged += r.changed; }
-        record(alphas[i], r.changed);
-        options.onMove?.({ cycle: c + 1, alpha: alphas[i], index: i, count: alphas.length, changed: r.changed, stats: r.stats });
+        account(i, r, r.changed);
       }
     }
-    for (let i = 0; i < (batch ? 0 : alphas.length); i++) {
+    // The solver runs the cycle itself, asking before each move whether to skip it (same moves, same order).
+    const cycleRun = !batch && typeof solver.runCycle === 'function' && !options.checkMoves;
+    if (cycleRun) {
+      await solver.runCycle!(alphas, labels, {
+        skip: skippable,
+        done: (i, r) => {
+          const alpha = alphas[i];
+          if (r === null) {
+            report.skipped++;
+            options.onMove?.({ cycle: c + 1, alpha, index: i, count: alphas.length, changed: 0 });
+            return;
+          }
+          if (r.truncatedTerms > 0) throw new Error(`α-expansion: ${solver.backend} truncated a graph in a cycle it ran itself (α=${alpha})`);
+          account(i, r, r.changed);
+        },
+      });
+    }
+    for (let i = 0; i < (batch || cycleRun ? 0 : alphas.length); i++) {
       const alpha = alphas[i];
       if (skippable(alpha)) {
         report.skipped++;
@@ -144,10 +165,6 @@ export async function alphaExpansion(
       }
       backup.set(labels);
       const r = await solver.move(alpha, labels);
-      report.cuts++;
-      report.buildMs += r.buildMs;
-      report.flowMs += r.flowMs;
-      for (const [k, v] of Object.entries(r.stats)) report.stats[k] = (report.stats[k] ?? 0) + v;
       let changed = r.changed;
       if (r.truncatedTerms > 0 || options.checkMoves) {
         // Truncated graphs are not exact: keep the move only if the true energy did not rise.
@@ -164,9 +181,7 @@ export async function alphaExpansion(
           current = after;
         }
       }
-      if (changed > 0) { report.labelsChanged++; report.pixelsChanged += changed; }
-      record(alpha, changed);
-      options.onMove?.({ cycle: c + 1, alpha, index: i, count: alphas.length, changed, stats: r.stats });
+      account(i, r, changed);
     }
     cuts += report.cuts;
     current = await energyOf(labels);

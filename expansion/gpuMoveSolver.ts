@@ -2,7 +2,8 @@ import * as os from 'os';
 import { Input, type GPU, type IGPUKernelSettings, type IKernelRunShortcut, type IPipelineRunShortcut, type KernelOutput } from 'gpu.js';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import type { GpuContext } from '../graphcut/gpuBackend';
-import { callInPlace, recordAhead, returnFlatResults } from '../graphcut/gpuOnePassCalls';
+import { callInPlace, liveExecutor, onePassCalls, recordAhead, returnFlatResults, type FusedExecutor } from '../graphcut/gpuOnePassCalls';
+import { compiledExecutor, ResidentBuffers, resultBuffer, type BufferLike, type ReadResults } from '../graphcut/gpuResidentCalls';
 import { noteDeviceActive } from '../graphcut/gpuClockWarmup';
 import { bindSharedLiterals, canRefillSharedLiterals, refillSharedLiteral, releaseSharedLiterals, shareLiterals } from '../graphcut/gpuSharedLiterals';
 import { cutCapacity, MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
@@ -18,7 +19,7 @@ import {
   initStateSource, MOVE_DONE_GATE, orTilesSource, reductionLevels, startMoveSource, sumFinalSource, sumTilesSource, tallySource, type DataSourceKind, type ImageCostSpec,
 } from './gpuMoveKernels';
 import { keepProgram, takeKeptProgram } from './gpuKeptPrograms';
-import type { MoveResult, MoveSolver } from './moveSolver';
+import type { CycleHooks, MoveResult, MoveSolver } from './moveSolver';
 
 /**
  * α-expansion moves on the device. The energy is uploaded once (data costs
@@ -233,6 +234,36 @@ export interface GpuMoveOptions {
    * graphcut/gpuOnePassCalls.ts, recordAhead).
    */
   recordAhead?: boolean;
+  /**
+   * Run each cycle's moves (runCycle) with the flows of every label kept on
+   * the device and the next move submitted before the last one's results
+   * are read, taking that move's labels on the device (default true where
+   * it applies: WebGPU with one-pass calls, warmStart and resume on, one
+   * move per call, no --verify, and the device flows within
+   * RESIDENT_FLOWS_MAX_BYTES). A look-ahead move is dropped, and submitted
+   * again, when the move before it had not converged or changed which
+   * label comes next; the labels are those of one-by-one moves either way
+   * (the cut of a maximum flow is unique: the pixels that reach the sink).
+   */
+  resident?: boolean;
+}
+
+/** A resident call submitted and not yet looked at. */
+interface ResidentFlight {
+  index: number;
+  alpha: number;
+  plan: Plan;
+  ex: FusedExecutor;
+  kind: StartKind;
+  resuming: boolean;
+  borrowed: boolean;
+  /** where the call leaves its move's final flows */
+  flowsOut: BufferLike;
+  results: Promise<ReadResults>;
+  tCall: number;
+  submitMs: number;
+  lookAhead: boolean;
+  compiled: boolean;
 }
 
 /** How a move starts: from zero flow, or from its α's stored flows (warmStart). */
@@ -301,6 +332,14 @@ const REFILLABLE_MODES: ReadonlySet<string> = new Set(['webgpu', 'cpu']);
 /** Largest grid whose program is kept after its solver: a program holds the buffers of all its plans, several gigabytes at 3000×2000. */
 const MAX_KEPT_PROGRAM_PIXELS = 1 << 20;
 
+/**
+ * Most device memory the resident moves' flows may take (8·W·H bytes per
+ * label, plus a few in flight): 2 GiB, which covers every Middlebury scene
+ * (Adirondack at quarter size: 0.2 GB) but not a 3000×2000 pair with 300
+ * labels (14 GB), whose moves keep their flows on the host.
+ */
+export const RESIDENT_FLOWS_MAX_BYTES = 2 ** 31;
+
 /** Counters for reports: what the device did, summed over the solver's life. */
 export interface GpuMoveCounters {
   pipelineCalls: number;
@@ -324,6 +363,9 @@ export interface GpuMoveCounters {
   guessHits: number;
   /** guesses whose passes were recorded ahead (WebGPU) */
   recordedAhead: number;
+  /** resident moves submitted before the previous call's results were read, and those of them dropped (the previous move had not converged, or the next move changed) */
+  lookAheadCalls: number;
+  droppedCalls: number;
   deviceMs: number;
   hostMs: number;
 }
@@ -347,8 +389,14 @@ export interface GpuCallRecord {
   /** failed convergence checks of its first move (rounds that ran in full, with the first check of a fresh move) */
   failedChecks: number;
   converged: boolean;
-  /** from the call to its results on the host */
+  /**
+   * from the call to its results on the host; for a call submitted before
+   * the previous call's results (resident moves), from those results on,
+   * so that the calls' times add up to the time spent waiting on them
+   */
   deviceMs: number;
+  /** whether it was submitted before the previous call's results were read (resident moves; dropped ones are not recorded) */
+  lookAhead: boolean;
   /**
    * from the call until the host had recorded and submitted the plan's
    * passes (argument copies and uploads, one compute pass encoded per
@@ -426,7 +474,7 @@ export class GpuMoveSolver implements MoveSolver {
   readonly backend: string;
   readonly device: string;
   readonly counters: GpuMoveCounters = {
-    pipelineCalls: 0, moves: 0, redoneMoves: 0, resumedCalls: 0, warmMoves: 0, borrowedMoves: 0, bfsShortfalls: 0, discardedMoves: 0, plans: 0, rounds: 0, iterations: 0, bfsPasses: 0, guessedCalls: 0, guessHits: 0, recordedAhead: 0, deviceMs: 0, hostMs: 0,
+    pipelineCalls: 0, moves: 0, redoneMoves: 0, resumedCalls: 0, warmMoves: 0, borrowedMoves: 0, bfsShortfalls: 0, discardedMoves: 0, plans: 0, rounds: 0, iterations: 0, bfsPasses: 0, guessedCalls: 0, guessHits: 0, recordedAhead: 0, lookAheadCalls: 0, droppedCalls: 0, deviceMs: 0, hostMs: 0,
   };
   /** Every pipeline call so far, in order. */
   readonly calls: GpuCallRecord[] = [];
@@ -474,12 +522,19 @@ export class GpuMoveSolver implements MoveSolver {
   private guessedPlan?: Plan;
   private energyChunk = 1;
   private readonly verifier?: { builder: BinaryStepBuilder; bk: BoykovKolmogorovSolver; cuts: number };
+  /** Resident moves (the option resident): device buffers, each α's last flows on the device, the last converged move's, and zero flows. */
+  private residency?: ResidentBuffers;
+  private readonly deviceFlows: Array<BufferLike | undefined> = [];
+  private deviceLastFlows?: BufferLike;
+  private deviceZeroFlows?: BufferLike;
+  /** Resident calls in flight per plan: such plans are never evicted from the cache (a look-ahead call copies the labels out of their buffers). */
+  private readonly busyPlans = new Map<Plan, number>();
 
   constructor(private readonly ctx: GpuContext, private readonly energy: MrfEnergy, options: GpuMoveOptions, source: GpuDataSource = { kind: 'volume' }) {
     this.o = {
       iterationsPerRound: 16, bfsPasses: defaultBfsPasses(energy.width, energy.height), initialRounds: defaultInitialRounds(energy.width, energy.height), movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
       push: defaultPush(energy.width, energy.height), bfs: 'scan', reach: defaultReach(energy.width, energy.height), resume: true,
-      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, planCompileRoundsPerRound: PLAN_COMPILE_ROUNDS_PER_ROUND, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR, tileSide: TILE_SIDE, borrowFlows: true, keepPlans: true,
+      maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, planCompileRoundsPerRound: PLAN_COMPILE_ROUNDS_PER_ROUND, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR, tileSide: TILE_SIDE, borrowFlows: true, keepPlans: true, resident: true,
       ...options,
     };
     for (const k of ['planCompileRounds', 'planCompileRoundsPerRound'] as const) {
@@ -491,7 +546,7 @@ export class GpuMoveSolver implements MoveSolver {
       if (!Number.isInteger(v) || v < 1) throw new Error(`gpu expansion option ${k}: expected a positive integer, got ${String(v)}`);
     }
     checkKernelScheme('gpu expansion', this.o);
-    for (const k of ['resume', 'gate', 'recordAhead', 'borrowFlows', 'keepPlans'] as const) {
+    for (const k of ['resume', 'gate', 'recordAhead', 'borrowFlows', 'keepPlans', 'resident'] as const) {
       if (typeof this.o[k] !== 'boolean') throw new Error(`gpu expansion option ${k}: expected true or false, got ${String(this.o[k])}`);
     }
     if (this.o.variant !== 'classic' && this.o.variant !== 'reversed') throw new Error(`gpu expansion option variant: expected classic or reversed, got '${String(this.o.variant)}'`);
@@ -703,9 +758,11 @@ export class GpuMoveSolver implements MoveSolver {
     const p: Plan = { pipe, moves, rounds, bfs, verify, calls: 0 };
     this.plans.set(key, p);
     if (this.plans.size > this.o.maxCachedPlans) {
-      const [oldKey, old] = this.plans.entries().next().value as [string, Plan];
-      this.plans.delete(oldKey);
-      void old.pipe.destroy();
+      const evicted = [...this.plans.entries()].find(([, q]) => !this.busyPlans.has(q));
+      if (evicted) {
+        this.plans.delete(evicted[0]);
+        void evicted[1].pipe.destroy();
+      }
     }
     this.counters.plans++;
     return p;
@@ -842,7 +899,7 @@ export class GpuMoveSolver implements MoveSolver {
       const T0 = out[1] as ArrayLike<number>;
       this.calls.push({
         rounds: plan.rounds, bfs: plan.bfs, moves: chunk.length, resumed: resuming, warm: kind === 'warm', compiled, failedChecks: T0[1], converged: T0[2] === 0 && T0[0] === 0,
-        deviceMs: tBack - tCall, submitMs: Number.isNaN(tSubmitted) ? tBack - tCall : tSubmitted - tCall,
+        deviceMs: tBack - tCall, submitMs: Number.isNaN(tSubmitted) ? tBack - tCall : tSubmitted - tCall, lookAhead: false,
       });
       const checks = plan.rounds + 1;
       this.counters.moves += done;
@@ -896,6 +953,239 @@ export class GpuMoveSolver implements MoveSolver {
     }
     this.guessedPlan = guessed;
     return results;
+  }
+
+
+  /**
+   * The moves of a cycle (MoveSolver.runCycle). With resident moves (the
+   * option resident) the next move is submitted while the device still
+   * runs the last one; otherwise one move after another, as move().
+   */
+  async runCycle(alphas: readonly number[], labels: Uint16Array, hooks: CycleHooks): Promise<void> {
+    const L = this.energy.labels;
+    for (const a of alphas) if (!Number.isInteger(a) || a < 0 || a >= L) throw new Error(`gpu expansion: α = ${a} is outside 0..${L - 1}`);
+    if (labels.length !== this.n) throw new Error(`gpu expansion: labeling has ${labels.length} pixels, the energy ${this.n}`);
+    if (this.residentApplies()) {
+      await this.residentCycle(alphas, labels, hooks);
+      return;
+    }
+    for (let i = 0; i < alphas.length; i++) {
+      if (hooks.skip(alphas[i])) hooks.done(i, null);
+      else hooks.done(i, (await this.moveSequence([alphas[i]], labels))[0]);
+    }
+  }
+
+  /** Whether this solver's cycles run as resident moves (see the option resident). */
+  residentApplies(): boolean {
+    const bytes = 8 * this.n * (this.energy.labels + 4);
+    return this.o.resident && this.ctx.mode === 'webgpu' && onePassCalls.installed && onePassCalls.enabled && onePassCalls.inPlace
+      && !this.verifier && this.movesPerCall === 1 && this.warmStart && this.o.resume && this.flowsInOut && bytes <= RESIDENT_FLOWS_MAX_BYTES;
+  }
+
+  /**
+   * A cycle of resident moves. Each call takes its starting flows from a
+   * device buffer (its α's last flows, the last converged move's, the
+   * flows its move had reached, or zeros) and leaves its final flows in a
+   * buffer of its own; only the labels, the tally and the changed count
+   * are read back. While a call runs, the next move that is not skipped
+   * (as far as the driver can tell yet) is submitted too, with the labels
+   * the running call will produce, copied on the device. Once the running
+   * call's results are in and reported, that look-ahead call is kept if
+   * the running move converged and the driver still names the same next
+   * move; else it is dropped (its device work is wasted, nothing else)
+   * and the right call is submitted from the host's labels.
+   */
+  private async residentCycle(alphas: readonly number[], labels: Uint16Array, hooks: CycleHooks): Promise<void> {
+    const K = this.o.iterationsPerRound;
+    const flowBytes = 8 * this.n;
+    // The next index at or after `from` whose move the driver does not skip; `report` reports the skipped ones (the answers are final then).
+    const nextMove = (from: number, report: boolean): number => {
+      for (let i = from; i < alphas.length; i++) {
+        if (!hooks.skip(alphas[i])) return i;
+        if (report) hooks.done(i, null);
+      }
+      return -1;
+    };
+    // The move in progress: calls that failed, rounds they ran, the rounds of its continuation, and its flows so far.
+    let attempts = 0;
+    let spent = 0;
+    let resumeRounds = 0;
+    let carried: BufferLike | undefined;
+    let moveMs = 0;
+    let lastResultAt = performance.now();
+    let cur: ResidentFlight | undefined;
+    let index = nextMove(0, true);
+    if (index >= 0) cur = await this.submitResident(alphas, index, labels, undefined, 0, undefined);
+    try {
+      while (cur) {
+        // Look ahead while `cur` runs: the next move not skipped so far, if its plan is compiled (a compile would hold the host up).
+        let ahead: ResidentFlight | undefined;
+        const guess = nextMove(cur.index + 1, false);
+        if (guess >= 0 && alphas[guess] !== cur.alpha) ahead = await this.submitResident(alphas, guess, labels, cur, 0, undefined);
+        const results = await cur.results;
+        const tBack = performance.now();
+        if (this.ctx.mode === 'webgpu') noteDeviceActive();
+        let T: Float32Array;
+        let changed: number;
+        try {
+          T = results.views[1].slice();
+          changed = results.views[2][0];
+          // Labels change only in a converged call; f32 → uint16 is exact for labels.
+          if (T[0] === 0 && T[2] === 0) labels.set(results.views[0]);
+        } finally {
+          results.release();
+        }
+        const converged = T[0] === 0 && T[2] === 0;
+        this.counters.pipelineCalls++;
+        if (cur.resuming) this.counters.resumedCalls++;
+        const waited = tBack - Math.max(cur.tCall, lastResultAt);
+        this.counters.deviceMs += waited;
+        this.calls.push({
+          rounds: cur.plan.rounds, bfs: cur.plan.bfs, moves: 1, resumed: cur.resuming, warm: cur.kind === 'warm', compiled: cur.compiled, failedChecks: T[1], converged,
+          deviceMs: waited, submitMs: cur.submitMs, lookAhead: cur.lookAhead,
+        });
+        if (cur.lookAhead) this.counters.lookAheadCalls++;
+        this.counters.rounds += cur.plan.rounds + 1;
+        this.counters.iterations += cur.plan.rounds * K;
+        this.counters.bfsPasses += (cur.plan.rounds + this.o.finalBfsFactor) * cur.plan.bfs;
+        this.releasePlan(cur.plan);
+        moveMs += tBack - lastResultAt;
+        lastResultAt = tBack;
+        if (converged) {
+          const rounds = spent + T[1];
+          const result: MoveResult = {
+            changed, predictedEnergy: NaN, buildMs: 0, flowMs: moveMs, truncatedTerms: 0,
+            stats: {
+              gpuMoves: 1, rounds, iterations: rounds * K, redoneMoves: 0, resumedCalls: cur.resuming ? attempts : 0,
+              warmMoves: cur.kind === 'warm' ? 1 : 0, borrowedMoves: cur.borrowed ? 1 : 0,
+            },
+          };
+          this.counters.moves++;
+          if (cur.kind === 'warm') this.counters.warmMoves++;
+          if (cur.borrowed) this.counters.borrowedMoves++;
+          // The move's final flows start its α's next move, and borrowing moves; those it replaces are free again.
+          const old = this.deviceFlows[cur.alpha];
+          this.deviceFlows[cur.alpha] = cur.flowsOut;
+          this.deviceLastFlows = cur.flowsOut;
+          if (old) this.residency!.give(old, flowBytes);
+          if (carried) this.residency!.give(carried, flowBytes);
+          carried = undefined;
+          attempts = 0;
+          spent = 0;
+          resumeRounds = 0;
+          moveMs = 0;
+          this.bfs = this.o.bfsPasses;
+          if (!this.o.fixedRounds) this.adapt([rounds], cur.kind);
+          this.counters.hostMs += performance.now() - tBack;
+          hooks.done(cur.index, result);
+          const tNext = performance.now();
+          index = nextMove(cur.index + 1, true);
+          if (ahead && ahead.index === index) {
+            cur = ahead;
+          } else {
+            if (ahead) this.dropResident(ahead, flowBytes);
+            cur = index >= 0 ? await this.submitResident(alphas, index, labels, undefined, 0, undefined) : undefined;
+          }
+          this.counters.hostMs += performance.now() - tNext;
+          continue;
+        }
+        // Not converged: the labels did not change; continue the move from the flows it reached (or double the BFS passes first).
+        if (ahead) this.dropResident(ahead, flowBytes);
+        attempts++;
+        if (T[3] > 0) {
+          this.counters.bfsShortfalls++;
+          this.bfs = Math.min(2 * this.bfs, this.n + 1);
+        }
+        spent += cur.plan.rounds;
+        resumeRounds = this.continuationRounds(spent, cur.plan.rounds, cur.kind);
+        if ((spent + resumeRounds) * K > this.o.maxIterations) {
+          throw new Error(`gpu expansion: move α=${cur.alpha} did not converge within ${spent * K} push-relabel iterations (maxIterations = ${this.o.maxIterations})`);
+        }
+        if (carried) this.residency!.give(carried, flowBytes);
+        carried = cur.flowsOut;
+        cur = await this.submitResident(alphas, cur.index, labels, undefined, resumeRounds, { kind: cur.kind, borrowed: cur.borrowed, flows: carried });
+        this.counters.hostMs += performance.now() - tBack;
+      }
+    } catch (e) {
+      // Calls still in flight finish on the device; their staging buffers are left to the destroy.
+      this.busyPlans.clear();
+      throw e;
+    }
+  }
+
+  /**
+   * Submits the resident call of the move at `index`: from the host's
+   * labels, or (`after`, a look-ahead) from the labels `after` will leave,
+   * assuming it converges; a fresh move's flows are its α's, else the
+   * last converged move's (borrowFlows), else zeros; a continuation
+   * (`resumeRounds` > 0) gives its kind and flows. A look-ahead whose plan
+   * is not compiled yet is not submitted (undefined).
+   */
+  private async submitResident(
+    alphas: readonly number[], index: number, labels: Uint16Array, after: ResidentFlight | undefined,
+    resumeRounds: number, resume: { kind: StartKind; borrowed: boolean; flows: BufferLike } | undefined,
+  ): Promise<ResidentFlight | undefined> {
+    const alpha = alphas[index];
+    const tCall = performance.now();
+    const stored = this.deviceFlows[alpha];
+    const kind: StartKind = resume ? resume.kind : stored ? 'warm' : 'cold';
+    const lastFlows = after ? after.flowsOut : this.deviceLastFlows;
+    const borrowedFlows = !resume && !stored && this.o.borrowFlows ? lastFlows : undefined;
+    const rounds = resume ? resumeRounds : this.rounds[kind];
+    const alphaArg = Float32Array.of(alpha);
+    let plan: Plan | undefined;
+    let ex: FusedExecutor | null;
+    let compiled = false;
+    if (after) {
+      // Only a plan that is cached and compiled: neither a compile nor an eviction for a call that may be dropped.
+      plan = this.plans.get(planKey(1, rounds, this.bfs, false));
+      ex = plan ? liveExecutor(plan.pipe) : null;
+      if (!plan || !ex) return undefined;
+    } else {
+      plan = this.plan(1, rounds, this.bfs, false);
+      this.labelsF.set(labels);
+      compiled = plan.calls === 0;
+      ex = await compiledExecutor(plan.pipe, [
+        new Input(this.labelsF as unknown as number[], [this.W, this.H]),
+        new Input(alphaArg as unknown as number[], [1]),
+        new Input(this.zeroFlows as unknown as number[], [this.W, this.H, 2]),
+      ]);
+      if (!ex) throw new Error('gpu expansion: the WebGPU executor of a move plan could not be compiled (resident moves need it; run with the option resident off)');
+    }
+    if (!this.residency) {
+      this.residency = new ResidentBuffers(ResidentBuffers.deviceOf(ex));
+      this.deviceZeroFlows = this.residency.zeros(8 * this.n);
+    }
+    plan.calls++;
+    const flowsOut = this.residency.take(8 * this.n);
+    const flowsIn = resume ? resume.flows : stored ?? borrowedFlows ?? this.deviceZeroFlows!;
+    const results: Promise<ReadResults> = this.residency.submit(ex, {
+      hostArgs: after ? [[1, alphaArg]] : [[0, this.labelsF], [1, alphaArg]],
+      deviceArgs: after ? [[0, resultBuffer(after.ex, 0)], [2, flowsIn]] : [[2, flowsIn]],
+      keep: [[3, flowsOut]],
+      read: [0, 1, 2],
+    });
+    // A dropped call's results are never looked at; its staging buffer is freed once it is back.
+    this.busyPlans.set(plan, (this.busyPlans.get(plan) ?? 0) + 1);
+    return {
+      index, alpha, plan, ex, kind, resuming: resume !== undefined, borrowed: resume ? resume.borrowed : borrowedFlows !== undefined,
+      flowsOut, results, tCall, submitMs: performance.now() - tCall, lookAhead: after !== undefined, compiled,
+    };
+  }
+
+  /** One resident call of `plan` fewer in flight. */
+  private releasePlan(plan: Plan): void {
+    const left = (this.busyPlans.get(plan) ?? 1) - 1;
+    if (left > 0) this.busyPlans.set(plan, left);
+    else this.busyPlans.delete(plan);
+  }
+
+  /** Drops a look-ahead call: its flows buffer is free again (later writes to it are ordered after the call), its staging once it is back. */
+  private dropResident(f: ResidentFlight, flowBytes: number): void {
+    this.counters.droppedCalls++;
+    this.releasePlan(f.plan);
+    this.residency!.give(f.flowsOut, flowBytes);
+    void f.results.then((r) => r.release(), () => undefined);
   }
 
   /**
@@ -1044,6 +1334,9 @@ export class GpuMoveSolver implements MoveSolver {
     // A second dispose would keep (or release) the program again.
     if (this.disposed) return;
     this.disposed = true;
+    // The resident flows and staging buffers are this solver's (plans may be kept for the next one).
+    this.residency?.destroy();
+    this.residency = undefined;
     const energyPipe = this.energyPipe;
     this.energyPipe = undefined;
     // The energy pipeline binds the literals: they are released or refilled only once it is gone (a destroy waits for the call in flight).

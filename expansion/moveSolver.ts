@@ -16,6 +16,18 @@ export interface MoveResult {
   truncatedTerms: number;
 }
 
+/** What a solver running a cycle (runCycle) asks of the driver and tells it. */
+export interface CycleHooks {
+  /**
+   * Whether the move of `alpha` is to be skipped. The answer counts once
+   * every earlier move of the cycle has been reported through done(); the
+   * solver may ask earlier, to look ahead, and then asks again.
+   */
+  skip(alpha: number): boolean;
+  /** The move at `index` of the cycle: its result, or null when it was skipped. Called once per index, in order; `labels` then holds the labeling after it. */
+  done(index: number, result: MoveResult | null): void;
+}
+
 /**
  * Solves single α-expansion moves. The default builds each move's graph on
  * the CPU and hands it to any MaxFlowSolver; a GPU backend may instead keep
@@ -40,6 +52,14 @@ export interface MoveSolver {
    * progress.
    */
   readonly movesPerCall?: number;
+  /**
+   * Optional: the moves of one cycle, `alphas` in order, each skipped or
+   * made exactly as move() would make it, reporting each through
+   * hooks.done. A solver offers it to overlap a move's device work with
+   * the next one's (the default driver calls move() per label). Offered
+   * only by solvers whose graphs are never truncated.
+   */
+  runCycle?(alphas: readonly number[], labels: Uint16Array, hooks: CycleHooks): Promise<void>;
   /** Optional: the energy of a labeling, for solvers that hold the energy where the host cannot evaluate it (no cost volume). */
   energyOf?(labels: Uint16Array): Promise<EnergyBreakdown>;
   dispose?(): void;

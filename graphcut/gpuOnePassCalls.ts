@@ -63,12 +63,8 @@ export interface FusedExecutor {
 const MAP_MODE_READ = 1;
 const MEMBERS = ['_checkArguments', '_writeScalar', '_shapeResults', 'execute'] as const;
 
-/**
- * Every step of a fused plan as a dispatch of one compute pass, then the
- * results copied to the staging buffer: the commands of one call, finished.
- */
-function recordCall(ex: FusedExecutor): unknown {
-  const encoder = ex._device.createCommandEncoder();
+/** Every step of a fused plan as a dispatch of one compute pass of `encoder`, the pipeline and bind group set only when they change. */
+export function encodePasses(encoder: ReturnType<DeviceLike['createCommandEncoder']>, ex: FusedExecutor): void {
   const pass = encoder.beginComputePass();
   let pipeline: unknown = null;
   let bindGroup: unknown = null;
@@ -84,6 +80,15 @@ function recordCall(ex: FusedExecutor): unknown {
     pass.dispatchWorkgroups(step.groups[0], step.groups[1], step.groups[2]);
   }
   pass.end();
+}
+
+/**
+ * Every step of a fused plan as a dispatch of one compute pass, then the
+ * results copied to the staging buffer: the commands of one call, finished.
+ */
+function recordCall(ex: FusedExecutor): unknown {
+  const encoder = ex._device.createCommandEncoder();
+  encodePasses(encoder, ex);
   const staging = ex._staging;
   for (const read of ex._resultReads) {
     if (read.kind === 'step') encoder.copyBufferToBuffer(read.buffer, 0, staging, read.offset, read.byteLength);
@@ -224,7 +229,7 @@ let executorProto: FusedExecutor | undefined;
  * calls are installed and on and it is live (not destroyed, its device not
  * lost, its passes built); else null.
  */
-function liveExecutor(pipe: unknown): FusedExecutor | null {
+export function liveExecutor(pipe: unknown): FusedExecutor | null {
   if (!executorProto || !onePassCalls.enabled) return null;
   const ex = (pipe as { pipeline?: { _executor?: unknown } } | null)?.pipeline?._executor;
   if (typeof ex !== 'object' || ex === null || !executorProto.isPrototypeOf(ex)) return null;
