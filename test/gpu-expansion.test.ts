@@ -88,6 +88,9 @@ describe('GpuMoveSolver against the BK path', () => {
     expect(() => make({ tileSide: 0 })).toThrow(/option tileSide/);
     expect(() => make({ tileSide: 2.5 })).toThrow(/option tileSide/);
     expect(() => make({ borrowFlows: 1 })).toThrow(/option borrowFlows/);
+    expect(() => make({ resident: 'on' })).toThrow(/option resident/);
+    // Resident moves are WebGPU's: on gpu.js's CPU backend a cycle runs move by move.
+    expect(make({}).residentApplies()).toBe(false);
     expect(() => make({ warmStart: true, movesPerCall: 4 })).toThrow(/option warmStart: needs one move per call/);
     // By default warm starts are on with one move per call (the store is tiny here) and off for chained moves.
     expect(make({}).warmStart).toBe(true);
