@@ -248,6 +248,11 @@ export interface GpuMoveOptions {
   resident?: boolean;
 }
 
+/** A move that resident calls cannot run (its plan has no compiled one-pass executor): the move at `index` and later ones run through gpu.js's call. */
+class ResidentUnavailable extends Error {
+  constructor(readonly index: number, reason: string) { super(`resident moves off: ${reason}`); }
+}
+
 /** A resident call submitted and not yet looked at. */
 interface ResidentFlight {
   index: number;
@@ -527,6 +532,8 @@ export class GpuMoveSolver implements MoveSolver {
   private readonly deviceFlows: Array<BufferLike | undefined> = [];
   private deviceLastFlows?: BufferLike;
   private deviceZeroFlows?: BufferLike;
+  /** Why resident moves were turned off for the rest of this solver's life, if they were (see ResidentUnavailable). */
+  residentOff?: string;
   /** Resident calls in flight per plan: such plans are never evicted from the cache (a look-ahead call copies the labels out of their buffers). */
   private readonly busyPlans = new Map<Plan, number>();
 
@@ -965,11 +972,9 @@ export class GpuMoveSolver implements MoveSolver {
     const L = this.energy.labels;
     for (const a of alphas) if (!Number.isInteger(a) || a < 0 || a >= L) throw new Error(`gpu expansion: α = ${a} is outside 0..${L - 1}`);
     if (labels.length !== this.n) throw new Error(`gpu expansion: labeling has ${labels.length} pixels, the energy ${this.n}`);
-    if (this.residentApplies()) {
-      await this.residentCycle(alphas, labels, hooks);
-      return;
-    }
-    for (let i = 0; i < alphas.length; i++) {
+    // Resident moves hand back the index of the first move they could not run (a plan gpu.js could not compile for them).
+    const from = this.residentApplies() ? await this.residentCycle(alphas, labels, hooks) : 0;
+    for (let i = from; i < alphas.length; i++) {
       if (hooks.skip(alphas[i])) hooks.done(i, null);
       else hooks.done(i, (await this.moveSequence([alphas[i]], labels))[0]);
     }
@@ -978,7 +983,7 @@ export class GpuMoveSolver implements MoveSolver {
   /** Whether this solver's cycles run as resident moves (see the option resident). */
   residentApplies(): boolean {
     const bytes = 8 * this.n * (this.energy.labels + 4);
-    return this.o.resident && this.ctx.mode === 'webgpu' && onePassCalls.installed && onePassCalls.enabled && onePassCalls.inPlace
+    return this.o.resident && this.residentOff === undefined && this.ctx.mode === 'webgpu' && onePassCalls.installed && onePassCalls.enabled && onePassCalls.inPlace
       && !this.verifier && this.movesPerCall === 1 && this.warmStart && this.o.resume && this.flowsInOut && bytes <= RESIDENT_FLOWS_MAX_BYTES;
   }
 
@@ -995,7 +1000,7 @@ export class GpuMoveSolver implements MoveSolver {
    * move; else it is dropped (its device work is wasted, nothing else)
    * and the right call is submitted from the host's labels.
    */
-  private async residentCycle(alphas: readonly number[], labels: Uint16Array, hooks: CycleHooks): Promise<void> {
+  private async residentCycle(alphas: readonly number[], labels: Uint16Array, hooks: CycleHooks): Promise<number> {
     const K = this.o.iterationsPerRound;
     const flowBytes = 8 * this.n;
     // The next index at or after `from` whose move the driver does not skip; `report` reports the skipped ones (the answers are final then).
@@ -1015,8 +1020,8 @@ export class GpuMoveSolver implements MoveSolver {
     let lastResultAt = performance.now();
     let cur: ResidentFlight | undefined;
     let index = nextMove(0, true);
-    if (index >= 0) cur = await this.submitResident(alphas, index, labels, undefined, 0, undefined);
     try {
+      if (index >= 0) cur = await this.submitResident(alphas, index, labels, undefined, 0, undefined);
       while (cur) {
         // Look ahead while `cur` runs: the next move not skipped so far, if its plan is compiled (a compile would hold the host up).
         let ahead: ResidentFlight | undefined;
@@ -1109,8 +1114,12 @@ export class GpuMoveSolver implements MoveSolver {
     } catch (e) {
       // Calls still in flight finish on the device; their staging buffers are left to the destroy.
       this.busyPlans.clear();
-      throw e;
+      if (!(e instanceof ResidentUnavailable)) throw e;
+      // The rest of the run moves one by one through gpu.js's call, from the move that could not be submitted (started afresh; the flows kept on the device are given up).
+      this.residentOff = e.message;
+      return e.index;
     }
+    return alphas.length;
   }
 
   /**
@@ -1150,7 +1159,7 @@ export class GpuMoveSolver implements MoveSolver {
         new Input(alphaArg as unknown as number[], [1]),
         new Input(this.zeroFlows as unknown as number[], [this.W, this.H, 2]),
       ]);
-      if (!ex) throw new Error('gpu expansion: the WebGPU executor of a move plan could not be compiled (resident moves need it; run with the option resident off)');
+      if (!ex) throw new ResidentUnavailable(index, `gpu.js ran plan ${planKey(1, rounds, this.bfs, false)} on its generic executor (${String((plan.pipe as { pipeline?: { fallbackReason?: unknown } }).pipeline?.fallbackReason ?? 'no reason given')})`);
     }
     if (!this.residency) {
       this.residency = new ResidentBuffers(ResidentBuffers.deviceOf(ex));
