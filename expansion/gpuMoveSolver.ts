@@ -908,12 +908,9 @@ export class GpuMoveSolver implements MoveSolver {
         rounds: plan.rounds, bfs: plan.bfs, moves: chunk.length, resumed: resuming, warm: kind === 'warm', compiled, failedChecks: T0[1], converged: T0[2] === 0 && T0[0] === 0,
         deviceMs: tBack - tCall, submitMs: Number.isNaN(tSubmitted) ? tBack - tCall : tSubmitted - tCall, lookAhead: false,
       });
-      const checks = plan.rounds + 1;
       this.counters.moves += done;
       this.counters.discardedMoves += chunk.length - done - (failed ? 1 : 0);
-      this.counters.rounds += chunk.length * checks;
-      this.counters.iterations += chunk.length * plan.rounds * K;
-      this.counters.bfsPasses += chunk.length * (checks + this.o.finalBfsFactor - 1) * plan.bfs;
+      this.countPlanWork(plan, chunk.length);
       // Time of the call, spread over the moves it completed (the driver sums per-move times); a call that completed none (continued or redone) is charged to the move it worked on, which the next completing call finishes.
       const elapsed = performance.now() - t0;
       if (done > 0) {
@@ -1032,15 +1029,16 @@ export class GpuMoveSolver implements MoveSolver {
         if (this.ctx.mode === 'webgpu') noteDeviceActive();
         let T: Float32Array;
         let changed: number;
+        let converged: boolean;
         try {
           T = results.views[1].slice();
           changed = results.views[2][0];
+          converged = T[0] === 0 && T[2] === 0;
           // Labels change only in a converged call; f32 → uint16 is exact for labels.
-          if (T[0] === 0 && T[2] === 0) labels.set(results.views[0]);
+          if (converged) labels.set(results.views[0]);
         } finally {
           results.release();
         }
-        const converged = T[0] === 0 && T[2] === 0;
         this.counters.pipelineCalls++;
         if (cur.resuming) this.counters.resumedCalls++;
         const waited = tBack - Math.max(cur.tCall, lastResultAt);
@@ -1050,9 +1048,7 @@ export class GpuMoveSolver implements MoveSolver {
           deviceMs: waited, submitMs: cur.submitMs, lookAhead: cur.lookAhead,
         });
         if (cur.lookAhead) this.counters.lookAheadCalls++;
-        this.counters.rounds += cur.plan.rounds + 1;
-        this.counters.iterations += cur.plan.rounds * K;
-        this.counters.bfsPasses += (cur.plan.rounds + this.o.finalBfsFactor) * cur.plan.bfs;
+        this.countPlanWork(cur.plan, 1);
         this.releasePlan(cur.plan);
         moveMs += tBack - lastResultAt;
         lastResultAt = tBack;
@@ -1180,6 +1176,13 @@ export class GpuMoveSolver implements MoveSolver {
       index, alpha, plan, ex, kind, resuming: resume !== undefined, borrowed: resume ? resume.borrowed : borrowedFlows !== undefined,
       flowsOut, results, tCall, submitMs: performance.now() - tCall, lookAhead: after !== undefined, compiled,
     };
+  }
+
+  /** A call's work into the counters: each of its `moves` moves ran the plan's rounds, their checks (one more) and their global relabels (the last one finalBfsFactor times longer). */
+  private countPlanWork(plan: Plan, moves: number): void {
+    this.counters.rounds += moves * (plan.rounds + 1);
+    this.counters.iterations += moves * plan.rounds * this.o.iterationsPerRound;
+    this.counters.bfsPasses += moves * (plan.rounds + this.o.finalBfsFactor) * plan.bfs;
   }
 
   /** One resident call of `plan` fewer in flight. */

@@ -55,9 +55,9 @@ export interface ReadResults { views: Float32Array[]; release(): void }
  * solver), on one device; destroy() frees them all.
  */
 export class ResidentBuffers {
-  private readonly free = new Map<number, BufferLike[]>();
+  /** Buffers free for reuse, by usage and size. */
+  private readonly free = new Map<string, BufferLike[]>();
   private readonly all = new Set<BufferLike>();
-  private readonly stagingFree = new Map<number, BufferLike[]>();
   private destroyed = false;
 
   constructor(private readonly device: ResidentDevice) {}
@@ -66,20 +66,10 @@ export class ResidentBuffers {
   static deviceOf(ex: FusedExecutor): ResidentDevice { return ex._device as unknown as ResidentDevice; }
 
   /** A buffer of `bytes` that calls can copy into and from; its contents are whatever it last held (zeros when new). */
-  take(bytes: number): BufferLike {
-    const pool = this.free.get(bytes);
-    const reused = pool?.pop();
-    if (reused) return reused;
-    return this.create(bytes, COPY_SRC | COPY_DST);
-  }
+  take(bytes: number): BufferLike { return this.reuse(COPY_SRC | COPY_DST, bytes); }
 
-  /** Gives a buffer back for reuse. Commands already submitted that use it still see what they would have: later writes are ordered after them. */
-  give(buffer: BufferLike, bytes: number): void {
-    if (this.destroyed) return;
-    let pool = this.free.get(bytes);
-    if (!pool) this.free.set(bytes, (pool = []));
-    pool.push(buffer);
-  }
+  /** Gives a buffer from take() back for reuse. Commands already submitted that use it still see what they would have: later writes are ordered after them. */
+  give(buffer: BufferLike, bytes: number): void { this.release(COPY_SRC | COPY_DST, bytes, buffer); }
 
   /** A new buffer of zeros (WebGPU zero-initialises buffers). */
   zeros(bytes: number): BufferLike { return this.create(bytes, COPY_SRC | COPY_DST); }
@@ -114,26 +104,24 @@ export class ResidentBuffers {
     }
     encodePasses(encoder, ex);
     for (const [r, to] of call.keep) {
-      const read = this.resultRead(ex, r);
+      const read = stepResult(ex, r);
       encoder.copyBufferToBuffer(read.buffer, 0, to, 0, read.byteLength);
     }
     // The read results packed at 16-byte offsets (copy offsets must be multiples of 4, map offsets of 8).
+    const reads = call.read.map((r) => stepResult(ex, r));
     const offsets: number[] = [];
     let bytes = 0;
-    for (const r of call.read) {
+    for (const read of reads) {
       offsets.push(bytes);
-      bytes += Math.ceil(this.resultRead(ex, r).byteLength / 16) * 16;
+      bytes += Math.ceil(read.byteLength / 16) * 16;
     }
-    const staging = bytes > 0 ? this.takeStaging(bytes) : null;
-    call.read.forEach((r, i) => {
-      const read = this.resultRead(ex, r);
-      encoder.copyBufferToBuffer(read.buffer, 0, staging, offsets[i], read.byteLength);
-    });
+    const staging = bytes > 0 ? this.reuse(MAP_READ | COPY_DST, bytes) : null;
+    reads.forEach((read, i) => encoder.copyBufferToBuffer(read.buffer, 0, staging, offsets[i], read.byteLength));
     device.queue.submit([encoder.finish()]);
     if (!staging) return Promise.resolve({ views: [], release: () => undefined });
     return staging.mapAsync!(MAP_READ, 0, bytes).then(() => {
       const mapped = staging.getMappedRange!(0, bytes);
-      const views = call.read.map((r, i) => new Float32Array(mapped, offsets[i], this.resultRead(ex, r).byteLength / 4));
+      const views = reads.map((read, i) => new Float32Array(mapped, offsets[i], read.byteLength / 4));
       let released = false;
       return {
         views,
@@ -141,7 +129,7 @@ export class ResidentBuffers {
           if (released) return;
           released = true;
           staging.unmap!();
-          this.giveStaging(staging, bytes);
+          this.release(MAP_READ | COPY_DST, bytes, staging);
         },
       };
     });
@@ -154,17 +142,18 @@ export class ResidentBuffers {
     for (const b of this.all) b.destroy();
     this.all.clear();
     this.free.clear();
-    this.stagingFree.clear();
   }
 
-  private takeStaging(bytes: number): BufferLike {
-    return this.stagingFree.get(bytes)?.pop() ?? this.create(bytes, MAP_READ | COPY_DST);
+  /** A free buffer of this usage and size, or a new one. */
+  private reuse(usage: number, bytes: number): BufferLike {
+    return this.free.get(`${usage}:${bytes}`)?.pop() ?? this.create(bytes, usage);
   }
 
-  private giveStaging(b: BufferLike, bytes: number): void {
+  private release(usage: number, bytes: number, b: BufferLike): void {
     if (this.destroyed) return;
-    let pool = this.stagingFree.get(bytes);
-    if (!pool) this.stagingFree.set(bytes, (pool = []));
+    const key = `${usage}:${bytes}`;
+    let pool = this.free.get(key);
+    if (!pool) this.free.set(key, (pool = []));
     pool.push(b);
   }
 
@@ -173,19 +162,18 @@ export class ResidentBuffers {
     if (!region) throw new Error(`resident call: the plan has no array argument ${index}`);
     return region;
   }
-
-  private resultRead(ex: FusedExecutor, r: number): { buffer: unknown; byteLength: number } {
-    const read = ex._resultReads[r];
-    if (!read || read.kind !== 'step') throw new Error(`resident call: result ${r} of the plan is not a step output`);
-    return read;
-  }
 }
 
 /** The buffer that holds result `r` of `ex`'s last call until its next one: an argument of a call submitted before then can be copied from it. */
 export function resultBuffer(ex: FusedExecutor, r: number): BufferLike {
+  return stepResult(ex, r).buffer as BufferLike;
+}
+
+/** Result `r` of `ex`'s plan, which must be a step's output (a buffer of the executor's). */
+function stepResult(ex: FusedExecutor, r: number): { buffer: unknown; byteLength: number } {
   const read = ex._resultReads[r];
   if (!read || read.kind !== 'step') throw new Error(`resident call: result ${r} of the plan is not a step output`);
-  return read.buffer as BufferLike;
+  return read;
 }
 
 /** What a compile reads of a gpu.js pipeline (pipeline.js). */
