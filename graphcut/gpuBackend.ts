@@ -42,6 +42,30 @@ interface DawnModule { create(flags: string[]): NavigatorGpuLike }
 
 let webgpuSetup: Promise<{ adapterInfo: string; errors: string[] } | null> | null = null;
 
+/** The environment variable that keeps Dawn's bounds checks on (1) or leaves them off (0, the default). */
+export const BOUNDS_CHECKS_VARIABLE = 'STEREOCUT_GPU_BOUNDS_CHECKS';
+
+/**
+ * Dawn's instance flags. By default Dawn's robustness is turned off: it
+ * clamps every storage-buffer index in the generated shaders (and asks
+ * Vulkan for robust buffer access), and those clamps cost 8–10 % of the
+ * moves' time on teddy and Adirondack (H200, BENCHMARKS.md, "Shader bounds
+ * checks"). Turning them off is sound only because every kernel this
+ * project builds reads inside its arrays: test/gpu-kernels-in-bounds
+ * runs the solvers' kernels on gpu.js's cpu backend, which reads the same
+ * elements, with every read checked and no read where WGSL's select would
+ * make one the cpu backend skips. Vulkan's hardware checks
+ * (vulkan_use_buffer_robust_access2) did not recover the time.
+ * STEREOCUT_GPU_BOUNDS_CHECKS=1 keeps the checks (for a new kernel's first
+ * runs on a GPU); anything but 0 or 1 is refused, naming the variable.
+ */
+export function dawnFlags(env: NodeJS.ProcessEnv = process.env): string[] {
+  const value = env[BOUNDS_CHECKS_VARIABLE];
+  if (value === undefined || value === '' || value === '0') return ['enable-dawn-features=disable_robustness'];
+  if (value === '1') return [];
+  throw new Error(`${BOUNDS_CHECKS_VARIABLE}: expected 0 or 1, got '${value}'`);
+}
+
 /**
  * Loads Dawn's Node binding directly (the `webgpu` package is an ES module,
  * which CommonJS Node 20 cannot require). Any failure — the binary needs a
@@ -92,12 +116,13 @@ function wrapAdapter(adapter: AdapterLike, errors: string[]): AdapterLike {
 function setUpWebGpu(): Promise<{ adapterInfo: string; errors: string[] } | null> {
   if (webgpuSetup) return webgpuSetup;
   webgpuSetup = (async () => {
+    const flags = dawnFlags();
     const dawn = loadDawn();
     if (!dawn) return null;
     const errors: string[] = [];
     let raw: NavigatorGpuLike;
     try {
-      raw = dawn.create([]);
+      raw = dawn.create(flags);
     } catch {
       return null;
     }
@@ -124,7 +149,8 @@ function setUpWebGpu(): Promise<{ adapterInfo: string; errors: string[] } | null
     if (!adapter) return null;
     const info = adapter.info ?? {};
     const adapterInfo = [info.vendor, info.architecture, info.description || info.device].filter((s) => s).join(' ');
-    return { adapterInfo: adapterInfo || 'unknown adapter', errors };
+    // A run says what ran: the checks' state is part of the device's description.
+    return { adapterInfo: `${adapterInfo || 'unknown adapter'}${flags.length > 0 ? ' (shader bounds checks off)' : ''}`, errors };
   })();
   return webgpuSetup;
 }

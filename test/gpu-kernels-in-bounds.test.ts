@@ -1,0 +1,162 @@
+import { buildStereoEnergy, resolveDataCostOptions, toIntensity8, wtaInit } from '../costs';
+import { generateSyntheticScene } from '../data/synthetic';
+import { alphaExpansion } from '../expansion/alphaExpansion';
+import type { GraphVariant } from '../expansion/binaryStep';
+import type { MrfEnergy, SmoothnessKind } from '../expansion/energy';
+import { GpuMoveSolver, type GpuDataSource, type GpuMoveOptions } from '../expansion/gpuMoveSolver';
+import { seededRandom } from '../expansion/labelOrder';
+import { GraphMoveSolver } from '../expansion/moveSolver';
+import { BoykovKolmogorovSolver } from '../graphcut/bk';
+import { BOUNDS_CHECKS_VARIABLE, createGpuContext, dawnFlags, type GpuContext } from '../graphcut/gpuBackend';
+import { PushRelabelSolver, type PushRelabelOptions } from '../graphcut/pushRelabel';
+import { createRng, randomGridGraph, RANDOM_GRAPH_KINDS } from '../graphcut/randomGraphs';
+import { installReadChecks, type ReadChecks } from './checkedKernelReads';
+import { randomEnergy, randomLabels } from './randomEnergy';
+
+// The WebGPU device runs without Dawn's bounds checks (dawnFlags): every
+// kernel the solvers build must read only inside its arrays. Here they run
+// on gpu.js's cpu backend with every read checked (checkedKernelReads.ts),
+// over the kernel schemes, graph constructions and option values that pick
+// other kernels or other index arithmetic, on sizes from 1×1 up.
+jest.setTimeout(600_000);
+
+let cpu: GpuContext;
+let checks: ReadChecks;
+const kernelSources = new Set<string>();
+
+beforeAll(async () => {
+  checks = installReadChecks();
+  cpu = await createGpuContext('cpu');
+  // Every kernel source built here, to show the checks saw the kernels.
+  const create = cpu.gpu.createKernel.bind(cpu.gpu);
+  cpu.gpu.createKernel = ((source: unknown, settings?: unknown) => {
+    kernelSources.add(String(source));
+    return create(source as never, settings as never);
+  }) as typeof cpu.gpu.createKernel;
+});
+afterAll(() => {
+  cpu.destroy();
+  checks.restore();
+});
+
+test('Dawn runs without bounds checks unless STEREOCUT_GPU_BOUNDS_CHECKS=1; other values are refused', () => {
+  expect(BOUNDS_CHECKS_VARIABLE).toBe('STEREOCUT_GPU_BOUNDS_CHECKS');
+  expect(dawnFlags({})).toEqual(['enable-dawn-features=disable_robustness']);
+  expect(dawnFlags({ STEREOCUT_GPU_BOUNDS_CHECKS: '0' })).toEqual(['enable-dawn-features=disable_robustness']);
+  expect(dawnFlags({ STEREOCUT_GPU_BOUNDS_CHECKS: '1' })).toEqual([]);
+  expect(() => dawnFlags({ STEREOCUT_GPU_BOUNDS_CHECKS: 'yes' })).toThrow(/STEREOCUT_GPU_BOUNDS_CHECKS: expected 0 or 1, got 'yes'/);
+});
+
+describe('the checks themselves', () => {
+  test('a read outside its array throws; one guarded by an if does not; one inside a conditional expression is refused', () => {
+    const { Input } = require('gpu.js') as typeof import('gpu.js');
+    const a = new Input(new Float32Array(12).fill(2) as unknown as number[], [4, 3]);
+    const before = checks.reads;
+    const guarded = cpu.gpu.createKernel(function (this: { thread: { x: number; y: number } }, A: number[][]) {
+      let s = 0.0;
+      if (this.thread.x > 0) { s = A[this.thread.y][this.thread.x - 1]; }
+      return s;
+    }, { output: [4, 3] });
+    expect(Array.from((guarded(a) as Float32Array[])[0])).toEqual([0, 2, 2, 2]);
+    expect(checks.reads - before).toBe(9);
+    // At (0, 0) the flat index is −1: outside the buffer on the device.
+    const unguarded = cpu.gpu.createKernel(function (this: { thread: { x: number; y: number } }, A: number[][]) {
+      return A[this.thread.y][this.thread.x - 1];
+    }, { output: [4, 3] });
+    expect(() => unguarded(a)).toThrow(/kernel read outside its array: user_A\[/);
+    // One row past the last: a kernel result's rows.
+    const rows = cpu.gpu.createKernel(function (this: { thread: { x: number; y: number } }, A: number[][]) { return A[this.thread.y][this.thread.x]; }, { output: [4, 3] });
+    const below = cpu.gpu.createKernel(function (this: { thread: { x: number; y: number } }, A: number[][]) { return A[this.thread.y + 1][this.thread.x]; }, { output: [4, 3] });
+    expect(() => below(rows(a))).toThrow();
+    const selected = cpu.gpu.createKernel(function (this: { thread: { x: number; y: number } }, A: number[][]) {
+      return this.thread.x > 0 ? A[this.thread.y][this.thread.x - 1] : 0.0;
+    }, { output: [4, 3] });
+    expect(() => selected(a)).toThrow(/inside a conditional expression/);
+  });
+});
+
+/** BK and the device solver from the same labeling, with every kernel read checked: same energies and labels. */
+async function expectChecked(energy: MrfEnergy, init: Uint16Array, variant: GraphVariant, source: GpuDataSource, options: Partial<GpuMoveOptions>, label: string): Promise<void> {
+  const ref = await alphaExpansion(energy, init, new GraphMoveSolver(energy, new BoykovKolmogorovSolver(), variant), { cycles: 2 });
+  const gpuEnergy = source.kind === 'images' ? { ...energy, data: new Int32Array(0) } : energy;
+  const solver = new GpuMoveSolver(cpu, gpuEnergy, { variant, keepPlans: false, ...options }, source);
+  try {
+    const res = await alphaExpansion(energy, init, solver, { cycles: 2 });
+    expect(res.cycles.map((c) => c.energy.total)).toEqual(ref.cycles.map((c) => c.energy.total));
+    const diff = res.labels.findIndex((v, p) => v !== ref.labels[p]);
+    if (diff >= 0) throw new Error(`${label}: labels differ from BK's at pixel ${diff}`);
+  } catch (e) {
+    throw new Error(`${label}: ${(e as Error).message}`);
+  } finally {
+    solver.dispose();
+  }
+}
+
+describe('move kernels: every read inside its array', () => {
+  const schemes: Array<Partial<GpuMoveOptions>> = [
+    {},
+    { push: 'lockstep', bfs: 'level' },
+    { push: 'sweep', bfs: 'level', reach: 3 },
+    { push: 'split-sweep', bfs: 'scan', reach: 2 },
+    { push: 'sweep', bfs: 'scan', reach: 5, tileSide: 3, gate: false },
+    // Tiny rounds: moves continue from read-back flows, BFS shortfalls double the passes.
+    { iterationsPerRound: 1, bfsPasses: 1, initialRounds: 1, fixedRounds: true, reach: 2, tileSide: 1 },
+    { movesPerCall: 3, tileSide: 4 },
+  ];
+  const sizes: Array<[number, number]> = [[1, 1], [1, 7], [6, 1], [2, 3], [5, 4], [11, 6], [9, 13]];
+  // The device moves take metric terms only (truncated quadratic is not one).
+  const kinds: SmoothnessKind[] = ['linear', 'potts'];
+
+  test.each(schemes.map((s) => [JSON.stringify(s), s] as const))('random energies, both graphs, options %s', async (_name, scheme) => {
+    const rand = seededRandom(17 + JSON.stringify(scheme).length);
+    for (const [W, H] of sizes) {
+      const L = 2 + Math.floor(rand() * 5);
+      const kind = kinds[Math.floor(rand() * kinds.length)];
+      const energy = randomEnergy(rand, W, H, L, kind);
+      const init = randomLabels(rand, W * H, L);
+      for (const variant of ['reversed', 'classic'] as const) {
+        await expectChecked(energy, init, variant, { kind: 'volume' }, scheme, `${W}×${H}×${L} ${kind} ${variant} ${JSON.stringify(scheme)}`);
+      }
+    }
+    expect(checks.reads).toBeGreaterThan(0);
+  });
+
+  test('synthetic scene from its images (costs computed in the kernels), both graphs', async () => {
+    const scene = generateSyntheticScene({ width: 23, height: 17, ndisp: 6, seed: 5 });
+    const params = { ndisp: 6, kind: 'sad' as const, lambda: 20, smoothness: 'linear' as const, truncation: 2 };
+    const energy = buildStereoEnergy(scene.left, scene.right, params);
+    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 3);
+    const costs = resolveDataCostOptions({ kind: 'sad', scale: energy.scale }, scene.left.channels);
+    const images: GpuDataSource = { kind: 'images', left: toIntensity8(scene.left), right: toIntensity8(scene.right), costs: { ...costs, channels: scene.left.channels } };
+    for (const variant of ['reversed', 'classic'] as const) {
+      await expectChecked(energy, init, variant, images, {}, `synthetic images ${variant}`);
+      await expectChecked(energy, init, variant, images, { push: 'split-sweep', reach: 4, tileSide: 3 }, `synthetic images ${variant} split-sweep`);
+    }
+  });
+});
+
+describe('max-flow kernels: every read inside its array', () => {
+  const schemes: Array<Partial<PushRelabelOptions>> = [
+    {},
+    { push: 'lockstep', bfs: 'level' },
+    { push: 'sweep', bfs: 'scan', reach: 3 },
+    { push: 'split-sweep', bfs: 'scan', reach: 2 },
+  ];
+  test.each(schemes.map((s) => [JSON.stringify(s), s] as const))('random grids of every kind, options %s', async (_name, scheme) => {
+    const solver = new PushRelabelSolver(cpu, { iterationsPerRelabel: 4, bfsPassesPerCall: 4, bfsContinuePasses: 8, ...scheme });
+    const bk = new BoykovKolmogorovSolver();
+    for (const [W, H] of [[1, 1], [1, 5], [5, 1], [3, 4], [8, 6]] as Array<[number, number]>) {
+      for (const kind of RANDOM_GRAPH_KINDS.filter((k) => k !== 'large')) {
+        const g = randomGridGraph(createRng(W * 97 + H * 13 + kind.length), W, H, kind);
+        const r = await solver.solve(g);
+        expect(r.flow).toBe(bk.solveSync(g).flow);
+      }
+    }
+  });
+});
+
+test('the checks saw the kernels', () => {
+  // The device solvers' kernel sources built above (the move solver's graph, push, BFS, check, tally and apply kernels; the max-flow solver's).
+  expect(kernelSources.size).toBeGreaterThan(20);
+  expect(checks.sites).toBeGreaterThan(100);
+});
