@@ -150,7 +150,7 @@ const TILE_SIDE = 2;
 
 export interface GpuMoveOptions {
   variant: GraphVariant;
-  /** K: push-relabel iterations per round (default 16; with sweeps an iteration is a horizontal and a vertical pass; chosen on tsukuba and teddy, H200, BENCHMARKS.md). */
+  /** K: push-relabel iterations per round (default 24; with sweeps an iteration is a horizontal and a vertical pass; 16 until the shaders ran without bounds checks, when 24 took 3–10 % off teddy's and Adirondack's moves and left tsukuba's within noise, H200, BENCHMARKS.md). */
   iterationsPerRound?: number;
   /** B: BFS passes of the global relabel after every round but the plan's last (which gets finalBfsFactor·B), and initially (default: defaultBfsPasses). */
   bfsPasses?: number;
@@ -539,7 +539,7 @@ export class GpuMoveSolver implements MoveSolver {
 
   constructor(private readonly ctx: GpuContext, private readonly energy: MrfEnergy, options: GpuMoveOptions, source: GpuDataSource = { kind: 'volume' }) {
     this.o = {
-      iterationsPerRound: 16, bfsPasses: defaultBfsPasses(energy.width, energy.height), initialRounds: defaultInitialRounds(energy.width, energy.height), movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
+      iterationsPerRound: 24, bfsPasses: defaultBfsPasses(energy.width, energy.height), initialRounds: defaultInitialRounds(energy.width, energy.height), movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
       push: defaultPush(energy.width, energy.height), bfs: 'scan', reach: defaultReach(energy.width, energy.height), resume: true,
       maxCachedPlans: defaultMaxCachedPlans(energy.width * energy.height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, planCompileRoundsPerRound: PLAN_COMPILE_ROUNDS_PER_ROUND, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR, tileSide: TILE_SIDE, borrowFlows: true, keepPlans: true, resident: true,
       ...options,
