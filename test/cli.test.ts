@@ -227,4 +227,16 @@ describe('run and demo', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/nope\.png/);
   });
+
+  test('a bad STEREOCUT_GPU_BOUNDS_CHECKS is refused, naming the variable, with nothing written', () => {
+    const bin = path.join(__dirname, '..', 'bin', 'stereocut.js');
+    const before = listing();
+    const r = spawnSync(process.execPath, [bin, 'match', f('left.png'), f('right.png'), '--ndisp', '8', '-o', f('bounds.png'), '--backend', 'auto'], {
+      encoding: 'utf8', env: { ...process.env, STEREOCUT_GPU_BOUNDS_CHECKS: 'yes' },
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/STEREOCUT_GPU_BOUNDS_CHECKS: expected 0 or 1, got 'yes'/);
+    expect(listing()).toEqual(before);
+  });
 });
