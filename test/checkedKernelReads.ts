@@ -1,7 +1,7 @@
 /**
  * gpu.js's cpu backend with every read of a kernel's arrays checked: what
  * lets the WebGPU device run without Dawn's bounds checks
- * (graphcut/gpuBackend.ts, DAWN_FLAGS).
+ * (graphcut/gpuBackend.ts, dawnFlags).
  *
  * On WebGPU a kernel reads an argument or constant array through a flat
  * index, x + W·(y + H·z), with no check of its own; without robustness an
