@@ -1,3 +1,4 @@
+import { Input } from 'gpu.js';
 import { buildStereoEnergy, resolveDataCostOptions, toIntensity8, wtaInit } from '../costs';
 import { generateSyntheticScene } from '../data/synthetic';
 import { alphaExpansion } from '../expansion/alphaExpansion';
@@ -49,7 +50,6 @@ test('Dawn runs without bounds checks unless STEREOCUT_GPU_BOUNDS_CHECKS=1; othe
 
 describe('the checks themselves', () => {
   test('a read outside its array throws; one guarded by an if does not; one inside a conditional expression is refused', () => {
-    const { Input } = require('gpu.js') as typeof import('gpu.js');
     const a = new Input(new Float32Array(12).fill(2) as unknown as number[], [4, 3]);
     const before = checks.reads;
     const guarded = cpu.gpu.createKernel(function (this: { thread: { x: number; y: number } }, A: number[][]) {
