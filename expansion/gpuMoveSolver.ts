@@ -16,7 +16,8 @@ import { BinaryStepBuilder, type GraphVariant } from './binaryStep';
 import { computeEnergy, pairwise, type EnergyBreakdown, type MrfEnergy } from './energy';
 import {
   applyCutSource, capacitySource, changedTilesSource, checkTilesSource, energyChunksSource, energyTermsSource, flowPlanesSource,
-  initStateSource, MOVE_DONE_GATE, orTilesSource, reductionLevels, startMoveSource, sumFinalSource, sumTilesSource, tallySource, type DataSourceKind, type ImageCostSpec,
+  initStateSource, MOVE_DONE_GATE, orTilesSource, reductionLevels, startMoveSource, sumFinalSource, sumTilesSource, tallySource, wtaCostsSource, wtaPickSource,
+  wtaRowSumsSource, type DataSourceKind, type ImageCostSpec,
 } from './gpuMoveKernels';
 import { keepProgram, takeKeptProgram } from './gpuKeptPrograms';
 import type { CycleHooks, MoveResult, MoveSolver } from './moveSolver';
@@ -103,6 +104,12 @@ const MAX_ROUNDS = 1 << 12;
  */
 const PLAN_COMPILE_ROUNDS = 10;
 const PLAN_COMPILE_ROUNDS_PER_ROUND = 2.5;
+/**
+ * Entries of a WTA chunk's [W, H, NC] intermediates (deviceWta): 2^24 floats
+ * (64 MiB) each, so tsukuba to Adirondack take one or two chunks and a
+ * 3000×2000 pair two labels a chunk.
+ */
+const WTA_CHUNK_ENTRIES = 1 << 24;
 /**
  * Compiled plans kept at once (least recently used dropped first): 32, and
  * 8 above 2^20 pixels. Each plan holds its own device buffers, several of
@@ -509,6 +516,8 @@ export class GpuMoveSolver implements MoveSolver {
   private readonly labelsF: Float32Array;
   private readonly sourceKind: DataSourceKind;
   private readonly costSpec: ImageCostSpec | null;
+  /** The largest data cost (the volume's largest entry, or the images' τ·scale): bounds the WTA's window sums. */
+  private maxDataCost = 0;
   private bfs: number;
   /**
    * Rounds of the next fresh plans, and the rounds the most recent moves
@@ -696,6 +705,7 @@ export class GpuMoveSolver implements MoveSolver {
     let maxV = 0;
     for (let a = 0; a < e.labels; a++) for (let b = 0; b < e.labels; b++) maxV = Math.max(maxV, pairwise(e.smoothness, e.truncation, a, b));
     // Unary: |D(α) − D(l)| plus two terms of at most w·V per incident edge; excess can also receive 4 edge capacities of at most 2·w·V.
+    this.maxDataCost = maxD;
     const bound = maxD + 16 * maxW * maxV;
     if (bound > MAX_GPU_EXACT_CAPACITY) throw new GpuPrecisionError(`excess and capacities can reach ${bound}, above the f32-exact bound 2^24`);
   }
@@ -1305,6 +1315,70 @@ export class GpuMoveSolver implements MoveSolver {
     if (differing > 0) throw new Error(`--verify: cut ${v.cuts} (α=${alpha}): device and CPU agree on the flow ${flow} but ${differing} pixels are on different sides of the canonical cut`);
     if (cutCapacity(g, sinkSide) !== flow) throw new Error(`--verify: cut ${v.cuts} (α=${alpha}): the device cut's capacity differs from its flow`);
     return flow + step.constant;
+  }
+
+  /**
+   * MoveSolver.initialWta: on WebGPU the WTA labeling is computed on the
+   * device (deviceWta); on gpu.js's CPU backends the host's WTA is faster,
+   * and undefined leaves it to the caller.
+   */
+  async initialWta(window: number): Promise<Uint16Array | undefined> {
+    return this.ctx.mode === 'webgpu' ? this.deviceWta(window) : undefined;
+  }
+
+  /**
+   * The WTA labeling of costs/wta.ts (box sums over window × window clipped
+   * at the borders, ties to the smaller label), computed on the device from
+   * the data the moves read (the volume or the images) in one pipeline
+   * call that reads back only the labels. Labels go in chunks of at most
+   * `chunkEntries` / (W·H), so the intermediates stay small on a
+   * 3000×2000 pair. Undefined when a window sum could reach 2^24, where
+   * f32 stops being exact (the host's WTA sums in doubles).
+   */
+  async deviceWta(window: number, chunkEntries = WTA_CHUNK_ENTRIES): Promise<Uint16Array | undefined> {
+    if (!Number.isInteger(window) || window < 1 || window % 2 === 0) throw new Error(`--window: must be an odd integer ≥ 1 (got ${String(window)})`);
+    if (!Number.isInteger(chunkEntries) || chunkEntries < 1) throw new Error(`gpu expansion: WTA chunk of ${String(chunkEntries)} entries`);
+    if (window * window * this.maxDataCost >= MAX_GPU_EXACT_CAPACITY) return undefined;
+    const { W, H, n, gpu } = this;
+    const L = this.energy.labels;
+    const NC = Math.max(1, Math.min(L, Math.floor(chunkEntries / n)));
+    const chunks = Math.ceil(L / NC);
+    const constants = { W, H, L, NC, WIN: window, R: (window - 1) / 2 };
+    const costs = gpu.createKernel(wtaCostsSource(this.sourceKind, this.costSpec), kernelSettings([W, H, NC], constants));
+    const rows = gpu.createKernel(wtaRowSumsSource(), kernelSettings([W, H, NC], constants));
+    // The chunk's place decides the pick's inputs and output: the first has no best so far, the last returns only the labels.
+    const pick = (first: boolean, last: boolean): IKernelRunShortcut => gpu.createKernel(wtaPickSource(first, last), kernelSettings(last ? [W, H] : [W, H, 2], constants));
+    const pickOnly = chunks === 1 ? pick(true, true) : undefined;
+    const pickFirst = chunks > 1 ? pick(true, false) : undefined;
+    const pickMiddle = chunks > 2 ? pick(false, false) : undefined;
+    const pickLast = chunks > 1 ? pick(false, true) : undefined;
+    const literals = this.literals;
+    const data = literals[0];
+    const pipe = gpu.createPipeline(function () {
+      bindSharedLiterals(literals);
+      let best: unknown = null;
+      for (let c = 0; c < chunks; c++) {
+        const RS = rows(costs(data, c * NC));
+        if (chunks === 1) best = pickOnly!(RS, 0);
+        else if (c === 0) best = pickFirst!(RS, 0);
+        else best = (c === chunks - 1 ? pickLast! : pickMiddle!)(RS, best, c * NC);
+      }
+      return best;
+    });
+    returnFlatResults(pipe);
+    try {
+      const out = (await pipe()) as unknown;
+      const labels = new Uint16Array(n);
+      // Flat results on the fused executors; rows where gpu.js shapes them. f32 → uint16 is exact for labels.
+      if (ArrayBuffer.isView(out)) labels.set(out as unknown as Float32Array);
+      else {
+        const rowsOut = out as ArrayLike<ArrayLike<number>>;
+        for (let y = 0, p = 0; y < H; y++) for (let x = 0; x < W; x++, p++) labels[p] = rowsOut[y][x];
+      }
+      return labels;
+    } finally {
+      await pipe.destroy();
+    }
   }
 
   /** Energy of a labeling: on the host when the volume is there, else reduced on the device (exact partial sums). */

@@ -1,5 +1,6 @@
 import { Input } from 'gpu.js';
 import { buildStereoEnergy, resolveDataCostOptions, toIntensity8, wtaInit } from '../costs';
+import type { Raster } from '../data/raster';
 import { generateSyntheticScene } from '../data/synthetic';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import type { GraphVariant } from '../expansion/binaryStep';
@@ -131,6 +132,31 @@ describe('move kernels: every read inside its array', () => {
     for (const variant of ['reversed', 'classic'] as const) {
       await expectChecked(energy, init, variant, images, {}, `synthetic images ${variant}`);
       await expectChecked(energy, init, variant, images, { push: 'split-sweep', reach: 4, tileSide: 3 }, `synthetic images ${variant} split-sweep`);
+    }
+  });
+});
+
+describe('WTA kernels: every read inside its array', () => {
+  test('both data sources, windows wider than the image, chunks of one label to all of them, sizes 1×1 to 9×13', async () => {
+    const rand = seededRandom(41);
+    for (const [W, H] of [[1, 1], [1, 7], [6, 1], [5, 4], [9, 13]] as Array<[number, number]>) {
+      const image = (): Raster => ({ width: W, height: H, channels: 3, maxval: 255, data: Float32Array.from({ length: W * H * 3 }, () => Math.floor(rand() * 256)) });
+      const [left, right] = [image(), image()];
+      const energy = buildStereoEnergy(left, right, { ndisp: 5, kind: 'sad+sgrad', lambda: 20, smoothness: 'linear', truncation: 2 });
+      const costs = resolveDataCostOptions({ kind: 'sad+sgrad', scale: energy.scale }, 3);
+      const images: GpuDataSource = { kind: 'images', left: toIntensity8(left), right: toIntensity8(right), costs: { ...costs, channels: 3 } };
+      for (const window of [1, 3, 15]) {
+        const expected = wtaInit(energy.data, W, H, 5, window);
+        const perChunk = 1 + Math.floor(rand() * 5);
+        for (const source of [{ kind: 'volume' } as GpuDataSource, images]) {
+          const solver = new GpuMoveSolver(cpu, source.kind === 'images' ? { ...energy, data: new Int32Array(0) } : energy, { variant: 'reversed', keepPlans: false }, source);
+          try {
+            expect(await solver.deviceWta(window, perChunk * W * H)).toEqual(expected);
+          } finally {
+            solver.dispose();
+          }
+        }
+      }
     }
   });
 });

@@ -1,0 +1,129 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { buildStereoEnergy, wtaFromMatcher, wtaInit, type StereoEnergy } from '../costs';
+import type { CostKind, BorderRule } from '../costs/dataCost';
+import type { Raster } from '../data/raster';
+import { loadScene } from '../data/scene';
+import { GpuMoveSolver, type GpuDataSource } from '../expansion/gpuMoveSolver';
+import { seededRandom } from '../expansion/labelOrder';
+import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
+
+// The device WTA's kernels on gpu.js's cpu backend (CI has no GPU), against the host's WTA (costs/wta.ts).
+jest.setTimeout(300_000);
+
+let cpu: GpuContext;
+beforeAll(async () => { cpu = await createGpuContext('cpu'); });
+afterAll(() => cpu.destroy());
+
+/** A random W×H image of `levels` grey levels per channel (few levels: many equal window sums, so ties decide). */
+function randomRaster(W: number, H: number, channels: number, levels: number, rand: () => number): Raster {
+  const data = new Float32Array(W * H * channels);
+  for (let i = 0; i < data.length; i++) data[i] = Math.floor(rand() * levels) * Math.floor(255 / Math.max(1, levels - 1));
+  return { width: W, height: H, channels, data, maxval: 255 };
+}
+
+/** The image data source of an energy's pair, as match() hands it to the solver. */
+function imageSource(e: StereoEnergy): GpuDataSource {
+  const m = e.matcher;
+  return { kind: 'images', left: m.leftIntensity, right: m.rightIntensity, costs: { ...m.options, channels: m.channels } };
+}
+
+function solverFor(e: StereoEnergy, kind: 'volume' | 'images'): GpuMoveSolver {
+  return kind === 'volume'
+    ? new GpuMoveSolver(cpu, e, { variant: 'reversed', keepPlans: false })
+    : new GpuMoveSolver(cpu, { ...e, data: new Int32Array(0) }, { variant: 'reversed', keepPlans: false }, imageSource(e));
+}
+
+describe('WTA on the device', () => {
+  test('equals the host WTA on 120 random pairs: sizes 1×1 to 13×9, 1–12 labels, windows 1–15, every cost kind and border, chunks of one label to all of them, both data sources', async () => {
+    const rand = seededRandom(20261122);
+    const kinds: CostKind[] = ['sad', 'ssd', 'sad+sgrad'];
+    const borders: BorderRule[] = ['clamp', 'tau'];
+    let multiChunk = 0;
+    for (let t = 0; t < 120; t++) {
+      const W = 1 + Math.floor(rand() * 13);
+      const H = 1 + Math.floor(rand() * 9);
+      const L = 1 + Math.floor(rand() * 12);
+      const window = 1 + 2 * Math.floor(rand() * 8);
+      const channels = rand() < 0.5 ? 1 : 3;
+      const levels = 2 + Math.floor(rand() * 4);
+      const kind = kinds[t % 3];
+      const border = borders[Math.floor(t / 3) % 2];
+      const left = randomRaster(W, H, channels, levels, rand);
+      const right = randomRaster(W, H, channels, levels, rand);
+      const e = buildStereoEnergy(left, right, { ndisp: L, kind, border, lambda: 1 + Math.floor(rand() * 30), smoothness: 'linear', truncation: 2 });
+      const expected = wtaInit(e.data, W, H, L, window);
+      // Chunks of 1, 2, … labels up to all of them: first, middle and last picks.
+      const perChunk = 1 + Math.floor(rand() * L);
+      if (perChunk < L) multiChunk++;
+      for (const source of ['volume', 'images'] as const) {
+        const s = solverFor(e, source);
+        try {
+          const got = await s.deviceWta(window, perChunk * W * H);
+          const diff = got ? got.findIndex((v, p) => v !== expected[p]) : -2;
+          if (diff !== -1) throw new Error(`case ${t} (${W}×${H}, ${L} labels, window ${window}, ${kind}, ${border}, ${channels} channel(s), ${perChunk} labels a chunk, ${source}): ${got ? `label differs at pixel ${diff}: ${got[diff]} against ${expected[diff]}` : 'no result'}`);
+        } finally {
+          s.dispose();
+        }
+      }
+    }
+    expect(multiChunk).toBeGreaterThan(40);
+  });
+
+  test('costs on demand: the same labels as the host WTA from the matcher, on a synthetic-like 40×30 pair with sad+sgrad costs', async () => {
+    const rand = seededRandom(7);
+    const left = randomRaster(40, 30, 3, 256, rand);
+    const right = randomRaster(40, 30, 3, 256, rand);
+    const e = buildStereoEnergy(left, right, { ndisp: 10, kind: 'sad+sgrad', lambda: 20, smoothness: 'linear', truncation: 2, onDemand: true });
+    expect(e.data.length).toBe(0);
+    const s = new GpuMoveSolver(cpu, e, { variant: 'classic', keepPlans: false }, imageSource(e));
+    try {
+      expect(Array.from((await s.deviceWta(9, 3 * 40 * 30))!)).toEqual(Array.from(wtaFromMatcher(e.matcher, 10, 9)));
+    } finally {
+      s.dispose();
+    }
+  });
+
+  test('a window whose sums could reach 2^24 gives no labels (the host WTA then runs), and a bad window or chunk is refused', async () => {
+    // Every cost 2^21: a 3×3 window sums nine of them, past 2^24; a 1×1 window is exact (all labels tie: label 0).
+    const rand = seededRandom(3);
+    const left = randomRaster(6, 5, 1, 4, rand);
+    const right = randomRaster(6, 5, 1, 4, rand);
+    const e = buildStereoEnergy(left, right, { ndisp: 3, kind: 'sad', lambda: 1, smoothness: 'linear', truncation: 2 });
+    const s = new GpuMoveSolver(cpu, { ...e, data: e.data.map(() => 2 ** 21) }, { variant: 'reversed', keepPlans: false });
+    try {
+      expect(await s.deviceWta(3)).toBeUndefined();
+      expect(await s.deviceWta(1)).toEqual(new Uint16Array(30));
+      await expect(s.deviceWta(4)).rejects.toThrow('--window: must be an odd integer ≥ 1 (got 4)');
+      await expect(s.deviceWta(0)).rejects.toThrow('--window');
+      await expect(s.deviceWta(3, 0)).rejects.toThrow('WTA chunk of 0 entries');
+      // gpu.js's CPU backends leave the WTA to the host.
+      expect(await s.initialWta(3)).toBeUndefined();
+    } finally {
+      s.dispose();
+    }
+  });
+
+  const dataRoot = process.env.STEREO_DATA ?? path.join(__dirname, '..', '..', 'shared', 'data', 'middlebury');
+  const tsukuba = path.join(dataRoot, 'tsukuba');
+  const haveTsukuba = fs.existsSync(tsukuba);
+  if (!haveTsukuba) test.skip(`tsukuba: no data at ${tsukuba} (set STEREO_DATA)`, () => undefined);
+  else {
+    test('tsukuba 384×288, 16 labels, window 9: the host WTA\'s labels from the volume and from the images, in one chunk and in three', async () => {
+      const scene = await loadScene(tsukuba);
+      const e = buildStereoEnergy(scene.left, scene.right, { ndisp: scene.ndisp, kind: 'sad', lambda: 20, smoothness: 'linear', truncation: 2 });
+      const expected = wtaInit(e.data, e.width, e.height, e.labels, 9);
+      for (const source of ['volume', 'images'] as const) {
+        for (const perChunk of [16, 6]) {
+          const s = solverFor(e, source);
+          try {
+            const got = await s.deviceWta(9, perChunk * e.width * e.height);
+            expect(got && got.findIndex((v, p) => v !== expected[p])).toBe(-1);
+          } finally {
+            s.dispose();
+          }
+        }
+      }
+    });
+  }
+});
