@@ -13,7 +13,7 @@ import {
 } from '../graphcut/pushRelabelKernels';
 import { forwardGradients } from '../costs/dataCost';
 import { BinaryStepBuilder, type GraphVariant } from './binaryStep';
-import { computeEnergy, pairwise, type EnergyBreakdown, type MrfEnergy } from './energy';
+import { computeEnergy, pairwise, type EnergyBreakdown, type MrfEnergy, type SmoothnessKind } from './energy';
 import {
   applyCutSource, capacitySource, changedTilesSource, checkTilesSource, energyChunksSource, energyTermsSource, flowPlanesSource,
   initStateSource, MOVE_DONE_GATE, orTilesSource, reductionLevels, startMoveSource, sumFinalSource, sumTilesSource, tallySource, wtaCostsSource, wtaPickSource,
@@ -474,10 +474,14 @@ export function defaultPush(width: number, height: number): PushScheme {
 
 /** V(a, b) satisfies V(a, c) ≤ V(a, b) + V(b, c) for all labels: then no expansion graph is ever truncated. */
 export function isMetricTable(e: MrfEnergy): boolean {
-  if (e.smoothness === 'potts' || e.smoothness === 'linear') return true;
-  const L = e.labels;
-  for (let a = 0; a < L; a++) for (let b = 0; b < L; b++) for (let c = 0; c < L; c++) {
-    if (pairwise(e.smoothness, e.truncation, a, c) > pairwise(e.smoothness, e.truncation, a, b) + pairwise(e.smoothness, e.truncation, b, c)) return false;
+  return isMetricSmoothness(e.smoothness, e.truncation, e.labels);
+}
+
+/** isMetricTable from the smoothness term's kind, truncation and label count alone (before an energy exists). */
+export function isMetricSmoothness(kind: SmoothnessKind, truncation: number, labels: number): boolean {
+  if (kind === 'potts' || kind === 'linear') return true;
+  for (let a = 0; a < labels; a++) for (let b = 0; b < labels; b++) for (let c = 0; c < labels; c++) {
+    if (pairwise(kind, truncation, a, c) > pairwise(kind, truncation, a, b) + pairwise(kind, truncation, b, c)) return false;
   }
   return true;
 }

@@ -60,6 +60,12 @@ export interface MoveSolver {
    * only by solvers whose graphs are never truncated.
    */
   runCycle?(alphas: readonly number[], labels: Uint16Array, hooks: CycleHooks): Promise<void>;
+  /**
+   * Optional: the WTA initial labeling (costs/wta.ts's, label for label)
+   * computed where the solver holds the costs, or undefined when the host's
+   * WTA is the faster or the only exact one (the caller then runs it).
+   */
+  initialWta?(window: number): Promise<Uint16Array | undefined>;
   /** Optional: the energy of a labeling, for solvers that hold the energy where the host cannot evaluate it (no cost volume). */
   energyOf?(labels: Uint16Array): Promise<EnergyBreakdown>;
   dispose?(): void;

@@ -6,6 +6,7 @@ import { computeEnergy, type EnergyBreakdown } from '../expansion/energy';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { createGpuContext, isWebGpuAvailable } from '../graphcut/gpuBackend';
 import { GpuPrecisionError } from '../graphcut/pushRelabel';
+import type { MaxFlowSolver } from '../graphcut/maxflow';
 import { createMaxFlowSolver } from '../graphcut/solverFactory';
 import { VerifyingSolver } from '../graphcut/verifyingSolver';
 import { BACKENDS, type BackendName } from './params';
@@ -20,6 +21,14 @@ export interface BackendOptions {
   dataSource?: GpuDataSource;
   /** Told why 'auto' fell back to BK (no adapter, a lost device, an energy the f32 kernels cannot hold exactly). */
   onFallback?: (reason: string) => void;
+  /**
+   * Builds the energy's cost volume in place when a host solver needs it
+   * (BK, or push-relabel per graph). Given when the costs were left to the
+   * device by choice (--costs auto with the moves on a GPU), so that a
+   * fallback still runs; without it an energy without a volume runs on the
+   * device or not at all (--costs on-demand).
+   */
+  buildVolume?: () => void;
 }
 
 /**
@@ -35,9 +44,14 @@ export interface BackendOptions {
  */
 export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Promise<MoveSolver> {
   if (!BACKENDS.includes(o.backend)) throw new Error(`--backend: unknown value '${String(o.backend)}' (expected ${BACKENDS.join(', ')})`);
-  const bkSolver = (): MoveSolver => new GraphMoveSolver(energy, o.verify ? new VerifyingSolver(new BoykovKolmogorovSolver()) : new BoykovKolmogorovSolver(), o.graph);
+  // Host solvers read the volume: built here when the costs were left to the device by choice.
+  const hostSolver = (solver: MaxFlowSolver): MoveSolver => {
+    o.buildVolume?.();
+    return new GraphMoveSolver(energy, o.verify ? new VerifyingSolver(solver) : solver, o.graph);
+  };
+  const bkSolver = (): MoveSolver => hostSolver(new BoykovKolmogorovSolver());
   const onDemand = o.dataSource?.kind === 'images';
-  if (onDemand && (o.backend === 'bk' || (o.backend === 'auto' && !(await isWebGpuAvailable())))) {
+  if (onDemand && !o.buildVolume && (o.backend === 'bk' || (o.backend === 'auto' && !(await isWebGpuAvailable())))) {
     throw new Error(`--costs: a ${energy.width}×${energy.height}×${energy.labels} cost volume is not built (costs on demand), and only the GPU backend computes costs per label; run with --backend gpu on a machine with a GPU, or give --costs volume`);
   }
   if (o.backend === 'bk') return bkSolver();
@@ -53,14 +67,12 @@ export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Pr
       o.onFallback?.(`the ${energy.smoothness} smoothness term is not a metric; using BK`);
       return bkSolver();
     }
-    let solver = await createMaxFlowSolver(o.backend);
-    if (o.verify) solver = new VerifyingSolver(solver);
-    return new GraphMoveSolver(energy, solver, o.graph);
+    return hostSolver(await createMaxFlowSolver(o.backend));
   }
   try {
     const device = new GpuMoveSolver(ctx, energy, { ...o.gpu, variant: o.graph, verify: o.verify }, o.dataSource);
-    // BK needs the host volume: without it a failing device cannot be replaced.
-    return o.backend === 'auto' && !onDemand ? new FallbackMoveSolver(energy, device, bkSolver, o.onFallback) : device;
+    // BK needs the host volume: without it (and without buildVolume) a failing device cannot be replaced.
+    return o.backend === 'auto' && (!onDemand || o.buildVolume) ? new FallbackMoveSolver(energy, device, bkSolver, o.onFallback) : device;
   } catch (e) {
     ctx.destroy();
     if (!(e instanceof GpuPrecisionError)) throw e;
@@ -69,9 +81,7 @@ export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Pr
       return bkSolver();
     }
     // Per graph: push-relabel where a graph fits f32 exactly, BK (reported in the stats) where it does not.
-    let solver = await createMaxFlowSolver(o.backend);
-    if (o.verify) solver = new VerifyingSolver(solver);
-    return new GraphMoveSolver(energy, solver, o.graph);
+    return hostSolver(await createMaxFlowSolver(o.backend));
   }
 }
 
@@ -109,6 +119,19 @@ export class FallbackMoveSolver implements MoveSolver {
       labels.set(before);
       this.switchToBk(`the GPU failed during α=${alpha} (${message}); continuing on BK`);
       return this.active.move(alpha, labels);
+    }
+  }
+
+  /** The device's WTA until the device fails; then undefined, and the host computes it. */
+  async initialWta(window: number): Promise<Uint16Array | undefined> {
+    if (this.fellBack || !this.active.initialWta) return undefined;
+    try {
+      return await this.active.initialWta(window);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      if (message.startsWith('--window')) throw e;
+      this.switchToBk(`the GPU failed during the WTA initial labeling (${message}); continuing on BK`);
+      return undefined;
     }
   }
 

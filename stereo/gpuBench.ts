@@ -120,7 +120,7 @@ import { createRng, expansionLikeGraph } from '../graphcut/randomGraphs';
 import { checkTilesSource, MOVE_DONE_GATE, orTilesSource, reductionLevels, TILE } from '../expansion/gpuMoveKernels';
 import { createMoveSolver } from './backends';
 import { installHostProfiler } from './gpuHostProfile';
-import { initialLabeling, match, resolveParams, stereoEnergy, warmUpForBackend } from './match';
+import { costOptions, costsLeftToDevice, match, resolveParams, startingLabels, stereoEnergy, warmUpForBackend } from './match';
 import type { BackendName, MatchParams } from './params';
 import { sceneParamsFor } from './sceneParams';
 
@@ -139,10 +139,10 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
   const t0 = performance.now();
   const clockWarmup = spec.backend === 'gpu' ? await warmUpForBackend('gpu', spec.warmUp) : undefined;
   const params = resolveParams({ ...sceneParamsFor(scene.name), ...spec.params });
-  const energy = stereoEnergy(scene.left, scene.right, scene.ndisp, params);
+  // As match(): with the device moves the costs are left to the device unless the run's params say --costs volume.
+  const leftToDevice = spec.backend === 'gpu' && (await costsLeftToDevice(params, scene.ndisp, 'gpu', spec.verify ?? false));
+  const energy = stereoEnergy(scene.left, scene.right, scene.ndisp, params, leftToDevice);
   const t1 = performance.now();
-  const init = initialLabeling(energy, params);
-  const t2 = performance.now();
   let solver: MoveSolver;
   if (spec.backend === 'pr-pipeline' || spec.backend === 'pr-perPass') {
     const ctx = await createGpuContext('webgpu');
@@ -150,8 +150,10 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
     solver = new GraphMoveSolver(energy, new PushRelabelSolver(ctx, pr), params.graph);
   } else {
     // Every run compiles its own plans, as it did before plans were kept between runs, so that sections compare like with like; the kept section asks for them.
-    solver = await createMoveSolver(energy, { backend: spec.backend, graph: params.graph, verify: spec.verify ?? false, gpu: { keepPlans: false, ...spec.gpu } });
+    solver = await createMoveSolver(energy, { backend: spec.backend, graph: params.graph, verify: spec.verify ?? false, gpu: { keepPlans: false, ...spec.gpu }, ...costOptions(energy, leftToDevice) });
   }
+  const t2 = performance.now();
+  const init = await startingLabels(energy, params, solver);
   const t3 = performance.now();
   // Per cut: pixels changed, rounds it needed, and the calls it took beyond the first (continued or redone).
   const perMove: number[][] = [];
@@ -173,7 +175,8 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
     initialEnergy: r.initialEnergy.total, energies: r.cycles.map((c) => c.energy.total), finalEnergy: r.finalEnergy.total,
     cuts: r.cuts, pixelsChanged: r.cycles.map((c) => c.pixelsChanged),
     perCycle: r.cycles.map((c) => ({ cuts: c.cuts, buildMs: c.buildMs, flowMs: c.flowMs, rounds: c.stats.rounds })),
-    ms: { costs: t1 - t0, init: t2 - t1, setup: t3 - t2, expansion: t4 - t3, total: t4 - t0, build: r.cycles.reduce((s, c) => s + c.buildMs, 0), flow: r.cycles.reduce((s, c) => s + c.flowMs, 0) },
+    costsOnDevice: leftToDevice,
+    ms: { costs: t1 - t0, setup: t2 - t1, init: t3 - t2, expansion: t4 - t3, total: t4 - t0, build: r.cycles.reduce((s, c) => s + c.buildMs, 0), flow: r.cycles.reduce((s, c) => s + c.flowMs, 0) },
     stats, counters, perMove: counters ? perMove : undefined, calls, clockWarmup,
   };
 }

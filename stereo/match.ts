@@ -2,6 +2,9 @@ import type { Raster } from '../data/raster';
 import { buildStereoEnergy, wtaFromMatcher, wtaInit, type StereoEnergy } from '../costs';
 import { alphaExpansion, type ExpansionOptions, type ExpansionResult, type MoveProgress } from '../expansion/alphaExpansion';
 import { warmUpGpuClocks, type ClockWarmupReport } from '../graphcut/gpuClockWarmup';
+import { isMetricSmoothness } from '../expansion/gpuMoveSolver';
+import type { MoveSolver } from '../expansion/moveSolver';
+import { isWebGpuAvailable } from '../graphcut/gpuBackend';
 import { createMoveSolver, type BackendOptions } from './backends';
 import { BackendName, COSTS_MODES, DEFAULT_PARAMS, MAX_VOLUME_ENTRIES, MatchParams } from './params';
 
@@ -28,7 +31,11 @@ export interface MatchOptions extends Partial<MatchParams> {
 }
 
 export interface PhaseTimes {
+  /** The energy: data costs (unless left to the device) and smoothness weights; the clock warm-up's queueing included. */
   costsMs: number;
+  /** Creating the move solver (device programs, uploads of the energy). */
+  setupMs: number;
+  /** The initial labeling (on the device when the solver offers it). */
   initMs: number;
   buildMs: number;
   flowMs: number;
@@ -77,13 +84,23 @@ export function resolveParams(options: Partial<MatchParams>): MatchParams {
   return p;
 }
 
-/** Builds the energy of a pair (data costs and smoothness weights) with resolved parameters. */
-export function stereoEnergy(left: Raster, right: Raster, ndisp: number, p: MatchParams): StereoEnergy {
+/** Whether a pair's W·H·ndisp cost volume is beyond what is ever built (MAX_VOLUME_ENTRIES). */
+export function volumeTooLarge(left: Raster, ndisp: number): boolean {
+  return left.width * left.height * ndisp > MAX_VOLUME_ENTRIES;
+}
+
+/**
+ * Builds the energy of a pair (data costs and smoothness weights) with
+ * resolved parameters. The cost volume is left out with --costs on-demand,
+ * and with --costs auto when it is too large or `costsOnDevice` says the
+ * device computes the costs (costsLeftToDevice).
+ */
+export function stereoEnergy(left: Raster, right: Raster, ndisp: number, p: MatchParams, costsOnDevice = false): StereoEnergy {
   if (left.width !== right.width || left.height !== right.height) {
     throw new Error(`left image is ${left.width}×${left.height} but right image is ${right.width}×${right.height}`);
   }
   checkNdisp(ndisp, left.width);
-  const onDemand = p.costs === 'on-demand' || (p.costs === 'auto' && left.width * left.height * ndisp > MAX_VOLUME_ENTRIES);
+  const onDemand = p.costs === 'on-demand' || (p.costs === 'auto' && (costsOnDevice || volumeTooLarge(left, ndisp)));
   return buildStereoEnergy(left, right, {
     ndisp, kind: p.cost, tau: p.tau, border: p.border, lambda: p.lambda,
     cueThreshold: p.cueThreshold, cueFactor: p.cueFactor, smoothness: p.smoothness, truncation: p.truncation, onDemand,
@@ -93,7 +110,33 @@ export function stereoEnergy(left: Raster, right: Raster, ndisp: number, p: Matc
 /** True when the energy carries no cost volume (costs are computed per label when needed). */
 export const costsOnDemand = (e: StereoEnergy): boolean => e.data.length === 0;
 
-/** Initial labeling: WTA over a window, all zero, or a given map. */
+/**
+ * Whether --costs auto leaves the data costs to the device: when the moves
+ * run there (backend gpu, or auto with a WebGPU adapter) on a metric
+ * smoothness term, and without --verify (which rebuilds every graph on the
+ * host from the volume). The device moves and the device WTA then compute
+ * each cost from the images when they need it, which is faster than
+ * building, checking and uploading a volume: on the H200 machine the host
+ * spent 0.1–0.4 s a run on them (teddy to Adirondack), the device a few ms
+ * (BENCHMARKS.md). A host solver that takes over later (a fallback) builds
+ * the volume then (BackendOptions.buildVolume).
+ */
+export async function costsLeftToDevice(p: MatchParams, ndisp: number, backend: BackendName, verify: boolean): Promise<boolean> {
+  if (p.costs !== 'auto' || verify || !isMetricSmoothness(p.smoothness, p.truncation, ndisp)) return false;
+  return backend === 'gpu' || (backend === 'auto' && (await isWebGpuAvailable()));
+}
+
+/** The options that hand an energy's costs to createMoveSolver: the images when it has no volume, and the volume's builder when that was a choice. */
+export function costOptions(energy: StereoEnergy, leftToDevice: boolean): Pick<BackendOptions, 'dataSource' | 'buildVolume'> {
+  if (!costsOnDemand(energy)) return {};
+  const m = energy.matcher;
+  return {
+    dataSource: { kind: 'images', left: m.leftIntensity, right: m.rightIntensity, costs: { ...m.options, channels: m.channels } },
+    ...(leftToDevice ? { buildVolume: () => { if (costsOnDemand(energy)) energy.data = m.volume(energy.labels); } } : {}),
+  };
+}
+
+/** Initial labeling on the host: WTA over a window, all zero, or a given map. */
 export function initialLabeling(energy: StereoEnergy, p: MatchParams, given?: Uint16Array): Uint16Array {
   const n = energy.width * energy.height;
   if (given) {
@@ -106,6 +149,15 @@ export function initialLabeling(energy: StereoEnergy, p: MatchParams, given?: Ui
   return wtaInit(energy.data, energy.width, energy.height, energy.labels, p.window);
 }
 
+/** The initial labeling of a run: the solver's WTA where it offers one (on the device), else initialLabeling's. */
+export async function startingLabels(energy: StereoEnergy, p: MatchParams, solver: MoveSolver, given?: Uint16Array): Promise<Uint16Array> {
+  if (!given && p.init === 'wta' && solver.initialWta) {
+    const labels = await solver.initialWta(p.window);
+    if (labels) return labels;
+  }
+  return initialLabeling(energy, p, given);
+}
+
 /**
  * Disparity of a rectified pair by α-expansion: data costs, smoothness
  * weights, an initial labeling, then `cycles` cycles of expansion moves.
@@ -115,27 +167,29 @@ export async function match(left: Raster, right: Raster, options: MatchOptions):
   const params = resolveParams(options);
   const backend = options.backend ?? 'auto';
   const clockWarmup = await warmUpForBackend(backend, options.warmUpClocks);
-  const energy = stereoEnergy(left, right, options.ndisp, params);
+  const verify = options.verify ?? false;
+  const leftToDevice = await costsLeftToDevice(params, options.ndisp, backend, verify);
+  const energy = stereoEnergy(left, right, options.ndisp, params, leftToDevice);
   const t1 = performance.now();
-  const init = initialLabeling(energy, params, options.initialLabels);
-  const t2 = performance.now();
   const fallbacks: string[] = [];
-  const m = energy.matcher;
   const solver = await createMoveSolver(energy, {
-    backend, graph: params.graph, verify: options.verify ?? false, gpu: options.gpu, onFallback: (reason) => fallbacks.push(reason),
-    dataSource: costsOnDemand(energy)
-      ? { kind: 'images', left: m.leftIntensity, right: m.rightIntensity, costs: { ...m.options, channels: m.channels } }
-      : undefined,
+    backend, graph: params.graph, verify, gpu: options.gpu, onFallback: (reason) => fallbacks.push(reason),
+    ...costOptions(energy, leftToDevice && !volumeTooLarge(left, options.ndisp)),
   });
   let result: ExpansionResult;
+  let t2 = NaN;
+  let t3 = NaN;
   try {
+    t2 = performance.now();
+    const init = await startingLabels(energy, params, solver, options.initialLabels);
+    t3 = performance.now();
     result = await alphaExpansion(energy, init, solver, {
       order: params.order, cycles: params.cycles, seed: params.seed, skipUnchanged: params.skipUnchanged, onMove: options.onMove, onCycle: options.onCycle,
     });
   } finally {
     solver.dispose?.();
   }
-  const t3 = performance.now();
+  const t4 = performance.now();
   const buildMs = result.cycles.reduce((s, c) => s + c.buildMs, 0);
   const flowMs = result.cycles.reduce((s, c) => s + c.flowMs, 0);
   const { labels, ...report } = result;
@@ -147,7 +201,7 @@ export async function match(left: Raster, right: Raster, options: MatchOptions):
     disparity: labels,
     params,
     costScale: energy.scale,
-    times: { costsMs: t1 - t0, initMs: t2 - t1, buildMs, flowMs, expansionMs: t3 - t2, totalMs: t3 - t0 },
+    times: { costsMs: t1 - t0, setupMs: t2 - t1, initMs: t3 - t2, buildMs, flowMs, expansionMs: t4 - t3, totalMs: t4 - t0 },
     fallbacks,
     ...(clockWarmup ? { clockWarmup } : {}),
   };

@@ -5,7 +5,8 @@ import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { generateSyntheticScene } from '../data/synthetic';
 import { buildStereoEnergy } from '../costs';
 import { isWebGpuAvailable } from '../graphcut/gpuBackend';
-import { match } from '../stereo/match';
+import { costOptions, costsLeftToDevice, match, resolveParams, startingLabels } from '../stereo/match';
+import { wtaInit } from '../costs';
 
 const scene = generateSyntheticScene({ width: 48, height: 36, ndisp: 8, seed: 3 });
 const energy = buildStereoEnergy(scene.left, scene.right, { ndisp: 8, lambda: 20, smoothness: 'linear', truncation: 2 });
@@ -71,5 +72,80 @@ describe('costs on demand (no cost volume)', () => {
     const small = generateSyntheticScene({ width: 40, height: 30, ndisp: 6, seed: 9 });
     await expect(match(small.left, small.right, { ndisp: 6, backend: 'bk', costs: 'on-demand' })).rejects.toThrow(/--costs: .*only the GPU backend/);
     await expect(match(small.left, small.right, { ndisp: 6, backend: 'bk', costs: 'sometimes' as never })).rejects.toThrow(/--costs: unknown value/);
+  });
+});
+
+describe('costs left to the device (--costs auto with the moves on a GPU)', () => {
+  test('only with --costs auto, the gpu backend (or auto with an adapter), a metric smoothness term and no --verify', async () => {
+    const p = resolveParams({});
+    expect(await costsLeftToDevice(p, 8, 'gpu', false)).toBe(true);
+    expect(await costsLeftToDevice(p, 8, 'auto', false)).toBe(await isWebGpuAvailable());
+    expect(await costsLeftToDevice(p, 8, 'bk', false)).toBe(false);
+    expect(await costsLeftToDevice(p, 8, 'gpujs-cpu', false)).toBe(false);
+    expect(await costsLeftToDevice(p, 8, 'gpu', true)).toBe(false);
+    expect(await costsLeftToDevice(resolveParams({ costs: 'volume' }), 8, 'gpu', false)).toBe(false);
+    expect(await costsLeftToDevice(resolveParams({ costs: 'on-demand' }), 8, 'gpu', false)).toBe(false);
+    // Quadratic truncated at 3: V(0,2) = min(4, 3) = 3 > V(0,1) + V(1,2) = 2, not a metric (its graphs are built on the host).
+    expect(await costsLeftToDevice(resolveParams({ smoothness: 'quadratic', truncation: 3 }), 8, 'gpu', false)).toBe(false);
+    expect(await costsLeftToDevice(resolveParams({ smoothness: 'potts' }), 8, 'gpu', false)).toBe(true);
+  });
+
+  test('a host solver taking over builds the volume in place: BK then gives the energies and labels of the volume run', async () => {
+    const onDemand = buildStereoEnergy(scene.left, scene.right, { ndisp: 8, lambda: 20, smoothness: 'linear', truncation: 2, onDemand: true });
+    expect(onDemand.data.length).toBe(0);
+    // A volume energy needs nothing; an energy without one gets the images, and the builder only when leaving the costs was a choice.
+    expect(costOptions(energy, true)).toEqual({});
+    expect(Object.keys(costOptions(onDemand, false))).toEqual(['dataSource']);
+    const options = costOptions(onDemand, true);
+    expect(options.dataSource?.kind).toBe('images');
+    const reasons: string[] = [];
+    const solver = await createMoveSolver(onDemand, { backend: 'bk', graph: 'reversed', verify: false, onFallback: (r) => reasons.push(r), ...options });
+    expect(solver.backend).toBe('bk');
+    expect(Array.from(onDemand.data)).toEqual(Array.from(energy.data));
+    const init = wtaInit(energy.data, 48, 36, 8, 5);
+    const got = await alphaExpansion(onDemand, init, solver, { cycles: 2 });
+    const reference = await alphaExpansion(energy, init, bk(), { cycles: 2 });
+    expect(got.cycles.map((c) => c.energy.total)).toEqual(reference.cycles.map((c) => c.energy.total));
+    expect(Array.from(got.labels)).toEqual(Array.from(reference.labels));
+  });
+
+  test("'auto' on a device whose WTA fails: BK takes over and the host computes the WTA; a bad window is the caller's error", async () => {
+    class WtaFailing extends DyingDevice {
+      async initialWta(window: number): Promise<Uint16Array | undefined> {
+        if (window % 2 === 0) throw new Error(`--window: must be an odd integer ≥ 1 (got ${window})`);
+        throw new Error('device lost');
+      }
+    }
+    const reasons: string[] = [];
+    const solver = new FallbackMoveSolver(energy, new WtaFailing(1000, 'unused'), bk, (r) => reasons.push(r));
+    await expect(solver.initialWta(4)).rejects.toThrow(/--window/);
+    expect(reasons).toEqual([]);
+    expect(await solver.initialWta(5)).toBeUndefined();
+    expect(reasons).toEqual(['the GPU failed during the WTA initial labeling (device lost); continuing on BK']);
+    expect(solver.backend).toMatch(/^bk \(after a device failure\)$/);
+    expect(await solver.initialWta(5)).toBeUndefined();
+  });
+
+  test("startingLabels takes the solver's WTA when it gives one, the host's when it gives none, and never asks for a given map or init zero", async () => {
+    const p = resolveParams({ window: 5 });
+    const host = wtaInit(energy.data, 48, 36, 8, 5);
+    const asked: number[] = [];
+    const offering = (labels: Uint16Array | undefined): MoveSolver => Object.assign(bk(), { initialWta: async (w: number) => { asked.push(w); return labels; } });
+    const mark = new Uint16Array(48 * 36).fill(3);
+    expect(await startingLabels(energy, p, offering(mark))).toBe(mark);
+    expect(Array.from(await startingLabels(energy, p, offering(undefined)))).toEqual(Array.from(host));
+    expect(Array.from(await startingLabels(energy, p, bk()))).toEqual(Array.from(host));
+    expect(asked).toEqual([5, 5]);
+    const given = new Uint16Array(48 * 36).fill(2);
+    expect(Array.from(await startingLabels(energy, p, offering(mark), given))).toEqual(Array.from(given));
+    expect(Array.from(await startingLabels(energy, resolveParams({ init: 'zero' }), offering(mark)))).toEqual(Array.from(new Uint16Array(48 * 36)));
+    expect(asked).toEqual([5, 5]);
+  });
+
+  test('match() reports the solver setup apart: costs, setup, init and moves add up to the total', async () => {
+    const r = await match(scene.left, scene.right, { ndisp: 8, backend: 'bk', cycles: 1 });
+    const t = r.times;
+    expect(t.setupMs).toBeGreaterThanOrEqual(0);
+    expect(t.costsMs + t.setupMs + t.initMs + t.expansionMs).toBeCloseTo(t.totalMs, 6);
   });
 });

@@ -110,7 +110,7 @@ function cyclesTable(s: ReportScene): string {
 }
 
 function timesTable(t: PhaseTimes): string {
-  const phases: [string, number][] = [['costs', t.costsMs], ['initial labeling', t.initMs], ['graph build', t.buildMs], ['max-flow', t.flowMs], ['expansion (all moves)', t.expansionMs], ['total', t.totalMs]];
+  const phases: [string, number][] = [['costs', t.costsMs], ['solver setup', t.setupMs], ['initial labeling', t.initMs], ['graph build', t.buildMs], ['max-flow', t.flowMs], ['expansion (all moves)', t.expansionMs], ['total', t.totalMs]];
   return `<table>${phases.map(([k, v]) => `<tr><th>${k}</th><td>${ms(v)}</td></tr>`).join('')}</table>`;
 }
 
