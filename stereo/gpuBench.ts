@@ -131,16 +131,16 @@ interface RunSpec {
   params?: Partial<MatchParams>;
   gpu?: Omit<GpuMoveOptions, 'variant' | 'verify'>;
   verify?: boolean;
-  /** The clock warm-up before the costs, as match() queues it (default true; gpu backend only). */
+  /** The clock warm-up before the costs (gpu backend only; default as match(): off when the costs are left to the device). */
   warmUp?: boolean;
 }
 
 async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
   const t0 = performance.now();
-  const clockWarmup = spec.backend === 'gpu' ? await warmUpForBackend('gpu', spec.warmUp) : undefined;
   const params = resolveParams({ ...sceneParamsFor(scene.name), ...spec.params });
   // As match(): with the device moves the costs are left to the device unless the run's params say --costs volume.
   const leftToDevice = spec.backend === 'gpu' && (await costsLeftToDevice(params, scene.ndisp, 'gpu', spec.verify ?? false));
+  const clockWarmup = spec.backend === 'gpu' ? await warmUpForBackend('gpu', spec.warmUp, leftToDevice) : undefined;
   const energy = stereoEnergy(scene.left, scene.right, scene.ndisp, params, leftToDevice);
   const t1 = performance.now();
   let solver: MoveSolver;

@@ -25,7 +25,9 @@ export interface MatchOptions extends Partial<MatchParams> {
   /**
    * With the device moves (backend gpu or auto), queue spin work on the GPU
    * before the costs so that an idle GPU's clock is raised when the moves
-   * start (default true; graphcut/gpuClockWarmup.ts).
+   * start (graphcut/gpuClockWarmup.ts). Default: on when the host computes
+   * the costs and the WTA (the spin runs while it does), off when they are
+   * left to the device, which would wait behind the spin (warmUpForBackend).
    */
   warmUpClocks?: boolean;
 }
@@ -166,9 +168,9 @@ export async function match(left: Raster, right: Raster, options: MatchOptions):
   const t0 = performance.now();
   const params = resolveParams(options);
   const backend = options.backend ?? 'auto';
-  const clockWarmup = await warmUpForBackend(backend, options.warmUpClocks);
   const verify = options.verify ?? false;
   const leftToDevice = await costsLeftToDevice(params, options.ndisp, backend, verify);
+  const clockWarmup = await warmUpForBackend(backend, options.warmUpClocks, leftToDevice);
   const energy = stereoEnergy(left, right, options.ndisp, params, leftToDevice);
   const t1 = performance.now();
   const fallbacks: string[] = [];
@@ -211,9 +213,17 @@ export async function match(left: Raster, right: Raster, options: MatchOptions):
  * The clock warm-up of a run whose moves may go to the device (backends gpu
  * and auto; validated later by createMoveSolver), queued before the host
  * computes the costs; undefined for the CPU backends or when turned off.
+ * By default (`enabled` undefined) it is skipped, and says why, when the
+ * costs are left to the device (`costsOnDevice`): the spin was meant to run
+ * while the host computes the costs and the WTA, and the device's WTA would
+ * wait behind it instead. Runs after 4.5 s of an idle GPU, the warm-up on
+ * against off with the costs on the device: tsukuba 710 / 593 against 475 /
+ * 520 ms, teddy 1502 / 1341 against 1280 / 1429 ms, Adirondack 5565 / 5273
+ * against 5316 / 5366 ms (H200, BENCHMARKS.md).
  */
-export async function warmUpForBackend(backend: BackendName, enabled: boolean | undefined): Promise<ClockWarmupReport | undefined> {
+export async function warmUpForBackend(backend: BackendName, enabled: boolean | undefined, costsOnDevice = false): Promise<ClockWarmupReport | undefined> {
   if (enabled !== undefined && typeof enabled !== 'boolean') throw new Error(`warmUpClocks: expected true or false, got ${String(enabled)}`);
   if (enabled === false || (backend !== 'gpu' && backend !== 'auto')) return undefined;
+  if (enabled === undefined && costsOnDevice) return { dispatches: 0, skipped: 'the costs and the WTA are left to the device, which would wait behind it' };
   return warmUpGpuClocks();
 }

@@ -7,7 +7,7 @@
 import { clockWarmup, noteDeviceActive, queueSpin, SPIN_SHADER, SPIN_WORKGROUPS, warmUpGpuClocks } from '../graphcut/gpuClockWarmup';
 import { isWebGpuAvailable } from '../graphcut/gpuBackend';
 import { generateSyntheticScene } from '../data/synthetic';
-import { match } from '../stereo/match';
+import { match, warmUpForBackend } from '../stereo/match';
 import { matchSummaryJson, matchSummaryLines } from '../stereo/summary';
 import { RecordingDevice } from './recordingDevice';
 
@@ -88,9 +88,20 @@ describe('match() and the warm-up', () => {
     }
   });
 
-  it('tries it for auto and reports what it did', async () => {
+  it('skips it by default when the costs are left to the device, and says why; asked for, it is tried', async () => {
+    const why = { dispatches: 0, skipped: 'the costs and the WTA are left to the device, which would wait behind it' };
+    await expect(warmUpForBackend('gpu', undefined, true)).resolves.toEqual(why);
+    await expect(warmUpForBackend('auto', false, true)).resolves.toBeUndefined();
+    await expect(warmUpForBackend('bk', undefined, true)).resolves.toBeUndefined();
     clockWarmup.recentMs = 0;
-    const r = await run({ backend: 'auto' });
+    const asked = await warmUpForBackend('auto', true, true);
+    expect(asked?.dispatches === clockWarmup.dispatches || asked?.skipped === 'no WebGPU adapter').toBe(true);
+    if (await isWebGpuAvailable()) expect((await run({ backend: 'auto' })).clockWarmup).toEqual(why);
+  });
+
+  it('tries it for auto when the host computes the costs, and reports what it did', async () => {
+    clockWarmup.recentMs = 0;
+    const r = await run({ backend: 'auto', costs: 'volume' });
     if (await isWebGpuAvailable()) {
       expect(r.clockWarmup).toEqual({ dispatches: clockWarmup.dispatches });
     } else {
