@@ -124,8 +124,10 @@ export const costsOnDemand = (e: StereoEnergy): boolean => e.data.length === 0;
  * the volume then (BackendOptions.buildVolume).
  */
 export async function costsLeftToDevice(p: MatchParams, ndisp: number, backend: BackendName, verify: boolean): Promise<boolean> {
-  if (p.costs !== 'auto' || verify || !isMetricSmoothness(p.smoothness, p.truncation, ndisp)) return false;
-  return backend === 'gpu' || (backend === 'auto' && (await isWebGpuAvailable()));
+  if (p.costs !== 'auto' || verify) return false;
+  if (backend !== 'gpu' && !(backend === 'auto' && (await isWebGpuAvailable()))) return false;
+  // Last: for a truncated quadratic term this walks all label triples.
+  return isMetricSmoothness(p.smoothness, p.truncation, ndisp);
 }
 
 /** The options that hand an energy's costs to createMoveSolver: the images when it has no volume, and the volume's builder when that was a choice. */

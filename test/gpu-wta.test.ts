@@ -7,6 +7,7 @@ import { loadScene } from '../data/scene';
 import { GpuMoveSolver, type GpuDataSource } from '../expansion/gpuMoveSolver';
 import { seededRandom } from '../expansion/labelOrder';
 import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
+import { costOptions } from '../stereo/match';
 
 // The device WTA's kernels on gpu.js's cpu backend (CI has no GPU), against the host's WTA (costs/wta.ts).
 jest.setTimeout(300_000);
@@ -24,8 +25,7 @@ function randomRaster(W: number, H: number, channels: number, levels: number, ra
 
 /** The image data source of an energy's pair, as match() hands it to the solver. */
 function imageSource(e: StereoEnergy): GpuDataSource {
-  const m = e.matcher;
-  return { kind: 'images', left: m.leftIntensity, right: m.rightIntensity, costs: { ...m.options, channels: m.channels } };
+  return costOptions({ ...e, data: new Int32Array(0) }, false).dataSource!;
 }
 
 function solverFor(e: StereoEnergy, kind: 'volume' | 'images'): GpuMoveSolver {
