@@ -893,14 +893,7 @@ export class GpuMoveSolver implements MoveSolver {
         done++;
       }
       // Labels after the last converged move (later moves of the call were gated and left them alone).
-      if (ArrayBuffer.isView(rows)) {
-        labels.set(rows as unknown as Float32Array); // flat results (returnFlatResults): f32 → uint16 is exact for labels
-      } else {
-        for (let y = 0, p = 0; y < this.H; y++) {
-          const row = rows[y];
-          for (let x = 0; x < this.W; x++, p++) labels[p] = row[x];
-        }
-      }
+      this.readLabels(rows, labels);
       // The move's final flows follow the labels and its tally and changed count (flowsInOut), then --verify's state and capacities.
       const flowsOut = (this.flowsInOut ? out[3] : undefined) as KernelOutput;
       if (this.verifier && done === 1) {
@@ -1371,17 +1364,23 @@ export class GpuMoveSolver implements MoveSolver {
     });
     returnFlatResults(pipe);
     try {
-      const out = (await pipe()) as unknown;
       const labels = new Uint16Array(n);
-      // Flat results on the fused executors; rows where gpu.js shapes them. f32 → uint16 is exact for labels.
-      if (ArrayBuffer.isView(out)) labels.set(out as unknown as Float32Array);
-      else {
-        const rowsOut = out as ArrayLike<ArrayLike<number>>;
-        for (let y = 0, p = 0; y < H; y++) for (let x = 0; x < W; x++, p++) labels[p] = rowsOut[y][x];
-      }
+      this.readLabels((await pipe()) as ArrayLike<ArrayLike<number>>, labels);
       return labels;
     } finally {
       await pipe.destroy();
+    }
+  }
+
+  /** A [W, H] labels result into `labels`: flat on the fused executors (returnFlatResults), rows where gpu.js shapes them; f32 → uint16 is exact for labels. */
+  private readLabels(out: ArrayLike<ArrayLike<number>>, labels: Uint16Array): void {
+    if (ArrayBuffer.isView(out)) {
+      labels.set(out as unknown as Float32Array);
+      return;
+    }
+    for (let y = 0, p = 0; y < this.H; y++) {
+      const row = out[y];
+      for (let x = 0; x < this.W; x++, p++) labels[p] = row[x];
     }
   }
 
