@@ -110,6 +110,8 @@ const PLAN_COMPILE_ROUNDS_PER_ROUND = 2.5;
  * 3000×2000 pair two labels a chunk.
  */
 const WTA_CHUNK_ENTRIES = 1 << 24;
+/** Auxiliary pipelines a program keeps (DeviceProgram.aux): a WTA and an energy pipeline per window or chunk in use, a few windows of a parameter sweep. */
+const MAX_AUX_PIPELINES = 6;
 /**
  * Compiled plans kept at once (least recently used dropped first): 32, and
  * 8 above 2^20 pixels. Each plan holds its own device buffers, several of
@@ -330,6 +332,13 @@ interface DeviceProgram {
   plans: Map<string, Plan>;
   /** the constant inputs the plans bind: data term (volume or images), smoothness weights, V table, four zeros */
   literals: [Input, Input, Input, Input];
+  /**
+   * Pipelines besides the moves' plans, by what they compile: the device
+   * WTA's (window and chunk) and the energy's (its chunk of columns). They
+   * bind the same literals, so a kept program keeps them too; at most
+   * MAX_AUX_PIPELINES, the least recently used dropped first.
+   */
+  aux: Map<string, IPipelineRunShortcut>;
 }
 
 /**
@@ -378,6 +387,8 @@ export interface GpuMoveCounters {
   /** resident moves submitted before the previous call's results were read, and those of them dropped (the previous move had not converged, or the next move changed) */
   lookAheadCalls: number;
   droppedCalls: number;
+  /** auxiliary pipelines (device WTA, energy) this solver compiled; one taken from a kept program is not counted */
+  auxPipelines: number;
   deviceMs: number;
   hostMs: number;
 }
@@ -490,7 +501,7 @@ export class GpuMoveSolver implements MoveSolver {
   readonly backend: string;
   readonly device: string;
   readonly counters: GpuMoveCounters = {
-    pipelineCalls: 0, moves: 0, redoneMoves: 0, resumedCalls: 0, warmMoves: 0, borrowedMoves: 0, bfsShortfalls: 0, discardedMoves: 0, plans: 0, rounds: 0, iterations: 0, bfsPasses: 0, guessedCalls: 0, guessHits: 0, recordedAhead: 0, lookAheadCalls: 0, droppedCalls: 0, deviceMs: 0, hostMs: 0,
+    pipelineCalls: 0, moves: 0, redoneMoves: 0, resumedCalls: 0, warmMoves: 0, borrowedMoves: 0, bfsShortfalls: 0, discardedMoves: 0, plans: 0, rounds: 0, iterations: 0, bfsPasses: 0, guessedCalls: 0, guessHits: 0, recordedAhead: 0, lookAheadCalls: 0, droppedCalls: 0, auxPipelines: 0, deviceMs: 0, hostMs: 0,
   };
   /** Every pipeline call so far, in order. */
   readonly calls: GpuCallRecord[] = [];
@@ -534,11 +545,11 @@ export class GpuMoveSolver implements MoveSolver {
   readonly warmStart: boolean;
   private readonly flowStore: Array<Float32Array | undefined>;
   private lastFlows?: Float32Array;
-  private energyPipe?: IPipelineRunShortcut;
+  /** Calls of the program's auxiliary pipelines not yet done: dispose keeps or releases the program (refilled or freed literals) only after them. */
+  private readonly auxInFlight = new Set<Promise<unknown>>();
   private disposed = false;
   /** The plan guessed for the next call during the last one (moveSequence carries it between calls of the driver). */
   private guessedPlan?: Plan;
-  private energyChunk = 1;
   private readonly verifier?: { builder: BinaryStepBuilder; bk: BoykovKolmogorovSolver; cuts: number };
   /** Resident moves (the option resident): device buffers, each α's last flows on the device, the last converged move's, and zero flows. */
   private residency?: ResidentBuffers;
@@ -650,7 +661,7 @@ export class GpuMoveSolver implements MoveSolver {
       ];
       // Changed only between solvers (refillSharedLiteral): every plan binds and uploads them once per device, not once per plan and seat (gpuSharedLiterals.ts).
       shareLiterals(literals);
-      program = { ctx, kernels: this.createKernels(ctx.gpu, source.kind), plans: new Map(), literals };
+      program = { ctx, kernels: this.createKernels(ctx.gpu, source.kind), plans: new Map(), literals, aux: new Map() };
     }
     this.tookKeptPlans = program.plans.size > 0;
     this.program = program;
@@ -1340,36 +1351,77 @@ export class GpuMoveSolver implements MoveSolver {
     const L = this.energy.labels;
     const NC = Math.max(1, Math.min(L, Math.floor(chunkEntries / n)));
     const chunks = Math.ceil(L / NC);
-    const constants = { W, H, L, NC, WIN: window, R: (window - 1) / 2 };
-    const costs = gpu.createKernel(wtaCostsSource(this.sourceKind, this.costSpec), kernelSettings([W, H, NC], constants));
-    const rows = gpu.createKernel(wtaRowSumsSource(), kernelSettings([W, H, NC], constants));
-    // The chunk's place decides the pick's inputs and output: the first has no best so far, the last returns only the labels.
-    const pick = (first: boolean, last: boolean): IKernelRunShortcut => gpu.createKernel(wtaPickSource(first, last), kernelSettings(last ? [W, H] : [W, H, 2], constants));
-    const pickOnly = chunks === 1 ? pick(true, true) : undefined;
-    const pickFirst = chunks > 1 ? pick(true, false) : undefined;
-    const pickMiddle = chunks > 2 ? pick(false, false) : undefined;
-    const pickLast = chunks > 1 ? pick(false, true) : undefined;
-    const literals = this.literals;
-    const data = literals[0];
-    const pipe = gpu.createPipeline(function () {
-      bindSharedLiterals(literals);
-      let best: unknown = null;
-      for (let c = 0; c < chunks; c++) {
-        const RS = rows(costs(data, c * NC));
-        if (chunks === 1) best = pickOnly!(RS, 0);
-        else if (c === 0) best = pickFirst!(RS, 0);
-        else best = (c === chunks - 1 ? pickLast! : pickMiddle!)(RS, best, c * NC);
-      }
-      return best;
+    const key = `wta ${window} ${NC}`;
+    const pipe = this.auxPipeline(key, () => {
+      const constants = { W, H, L, NC, WIN: window, R: (window - 1) / 2 };
+      const costs = gpu.createKernel(wtaCostsSource(this.sourceKind, this.costSpec), kernelSettings([W, H, NC], constants));
+      const rows = gpu.createKernel(wtaRowSumsSource(), kernelSettings([W, H, NC], constants));
+      // The chunk's place decides the pick's inputs and output: the first has no best so far, the last returns only the labels.
+      const pick = (first: boolean, last: boolean): IKernelRunShortcut => gpu.createKernel(wtaPickSource(first, last), kernelSettings(last ? [W, H] : [W, H, 2], constants));
+      const pickOnly = chunks === 1 ? pick(true, true) : undefined;
+      const pickFirst = chunks > 1 ? pick(true, false) : undefined;
+      const pickMiddle = chunks > 2 ? pick(false, false) : undefined;
+      const pickLast = chunks > 1 ? pick(false, true) : undefined;
+      const literals = this.literals;
+      const data = literals[0];
+      const wta = gpu.createPipeline(function () {
+        bindSharedLiterals(literals);
+        let best: unknown = null;
+        for (let c = 0; c < chunks; c++) {
+          const RS = rows(costs(data, c * NC));
+          if (chunks === 1) best = pickOnly!(RS, 0);
+          else if (c === 0) best = pickFirst!(RS, 0);
+          else best = (c === chunks - 1 ? pickLast! : pickMiddle!)(RS, best, c * NC);
+        }
+        return best;
+      });
+      returnFlatResults(wta);
+      return wta;
     });
-    returnFlatResults(pipe);
     try {
       const labels = new Uint16Array(n);
-      this.readLabels((await pipe()) as ArrayLike<ArrayLike<number>>, labels);
+      this.readLabels((await this.auxCall(pipe())) as ArrayLike<ArrayLike<number>>, labels);
       return labels;
     } finally {
-      await pipe.destroy();
+      // A program that is not kept (above 2^20 pixels, webasm) frees the chunk buffers at once: 64 MiB each at 3000×2000, not needed by the moves.
+      if (this.programKey === null) await this.dropAuxPipeline(key);
     }
+  }
+
+  /**
+   * The program's auxiliary pipeline under `key` (DeviceProgram.aux), made
+   * by `make` when it has none; most recently used last.
+   */
+  private auxPipeline(key: string, make: () => IPipelineRunShortcut): IPipelineRunShortcut {
+    const aux = this.program.aux;
+    let pipe = aux.get(key);
+    if (pipe) aux.delete(key);
+    else {
+      pipe = make();
+      this.counters.auxPipelines++;
+    }
+    aux.set(key, pipe);
+    while (aux.size > MAX_AUX_PIPELINES) {
+      const [oldest] = aux.keys();
+      void this.dropAuxPipeline(oldest);
+    }
+    return pipe;
+  }
+
+  /** Removes the auxiliary pipeline under `key` and destroys it (after its call in flight). */
+  private async dropAuxPipeline(key: string): Promise<void> {
+    const pipe = this.program.aux.get(key);
+    if (!pipe) return;
+    this.program.aux.delete(key);
+    await pipe.destroy();
+  }
+
+  /** A call of an auxiliary pipeline, tracked until it settles (see auxInFlight). */
+  private auxCall<T>(call: Promise<T>): Promise<T> {
+    this.auxInFlight.add(call);
+    const settled = (): void => { this.auxInFlight.delete(call); };
+    call.then(settled, settled);
+    return call;
   }
 
   /** A [W, H] labels result into `labels`: flat on the fused executors (returnFlatResults), rows where gpu.js shapes them; f32 → uint16 is exact for labels. */
@@ -1387,27 +1439,29 @@ export class GpuMoveSolver implements MoveSolver {
   /** Energy of a labeling: on the host when the volume is there, else reduced on the device (exact partial sums). */
   async energyOf(labels: Uint16Array): Promise<EnergyBreakdown> {
     if (this.sourceKind === 'volume') return computeEnergy(this.energy, labels);
-    if (!this.energyPipe) {
-      const e = this.energy;
-      let maxW = 0;
-      for (let i = 0; i < this.n; i++) maxW = Math.max(maxW, e.wH[i], e.wV[i]);
-      let maxV = 0;
-      for (let a = 0; a < e.labels; a++) for (let b = 0; b < e.labels; b++) maxV = Math.max(maxV, pairwise(e.smoothness, e.truncation, a, b));
-      const maxTerm = Math.max(1, this.costSpec!.maxCost, 2 * maxW * maxV);
-      this.energyChunk = Math.max(1, Math.min(this.W, Math.floor(MAX_GPU_EXACT_CAPACITY / maxTerm)));
-      const chunks = Math.ceil(this.W / this.energyChunk);
-      const constants = { W: this.W, H: this.H, INF: this.n + 1, L: e.labels, CH: this.energyChunk };
+    const e = this.energy;
+    let maxW = 0;
+    for (let i = 0; i < this.n; i++) maxW = Math.max(maxW, e.wH[i], e.wV[i]);
+    let maxV = 0;
+    for (let a = 0; a < e.labels; a++) for (let b = 0; b < e.labels; b++) maxV = Math.max(maxV, pairwise(e.smoothness, e.truncation, a, b));
+    // Columns per partial sum: a sum of CH terms of at most maxTerm each stays below 2^24, so it is exact in f32.
+    const maxTerm = Math.max(1, this.costSpec!.maxCost, 2 * maxW * maxV);
+    const CH = Math.max(1, Math.min(this.W, Math.floor(MAX_GPU_EXACT_CAPACITY / maxTerm)));
+    const pipe = this.auxPipeline(`energy ${CH}`, () => {
+      const chunks = Math.ceil(this.W / CH);
+      const constants = { W: this.W, H: this.H, INF: this.n + 1, L: e.labels, CH };
       const terms = this.gpu.createKernel(energyTermsSource(this.sourceKind, this.costSpec), kernelSettings([this.W, this.H, 2], constants));
       const sums = this.gpu.createKernel(energyChunksSource(), kernelSettings([chunks, this.H, 2], constants));
       const [data, wt, vt] = this.literals;
       const literals = this.literals;
-      this.energyPipe = this.gpu.createPipeline(function (LB: unknown) {
+      return this.gpu.createPipeline(function (LB: unknown) {
         bindSharedLiterals(literals);
         return sums(terms(LB, data, wt, vt));
       });
-    }
+    });
     this.labelsF.set(labels);
-    const out = (await this.energyPipe(new Input(this.labelsF as unknown as number[], [this.W, this.H]))) as ArrayLike<ArrayLike<ArrayLike<number>>>;
+    // Plane 0 the data term, plane 1 the smoothness, each H rows of ceil(W / CH) exact partial sums.
+    const out = (await this.auxCall(pipe(new Input(this.labelsF as unknown as number[], [this.W, this.H])))) as ArrayLike<ArrayLike<ArrayLike<number>>>;
     let data = 0;
     let smooth = 0;
     for (let y = 0; y < this.H; y++) {
@@ -1426,17 +1480,15 @@ export class GpuMoveSolver implements MoveSolver {
     // The resident flows and staging buffers are this solver's (plans may be kept for the next one).
     this.residency?.destroy();
     this.residency = undefined;
-    const energyPipe = this.energyPipe;
-    this.energyPipe = undefined;
-    // The energy pipeline binds the literals: they are released or refilled only once it is gone (a destroy waits for the call in flight).
+    // The auxiliary pipelines bind the literals: the program is kept (and refilled by the next solver) or released only after their calls in flight.
     const key = this.programKey;
     const program = this.program;
     const done = (): void => {
       if (key !== null) keepProgram(key, program, () => releaseProgram(program));
       else releaseProgram(program);
     };
-    // Kept at once when there is no energy pipeline, so that a solver made right after this one finds it.
-    if (energyPipe) void Promise.allSettled([energyPipe.destroy()]).then(done);
+    // Kept at once when no call is in flight, so that a solver made right after this one finds it.
+    if (this.auxInFlight.size > 0) void Promise.allSettled([...this.auxInFlight]).then(done);
     else done();
   }
 }
@@ -1444,7 +1496,9 @@ export class GpuMoveSolver implements MoveSolver {
 /** Destroys a program's plans, then the device buffers of its literals (once no plan can run again: a destroy waits for the call in flight). */
 function releaseProgram(program: DeviceProgram): void {
   const released = [...program.plans.values()].map((p) => p.pipe.destroy());
+  released.push(...[...program.aux.values()].map((pipe) => pipe.destroy()));
   program.plans.clear();
+  program.aux.clear();
   const literals = program.literals;
   void Promise.allSettled(released).then(() => releaseSharedLiterals(literals));
 }

@@ -57,15 +57,25 @@ describe('programs kept between solvers of the same shape', () => {
     }
   });
 
-  test('the image source: a second pair of the same size takes the first\'s plans, with its own images', async () => {
+  test('the image source: a second pair of the same size takes the first\'s plans, WTA and energy pipelines, with its own images', async () => {
     const params = { ndisp: 6, kind: 'sad' as const, lambda: 20, smoothness: 'linear' as const, truncation: 2 };
-    for (const seed of [3, 8]) {
+    for (const seed of [3, 8, 11]) {
       const scene = generateSyntheticScene({ width: 24, height: 18, ndisp: 6, seed });
       const energy = buildStereoEnergy(scene.left, scene.right, params);
       const costs = resolveDataCostOptions({ kind: 'sad', scale: energy.scale }, scene.left.channels);
       const images: GpuDataSource = { kind: 'images', left: toIntensity8(scene.left), right: toIntensity8(scene.right), costs: { ...costs, channels: scene.left.channels } };
+      // The device WTA of each pair, from the pipelines the first pair compiled (a stale image literal would give the last pair's labels).
+      const wtaSolver = new GpuMoveSolver(cpu, { ...energy, data: new Int32Array(0) }, { variant: 'reversed', ...small }, images);
+      for (const window of [5, 3, 5]) {
+        expect(Array.from((await wtaSolver.deviceWta(window, 3 * 24 * 18))!)).toEqual(Array.from(wtaInit(energy.data, energy.width, energy.height, energy.labels, window)));
+      }
+      // Windows 5 and 3 on the first pair; none after (the energy pipeline is made by the run below, once).
+      expect(wtaSolver.counters.auxPipelines).toBe(seed === 3 ? 2 : 0);
+      wtaSolver.dispose();
+      // runAndCheck compares the device's energies (the energy pipeline) with BK's.
       const solver = await runAndCheck(cpu, energy, wtaInit(energy.data, energy.width, energy.height, energy.labels, 5), `synthetic seed ${seed}`, {}, images);
-      expect(solver.tookKeptPlans).toBe(seed === 8);
+      expect(solver.tookKeptPlans).toBe(seed !== 3);
+      expect(solver.counters.auxPipelines).toBe(seed === 3 ? 1 : 0);
     }
   });
 
