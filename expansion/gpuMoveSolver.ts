@@ -533,6 +533,8 @@ export class GpuMoveSolver implements MoveSolver {
   private readonly costSpec: ImageCostSpec | null;
   /** The largest data cost (the volume's largest entry, or the images' τ·scale): bounds the WTA's window sums. */
   private maxDataCost = 0;
+  /** The largest w·V(a, b) of a smoothness term: with maxDataCost, bounds the energy's partial sums (energyOf). */
+  private maxEdgeTerm = 0;
   private bfs: number;
   /**
    * Rounds of the next fresh plans, and the rounds the most recent moves
@@ -721,6 +723,7 @@ export class GpuMoveSolver implements MoveSolver {
     for (let a = 0; a < e.labels; a++) for (let b = 0; b < e.labels; b++) maxV = Math.max(maxV, pairwise(e.smoothness, e.truncation, a, b));
     // Unary: |D(α) − D(l)| plus two terms of at most w·V per incident edge; excess can also receive 4 edge capacities of at most 2·w·V.
     this.maxDataCost = maxD;
+    this.maxEdgeTerm = maxW * maxV;
     const bound = maxD + 16 * maxW * maxV;
     if (bound > MAX_GPU_EXACT_CAPACITY) throw new GpuPrecisionError(`excess and capacities can reach ${bound}, above the f32-exact bound 2^24`);
   }
@@ -1440,12 +1443,8 @@ export class GpuMoveSolver implements MoveSolver {
   async energyOf(labels: Uint16Array): Promise<EnergyBreakdown> {
     if (this.sourceKind === 'volume') return computeEnergy(this.energy, labels);
     const e = this.energy;
-    let maxW = 0;
-    for (let i = 0; i < this.n; i++) maxW = Math.max(maxW, e.wH[i], e.wV[i]);
-    let maxV = 0;
-    for (let a = 0; a < e.labels; a++) for (let b = 0; b < e.labels; b++) maxV = Math.max(maxV, pairwise(e.smoothness, e.truncation, a, b));
     // Columns per partial sum: a sum of CH terms of at most maxTerm each stays below 2^24, so it is exact in f32.
-    const maxTerm = Math.max(1, this.costSpec!.maxCost, 2 * maxW * maxV);
+    const maxTerm = Math.max(1, this.maxDataCost, 2 * this.maxEdgeTerm);
     const CH = Math.max(1, Math.min(this.W, Math.floor(MAX_GPU_EXACT_CAPACITY / maxTerm)));
     const pipe = this.auxPipeline(`energy ${CH}`, () => {
       const chunks = Math.ceil(this.W / CH);
