@@ -29,7 +29,8 @@ export function writeFileAtomic(filePath: string, bytes: Uint8Array | string): v
       try { fs.closeSync(fd); } catch { /* already failing; the original error matters */ }
     }
     try { fs.unlinkSync(tmp); } catch { /* the temp file may never have been created */ }
-    const msg = err instanceof Error ? err.message : String(err);
+    // The temporary name means nothing to the user: the message names the target only.
+    const msg = (err instanceof Error ? err.message : String(err)).split(tmp).join(filePath);
     throw new Error(`cannot write ${filePath}: ${msg}`);
   }
 }

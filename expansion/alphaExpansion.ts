@@ -32,6 +32,8 @@ export interface ExpansionOptions {
    * nothing. False runs every move, as the paper counts them.
    */
   skipUnchanged?: boolean;
+  /** Called once with the energy of the initial labeling, before the first move. */
+  onStart?: (initialEnergy: EnergyBreakdown) => void;
   /** Called after every move (skipped ones included); `stats` holds the solver's counters of a move that ran a cut. */
   onMove?: (info: MoveProgress) => void;
   /**
@@ -95,6 +97,7 @@ export async function alphaExpansion(
   // Whole cycles at once where the solver offers it (its moves are never truncated); --check-moves needs every move on its own.
   const batch = typeof solver.moveSequence === 'function' && (solver.movesPerCall ?? 1) > 1 && !options.checkMoves;
   const initialEnergy = await energyOf(labels);
+  options.onStart?.(initialEnergy);
   let current = initialEnergy;
   const cycles: CycleReport[] = [];
   let cuts = 0;

@@ -1,129 +1,231 @@
 import yargs, { Argv } from 'yargs';
 import { processIo, Io } from './commands/common';
 import { withParamOptions } from './commands/paramOptions';
-import { matchCommand, MatchArgs } from './commands/matchCommand';
-import { exportMrfCommand, ExportMrfArgs, solveMrfCommand, SolveMrfArgs } from './commands/mrfCommands';
-import { evalCommand, EvalArgs } from './commands/evalCommand';
-import { runCommand, RunArgs } from './commands/runCommand';
-import { demoCommand, DemoArgs } from './commands/demoCommand';
-import { tuneCommand, tuneOptions, TuneArgs } from './commands/tuneCommand';
-import { benchCommand, benchOptions, BenchArgs } from './commands/benchCommand';
+import { checkNumberOptions, choiceError, setCommandLine } from './commands/optionValues';
+import { tuneOptions } from './commands/tuneOptions';
+import { benchOptions } from './commands/benchOptions';
 import { BACKENDS } from './params';
 
 /**
  * The command line. Every command's handler returns an exit code; every
- * error becomes one line "stereocut: <message>" and exit code 1 (2 for
- * usage errors), and no command leaves a partly written output file (all
- * writers write to a temporary name and rename at the end).
+ * error becomes one line "stereocut: <message>": exit code 2 when the
+ * command line cannot be parsed (an unknown command or option, a value
+ * outside an option's choices, a missing argument), 1 when a value or a file
+ * is refused. No command leaves a partly written output file (all writers
+ * write to a temporary name and rename at the end), and every output path is
+ * checked before any work starts.
+ *
+ * Only yargs and the option declarations load at start: each command's code
+ * (and with it gpu.js and the solvers) is imported when that command runs,
+ * so that `--help` answers at once.
  */
-export async function main(argv: string[], io: Io = processIo): Promise<number> {
+
+/** The package version, read from package.json (one level above dist/ and the sources alike). */
+function packageVersion(): string {
+  for (const p of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = require(p) as { name?: string; version?: string };
+      if (pkg.name === 'stereocut' && pkg.version) return pkg.version;
+    } catch { /* the other layout */ }
+  }
+  return 'unknown';
+}
+
+/** What yargs' getOptions (not in its type declarations) tells of the options a command declared. */
+interface DeclaredOptions {
+  number: string[];
+  /** Long name → its other spellings. */
+  alias: Record<string, string[]>;
+}
+
+interface CommandEntry {
+  name: string;
+  /** The usage after "stereocut" (for messages about missing arguments). */
+  usage: string;
+}
+
+const COMMANDS: CommandEntry[] = [
+  { name: 'match', usage: 'match <left> <right> --ndisp N -o disp.png' },
+  { name: 'eval', usage: 'eval <disparity> <scene folder | ground-truth file>' },
+  { name: 'run', usage: 'run <scene folder..>' },
+  { name: 'demo', usage: 'demo' },
+  { name: 'export-mrf', usage: 'export-mrf <left> <right> --ndisp N -o energy.smrf' },
+  { name: 'solve-mrf', usage: 'solve-mrf <energy.smrf> -o labels.u16' },
+  { name: 'tune', usage: 'tune <scenes..> -p NAME=values' },
+  { name: 'bench', usage: 'bench [scenes..]' },
+  { name: 'help', usage: 'help [command]' },
+];
+
+/** Edit distance, for "did you mean" on a mistyped command. */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+  }
+  return d[a.length][b.length];
+}
+
+export function unknownCommandMessage(name: string): string {
+  const near = COMMANDS.map((c) => ({ c: c.name, d: Math.min(distance(name, c.name), c.name.startsWith(name) ? 1 : Infinity) }))
+    .filter((x) => x.d <= Math.max(1, Math.floor(x.c.length / 3)))
+    .sort((x, y) => x.d - y.d);
+  const hint = near.length ? `did you mean ${near[0].c}? ` : '';
+  return `unknown command '${name}': ${hint}(commands: ${COMMANDS.filter((c) => c.name !== 'help').map((c) => c.name).join(', ')}; see stereocut --help)`;
+}
+
+/** yargs' messages about the command line, as one line naming the option or argument. */
+function usageMessage(msg: string, command: string | undefined, argv: string[]): string {
+  const see = command ? `see stereocut ${command} --help` : 'see stereocut --help';
+  if (msg.startsWith('Invalid values:')) return choiceError(msg);
+  const unknown = /^Unknown arguments?: (.*)$/s.exec(msg);
+  if (unknown) {
+    const names = unknown[1].split(', ');
+    const opts = names.filter((n) => argv.some((t) => t === `--${n}` || t.startsWith(`--${n}=`) || t === `-${n}`));
+    if (opts.length) return `unknown option ${opts.map((n) => (n.length === 1 ? `-${n}` : `--${n}`)).join(', ')} (${see})`;
+    return `unexpected argument${names.length > 1 ? 's' : ''} ${names.join(' ')} (${see})`;
+  }
+  const missing = /^Missing required arguments?: (.*)$/s.exec(msg);
+  if (missing) return `${missing[1].split(', ').map((n) => `--${n}`).join(', ')} required (${see})`;
+  if (/^Not enough non-option arguments/.test(msg)) {
+    const usage = COMMANDS.find((c) => c.name === command)?.usage ?? command ?? '';
+    return `${command ?? 'stereocut'}: missing arguments; usage: stereocut ${usage} (${see})`;
+  }
+  return msg.replace(/\s*\n\s*/g, ' ');
+}
+
+export async function main(argvIn: string[], io: Io = processIo): Promise<number> {
+  // "help CMD" is "CMD --help"; "help" alone the top-level help.
+  const argv = argvIn[0] === 'help' ? [...argvIn.slice(1, 2), '--help'] : argvIn;
+  const first = argv[0];
+  if (first !== undefined && !first.startsWith('-') && !COMMANDS.some((c) => c.name === first)) {
+    io.err(`stereocut: ${unknownCommandMessage(first)}`);
+    return 2;
+  }
   let code = 0;
   let failure: string | undefined;
-  const run = (fn: () => Promise<number>) => async () => { code = await fn(); };
-  let task: (() => Promise<void>) | undefined;
+  let task: (() => Promise<number>) | undefined;
+  // The options the command declared, taken in its handler (yargs forgets them after parsing).
+  let declared: DeclaredOptions = { number: [], alias: {} };
+  // Each handler imports its command's code only when it runs.
+  const handle = (fn: (a: never) => Promise<number>) => (a: unknown) => {
+    declared = (parser as unknown as { getOptions(): DeclaredOptions }).getOptions();
+    task = () => fn(a as never);
+  };
 
   const parser = yargs(argv)
     .scriptName('stereocut')
-    .usage('$0 <command> [options]\n\nDisparity maps by α-expansion graph cuts, scored the Middlebury way.')
+    .usage('$0 <command> [options]\n\nDisparity maps by α-expansion graph cuts, scored the Middlebury way. "stereocut help <command>" or "stereocut <command> --help" shows a command\'s options.')
     .command('match <left> <right>', 'disparity map of a rectified stereo pair', (y: Argv) => withParamOptions(y)
       .positional('left', { type: 'string', describe: 'left image (PNG, JPEG, PPM/PGM, PFM)' })
       .positional('right', { type: 'string', describe: 'right image' })
       .option('ndisp', { type: 'number', demandOption: true, describe: 'number of disparities (labels 0..ndisp−1)' })
-      .option('output', { alias: 'o', type: 'string', demandOption: true, describe: 'disparity PNG to write' })
-      .option('pfm', { type: 'string', describe: 'also write the disparity in pixels as PFM' })
-      .option('scale', { type: 'number', describe: 'PNG grey = disparity × scale (default: fill 0–255)' })
-      .option('init-scale', { type: 'number', describe: 'scale of an integer image given to --init (default 1)' })
+      .option('output', { alias: 'o', type: 'string', demandOption: true, describe: 'disparity PNG to write (.png)' })
+      .option('pfm', { type: 'string', describe: 'also write the disparity in pixels as PFM (.pfm)' })
+      .option('png-scale', { alias: 'scale', type: 'number', describe: 'PNG grey = disparity × this (default: fill 0–255)' })
+      .option('init-scale', { type: 'number', describe: 'grey = disparity × this in an integer image given to --init (default 1)' })
       .option('checkpoint', { type: 'string', describe: 'after every cycle, write the disparity so far here as PFM (a stopped run continues with --init FILE)' })
-      .option('json', { type: 'boolean', default: false, describe: 'print the report as JSON' })
+      .option('json', { type: 'boolean', default: false, describe: 'print the record of the run as JSON' })
       .example('$0 match im2.png im6.png --ndisp 60 --cost sad+sgrad --lambda 10 -o disp.png --pfm disp.pfm', ''),
-    (a) => { task = run(() => matchCommand(a as unknown as MatchArgs, io)); })
+    handle(async (a) => (await import('./commands/matchCommand')).matchCommand(a, io)))
     .command('eval <disparity> [reference]', 'score a disparity map against ground truth', (y: Argv) => y
       .positional('disparity', { type: 'string', describe: 'disparity map (PFM in pixels, or an integer image with --disp-scale)' })
-      .positional('reference', { type: 'string', describe: 'a Middlebury scene folder, or a ground-truth file with --scale' })
+      .positional('reference', { type: 'string', describe: 'a Middlebury scene folder, or a ground-truth file with --gt-scale' })
       .option('disp-scale', { type: 'number', describe: 'grey = disparity × this in an integer disparity image (required for PNG/PGM input)' })
-      .option('scale', { type: 'number', describe: 'scale of a ground-truth file (grey / scale = disparity; 0 = unknown)' })
+      .option('gt-scale', { alias: 'scale', type: 'number', describe: 'grey = disparity × this in a ground-truth image (grey 0 = unknown)' })
       .option('mask', { type: 'string', array: true, describe: 'regions: nonocc, all, disc, or a mask image (non-zero = evaluated); default all present' })
-      .option('threshold', { type: 'number', array: true, describe: 'bad-pixel thresholds (default 1)' })
-      .option('error-image', { type: 'string', describe: 'write the error image (bad pixels in red on the grey left image)' })
-      .option('json', { type: 'boolean', default: false })
+      .option('threshold', { type: 'number', array: true, describe: 'bad-pixel thresholds in pixels (default 1)' })
+      .option('error-image', { type: 'string', describe: 'write the error image (.png; bad pixels in red on the grey left image)' })
+      .option('json', { type: 'boolean', default: false, describe: 'print the scores as JSON' })
       .example('$0 eval disp.pfm ../shared/data/middlebury/teddy --threshold 1 2', '')
-      .example('$0 eval disp.png gt.png --disp-scale 4 --scale 4', ''),
-    (a) => { task = run(() => evalCommand(a as unknown as EvalArgs, io)); })
+      .example('$0 eval disp.png gt.png --disp-scale 4 --gt-scale 4', ''),
+    handle(async (a) => (await import('./commands/evalCommand')).evalCommand(a, io)))
     .command('run <scenes..>', 'match and evaluate Middlebury scene folders, one row per scene', (y: Argv) => withParamOptions(y)
       .positional('scenes', { type: 'string', array: true, describe: 'scene folders' })
       .option('ndisp', { type: 'number', describe: 'override the scene\'s number of disparities' })
-      .option('out', { type: 'string', describe: 'folder for per-scene outputs (disparity PNG/PFM, colour map, error image, metrics.json)' })
-      .option('report', { type: 'string', describe: 'write a self-contained HTML report here (images in <name>-files/ beside it)' })
+      .option('out-dir', { alias: 'out', type: 'string', describe: 'folder for per-scene outputs (disparity PNG/PFM, colour map, error image, metrics.json); created if missing' })
+      .option('report', { type: 'string', describe: 'write a self-contained HTML report here (.html; images in <name>-files/ beside it)' })
       .option('inline', { type: 'boolean', default: false, describe: 'embed the report images as data URIs' })
       .option('middeval3', { type: 'string', describe: 'write disp0<NAME>.pfm and time<NAME>.txt per scene in the MiddEval3 layout under this folder' })
       .option('middeval3-name', { type: 'string', default: 'stereocut', describe: 'algorithm name <NAME> in the MiddEval3 file names' })
       .option('middeval3-set', { type: 'string', describe: 'MiddEval3 set (trainingQ, trainingH, …) for folders whose path does not name one' })
-      .option('threshold', { type: 'number', array: true, describe: 'bad-pixel thresholds (default 1)' })
-      .option('json', { type: 'boolean', default: false })
+      .option('threshold', { type: 'number', array: true, describe: 'bad-pixel thresholds in pixels (default 1; one column group per threshold)' })
+      .option('json', { type: 'boolean', default: false, describe: 'print the records of the runs as JSON' })
       .example('$0 run ../shared/data/middlebury/tsukuba ../shared/data/middlebury/teddy --report out/report.html', '')
       .example('$0 run MiddEval3/trainingQ/Adirondack --middeval3 MiddEval3 --middeval3-name SCUT', ''),
-    (a) => { task = run(() => runCommand(a as unknown as RunArgs, io)); })
+    handle(async (a) => (await import('./commands/runCommand')).runCommand(a, io)))
     .command('demo', 'match the built-in synthetic scene and score it', (y: Argv) => withParamOptions(y)
-      .option('out', { type: 'string', default: 'stereocut-demo', describe: 'folder to write into' })
-      .option('seed', { type: 'number', default: 1, describe: 'scene seed' })
+      .option('out-dir', { alias: 'out', type: 'string', default: 'stereocut-demo', describe: 'folder to write into (created if missing)' })
+      .option('scene-seed', { type: 'number', default: 1, describe: 'seed of the synthetic scene (--seed is the label-order seed, as in every command)' })
       .option('width', { type: 'number', default: 160, describe: 'scene width' })
       .option('height', { type: 'number', default: 120, describe: 'scene height' })
       .option('ndisp', { type: 'number', describe: 'number of disparities (default width / 10)' })
-      .option('json', { type: 'boolean', default: false })
-      .example('$0 demo', ''),
-    (a) => { task = run(() => demoCommand(a as unknown as DemoArgs, io)); })
-    .command('export-mrf <left> <right>', 'write the stereo energy as an SMRF1 file', (y: Argv) => withParamOptions(y)
-      .positional('left', { type: 'string' })
-      .positional('right', { type: 'string' })
-      .option('ndisp', { type: 'number', demandOption: true })
-      .option('output', { alias: 'o', type: 'string', demandOption: true, describe: 'SMRF1 file to write' })
-      .option('labels', { type: 'string', describe: 'also write the initial labeling (uint16) here' })
+      .option('json', { type: 'boolean', default: false, describe: 'print the record of the run as JSON' })
+      .example('$0 demo', '')
+      .example('$0 demo --scene-seed 3 --width 320 --height 240 --out-dir demo-3', ''),
+    handle(async (a) => (await import('./commands/demoCommand')).demoCommand(a, io)))
+    .command('export-mrf <left> <right>', 'write the stereo energy as an SMRF1 file (for outside solvers, or solve-mrf)', (y: Argv) => withParamOptions(y, 'energy')
+      .positional('left', { type: 'string', describe: 'left image (PNG, JPEG, PPM/PGM, PFM)' })
+      .positional('right', { type: 'string', describe: 'right image' })
+      .option('ndisp', { type: 'number', demandOption: true, describe: 'number of disparities (labels 0..ndisp−1)' })
+      .option('output', { alias: 'o', type: 'string', demandOption: true, describe: 'SMRF1 file to write (.smrf)' })
+      .option('labels', { type: 'string', describe: 'also write the initial labeling (--init wta or zero) here as uint16 (.u16)' })
       .example('$0 export-mrf im2.png im6.png --ndisp 60 -o teddy.smrf --labels teddy.init.u16', ''),
-    (a) => { task = run(() => exportMrfCommand(a as unknown as ExportMrfArgs, io)); })
+    handle(async (a) => (await import('./commands/mrfCommands')).exportMrfCommand(a, io)))
     .command('solve-mrf <file>', 'minimise an SMRF1 energy by α-expansion', (y: Argv) => y
-      .positional('file', { type: 'string' })
-      .option('init', { type: 'string', describe: 'zero, or a uint16 labeling file' })
-      .option('order', { choices: ['frequent', 'sequential', 'random'] })
-      .option('graph', { choices: ['reversed', 'classic'] })
-      .option('cycles', { type: 'string' })
-      .option('seed', { type: 'number' })
+      .positional('file', { type: 'string', describe: 'SMRF1 energy (written by export-mrf; format in shared/formats/smrf.md)' })
+      .option('init', { type: 'string', describe: 'initial labeling: zero, or a uint16 labeling file (default zero)' })
+      .option('order', { choices: ['frequent', 'sequential', 'random'], describe: 'label order per cycle (default frequent)' })
+      .option('graph', { choices: ['reversed', 'classic'], describe: 'binary graph construction (default reversed)' })
+      .option('cycles', { type: 'string', describe: 'α-expansion cycles, or "converge" (default 4)' })
+      .option('seed', { type: 'number', describe: 'seed of the random label order (default 1)' })
       .option('skip-unchanged', { type: 'boolean', describe: 'skip moves that cannot lower the energy (default true)' })
-      .option('backend', { choices: BACKENDS as unknown as string[], default: 'auto' })
-      .option('verify', { type: 'boolean', default: false })
-      .option('output', { alias: 'o', type: 'string', describe: 'uint16 labeling to write' })
+      .option('backend', { choices: BACKENDS as unknown as string[], default: 'auto', describe: 'max-flow backend' })
+      .option('verify', { type: 'boolean', default: false, describe: 'solve every cut also with the CPU solver and fail on any difference' })
+      .option('output', { alias: 'o', type: 'string', describe: 'uint16 labeling to write (.u16)' })
       .option('checkpoint', { type: 'string', describe: 'after every cycle, write the labeling so far here (uint16; a stopped run continues with --init FILE)' })
-      .option('png', { type: 'string', describe: 'labeling as a PNG (range fills 0–255)' })
-      .option('json', { type: 'boolean', default: false })
+      .option('png', { type: 'string', describe: 'also write the labeling as a PNG (.png; the range fills 0–255)' })
+      .option('json', { type: 'boolean', default: false, describe: 'print the record of the run as JSON' })
       .example('$0 solve-mrf teddy.smrf --init teddy.init.u16 -o teddy.labels.u16', ''),
-    (a) => { task = run(() => solveMrfCommand(a as unknown as SolveMrfArgs, io)); })
+    handle(async (a) => (await import('./commands/mrfCommands')).solveMrfCommand(a, io)))
     .command('tune <scenes..>', 'search parameters over scenes (grid or seeded random), minimising bad pixels or energy', (y: Argv) => tuneOptions(y)
-      .example('$0 tune ../shared/data/middlebury/tsukuba ../shared/data/middlebury/venus -p lambda=10,20,30 -p T=1:3:1 --backend bk --out tune-out', '')
-      .example('$0 tune ../shared/data/middlebury --random 40 -p lambda=5:40 -p cue-factor=1:3 --out tune-out --resume', ''),
-    (a) => { task = run(() => tuneCommand(a as unknown as TuneArgs, io)); })
+      .example('$0 tune ../shared/data/middlebury/tsukuba ../shared/data/middlebury/venus -p lambda=10,20,30 -p T=1:3:1 --backend bk --out-dir tune-out', '')
+      .example('$0 tune ../shared/data/middlebury --random 40 -p lambda=5:40 -p cue-factor=1:3 --out-dir tune-out --resume', ''),
+    handle(async (a) => (await import('./commands/tuneCommand')).tuneCommand(a, io)))
     .command('bench [scenes..]', 'time scenes × backends × technique switches; tables shaped like Choi & Park\'s Table 3, Table 4 and Fig. 5', (y: Argv) => benchOptions(y)
       .example('$0 bench --backend bk', '')
       .example('$0 bench --backend gpu bk --repeat 3 --json-out bench.json --markdown BENCHMARKS.md', ''),
-    (a) => { task = run(() => benchCommand(a as unknown as BenchArgs, io, argv)); })
-    .demandCommand(1, 'give a command (see --help)')
+    handle(async (a) => (await import('./commands/benchCommand')).benchCommand(a, io, argv)))
+    .command('help [command]', 'show the options of a command')
+    .option('quiet', { alias: 'q', type: 'boolean', default: false, global: true, describe: 'print only the result (no live progress, no per-cycle lines)' })
+    .example('$0 demo', 'match a synthetic scene and score it (writes stereocut-demo/)')
+    .example('$0 match left.png right.png --ndisp 64 -o disp.png', 'disparity map of your own pair')
+    .example('$0 run ../shared/data/middlebury/teddy --report report.html', 'match and score a Middlebury scene, with an HTML report')
+    .demandCommand(1, 'give a command (see stereocut --help)')
     .strict()
-    .recommendCommands()
     .help()
-    .version(false)
+    .alias('help', 'h')
+    .version(packageVersion())
+    .alias('version', 'v')
     .wrap(Math.min(110, process.stdout.columns || 100))
     .exitProcess(false)
-    .fail((msg, err) => { failure = err ? err.message : msg; });
+    .fail((msg, err) => { failure ??= err ? err.message : msg; });
 
   let helpShown = false;
-  await parser.parseAsync(argv, {}, (err, _argv, output) => {
+  const args = await parser.parseAsync(argv, {}, (err, _argv, output) => {
     if (output && !err) { io.out(output.trimEnd()); helpShown = true; }
   });
+  const command = typeof args._[0] === 'string' ? args._[0] : undefined;
   if (failure !== undefined) {
-    io.err(`stereocut: ${failure}`);
+    io.err(`stereocut: ${usageMessage(failure, command, argv)}`);
     return 2;
   }
   if (helpShown || !task) return 0;
   try {
-    await task();
+    setCommandLine(argv, declared.alias);
+    const aliasNames = new Set(Object.values(declared.alias).flat());
+    checkNumberOptions(args as Record<string, unknown>, declared.number.filter((k) => !aliasNames.has(k)), declared.alias, argv);
+    code = await task();
   } catch (err) {
     io.err(`stereocut: ${err instanceof Error ? err.message : String(err)}`);
     return 1;

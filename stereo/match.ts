@@ -1,6 +1,7 @@
 import type { Raster } from '../data/raster';
-import { buildStereoEnergy, wtaFromMatcher, wtaInit, type StereoEnergy } from '../costs';
-import { alphaExpansion, type ExpansionOptions, type ExpansionResult, type MoveProgress } from '../expansion/alphaExpansion';
+import { buildStereoEnergy, defaultTau, wtaFromMatcher, wtaInit, type StereoEnergy } from '../costs';
+import type { EnergyBreakdown } from '../expansion/energy';
+import { alphaExpansion, type CycleReport, type ExpansionOptions, type ExpansionResult, type MoveProgress } from '../expansion/alphaExpansion';
 import { warmUpGpuClocks, type ClockWarmupReport } from '../graphcut/gpuClockWarmup';
 import { isMetricSmoothness } from '../expansion/gpuMoveSolver';
 import type { MoveSolver } from '../expansion/moveSolver';
@@ -20,6 +21,10 @@ export interface MatchOptions extends Partial<MatchParams> {
   onMove?: (info: MoveProgress) => void;
   /** Called (and awaited) after every cycle with its report and the labeling so far (checkpoints; see ExpansionOptions.onCycle). */
   onCycle?: ExpansionOptions['onCycle'];
+  /** Told each phase as it ends (live progress: the backend is known after the solver setup, the cycles as each ends). */
+  onEvent?: (event: MatchEvent) => void;
+  /** Where `initialLabels` came from, recorded in the result (a file and its integer scale). */
+  initSource?: { file: string; scale: number };
   /** Device move settings for the GPU backends (K, rounds…); defaults are the measured best. */
   gpu?: BackendOptions['gpu'];
   /**
@@ -31,6 +36,18 @@ export interface MatchOptions extends Partial<MatchParams> {
    */
   warmUpClocks?: boolean;
 }
+
+/** The phases of a match as they end, in this order ('cycle' once per cycle). */
+export type MatchEvent =
+  | { kind: 'start'; width: number; height: number; ndisp: number; params: MatchParams & { tau: number }; init: InitRecord; backend: BackendName }
+  | { kind: 'costs'; ms: number }
+  | { kind: 'solver'; backend: string; device: string; ms: number; fallbacks: string[] }
+  | { kind: 'init'; ms: number }
+  | { kind: 'initialEnergy'; energy: EnergyBreakdown }
+  | { kind: 'cycle'; report: CycleReport; of: number | 'converge' };
+
+/** What the initial labeling was: a method, or a given map (and the file and scale it was read from, when the caller says). */
+export type InitRecord = { kind: 'wta'; window: number } | { kind: 'zero' } | { kind: 'given'; file?: string; scale?: number };
 
 export interface PhaseTimes {
   /** The energy: data costs (unless left to the device) and smoothness weights; the clock warm-up's queueing included. */
@@ -52,7 +69,10 @@ export interface MatchResult extends Omit<ExpansionResult, 'labels'> {
   ndisp: number;
   /** Disparity per pixel (integer labels), row-major. */
   disparity: Uint16Array;
-  params: MatchParams;
+  /** Every parameter with the value that ran (τ filled in from the cost kind's default when not given). */
+  params: MatchParams & { tau: number };
+  /** The initial labeling that ran (params.init says only wta or zero). */
+  init: InitRecord;
   /** The integer factor every cost carries (fractional λ made exact); energies are in these units. */
   costScale: number;
   times: PhaseTimes;
@@ -168,13 +188,19 @@ export async function startingLabels(energy: StereoEnergy, p: MatchParams, solve
  */
 export async function match(left: Raster, right: Raster, options: MatchOptions): Promise<MatchResult> {
   const t0 = performance.now();
-  const params = resolveParams(options);
+  const resolved = resolveParams(options);
   const backend = options.backend ?? 'auto';
   const verify = options.verify ?? false;
+  const emit = options.onEvent ?? (() => undefined);
+  const params = { ...resolved, tau: resolved.tau ?? defaultTau(resolved.cost, left.channels) };
+  const init: InitRecord = options.initialLabels ? { kind: 'given', ...options.initSource }
+    : params.init === 'wta' ? { kind: 'wta', window: params.window } : { kind: 'zero' };
+  emit({ kind: 'start', width: left.width, height: left.height, ndisp: options.ndisp, params, init, backend });
   const leftToDevice = await costsLeftToDevice(params, options.ndisp, backend, verify);
   const clockWarmup = await warmUpForBackend(backend, options.warmUpClocks, leftToDevice);
   const energy = stereoEnergy(left, right, options.ndisp, params, leftToDevice);
   const t1 = performance.now();
+  emit({ kind: 'costs', ms: t1 - t0 });
   const fallbacks: string[] = [];
   const solver = await createMoveSolver(energy, {
     backend, graph: params.graph, verify, gpu: options.gpu, onFallback: (reason) => fallbacks.push(reason),
@@ -185,10 +211,18 @@ export async function match(left: Raster, right: Raster, options: MatchOptions):
   let t3 = NaN;
   try {
     t2 = performance.now();
-    const init = await startingLabels(energy, params, solver, options.initialLabels);
+    emit({ kind: 'solver', backend: solver.backend, device: solver.device, ms: t2 - t1, fallbacks: fallbacks.slice() });
+    const initial = await startingLabels(energy, params, solver, options.initialLabels);
     t3 = performance.now();
-    result = await alphaExpansion(energy, init, solver, {
-      order: params.order, cycles: params.cycles, seed: params.seed, skipUnchanged: params.skipUnchanged, onMove: options.onMove, onCycle: options.onCycle,
+    emit({ kind: 'init', ms: t3 - t2 });
+    const onCycle = options.onCycle;
+    result = await alphaExpansion(energy, initial, solver, {
+      order: params.order, cycles: params.cycles, seed: params.seed, skipUnchanged: params.skipUnchanged, onMove: options.onMove,
+      onStart: (energy) => emit({ kind: 'initialEnergy', energy }),
+      onCycle: async (report, labels) => {
+        emit({ kind: 'cycle', report, of: params.cycles });
+        await onCycle?.(report, labels);
+      },
     });
   } finally {
     solver.dispose?.();
@@ -204,6 +238,7 @@ export async function match(left: Raster, right: Raster, options: MatchOptions):
     ndisp: energy.labels,
     disparity: labels,
     params,
+    init,
     costScale: energy.scale,
     times: { costsMs: t1 - t0, setupMs: t2 - t1, initMs: t3 - t2, buildMs, flowMs, expansionMs: t4 - t3, totalMs: t4 - t0 },
     fallbacks,

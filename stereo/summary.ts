@@ -1,31 +1,73 @@
-import type { MatchResult } from './match';
+import type { CycleReport } from '../expansion/alphaExpansion';
+import type { EnergyBreakdown } from '../expansion/energy';
+import type { InitRecord, MatchResult } from './match';
+import type { MatchParams } from './params';
 
 const ms = (v: number): string => `${v.toFixed(1)} ms`;
 
-/** Human-readable account of a match: energies per cycle, labels that changed, time per phase, backend. */
-export function matchSummaryLines(r: MatchResult): string[] {
-  const lines: string[] = [];
-  lines.push(`backend: ${r.backend} on ${r.device}`);
-  for (const f of r.fallbacks) lines.push(`note: ${f}`);
-  const w = r.clockWarmup;
-  if (w) lines.push(w.dispatches > 0 ? `GPU clock warm-up: ${w.dispatches} spin dispatches queued before the costs` : `GPU clock warm-up skipped: ${w.skipped}`);
-  lines.push(`size ${r.width}×${r.height}, ${r.ndisp} disparities, cost ${r.params.cost}, λ=${r.params.lambda}, T=${r.params.truncation}, graph ${r.params.graph}, order ${r.params.order}, init ${r.params.init}` +
-    (r.costScale !== 1 ? `, cost scale ×${r.costScale}` : ''));
-  lines.push(`energy after init: ${r.initialEnergy.total} (data ${r.initialEnergy.data}, smoothness ${r.initialEnergy.smoothness})`);
-  for (const c of r.cycles) {
-    lines.push(`cycle ${c.cycle}: energy ${c.energy.total} (data ${c.energy.data}, smoothness ${c.energy.smoothness}), ` +
-      `${c.labelsChanged}/${c.cuts} cuts changed ${c.pixelsChanged} pixels${c.skipped ? `, ${c.skipped} moves skipped (nothing changed since)` : ''}, build ${ms(c.buildMs)}, max-flow ${ms(c.flowMs)}`);
-  }
-  if (r.rejectedMoves > 0) lines.push(`${r.rejectedMoves} non-submodular moves that would have raised the energy were undone`);
+/** "wta (9×9 window)", "zero", "file d.pfm (grey / 4)": the initial labeling as it ran. */
+export function initText(init: InitRecord): string {
+  if (init.kind === 'wta') return `wta (${init.window}×${init.window} window)`;
+  if (init.kind === 'zero') return 'zero';
+  if (init.file === undefined) return 'a given map';
+  return `file ${init.file}${init.scale !== undefined && init.scale !== 1 ? ` (grey / ${init.scale})` : ''}`;
+}
+
+/** Every parameter that shaped the run, on one line (the header of a match). */
+export function paramsLine(width: number, height: number, ndisp: number, p: MatchParams & { tau: number }, init: InitRecord): string {
+  return `${width}×${height} pixels, ${ndisp} disparities; cost ${p.cost} τ=${p.tau} border ${p.border}, λ=${p.lambda}, ${p.smoothness} T=${p.truncation}, ` +
+    `cue ${p.cueThreshold}/×${p.cueFactor}, init ${initText(init)}, graph ${p.graph}, order ${p.order}${p.order === 'random' ? ` seed ${p.seed}` : ''}, ` +
+    `cycles ${p.cycles}${p.skipUnchanged ? '' : ', every move run'}, costs ${p.costs}`;
+}
+
+export const energyText = (e: EnergyBreakdown): string => `${e.total} (data ${e.data}, smoothness ${e.smoothness})`;
+
+export function cycleLine(c: CycleReport): string {
+  return `cycle ${c.cycle}: energy ${energyText(c.energy)}, ` +
+    `${c.labelsChanged}/${c.cuts} cuts changed ${c.pixelsChanged} pixels${c.skipped ? `, ${c.skipped} moves skipped (nothing changed since)` : ''}, build ${ms(c.buildMs)}, max-flow ${ms(c.flowMs)}`;
+}
+
+export function timeLine(r: MatchResult): string {
   const t = r.times;
-  lines.push(`time: costs ${ms(t.costsMs)}, solver setup ${ms(t.setupMs)}, init ${ms(t.initMs)}, graph build ${ms(t.buildMs)}, max-flow ${ms(t.flowMs)}, expansion total ${ms(t.expansionMs)}, total ${ms(t.totalMs)} (${r.cuts} cuts)`);
+  return `time: costs ${ms(t.costsMs)}, solver setup ${ms(t.setupMs)}, init ${ms(t.initMs)}, graph build ${ms(t.buildMs)}, max-flow ${ms(t.flowMs)}, expansion total ${ms(t.expansionMs)}, total ${ms(t.totalMs)} (${r.cuts} cuts)`;
+}
+
+/** Lines after the expansion: undone moves, the phase times. */
+export function closingLines(r: MatchResult): string[] {
+  const lines: string[] = [];
+  if (r.rejectedMoves > 0) lines.push(`${r.rejectedMoves} non-submodular moves that would have raised the energy were undone`);
+  lines.push(timeLine(r));
   return lines;
+}
+
+/** The whole account of a finished match (the live view prints the same lines as each phase ends). */
+export function matchSummaryLines(r: MatchResult): string[] {
+  return [
+    `backend: ${r.backend} on ${r.device}`,
+    paramsLine(r.width, r.height, r.ndisp, r.params, r.init) + (r.costScale !== 1 ? `; energies × ${r.costScale}` : ''),
+    `energy after init: ${energyText(r.initialEnergy)}`,
+    ...r.cycles.map(cycleLine),
+    ...closingLines(r),
+  ];
+}
+
+/**
+ * The parameters of a run as recorded (--json, metrics.json, the report):
+ * every parameter with the value that ran, ndisp included, and the initial
+ * labeling as it ran (init 'file' with initFile and initScale when a map was
+ * given), so that the record alone reproduces the run.
+ */
+export function recordedParams(r: MatchResult): Record<string, unknown> {
+  const init = r.init.kind === 'given'
+    ? { init: r.init.file !== undefined ? 'file' : 'given', ...(r.init.file !== undefined ? { initFile: r.init.file, initScale: r.init.scale ?? 1 } : {}) }
+    : { init: r.init.kind };
+  return { ndisp: r.ndisp, ...r.params, ...init };
 }
 
 /** The JSON form of a match (no pixel arrays). */
 export function matchSummaryJson(r: MatchResult): Record<string, unknown> {
   return {
-    width: r.width, height: r.height, ndisp: r.ndisp, params: r.params, costScale: r.costScale,
+    width: r.width, height: r.height, ndisp: r.ndisp, params: recordedParams(r), costScale: r.costScale,
     backend: r.backend, device: r.device, fallbacks: r.fallbacks, ...(r.clockWarmup ? { clockWarmup: r.clockWarmup } : {}), cuts: r.cuts, rejectedMoves: r.rejectedMoves,
     initialEnergy: r.initialEnergy, finalEnergy: r.finalEnergy,
     cycles: r.cycles.map((c) => ({ ...c })), times: r.times,

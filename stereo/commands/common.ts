@@ -4,19 +4,75 @@ import { decodeImage, detectFormat, readFileBytes } from '../../data/imageIO';
 
 /** Where command output goes; tests capture it. */
 export interface Io {
+  /** Results and the live account of a run (stdout). */
   out: (line: string) => void;
+  /** Errors and notices (stderr). */
   err: (line: string) => void;
+  /** Redraws one transient status line in place (a progress bar); absent where stderr is not a terminal. */
+  status?: (line: string) => void;
 }
 
-export const processIo: Io = {
-  out: (l) => process.stdout.write(l + '\n'),
-  err: (l) => process.stderr.write(l + '\n'),
+// A shown status line is erased before any other line, so that it never mixes with them.
+let statusShown = false;
+const clearStatus = (): void => {
+  if (statusShown) process.stderr.write('\r\x1b[2K');
+  statusShown = false;
 };
 
-/** Refuses an output path whose folder does not exist, before any work is done. */
-export function checkOutputPath(file: string, option: string): void {
+export const processIo: Io = {
+  out: (l) => { clearStatus(); process.stdout.write(l + '\n'); },
+  err: (l) => { clearStatus(); process.stderr.write(l + '\n'); },
+  ...(process.stderr.isTTY ? {
+    status: (l: string) => {
+      const width = Math.max(20, (process.stderr.columns || 80) - 1);
+      process.stderr.write(`\r\x1b[2K${l.slice(0, width)}`);
+      statusShown = l !== '';
+    },
+  } : {}),
+};
+
+/** The format an output option writes, named by the file extensions it takes. */
+export type OutputFormat = 'png' | 'pfm' | 'html' | 'json' | 'md' | 'smrf' | 'u16';
+const EXTENSIONS: Record<OutputFormat, string[]> = {
+  png: ['.png'], pfm: ['.pfm'], html: ['.html', '.htm'], json: ['.json'], md: ['.md', '.markdown'], smrf: ['.smrf'], u16: ['.u16'],
+};
+/** Extensions that name an image or document format: an output with one of these must be that format. */
+const KNOWN_EXTENSIONS = ['.png', '.pfm', '.ppm', '.pgm', '.pnm', '.jpg', '.jpeg', '.gif', '.bmp', '.tif', '.tiff', '.webp', '.html', '.htm', '.json', '.md', '.txt', '.csv', '.smrf', '.u16'];
+
+/**
+ * Refuses an output path before any work is done: its folder must exist and
+ * be writable, the path must not be a folder, and its extension must name
+ * the format written (`format`; binary formats of our own, smrf and u16,
+ * take any extension that does not name another format).
+ */
+export function checkOutputPath(file: string, option: string, format?: OutputFormat): void {
   const dir = path.dirname(path.resolve(file));
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`${option}: folder ${dir} does not exist (for ${file})`);
+  if (fs.existsSync(file) && fs.statSync(file).isDirectory()) throw new Error(`${option}: ${file} is a folder; give a file name`);
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch {
+    throw new Error(`${option}: folder ${dir} is not writable (for ${file})`);
+  }
+  if (format === undefined) return;
+  const ext = path.extname(file).toLowerCase();
+  const wanted = EXTENSIONS[format];
+  const ownBinary = format === 'smrf' || format === 'u16';
+  if (wanted.includes(ext) || (ownBinary && !KNOWN_EXTENSIONS.includes(ext))) return;
+  throw new Error(`${option}: ${file} ${ext ? `ends in ${ext}` : 'has no extension'}, but this writes ${format.toUpperCase()}; give a name ending in ${wanted.join(' or ')}`);
+}
+
+/** Refuses a folder option (--out-dir) whose path is a file; the folder itself is created when missing. */
+export function checkOutputFolder(dir: string, option: string): void {
+  if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) throw new Error(`${option}: ${dir} exists and is not a folder`);
+  let parent = path.resolve(dir);
+  while (!fs.existsSync(parent)) parent = path.dirname(parent);
+  if (!fs.statSync(parent).isDirectory()) throw new Error(`${option}: ${parent} is not a folder (for ${dir})`);
+  try {
+    fs.accessSync(parent, fs.constants.W_OK);
+  } catch {
+    throw new Error(`${option}: folder ${parent} is not writable (for ${dir})`);
+  }
 }
 
 export function checkInputFile(file: string, what: string): void {

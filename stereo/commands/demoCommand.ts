@@ -4,18 +4,22 @@ import { generateSyntheticScene } from '../../data/synthetic';
 import { regionScore } from '../../data/metrics';
 import { writeSceneOutputs } from '../report/sceneOutputs';
 import { matchScene } from '../sceneMatch';
-import { matchSummaryJson, matchSummaryLines } from '../summary';
+import { autoPngScale } from '../disparityOutput';
+import { closingLines, matchSummaryJson } from '../summary';
 import type { BackendName } from '../params';
-import { Io } from './common';
-import { paramsFromArgs, ParamArgs, progressReporter } from './paramOptions';
+import { checkOutputFolder, Io } from './common';
+import { LiveMatch } from './liveProgress';
+import { paramsFromArgs, ParamArgs } from './paramOptions';
 import { evaluationLines } from './scoreFormat';
 
 export interface DemoArgs extends ParamArgs {
-  out: string;
+  'out-dir': string;
+  'scene-seed': number;
   width: number;
   height: number;
   ndisp?: number;
   json: boolean;
+  quiet: boolean;
   backend: string;
   verify: boolean;
   progress?: boolean;
@@ -24,25 +28,32 @@ export interface DemoArgs extends ParamArgs {
 /** The main job on the built-in synthetic scene: match it, score it, write the disparity and error images. */
 export async function demoCommand(a: DemoArgs, io: Io): Promise<number> {
   const { params, initFile } = paramsFromArgs(a);
-  if (initFile) throw new Error('--init: demo takes wta or zero');
-  for (const [name, v, min] of [['width', a.width, 32], ['height', a.height, 16]] as const) {
-    if (!Number.isInteger(v) || v < min || v > 4096) throw new Error(`--${name}: must be an integer in ${min}..4096 (got ${v})`);
-  }
-  if (fs.existsSync(a.out) && !fs.statSync(a.out).isDirectory()) throw new Error(`--out: ${a.out} exists and is not a folder`);
+  if (initFile) throw new Error(`--init: got '${initFile}', expected wta or zero (demo makes its own scene)`);
+  const out = a['out-dir'];
+  checkOutputFolder(out, '--out-dir');
   const ndisp = a.ndisp ?? Math.max(8, Math.round(a.width / 10));
-  const scene = generateSyntheticScene({ width: a.width, height: a.height, ndisp, seed: a.seed ?? 1 });
-  const m = await matchScene(scene, params, { backend: a.backend as BackendName, verify: a.verify, thresholds: [1, 2], onMove: progressReporter(a.progress, io.err) });
-  fs.mkdirSync(a.out, { recursive: true });
-  await writeSceneOutputs(a.out, a.out, scene, m.result);
+  const seed = a['scene-seed'];
+  const scene = generateSyntheticScene({ width: a.width, height: a.height, ndisp, seed });
+  if (!a.json && !a.quiet) io.out(`synthetic scene (scene seed ${seed}): ${scene.left.width}×${scene.left.height}, ${ndisp} disparities, exact ground truth`);
+  const live = new LiveMatch(a.quiet ? { out: io.out, err: io.err } : io, { lines: !a.json && !a.quiet, moves: a.progress });
+  const m = await matchScene(scene, params, {
+    backend: a.backend as BackendName, verify: a.verify, thresholds: [1, 2], onMove: live.onMove, onEvent: live.onEvent,
+  }).finally(() => live.finish());
+  live.finish(m.result);
+  fs.mkdirSync(out, { recursive: true });
+  const section = await writeSceneOutputs(out, out, scene, m.result);
+  const written = [...section.images, ...section.links].map((f) => f.file);
+  const pngScale = autoPngScale(m.result.ndisp);
   if (a.json) {
-    io.out(JSON.stringify({ scene: 'synthetic', seed: a.seed ?? 1, evaluation: m.evaluation, out: a.out, ...matchSummaryJson(m.result) }, null, 2));
+    io.out(JSON.stringify({ scene: 'synthetic', sceneSeed: seed, evaluation: m.evaluation, out, files: written, pngScale, ...matchSummaryJson(m.result) }, null, 2));
     return 0;
   }
-  io.out(`synthetic scene (seed ${a.seed ?? 1}): ${scene.left.width}×${scene.left.height}, ${ndisp} disparities, exact ground truth`);
-  for (const l of matchSummaryLines(m.result)) io.out(l);
-  if (m.evaluation) for (const l of evaluationLines(m.evaluation)) io.out(l);
+  if (!a.quiet) {
+    for (const l of closingLines(m.result)) io.out(l);
+    if (m.evaluation) for (const l of evaluationLines(m.evaluation)) io.out(l);
+  }
   const nonocc = m.evaluation && regionScore(m.evaluation, 'nonocc');
   if (nonocc) io.out(`bad pixels (nonocc, > 1 px): ${nonocc.bad[0].toFixed(2)}%`);
-  io.out(`wrote ${path.join(a.out, 'disp.png')} (disparity PNG), disp.pfm, disp-color.png, error.png, metrics.json`);
+  io.out(`wrote under ${out}${path.sep}: ${written.map((f) => (f === 'disp.png' ? `disp.png (disparity × ${pngScale})` : f)).join(', ')}`);
   return 0;
 }

@@ -6,12 +6,14 @@ import type { SceneMasks } from '../../data/sceneTypes';
 import type { Raster } from '../../data/raster';
 import { checkInputFile, checkOutputPath, Io, readEstimate } from './common';
 import { evaluationLines } from './scoreFormat';
+import { optionName } from './optionValues';
+import * as path from 'path';
 
 export interface EvalArgs {
   disparity: string;
   reference?: string;
   'disp-scale'?: number;
-  scale?: number;
+  'gt-scale'?: number;
   mask?: string[];
   threshold?: number[];
   'error-image'?: string;
@@ -26,9 +28,8 @@ export async function evalCommand(a: EvalArgs, io: Io): Promise<number> {
   checkInputFile(a.disparity, 'disparity');
   if (!a.reference) throw new Error('eval: give a Middlebury scene folder or a ground-truth file after the disparity map');
   if (!fs.existsSync(a.reference)) throw new Error(`reference ${a.reference}: no such file or folder`);
-  if (a['error-image']) checkOutputPath(a['error-image'], '--error-image');
+  if (a['error-image']) checkOutputPath(a['error-image'], '--error-image', 'png');
   const dispScale = a['disp-scale'];
-  if (dispScale !== undefined && (!Number.isFinite(dispScale) || dispScale <= 0)) throw new Error(`--disp-scale: must be a positive number (got ${dispScale})`);
   const est = await readEstimate(a.disparity, dispScale);
 
   let groundTruth: Float32Array;
@@ -46,9 +47,9 @@ export async function evalCommand(a: EvalArgs, io: Io): Promise<number> {
     refName = `${scene.name} (${scene.layout}, ground truth ${scene.groundTruthPath ?? ''})`;
   } else {
     const gtIsPfm = isPfm(a.reference);
-    if (!gtIsPfm && a.scale === undefined) throw new Error(`--scale: ${a.reference} is an integer image; give its scale (grey / scale = disparity, e.g. 4 for 2003 scenes)`);
-    if (a.scale !== undefined && (!Number.isFinite(a.scale) || a.scale <= 0)) throw new Error(`--scale: must be a positive number (got ${a.scale})`);
-    const gtMap = await readDisparityFile(a.reference, a.scale ?? 1);
+    const gtScale = a['gt-scale'];
+    if (!gtIsPfm && gtScale === undefined) throw new Error(`${optionName('gt-scale')}: ${a.reference} is an integer image; give its scale with --gt-scale N (old spelling --scale): grey = disparity × N, e.g. 4 for 2003 scenes`);
+    const gtMap = await readDisparityFile(a.reference, gtScale ?? 1);
     groundTruth = gtMap.data;
     if (gtMap.width !== est.width || gtMap.height !== est.height) {
       throw new Error(`size mismatch: ${a.disparity} is ${est.width}×${est.height}, ${a.reference} is ${gtMap.width}×${gtMap.height}`);
@@ -74,7 +75,8 @@ export async function evalCommand(a: EvalArgs, io: Io): Promise<number> {
       if (r.width !== est.width || r.height !== est.height) throw new Error(`--mask ${m}: ${r.width}×${r.height}, the disparity map is ${est.width}×${est.height}`);
       const mask = new Uint8Array(r.width * r.height);
       for (let p = 0; p < mask.length; p++) mask[p] = r.data[p * r.channels] !== 0 ? 1 : 0;
-      customMasks.push({ name: m, mask });
+      // The region column shows the mask's file name; the JSON keeps the path as given.
+      customMasks.push({ name: path.basename(m), mask });
     }
   }
   const evaluation = evaluateDisparity(est.data, groundTruth, est.width, est.height, { thresholds: a.threshold, masks, nonoccDerived, regions, customMasks });

@@ -1,10 +1,12 @@
 import { readImage } from '../../data/imageIO';
 import { match } from '../match';
 import { autoPngScale, writeDisparityPfm, writeDisparityPng } from '../disparityOutput';
-import { matchSummaryJson, matchSummaryLines } from '../summary';
+import { closingLines, matchSummaryJson } from '../summary';
 import type { BackendName } from '../params';
 import { checkInputFile, checkOutputPath, Io, readInitialLabels } from './common';
-import { paramsFromArgs, ParamArgs, progressReporter } from './paramOptions';
+import { LiveMatch } from './liveProgress';
+import { paramsFromArgs, ParamArgs } from './paramOptions';
+import { optionName } from './optionValues';
 
 export interface MatchArgs extends ParamArgs {
   left: string;
@@ -12,10 +14,11 @@ export interface MatchArgs extends ParamArgs {
   ndisp: number;
   output: string;
   pfm?: string;
-  scale?: number;
+  'png-scale'?: number;
   'init-scale'?: number;
   checkpoint?: string;
   json: boolean;
+  quiet: boolean;
   backend: string;
   verify: boolean;
   progress?: boolean;
@@ -25,34 +28,42 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   const { params, initFile } = paramsFromArgs(a);
   checkInputFile(a.left, 'left image');
   checkInputFile(a.right, 'right image');
-  checkOutputPath(a.output, '--output');
-  if (a.pfm) checkOutputPath(a.pfm, '--pfm');
-  if (a.checkpoint) checkOutputPath(a.checkpoint, '--checkpoint');
-  if (a.scale !== undefined && (!Number.isFinite(a.scale) || a.scale <= 0)) throw new Error(`--scale: must be a positive number (got ${a.scale})`);
+  checkOutputPath(a.output, '--output', 'png');
+  if (a.pfm) checkOutputPath(a.pfm, '--pfm', 'pfm');
+  if (a.checkpoint) checkOutputPath(a.checkpoint, '--checkpoint', 'pfm');
+  if (initFile) checkInputFile(initFile, '--init');
   const left = await readImage(a.left);
   const right = await readImage(a.right);
   if (left.width !== right.width || left.height !== right.height) {
     throw new Error(`size mismatch: left ${a.left} is ${left.width}×${left.height}, right ${a.right} is ${right.width}×${right.height}`);
   }
   if (!Number.isInteger(a.ndisp) || a.ndisp <= 0 || a.ndisp >= left.width) {
-    throw new Error(`--ndisp: must be an integer with 0 < ndisp < image width ${left.width} (got ${a.ndisp})`);
+    throw new Error(`--ndisp: got '${a.ndisp}', expected an integer with 0 < ndisp < the image width ${left.width}`);
   }
-  const initialLabels = initFile ? await readInitialLabels(initFile, a['init-scale'] ?? 1, left.width, left.height, a.ndisp) : undefined;
+  const pngScale = a['png-scale'] ?? autoPngScale(a.ndisp);
+  if (Math.round((a.ndisp - 1) * pngScale) > 255) {
+    throw new Error(`${optionName('png-scale')}: got '${pngScale}', expected at most ${Math.floor(255 / (a.ndisp - 1))}: the largest disparity ${a.ndisp - 1} × ${pngScale} is beyond 255 in an 8-bit PNG`);
+  }
+  const initScale = a['init-scale'] ?? 1;
+  const initialLabels = initFile ? await readInitialLabels(initFile, initScale, left.width, left.height, a.ndisp) : undefined;
   // A checkpoint is replaced whole after each cycle (atomic write): a run stopped at any point leaves the last finished cycle's disparity.
   const checkpoint = a.checkpoint;
   const onCycle = checkpoint ? (_c: unknown, labels: Uint16Array): void => writeDisparityPfm(checkpoint, labels, left.width, left.height) : undefined;
+  // --quiet: no bar and no account of the run, notices and the result only.
+  const live = new LiveMatch(a.quiet ? { out: io.out, err: io.err } : io, { lines: !a.json && !a.quiet, moves: a.progress });
   const r = await match(left, right, {
-    ...params, ndisp: a.ndisp, initialLabels, backend: a.backend as BackendName, verify: a.verify, onMove: progressReporter(a.progress, io.err), onCycle,
-  });
-  const scale = a.scale ?? autoPngScale(r.ndisp);
-  await writeDisparityPng(a.output, r.disparity, r.width, r.height, scale);
+    ...params, ndisp: a.ndisp, initialLabels, initSource: initFile ? { file: initFile, scale: initScale } : undefined,
+    backend: a.backend as BackendName, verify: a.verify, onMove: live.onMove, onEvent: live.onEvent, onCycle,
+  }).finally(() => live.finish());
+  live.finish(r);
+  await writeDisparityPng(a.output, r.disparity, r.width, r.height, pngScale);
   if (a.pfm) writeDisparityPfm(a.pfm, r.disparity, r.width, r.height);
   if (a.json) {
-    io.out(JSON.stringify({ ...matchSummaryJson(r), output: a.output, pngScale: scale, pfm: a.pfm ?? null, checkpoint: checkpoint ?? null }, null, 2));
-  } else {
-    for (const l of matchSummaryLines(r)) io.out(l);
-    io.out(`wrote ${a.output} (disparity × ${scale})${a.pfm ? ` and ${a.pfm} (disparity in pixels)` : ''}`);
-    if (checkpoint) io.out(`checkpoint ${checkpoint}: disparity after cycle ${r.cycles.length}`);
+    io.out(JSON.stringify({ ...matchSummaryJson(r), output: a.output, pngScale, pfm: a.pfm ?? null, checkpoint: checkpoint ?? null }, null, 2));
+    return 0;
   }
+  if (!a.quiet) for (const l of closingLines(r)) io.out(l);
+  io.out(`wrote ${a.output} (disparity × ${pngScale})${a.pfm ? ` and ${a.pfm} (disparity in pixels)` : ''}`);
+  if (checkpoint && !a.quiet) io.out(`checkpoint ${checkpoint}: disparity after cycle ${r.cycles.length}`);
   return 0;
 }

@@ -1,6 +1,6 @@
 import { readImage } from '../../data/imageIO';
 import { readLabeling, readSmrf, writeLabeling, writeSmrf } from '../../data/smrf';
-import { alphaExpansion } from '../../expansion/alphaExpansion';
+import { alphaExpansion, type CycleReport } from '../../expansion/alphaExpansion';
 import { resolveParams, stereoEnergy, initialLabeling } from '../match';
 import { createMoveSolver } from '../backends';
 import { autoPngScale, writeDisparityPng } from '../disparityOutput';
@@ -21,11 +21,11 @@ export interface ExportMrfArgs extends ParamArgs {
 /** Writes the energy match would minimise as SMRF1 (and optionally the initial labeling beside it). */
 export async function exportMrfCommand(a: ExportMrfArgs, io: Io): Promise<number> {
   const { params, initFile } = paramsFromArgs(a);
-  if (initFile) throw new Error(`--init: export-mrf writes wta or zero initial labelings only (got ${initFile})`);
+  if (initFile) throw new Error(`--init: got '${initFile}', expected wta or zero (export-mrf writes those initial labelings only)`);
   checkInputFile(a.left, 'left image');
   checkInputFile(a.right, 'right image');
-  checkOutputPath(a.output, '--output');
-  if (a.labels) checkOutputPath(a.labels, '--labels');
+  checkOutputPath(a.output, '--output', 'smrf');
+  if (a.labels) checkOutputPath(a.labels, '--labels', 'u16');
   const left = await readImage(a.left);
   const right = await readImage(a.right);
   if (left.width !== right.width || left.height !== right.height) {
@@ -57,27 +57,40 @@ export interface SolveMrfArgs {
   checkpoint?: string;
   png?: string;
   json: boolean;
+  quiet: boolean;
 }
 
 /** Minimises an SMRF1 energy by α-expansion and reports the energy per cycle. */
 export async function solveMrfCommand(a: SolveMrfArgs, io: Io): Promise<number> {
   checkInputFile(a.file, 'SMRF file');
-  if (a.output) checkOutputPath(a.output, '--output');
-  if (a.png) checkOutputPath(a.png, '--png');
-  if (a.checkpoint) checkOutputPath(a.checkpoint, '--checkpoint');
+  if (a.output) checkOutputPath(a.output, '--output', 'u16');
+  if (a.png) checkOutputPath(a.png, '--png', 'png');
+  if (a.checkpoint) checkOutputPath(a.checkpoint, '--checkpoint', 'u16');
+  if (a.init !== undefined && a.init !== 'zero') checkInputFile(a.init, '--init');
+  // Said before the work, not after it: a run without an output is allowed (the energies are the result), but never by surprise.
+  if (!a.output && !a.png && !a.checkpoint) io.err('note: no -o, --png or --checkpoint given: the labeling is not written, only the energies are printed');
   const energy = readSmrf(a.file);
   const p = resolveParams(paramsFromArgs({ order: a.order, graph: a.graph, cycles: a.cycles, seed: a.seed, 'skip-unchanged': a['skip-unchanged'] }).params);
   let init: Uint16Array;
   if (a.init === undefined || a.init === 'zero') init = new Uint16Array(energy.width * energy.height);
   else init = readLabeling(a.init, energy.width, energy.height, energy.labels);
   const solver = await createMoveSolver(energy, { backend: a.backend as BackendName, graph: p.graph as GraphVariant, verify: a.verify });
+  // The account of the run is printed as it happens: the backend, then the energy after every cycle.
+  const say = (l: string): void => { if (!a.json && !a.quiet) io.out(l); };
+  say(`backend: ${solver.backend} on ${solver.device}`);
   const t0 = performance.now();
   let r;
   try {
     // Replaced whole (atomic write) after each cycle: a stopped run leaves the last finished cycle's labeling.
     const checkpoint = a.checkpoint;
-    const onCycle = checkpoint ? (_c: unknown, labels: Uint16Array): void => writeLabeling(checkpoint, labels) : undefined;
-    r = await alphaExpansion(energy, init, solver, { order: p.order as LabelOrder, cycles: p.cycles, seed: p.seed, skipUnchanged: p.skipUnchanged, onCycle });
+    const onCycle = (c: CycleReport, labels: Uint16Array): void => {
+      say(`cycle ${c.cycle}: energy ${c.energy.total}, ${c.labelsChanged}/${c.cuts} labels changed ${c.pixelsChanged} pixels, max-flow ${c.flowMs.toFixed(1)} ms`);
+      if (checkpoint) writeLabeling(checkpoint, labels);
+    };
+    r = await alphaExpansion(energy, init, solver, {
+      order: p.order as LabelOrder, cycles: p.cycles, seed: p.seed, skipUnchanged: p.skipUnchanged, onCycle,
+      onStart: (e) => say(`energy after init: ${e.total}`),
+    });
   } finally {
     solver.dispose?.();
   }
@@ -87,15 +100,14 @@ export async function solveMrfCommand(a: SolveMrfArgs, io: Io): Promise<number> 
   if (a.json) {
     io.out(JSON.stringify({
       file: a.file, width: energy.width, height: energy.height, labels: energy.labels, backend: r.backend, device: r.device,
+      params: { init: a.init ?? 'zero', order: p.order, graph: p.graph, cycles: p.cycles, seed: p.seed, skipUnchanged: p.skipUnchanged },
       initialEnergy: r.initialEnergy, cycles: r.cycles, finalEnergy: r.finalEnergy, cuts: r.cuts, ms,
+      output: a.output ?? null, png: a.png ?? null, checkpoint: a.checkpoint ?? null,
     }, null, 2));
   } else {
-    io.out(`backend: ${r.backend} on ${r.device}`);
-    io.out(`energy after init: ${r.initialEnergy.total}`);
-    for (const c of r.cycles) io.out(`cycle ${c.cycle}: energy ${c.energy.total}, ${c.labelsChanged}/${c.cuts} labels changed ${c.pixelsChanged} pixels, max-flow ${c.flowMs.toFixed(1)} ms`);
     io.out(`final energy ${r.finalEnergy.total} (data ${r.finalEnergy.data}, smoothness ${r.finalEnergy.smoothness}) in ${ms.toFixed(1)} ms`);
     if (a.output) io.out(`wrote ${a.output} (uint16 labels)`);
-    if (a.png) io.out(`wrote ${a.png}`);
+    if (a.png) io.out(`wrote ${a.png} (label × ${autoPngScale(energy.labels)})`);
   }
   return 0;
 }

@@ -2,13 +2,21 @@ import type { Argv } from 'yargs';
 import { COST_KINDS } from '../../costs';
 import { LABEL_ORDERS } from '../../expansion/labelOrder';
 import { BACKENDS, type MatchParams } from '../params';
+import { checkNumber, valueError } from './optionValues';
 
 /**
- * The energy and solver options shared by match, run, export-mrf and tune.
- * No defaults here: an option left out is undefined, so per-scene parameters
- * (run) and DEFAULT_PARAMS can fill it, and the command line always wins.
+ * The energy and solver options shared by match, run, demo, export-mrf and
+ * tune. No defaults here: an option left out is undefined, so per-scene
+ * parameters (run) and DEFAULT_PARAMS can fill it, and the command line
+ * always wins. `scope` 'energy' gives only the options that shape the energy
+ * and its initial labeling (export-mrf solves nothing).
  */
-export function withParamOptions<T>(y: Argv<T>) {
+export function withParamOptions<T>(y: Argv<T>, scope: 'energy' | 'all' = 'all') {
+  const energy = withEnergyOptions(y);
+  return scope === 'energy' ? energy : withSolverOptions(energy);
+}
+
+function withEnergyOptions<T>(y: Argv<T>) {
   return y
     .option('cost', { choices: COST_KINDS as unknown as string[], describe: 'data cost: SAD, SSD or SAD + gradient differences (default sad)' })
     .option('tau', { type: 'number', describe: 'data cost truncation τ, 8-bit scale summed over channels (default per cost kind)' })
@@ -19,7 +27,11 @@ export function withParamOptions<T>(y: Argv<T>) {
     .option('cue-threshold', { type: 'number', describe: 'static cue: neighbours closer than this in intensity… (default 5)' })
     .option('cue-factor', { type: 'number', describe: '…get λ × this factor; 1 disables the cue (default 2)' })
     .option('init', { type: 'string', describe: 'initial labeling: wta, zero, or a disparity file (default wta)' })
-    .option('window', { type: 'number', describe: 'WTA window size, odd (default 9)' })
+    .option('window', { type: 'number', describe: 'WTA window size, odd (default 9)' });
+}
+
+function withSolverOptions<T>(y: Argv<T>) {
+  return y
     .option('order', { choices: LABEL_ORDERS as unknown as string[], describe: 'label order per cycle (default frequent)' })
     .option('graph', { choices: ['reversed', 'classic'], describe: 'binary graph construction (default reversed, Choi & Park §3.2)' })
     .option('cycles', { type: 'string', describe: 'α-expansion cycles, or "converge" (default 4)' })
@@ -37,11 +49,8 @@ export interface ParamArgs {
   cycles?: string; seed?: number; 'skip-unchanged'?: boolean; costs?: string;
 }
 
-function finiteNonNegative(name: string, v: number | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new Error(`--${name}: must be a finite number ≥ 0 (got ${String(v)})`);
-  return v;
-}
+/** A number option's value checked against its rule (optionValues.ts), or undefined when not given. */
+const checked = (name: string, v: number | undefined): number | undefined => (v === undefined ? undefined : checkNumber(name, v));
 
 /** Command-line values → MatchParams overrides (undefined where not given), with option-named errors. */
 export function paramsFromArgs(a: ParamArgs): { params: Partial<MatchParams>; initFile?: string } {
@@ -50,45 +59,32 @@ export function paramsFromArgs(a: ParamArgs): { params: Partial<MatchParams>; in
     if (a.cycles === 'converge') cycles = 'converge';
     else {
       const c = Number(a.cycles);
-      if (!/^\d+$/.test(String(a.cycles)) || !Number.isInteger(c)) throw new Error(`--cycles: must be an integer ≥ 0 or "converge" (got ${a.cycles})`);
+      if (!/^\d+$/.test(String(a.cycles)) || !Number.isInteger(c)) throw valueError('--cycles', String(a.cycles), 'an integer ≥ 0 or converge');
       cycles = c;
     }
   }
-  const truncation = finiteNonNegative('truncation', a.truncation);
-  if (truncation !== undefined && !Number.isInteger(truncation)) throw new Error(`--truncation: must be an integer ≥ 0 (got ${truncation})`);
   let init: MatchParams['init'] | undefined;
   let initFile: string | undefined;
   if (a.init === 'wta' || a.init === 'zero') init = a.init;
   else if (a.init !== undefined) initFile = a.init;
   const params: Partial<MatchParams> = {
     cost: a.cost as MatchParams['cost'] | undefined,
-    tau: finiteNonNegative('tau', a.tau),
+    tau: checked('tau', a.tau),
     border: a.border as MatchParams['border'] | undefined,
-    lambda: finiteNonNegative('lambda', a.lambda),
+    lambda: checked('lambda', a.lambda),
     smoothness: a.smoothness as MatchParams['smoothness'] | undefined,
-    truncation,
-    cueThreshold: finiteNonNegative('cue-threshold', a['cue-threshold']),
-    cueFactor: a['cue-factor'],
+    truncation: checked('truncation', a.truncation),
+    cueThreshold: checked('cue-threshold', a['cue-threshold']),
+    cueFactor: checked('cue-factor', a['cue-factor']),
     init,
-    window: a.window,
+    window: checked('window', a.window),
     order: a.order as MatchParams['order'] | undefined,
     graph: a.graph as MatchParams['graph'] | undefined,
     cycles,
-    seed: a.seed,
+    seed: checked('seed', a.seed),
     skipUnchanged: a['skip-unchanged'],
     costs: a.costs as MatchParams['costs'] | undefined,
   };
-  if (params.cueFactor !== undefined && (!Number.isFinite(params.cueFactor) || params.cueFactor < 1)) {
-    throw new Error(`--cue-factor: must be a finite number ≥ 1 (got ${String(params.cueFactor)})`);
-  }
   for (const k of Object.keys(params) as (keyof MatchParams)[]) if (params[k] === undefined) delete params[k];
   return { params, initFile };
-}
-
-/** --progress: a line per move on stderr, with the seconds since the expansion started. */
-export function progressReporter(enabled: boolean | undefined, err: (line: string) => void) {
-  if (!enabled) return undefined;
-  const t0 = performance.now();
-  return (m: { cycle: number; alpha: number; index: number; count: number; changed: number }): void =>
-    err(`cycle ${m.cycle} move ${m.index + 1}/${m.count} (α=${m.alpha}): ${m.changed} pixels changed, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }

@@ -1,20 +1,22 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { loadScene } from '../../data/scene';
-import { regionScore } from '../../data/metrics';
+import { regionScore, type Evaluation, type RegionName } from '../../data/metrics';
 import { writeSceneOutputs } from '../report/sceneOutputs';
 import { RunOutputs } from '../report/runOutputs';
 import { matchScene, type SceneMatch } from '../sceneMatch';
 import { matchSummaryJson } from '../summary';
 import type { BackendName } from '../params';
-import { Io } from './common';
-import { paramsFromArgs, ParamArgs, progressReporter } from './paramOptions';
-import { tableLines } from './scoreFormat';
+import { checkOutputFolder, Io } from './common';
+import { StopRequest, StoppedError, yieldToEventLoop } from './interrupt';
+import { LiveMatch } from './liveProgress';
+import { paramsFromArgs, ParamArgs } from './paramOptions';
+import { REGION_LEGEND, tableLines } from './scoreFormat';
 
 export interface RunArgs extends ParamArgs {
   scenes: string[];
   ndisp?: number;
-  out?: string;
+  'out-dir'?: string;
   report?: string;
   inline?: boolean;
   middeval3?: string;
@@ -22,19 +24,44 @@ export interface RunArgs extends ParamArgs {
   'middeval3-set'?: string;
   threshold?: number[];
   json: boolean;
+  quiet: boolean;
   backend: string;
   verify: boolean;
   progress?: boolean;
 }
 
 const pct = (v: number | undefined): string => (v === undefined ? '-' : v.toFixed(2));
+const bad = (e: Evaluation | undefined, region: RegionName, i: number): number | undefined => (e ? regionScore(e, region)?.bad[i] : undefined);
 
-/** Match + evaluate Middlebury scene folders: one table row per scene (or JSON), optional per-scene files, HTML report and MiddEval3 tree. */
+/** True when 'known' and 'all' score the same on every scene (the all mask covers every pixel with ground truth): one column says it. */
+const knownIsAll = (results: SceneMatch[], thresholds: number[]): boolean =>
+  results.every(({ evaluation: e }) => thresholds.every((_, i) => bad(e, 'known', i) === bad(e, 'all', i) || bad(e, 'all', i) === undefined));
+
+/** The table of a run: a row per scene, a column group per threshold. */
+export function runTableLines(results: SceneMatch[], thresholds: number[]): string[] {
+  const regions: RegionName[] = knownIsAll(results, thresholds) ? ['nonocc', 'all', 'disc'] : ['nonocc', 'all', 'disc', 'known'];
+  const head = ['scene', 'size', 'ndisp', ...thresholds.flatMap((t) => regions.map((r) => `${r}>${t}`)), 'energy', 'total s', 'params', 'backend'];
+  const rows = results.map(({ scene, result: r, evaluation: e }) => [
+    scene.name, `${r.width}×${r.height}`, String(r.ndisp),
+    ...thresholds.flatMap((_, i) => regions.map((reg) => pct(bad(e, reg, i)))),
+    String(r.finalEnergy.total), (r.times.totalMs / 1000).toFixed(2),
+    `${r.params.cost} λ=${r.params.lambda} T=${r.params.truncation} cue×${r.params.cueFactor}`, r.backend,
+  ]);
+  return tableLines(head, rows);
+}
+
+/**
+ * Match + evaluate Middlebury scene folders: a line per scene as it
+ * finishes, then one table row per scene (or JSON), optional per-scene
+ * files, HTML report and MiddEval3 tree. Ctrl-C stops after the current
+ * cycle and keeps what is finished: the scenes done are in the table and the
+ * report, and the exit code is 130.
+ */
 export async function runCommand(a: RunArgs, io: Io): Promise<number> {
   const { params, initFile } = paramsFromArgs(a);
-  if (initFile) throw new Error(`--init: run takes wta or zero (a disparity file belongs to one pair: use match)`);
-  if (a.ndisp !== undefined && (!Number.isInteger(a.ndisp) || a.ndisp <= 0)) throw new Error(`--ndisp: must be a positive integer (got ${a.ndisp})`);
-  if (a.out !== undefined && fs.existsSync(a.out) && !fs.statSync(a.out).isDirectory()) throw new Error(`--out: ${a.out} exists and is not a folder`);
+  if (initFile) throw new Error(`--init: got '${initFile}', expected wta or zero (a disparity file belongs to one pair: use match)`);
+  const outDir = a['out-dir'];
+  if (outDir !== undefined) checkOutputFolder(outDir, '--out-dir');
   const extra = new RunOutputs({ report: a.report, inline: a.inline, middeval3: a.middeval3, middeval3Name: a['middeval3-name'], middeval3Set: a['middeval3-set'] });
   // Load and check every scene before matching any, so a bad folder fails before output is written.
   const scenes = [];
@@ -45,35 +72,54 @@ export async function runCommand(a: RunArgs, io: Io): Promise<number> {
   }
   const thresholds = a.threshold ?? [1];
   const results: SceneMatch[] = [];
-  for (const scene of scenes) {
-    const m = await matchScene(scene, params, { backend: a.backend as BackendName, verify: a.verify, thresholds, onMove: progressReporter(a.progress, io.err) });
-    results.push(m);
-    if (a.out !== undefined) {
-      const dir = path.join(a.out, scene.name);
-      await writeSceneOutputs(dir, a.out, scene, m.result);
+  const stop = new StopRequest(() => io.err('stereocut: stopping after the current cycle; the finished scenes are kept (Ctrl-C again to quit at once)'));
+  const unlisten = stop.listen();
+  try {
+    for (const [k, scene] of scenes.entries()) {
+      const label = `${scene.name} ${k + 1}/${scenes.length}`;
+      const live = new LiveMatch(a.quiet ? { out: io.out, err: io.err } : io, { lines: false, label, moves: a.progress });
+      const onCycle = async (): Promise<void> => {
+        await yieldToEventLoop();
+        if (stop.requested) throw new StoppedError();
+      };
+      const m = await matchScene(scene, params, {
+        backend: a.backend as BackendName, verify: a.verify, thresholds, onMove: live.onMove, onEvent: live.onEvent, onCycle,
+      }).finally(() => live.finish());
+      live.finish(m.result);
+      results.push(m);
+      if (outDir !== undefined) await writeSceneOutputs(path.join(outDir, scene.name), outDir, scene, m.result);
+      await extra.add(scene, m.result);
+      if (!a.json && !a.quiet) {
+        const scores = thresholds.map((t, i) => `nonocc>${t} ${pct(bad(m.evaluation, 'nonocc', i))}%`).join(', ');
+        io.out(`[${k + 1}/${scenes.length}] ${scene.name}: ${m.evaluation ? scores : 'no ground truth'}, energy ${m.result.finalEnergy.total}, ${(m.result.times.totalMs / 1000).toFixed(2)} s on ${m.result.backend}`);
+      }
+      await yieldToEventLoop();
+      if (stop.requested && k + 1 < scenes.length) throw new StoppedError();
     }
-    await extra.add(scene, m.result);
+  } catch (e) {
+    if (!(e instanceof StoppedError)) throw e;
+  } finally {
+    unlisten();
   }
-  const reportFile = extra.finish(`${scenes.length} scene(s)`);
+  const stopped = results.length < scenes.length;
+  const reportFile = results.length > 0 ? extra.finish(`${results.length} scene(s)${stopped ? ` of ${scenes.length}; stopped by Ctrl-C` : ''}`) : undefined;
   if (a.json) {
     io.out(JSON.stringify(results.map((m) => ({
       scene: m.scene.name, dir: m.scene.dir, layout: m.scene.layout, ndisp: m.scene.ndisp, ndispSource: m.scene.ndispSource,
       evaluation: m.evaluation ?? null, ...matchSummaryJson(m.result),
     })), null, 2));
   } else {
-    const t = thresholds[0];
-    const head = ['scene', 'size', 'ndisp', `nonocc>${t}`, `all>${t}`, `disc>${t}`, `known>${t}`, 'energy', 'total s', 'params', 'backend'];
-    const rows = results.map(({ scene, result: r, evaluation: e }) => [
-      scene.name, `${r.width}×${r.height}`, String(r.ndisp),
-      pct(e && regionScore(e, 'nonocc')?.bad[0]), pct(e && regionScore(e, 'all')?.bad[0]), pct(e && regionScore(e, 'disc')?.bad[0]),
-      pct(e && regionScore(e, 'known')?.bad[0]), String(r.finalEnergy.total), (r.times.totalMs / 1000).toFixed(2),
-      `${r.params.cost} λ=${r.params.lambda} T=${r.params.truncation} cue×${r.params.cueFactor}`, r.backend,
-    ]);
-    for (const l of tableLines(head, rows)) io.out(l);
+    if (!a.quiet && results.length) io.out('');
+    for (const l of runTableLines(results, thresholds)) io.out(l);
+    if (!a.quiet) io.out(REGION_LEGEND);
     for (const { scene, evaluation } of results) if (evaluation?.note) io.out(`${scene.name}: ${evaluation.note}`);
-    if (a.out !== undefined) io.out(`wrote per-scene outputs under ${a.out}`);
+    if (outDir !== undefined) io.out(`wrote per-scene outputs under ${outDir}`);
     if (reportFile) io.out(`wrote ${reportFile}`);
     if (a.middeval3) io.out(`wrote MiddEval3 results under ${a.middeval3}`);
+  }
+  if (stopped) {
+    io.err(`stereocut: stopped by Ctrl-C after ${results.length} of ${scenes.length} scenes`);
+    return 130;
   }
   return 0;
 }

@@ -9,9 +9,14 @@ export function evaluationLines(e: Evaluation): string[] {
   const fmt = (cells: string[]): string => cells.map((c, i) => c.padStart(widths[i])).join('  ');
   lines.push(fmt(head));
   for (const r of rows) lines.push(fmt(r));
+  if (e.regions.some((r) => r.region === 'known')) lines.push(REGION_LEGEND.replace(' (shown only where it differs from all)', ''));
   if (e.note) lines.push(`note: ${e.note}`);
   return lines;
 }
+
+/** What the region names mean (they are Middlebury's, and two of them often agree). */
+export const REGION_LEGEND = 'regions: nonocc = not occluded, all = the scene\'s all mask (no border), disc = near depth discontinuities, ' +
+  'known = every pixel with ground truth (shown only where it differs from all); bad = % of the region off by more than the threshold in pixels';
 
 /** A plain text table with right-aligned columns. */
 export function tableLines(head: string[], rows: string[][]): string[] {

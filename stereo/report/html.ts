@@ -1,7 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { writeFileAtomic } from '../../data/atomicWrite';
-import type { MatchParams } from '../params';
 import type { PhaseTimes } from '../match';
 
 /**
@@ -48,7 +47,8 @@ export interface ReportScene {
   times: PhaseTimes;
   backend: string;
   device: string;
-  params: MatchParams;
+  /** Every parameter as it ran (summary.ts recordedParams): the section alone reproduces the run. */
+  params: Record<string, unknown>;
 }
 
 export interface ReportOptions {
@@ -114,7 +114,7 @@ function timesTable(t: PhaseTimes): string {
   return `<table>${phases.map(([k, v]) => `<tr><th>${k}</th><td>${ms(v)}</td></tr>`).join('')}</table>`;
 }
 
-function paramsTable(p: MatchParams): string {
+function paramsTable(p: Record<string, unknown>): string {
   return `<table>${Object.entries(p).filter(([, v]) => v !== undefined).map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(String(v))}</td></tr>`).join('')}</table>`;
 }
 
@@ -137,7 +137,7 @@ export function renderReport(scenes: ReportScene[], reportDir: string, o: Report
 ${s.links.length ? `<p>Files: ${s.links.map((l) => `<a href="${href(l.file)}">${esc(l.label)}</a>`).join(' · ')}</p>` : ''}
 <div class="cols">
 <div><h3>Metrics</h3>${metricsTable(s)}<h3>Time per phase</h3>${timesTable(s.times)}<p>Backend <b>${esc(s.backend)}</b> on ${esc(s.device)}</p></div>
-<div><h3>Energy per cycle</h3>${energySvg(s)}${cyclesTable(s)}<p class="note">Energies in units of 1/${s.costScale} of a cost unit.</p></div>
+<div><h3>Energy per cycle</h3>${energySvg(s)}${cyclesTable(s)}<p class="note">${s.costScale === 1 ? 'Energies in cost units.' : `Energies in units of 1/${s.costScale} of a cost unit (every term × ${s.costScale}, so that λ and the cue factor stay integers).`}</p></div>
 <div><h3>Parameters</h3>${paramsTable(s.params)}</div>
 </div>
 </section>`).join('\n');

@@ -6,6 +6,7 @@ import { colorizeDisparity, errorImage } from '../../data/metrics';
 import type { Scene } from '../../data/sceneTypes';
 import { autoPngScale, writeDisparityPfm, writeDisparityPng } from '../disparityOutput';
 import type { MatchResult } from '../match';
+import { recordedParams } from '../summary';
 import { badTable } from '../tune/badPixels';
 import type { ReportScene } from './html';
 
@@ -50,9 +51,9 @@ export async function writeSceneOutputs(dir: string, reportDir: string, scene: S
       cycle: c.cycle, energy: c.energy.total, data: c.energy.data, smoothness: c.energy.smoothness,
       labelsChanged: c.labelsChanged, pixelsChanged: c.pixelsChanged, buildMs: c.buildMs, flowMs: c.flowMs,
     })),
-    costScale: r.costScale, times: r.times, backend: r.backend, device: r.device, params: r.params,
+    costScale: r.costScale, times: r.times, backend: r.backend, device: r.device, params: recordedParams(r),
   };
-  writeFileAtomic(path.join(dir, 'metrics.json'), JSON.stringify({ scene: scene.name, bad, thresholds, finalEnergy: r.finalEnergy, times: r.times, backend: r.backend, device: r.device, params: r.params }, null, 2) + '\n');
+  writeFileAtomic(path.join(dir, 'metrics.json'), JSON.stringify({ scene: scene.name, bad, thresholds, finalEnergy: r.finalEnergy, times: r.times, backend: r.backend, device: r.device, params: recordedParams(r), costScale: r.costScale }, null, 2) + '\n');
   links.push({ label: 'metrics JSON', file: rel('metrics.json') });
   return section;
 }

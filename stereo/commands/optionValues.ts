@@ -1,0 +1,147 @@
+/**
+ * The one place that says what a number option accepts and how a refused
+ * value is reported: one line naming the option, the value as typed and what
+ * is accepted ("--lambda: got 'abc', expected a number ≥ 0"). Every option
+ * declared `type: 'number'` is checked to be a finite number; those named in
+ * NUMBER_RULES also against their rule. Options with `choices` are reported
+ * the same way (choiceError rewrites yargs' own message).
+ */
+
+export interface NumberRule {
+  integer?: boolean;
+  /** Smallest value accepted (inclusive). */
+  min?: number;
+  /** Values must be greater than this. */
+  above?: number;
+  max?: number;
+  odd?: boolean;
+}
+
+/** Rules of the number options, by long name (an option not listed takes any finite number). */
+export const NUMBER_RULES: Record<string, NumberRule> = {
+  ndisp: { integer: true, above: 0 },
+  tau: { min: 0 },
+  lambda: { min: 0 },
+  truncation: { integer: true, min: 0 },
+  'cue-threshold': { min: 0 },
+  'cue-factor': { min: 1 },
+  window: { integer: true, min: 1, odd: true },
+  seed: { integer: true },
+  'scene-seed': { integer: true },
+  'png-scale': { above: 0 },
+  'init-scale': { above: 0 },
+  'disp-scale': { above: 0 },
+  'gt-scale': { above: 0 },
+  threshold: { min: 0 },
+  width: { integer: true, min: 32, max: 4096 },
+  height: { integer: true, min: 16, max: 4096 },
+  random: { integer: true, min: 1 },
+  'search-seed': { integer: true },
+  workers: { integer: true, min: 1 },
+  repeat: { integer: true, min: 1 },
+  cycles: { integer: true, min: 0 },
+  k: { integer: true, min: 1 },
+  'baseline-k': { integer: true, min: 1 },
+};
+
+/** "an odd integer ≥ 1", "a number > 0", "an integer in 32..4096". */
+export function describeRule(rule: NumberRule = {}): string {
+  const noun = rule.integer ? `${rule.odd ? 'odd ' : ''}integer` : 'number';
+  const article = /^[aeiou]/.test(noun) ? 'an' : 'a';
+  if (rule.min !== undefined && rule.max !== undefined) return `${article} ${noun} in ${rule.min}..${rule.max}`;
+  const bounds = [
+    rule.min !== undefined ? `≥ ${rule.min}` : '',
+    rule.above !== undefined ? `> ${rule.above}` : '',
+    rule.max !== undefined ? `≤ ${rule.max}` : '',
+  ].filter(Boolean).join(' and ');
+  return `${article} ${rule.integer ? noun : `finite ${noun}`}${bounds ? ` ${bounds}` : ''}`;
+}
+
+export function numberAccepted(v: number, rule: NumberRule = {}): boolean {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return false;
+  if (rule.integer && !Number.isInteger(v)) return false;
+  if (rule.odd && Math.abs(v % 2) !== 1) return false;
+  if (rule.min !== undefined && v < rule.min) return false;
+  if (rule.above !== undefined && v <= rule.above) return false;
+  if (rule.max !== undefined && v > rule.max) return false;
+  return true;
+}
+
+export const valueError = (option: string, typed: string, expected: string): Error =>
+  new Error(`${option}: got '${typed}', expected ${expected}`);
+
+/** Checks one number against its option's rule; `typed` is the value as the user wrote it. */
+export function checkNumber(name: string, v: number, typed = String(v), rule: NumberRule | undefined = NUMBER_RULES[name]): number {
+  if (!numberAccepted(v, rule)) throw valueError(optionName(name), typed, describeRule(rule));
+  return v;
+}
+
+/**
+ * The values given for an option on the command line, as typed, in order
+ * (--name v, --name=v, -a v, -av for one-letter aliases, and the values
+ * after an array option).
+ */
+export function typedValues(argv: string[], names: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const tok = argv[i];
+    for (const n of names) {
+      const flag = flagOf(n);
+      if (tok === flag) {
+        for (let j = i + 1; j < argv.length && !/^--?[A-Za-z]/.test(argv[j]); j++) out.push(argv[j]);
+      } else if (tok.startsWith(`${flag}=`)) {
+        out.push(tok.slice(flag.length + 1));
+      }
+    }
+  }
+  return out;
+}
+
+/** The command line being run, so that messages name an option the way the user spelled it. */
+let commandLine: { argv: string[]; aliases: Record<string, string[]> } = { argv: [], aliases: {} };
+
+export function setCommandLine(argv: string[], aliases: Record<string, string[]>): void {
+  commandLine = { argv, aliases };
+}
+
+const flagOf = (n: string): string => (n.length === 1 ? `-${n}` : `--${n}`);
+
+/** "--scale" when the user typed the old spelling of --png-scale, else "--png-scale". */
+export function optionName(long: string): string {
+  for (const n of [long, ...(commandLine.aliases[long] ?? [])]) {
+    const flag = flagOf(n);
+    if (commandLine.argv.some((t) => t === flag || t.startsWith(`${flag}=`))) return flag;
+  }
+  return `--${long}`;
+}
+
+/**
+ * Checks every number option the parser produced (`numberKeys`: the long
+ * names yargs coerced to numbers; `aliases`: their other spellings) against
+ * NUMBER_RULES, reporting the value as typed.
+ */
+export function checkNumberOptions(args: Record<string, unknown>, numberKeys: string[], aliases: Record<string, string[]>, argv: string[]): void {
+  for (const key of numberKeys) {
+    const value = args[key];
+    if (value === undefined) continue;
+    const values = Array.isArray(value) ? value : [value];
+    const typed = typedValues(argv, [key, ...(aliases[key] ?? [])]);
+    values.forEach((v, i) => {
+      if ((typeof v === 'number' || v === null) && !numberAccepted(v ?? NaN, NUMBER_RULES[key])) {
+        throw valueError(optionName(key), typed[i] ?? String(v), describeRule(NUMBER_RULES[key]));
+      }
+    });
+  }
+}
+
+/**
+ * yargs' "Invalid values: Argument: cost, Given: "ncc", Choices: "sad", …"
+ * as one line in the vocabulary of checkNumber; other messages unchanged.
+ */
+export function choiceError(message: string): string {
+  const m = /Argument: ([^,]+), Given: (.*?), Choices: (.*)$/s.exec(message);
+  if (!m) return message;
+  const unquote = (s: string): string => s.trim().replace(/^"(.*)"$/s, '$1');
+  const choices = m[3].split(/",\s*"/).map(unquote).join(', ');
+  return valueError(`--${m[1].trim()}`, unquote(m[2]), `one of ${choices}`).message;
+}

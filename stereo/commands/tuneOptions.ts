@@ -1,0 +1,18 @@
+import type { Argv } from 'yargs';
+import { withParamOptions } from './paramOptions';
+
+/** The options of `stereocut tune` (the shared energy options hold parameters fixed). */
+export function tuneOptions<T>(y: Argv<T>) {
+  return withParamOptions(y)
+    .positional('scenes', { type: 'string', array: true, describe: 'scene folders, dataset folders, or synthetic[:seed=N,width=N,height=N,ndisp=N]' })
+    .option('param', { alias: 'p', type: 'string', array: true, demandOption: true, describe: 'NAME=a,b,c or NAME=start:end:step (random search also NAME=start:end); names: lambda, T, tau, cost, cue-factor, cue-threshold, cycles, window, smoothness, border, order, graph, init' })
+    .option('random', { type: 'number', describe: 'seeded random search with this many points (default: grid)' })
+    .option('search-seed', { type: 'number', default: 1, describe: 'seed of the random search' })
+    .option('metric', { type: 'string', default: 'bad1-nonocc', describe: 'minimise bad<threshold>-<nonocc|all|disc> averaged over scenes, or energy' })
+    .option('workers', { type: 'number', describe: 'worker threads for CPU trials (default: one per core)' })
+    .option('out-dir', { alias: 'out', type: 'string', default: 'stereocut-tune', describe: 'folder for trials.jsonl, trials.csv and tune.json (created if missing)' })
+    .option('resume', { type: 'boolean', default: false, describe: 'continue the run in --out-dir, skipping trials already in trials.jsonl' })
+    .option('scene-params', { type: 'boolean', default: true, describe: 'start known scenes from their own parameters (--no-scene-params: from the defaults)' })
+    .option('baseline', { type: 'boolean', default: true, describe: 'also run every scene with its own parameters, as the hand-set reference' })
+    .option('json', { type: 'boolean', default: false, describe: 'print the result as JSON' });
+}
