@@ -70,8 +70,8 @@ export function unknownCommandMessage(name: string): string {
   const near = COMMANDS.map((c) => ({ c: c.name, d: Math.min(distance(name, c.name), c.name.startsWith(name) ? 1 : Infinity) }))
     .filter((x) => x.d <= Math.max(1, Math.floor(x.c.length / 3)))
     .sort((x, y) => x.d - y.d);
-  const hint = near.length ? `did you mean ${near[0].c}? ` : '';
-  return `unknown command '${name}': ${hint}(commands: ${COMMANDS.filter((c) => c.name !== 'help').map((c) => c.name).join(', ')}; see stereocut --help)`;
+  const hint = near.length ? `; did you mean ${near[0].c}?` : '';
+  return `unknown command '${name}'${hint} (commands: ${COMMANDS.filter((c) => c.name !== 'help').map((c) => c.name).join(', ')}; see stereocut --help)`;
 }
 
 /** yargs' messages about the command line, as one line naming the option or argument. */

@@ -17,12 +17,14 @@ export interface BenchArgs {
   'json-out'?: string;
   markdown?: string;
   'from-json'?: string;
+  quiet: boolean;
 }
 
 export async function benchCommand(a: BenchArgs, io: Io, argv: string[] = process.argv.slice(2)): Promise<number> {
-  if (a['json-out']) checkOutputPath(a['json-out'], '--json-out');
-  if (a.markdown) checkOutputPath(a.markdown, '--markdown');
+  if (a['json-out']) checkOutputPath(a['json-out'], '--json-out', 'json');
+  if (a.markdown) checkOutputPath(a.markdown, '--markdown', 'md');
   let result: BenchResult;
+  let done = 0;
   if (a['from-json']) {
     const f = a['from-json'];
     if (!fs.existsSync(f)) throw new Error(`--from-json ${f}: no such file`);
@@ -32,8 +34,14 @@ export async function benchCommand(a: BenchArgs, io: Io, argv: string[] = proces
       scenes: a.scenes, backends: a.backend as BackendName[] | undefined, techniques: a.techniques,
       cycles: a.cycles, repeat: a.repeat, k: { baseline: a['baseline-k'], tuned: a.k },
       command: ['stereocut', ...argv].join(' '),
-      onRun: a.json ? undefined : (r) => io.err(`${r.scene} ${r.backend} ${r.label}: ${(r.times.totalMs / 1000).toFixed(2)} s`),
+      // Each finished run: redrawn in place on a terminal, a plain line otherwise; nothing with --quiet.
+      onRun: a.quiet ? undefined : (r) => {
+        const line = `${r.scene} ${r.backend} ${r.label}: ${(r.times.totalMs / 1000).toFixed(2)} s`;
+        if (io.status) io.status(`${++done} runs done; last ${line}`);
+        else if (!a.json) io.err(line);
+      },
     });
+    io.status?.('');
   }
   const json = JSON.stringify(result, null, 2) + '\n';
   if (a['json-out']) writeFileAtomic(a['json-out'], json);

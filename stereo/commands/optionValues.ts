@@ -141,7 +141,7 @@ export function checkNumberOptions(args: Record<string, unknown>, numberKeys: st
 export function choiceError(message: string): string {
   const m = /Argument: ([^,]+), Given: (.*?), Choices: (.*)$/s.exec(message);
   if (!m) return message;
-  const unquote = (s: string): string => s.trim().replace(/^"(.*)"$/s, '$1');
+  const unquote = (s: string): string => s.trim().replace(/^"/, '').replace(/"$/, '');
   const choices = m[3].split(/",\s*"/).map(unquote).join(', ');
   return valueError(`--${m[1].trim()}`, unquote(m[2]), `one of ${choices}`).message;
 }
