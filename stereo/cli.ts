@@ -1,5 +1,5 @@
 import yargs, { Argv } from 'yargs';
-import { processIo, Io } from './commands/common';
+import { processIo, type Io } from './commands/io';
 import { withParamOptions } from './commands/paramOptions';
 import { checkNumberOptions, choiceError, setCommandLine } from './commands/optionValues';
 import { tuneOptions } from './commands/tuneOptions';

@@ -4,6 +4,7 @@ import {
   createRng, expansionLikeGraph, randomGridGraph, randomInt, RANDOM_GRAPH_KINDS, type RandomGraphKind,
 } from '../graphcut/randomGraphs';
 import { referenceMaxFlow } from '../graphcut/referenceMaxflow';
+import { scaled } from './testScope';
 
 /**
  * BK against an independent Dinic max-flow on a generic adjacency list
@@ -39,10 +40,11 @@ function where(seed: number, kind: RandomGraphKind, g: GridGraph): string {
 
 // Failures are collected and compared once per test so that a mismatch names every bad seed.
 describe('BoykovKolmogorovSolver against an independent Dinic max-flow', () => {
-  test('64×64 grids, 20 of each kind', () => {
+  const perKind = scaled(20, 7);
+  test(`64×64 grids, ${perKind} of each kind`, () => {
     const failures: string[] = [];
     let aboveInt32 = 0;
-    for (let seed = 0; seed < 20 * RANDOM_GRAPH_KINDS.length; seed++) {
+    for (let seed = 0; seed < perKind * RANDOM_GRAPH_KINDS.length; seed++) {
       const kind = RANDOM_GRAPH_KINDS[seed % RANDOM_GRAPH_KINDS.length];
       const g = randomGridGraph(createRng(20_000 + seed), 64, 64, kind);
       const c = checkAgainstReference(g, where(20_000 + seed, kind, g));

@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// Start-up time of the command line: each command below is run as a fresh
+// process `runs` times (after one warm-up run that fills the OS file cache),
+// and the table gives the median, the fastest and the slowest wall time.
+// Usage: node bench/startup.js [runs]   (needs `npm run build` first)
+const { spawnSync } = require('child_process');
+const path = require('path');
+
+const bin = path.join(__dirname, '..', 'bin', 'stereocut.js');
+const runs = Number(process.argv[2] ?? 20);
+if (!Number.isInteger(runs) || runs < 1) {
+  console.error(`bench/startup.js: runs must be an integer ≥ 1 (got ${process.argv[2]})`);
+  process.exit(1);
+}
+
+const cases = [
+  ['node -e ""', [process.execPath, '-e', '']],
+  ['stereocut --version', [process.execPath, bin, '--version']],
+  ['stereocut --help', [process.execPath, bin, '--help']],
+  ['stereocut match --help', [process.execPath, bin, 'match', '--help']],
+  ['stereocut tune --help', [process.execPath, bin, 'tune', '--help']],
+  ['node -e "require(\'gpu.js\')"', [process.execPath, '-e', "require('gpu.js')"]],
+];
+
+const time = ([cmd, ...args]) => {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return ms;
+};
+
+const rows = cases.map(([name, argv]) => {
+  time(argv);
+  const t = Array.from({ length: runs }, () => time(argv)).sort((a, b) => a - b);
+  const median = runs % 2 ? t[(runs - 1) / 2] : (t[runs / 2 - 1] + t[runs / 2]) / 2;
+  return [name, String(runs), median.toFixed(0), t[0].toFixed(0), t[runs - 1].toFixed(0)];
+});
+const head = ['command', 'runs', 'median ms', 'min ms', 'max ms'];
+const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+const line = (cells) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
+console.log(line(head));
+console.log(`|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
+for (const r of rows) console.log(line(r));
+console.log(`\nnode ${process.version}, ${require('os').cpus().length} cores (${require('os').cpus()[0].model}), ${new Date().toISOString()}`);
