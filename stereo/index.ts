@@ -3,9 +3,15 @@
  * to compute, score and tune disparity maps.
  *
  *   import { loadScene, match, evaluate } from 'stereocut';
- *   const scene = await loadScene('data/middlebury/teddy');
- *   const r = await match(scene.left, scene.right, { ndisp: scene.ndisp, cost: 'sad+sgrad', lambda: 20 });
- *   const score = evaluate(r.disparity, scene, { thresholds: [1, 2] });
+ *   async function main(): Promise<void> {
+ *     const scene = await loadScene('data/middlebury/teddy');
+ *     const r = await match(scene.left, scene.right, { ndisp: scene.ndisp, cost: 'sad+sgrad', lambda: 20 });
+ *     const score = evaluate(r.disparity, scene, { thresholds: [1, 2] });
+ *   }
+ *   main();
+ *
+ * match() also takes image paths (match('im2.png', 'im6.png', { ndisp: 64 })),
+ * and matchScene() a scene folder (matchScene('data/middlebury/teddy')).
  */
 import { evaluateDisparity, type Evaluation, type EvaluateOptions } from '../data/metrics';
 import type { Scene } from '../data/sceneTypes';
@@ -36,6 +42,8 @@ export type GroundTruthInput = Scene | { width: number; height: number; data: Fl
  * average and RMS error.
  */
 export function evaluate(disparity: ArrayLike<number>, groundTruth: GroundTruthInput, options: EvaluateOptions = {}): Evaluation {
+  if (typeof groundTruth === 'string') throw new TypeError(`evaluate: pass the scene from await loadScene('${String(groundTruth)}'), or a map { width, height, data }, not a path`);
+  if (!groundTruth || typeof groundTruth !== 'object') throw new TypeError(`evaluate: the ground truth must be a scene from loadScene() or a map { width, height, data }, got ${String(groundTruth)}`);
   if ('left' in groundTruth) {
     if (!groundTruth.groundTruth) throw new Error(`evaluate: scene ${groundTruth.name} has no ground truth`);
     return evaluateDisparity(disparity, groundTruth.groundTruth, groundTruth.left.width, groundTruth.left.height, {

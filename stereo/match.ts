@@ -1,4 +1,5 @@
 import type { Raster } from '../data/raster';
+import { readImage } from '../data/imageIO';
 import { buildStereoEnergy, defaultTau, wtaFromMatcher, wtaInit, type StereoEnergy } from '../costs';
 import type { EnergyBreakdown } from '../expansion/energy';
 import { alphaExpansion, type CycleReport, type ExpansionOptions, type ExpansionResult, type MoveProgress } from '../expansion/alphaExpansion';
@@ -186,8 +187,11 @@ export async function startingLabels(energy: StereoEnergy, p: MatchParams, solve
  * Disparity of a rectified pair by α-expansion: data costs, smoothness
  * weights, an initial labeling, then `cycles` cycles of expansion moves.
  */
-export async function match(left: Raster, right: Raster, options: MatchOptions): Promise<MatchResult> {
+export async function match(leftImage: Raster | string, rightImage: Raster | string, options: MatchOptions): Promise<MatchResult> {
   const t0 = performance.now();
+  const left = await asRaster(leftImage, 'left');
+  const right = await asRaster(rightImage, 'right');
+  if (!options || typeof options !== 'object' || options.ndisp === undefined) throw new TypeError('match: options must give ndisp (the number of disparities), e.g. { ndisp: 64 }');
   const resolved = resolveParams(options);
   const backend = options.backend ?? 'auto';
   const verify = options.verify ?? false;
@@ -244,6 +248,15 @@ export async function match(left: Raster, right: Raster, options: MatchOptions):
     fallbacks,
     ...(clockWarmup ? { clockWarmup } : {}),
   };
+}
+
+/** An image given as a raster or as the path of an image file (PNG, JPEG, PPM/PGM, PFM); anything else is a clear TypeError. */
+async function asRaster(image: Raster | string, which: 'left' | 'right'): Promise<Raster> {
+  if (typeof image === 'string') return readImage(image);
+  if (!image || typeof image !== 'object' || typeof image.width !== 'number' || !image.data) {
+    throw new TypeError(`match: the ${which} image must be a file path or a raster { width, height, channels, data } (readImage gives one), got ${image === null || image === undefined ? String(image) : typeof image}`);
+  }
+  return image;
 }
 
 /**

@@ -16,3 +16,36 @@ test('the library API matches and scores a scene from a script', async () => {
   const perfect = evaluate(scene.groundTruth!, scene);
   for (const reg of perfect.regions) expect(reg.bad[0]).toBe(0);
 });
+
+describe('the library from JavaScript: paths where a user passes them, a clear TypeError otherwise', () => {
+  const os = require('os') as typeof import('os');
+  const fs = require('fs') as typeof import('fs');
+  const path = require('path') as typeof import('path');
+  const { writePng, matchScene } = require('../stereo') as typeof import('../stereo');
+  const { writeSceneFolder } = require('./tuneSupport') as typeof import('./tuneSupport');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-api-'));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('match takes image paths, matchScene a scene folder', async () => {
+    const scene = generateSyntheticScene({ width: 48, height: 32, ndisp: 6, seed: 3 });
+    await writePng(path.join(dir, 'l.png'), scene.left);
+    await writePng(path.join(dir, 'r.png'), scene.right);
+    const fromFiles = await match(path.join(dir, 'l.png'), path.join(dir, 'r.png'), { ndisp: 6, backend: 'bk', cycles: 1 });
+    const fromRasters = await match(scene.left, scene.right, { ndisp: 6, backend: 'bk', cycles: 1 });
+    expect(fromFiles.disparity).toEqual(fromRasters.disparity);
+    await writeSceneFolder(path.join(dir, 'scene'), { seed: 5, width: 48, height: 32, ndisp: 6 });
+    const m = await matchScene(path.join(dir, 'scene'), { cycles: 1 }, { backend: 'bk' });
+    expect(m.scene.name).toBe('scene');
+    expect(m.evaluation).toBeDefined();
+  });
+
+  test.each([
+    [() => (matchScene as (s: unknown) => Promise<unknown>)(undefined), /^matchScene: expected a scene folder path or a scene from loadScene\(\), got undefined$/],
+    [() => (match as (l: unknown, r: unknown, o: unknown) => Promise<unknown>)(undefined, 'r.png', { ndisp: 4 }), /^match: the left image must be a file path or a raster/],
+    [() => (match as (l: unknown, r: unknown, o?: unknown) => Promise<unknown>)({ width: 2, height: 1, channels: 1, data: new Float32Array(2) }, { width: 2, height: 1, channels: 1, data: new Float32Array(2) }), /^match: options must give ndisp/],
+    [async () => (evaluate as (d: unknown, g: unknown) => unknown)(new Uint16Array(4), 'data/teddy'), /^evaluate: pass the scene from await loadScene\('data\/teddy'\)/],
+  ])('%#: a TypeError that says what to pass', async (call, message) => {
+    await expect(call()).rejects.toThrow(message);
+    await expect(call()).rejects.toBeInstanceOf(TypeError);
+  });
+});
