@@ -266,6 +266,7 @@ describe('live progress', () => {
     expect(r.err).toMatch(/stopped by Ctrl-C after 1 of 2 scenes/);
     const html = fs.readFileSync(f('stopped.html'), 'utf8');
     expect(html).toContain('1 scene(s) of 2; stopped by Ctrl-C');
+    expect(html).not.toMatch(/units of 1\/1 /);
     expect(process.listenerCount('SIGINT')).toBe(0);
   });
 });
@@ -311,5 +312,30 @@ describe('every command: bad input is one line naming the option or file, exit c
     expect(r.err.split('\n')).toHaveLength(1);
     expect(r.code).toBe(code);
     expect(listing()).toEqual(before);
+  });
+});
+
+describe('small rough edges', () => {
+  test('a --mask image is named by its file name in the region column; the regions are explained', async () => {
+    const mask = { width: 64, height: 48, channels: 1, data: new Float32Array(64 * 48).fill(255), maxval: 255 };
+    fs.mkdirSync(f('masks/deep'), { recursive: true });
+    await writePng(f('masks/deep/mine.png'), mask);
+    const r = await cli(['eval', f('init.pfm'), f('init.pfm'), '--mask', f('masks/deep/mine.png')]);
+    expect(r.code).toBe(0);
+    const row = r.outLines.find((l) => /mine\.png/.test(l))!;
+    expect(row.trim()).toMatch(/^mine\.png /);
+    expect(r.out).not.toContain(f('masks/deep'));
+    expect(r.out).toMatch(/known = every pixel with ground truth/);
+  });
+
+  test('run shows known only where it differs from all, and says what the regions are', async () => {
+    const r = await cli(['run', f('scenes/one'), '--cycles', 1, '--backend', 'bk']);
+    expect(r.code).toBe(0);
+    // The MiddEval3 all mask (mask0nocc non-zero) covers every pixel with ground truth: one column, not two equal ones.
+    const head = r.outLines.find((l) => l.startsWith('scene'))!;
+    expect(head).toContain('nonocc>1');
+    expect(head).toContain('all>1');
+    expect(head).not.toContain('known>1');
+    expect(r.out).toMatch(/^regions: nonocc = not occluded/m);
   });
 });

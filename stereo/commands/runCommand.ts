@@ -33,9 +33,9 @@ export interface RunArgs extends ParamArgs {
 const pct = (v: number | undefined): string => (v === undefined ? '-' : v.toFixed(2));
 const bad = (e: Evaluation | undefined, region: RegionName, i: number): number | undefined => (e ? regionScore(e, region)?.bad[i] : undefined);
 
-/** True when 'known' and 'all' score the same on every scene (the all mask covers every pixel with ground truth): one column says it. */
+/** True when 'known' and 'all' score the same on every scene with ground truth (the all mask covers every pixel with ground truth): one column says it. */
 const knownIsAll = (results: SceneMatch[], thresholds: number[]): boolean =>
-  results.every(({ evaluation: e }) => thresholds.every((_, i) => bad(e, 'known', i) === bad(e, 'all', i) || bad(e, 'all', i) === undefined));
+  results.every(({ evaluation: e }) => !e || thresholds.every((_, i) => bad(e, 'all', i) !== undefined && bad(e, 'known', i) === bad(e, 'all', i)));
 
 /** The table of a run: a row per scene, a column group per threshold. */
 export function runTableLines(results: SceneMatch[], thresholds: number[]): string[] {
