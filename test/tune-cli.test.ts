@@ -42,6 +42,14 @@ async function killMidway(out: string, lines: number): Promise<number> {
 
 const stable = (t: TrialRecord) => ({ ...t, timeMs: 0 });
 
+/** The command line run by main() in this process, with stdout and stderr captured. */
+async function inProcess(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+}
+
 describe('stereocut tune, killed and resumed', () => {
   test('the resumed run has exactly the trials of an uninterrupted one, none twice, same values', async () => {
     const killed = path.join(tmp, 'killed');
@@ -82,10 +90,11 @@ describe('stereocut tune, killed and resumed', () => {
   });
 
   test('running into a folder that has a log needs --resume', async () => {
+    // In this process: what is tested is the refusal, not the process boundary (the test above spawns and kills).
     const out = path.join(tmp, 'twice');
-    expect((await runCli(small(out))).code).toBe(0);
+    expect((await inProcess(small(out))).code).toBe(0);
     const before = fs.readFileSync(path.join(out, TUNE_FILES.jsonl), 'utf8');
-    const r = await runCli(small(out));
+    const r = await inProcess(small(out));
     expect(r.code).not.toBe(0);
     expect(r.stderr.trim()).toMatch(/^stereocut: --out .*twice: already holds trials.jsonl; pass --resume/);
     expect(fs.readFileSync(path.join(out, TUNE_FILES.jsonl), 'utf8')).toBe(before);
@@ -104,9 +113,7 @@ describe('stereocut tune, bad input', () => {
     ];
     // In this process (the refusals come before any trial): the same one-line contract as the spawned command line, without a process start per case.
     for (const [argv, re] of cases) {
-      const err: string[] = [];
-      const code = await main([...argv, '--backend', 'bk'], { out: () => undefined, err: (l) => err.push(l) });
-      const r = { code, stderr: err.join('\n') };
+      const r = await inProcess([...argv, '--backend', 'bk']);
       expect(r.code).not.toBe(0);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr.trim()).toMatch(re);
