@@ -40,10 +40,17 @@ export function closingLines(r: MatchResult): string[] {
   return lines;
 }
 
-/** The whole account of a finished match (the live view prints the same lines as each phase ends). */
+/**
+ * The whole account of a finished match, notices included (the command
+ * line's live view prints the same lines as each phase ends, and the notices
+ * on stderr, leaving out the ones that describe the normal case).
+ */
 export function matchSummaryLines(r: MatchResult): string[] {
+  const w = r.clockWarmup;
   return [
     `backend: ${r.backend} on ${r.device}`,
+    ...r.fallbacks.map((f) => `note: ${f}`),
+    ...(w ? [w.dispatches > 0 ? `GPU clock warm-up: ${w.dispatches} spin dispatches queued before the costs` : `GPU clock warm-up skipped: ${w.skipped}`] : []),
     paramsLine(r.width, r.height, r.ndisp, r.params, r.init) + (r.costScale !== 1 ? `; energies × ${r.costScale}` : ''),
     `energy after init: ${energyText(r.initialEnergy)}`,
     ...r.cycles.map(cycleLine),
