@@ -8,6 +8,7 @@ import { GpuMoveSolver, type GpuDataSource } from '../expansion/gpuMoveSolver';
 import { seededRandom } from '../expansion/labelOrder';
 import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
 import { costOptions } from '../stereo/match';
+import { fullTest } from './testScope';
 
 // The device WTA's kernels on gpu.js's cpu backend (CI has no GPU), against the host's WTA (costs/wta.ts).
 jest.setTimeout(300_000);
@@ -109,7 +110,8 @@ describe('WTA on the device', () => {
   const haveTsukuba = fs.existsSync(tsukuba);
   if (!haveTsukuba) test.skip(`tsukuba: no data at ${tsukuba} (set STEREO_DATA)`, () => undefined);
   else {
-    test('tsukuba 384×288, 16 labels, window 9: the host WTA\'s labels from the volume and from the images, in one chunk and in three', async () => {
+    // Under STEREOCUT_FULL_TESTS=1 only: the 120 random pairs above cover every case on small grids.
+    fullTest('tsukuba 384×288, 16 labels, window 9: the host WTA\'s labels from the volume and from the images, in one chunk and in three', async () => {
       const scene = await loadScene(tsukuba);
       const e = buildStereoEnergy(scene.left, scene.right, { ndisp: scene.ndisp, kind: 'sad', lambda: 20, smoothness: 'linear', truncation: 2 });
       const expected = wtaInit(e.data, e.width, e.height, e.labels, 9);
