@@ -2,7 +2,9 @@
 // Start-up time of the command line: each command below is run as a fresh
 // process `runs` times (after one warm-up run that fills the OS file cache),
 // and the table gives the median, the fastest and the slowest wall time.
-// Usage: node bench/startup.js [runs]   (needs `npm run build` first)
+// Usage: node bench/startup.js [runs] [other/bin/stereocut.js]   (needs `npm run build` first)
+// A second launcher (another checkout, built) adds its --help row to the same table, for a comparison
+// measured under the same load.
 const { spawnSync } = require('child_process');
 const path = require('path');
 
@@ -13,6 +15,7 @@ if (!Number.isInteger(runs) || runs < 1) {
   process.exit(1);
 }
 
+const other = process.argv[3];
 const cases = [
   ['node -e ""', [process.execPath, '-e', '']],
   ['stereocut --version', [process.execPath, bin, '--version']],
@@ -20,6 +23,7 @@ const cases = [
   ['stereocut match --help', [process.execPath, bin, 'match', '--help']],
   ['stereocut tune --help', [process.execPath, bin, 'tune', '--help']],
   ['node -e "require(\'gpu.js\')"', [process.execPath, '-e', "require('gpu.js')"]],
+  ...(other ? [[`${other} --help`, [process.execPath, other, '--help']]] : []),
 ];
 
 const time = ([cmd, ...args]) => {
