@@ -202,7 +202,8 @@ export async function match(leftImage: Raster | string, rightImage: Raster | str
   emit({ kind: 'start', width: left.width, height: left.height, ndisp: options.ndisp, params, init, backend });
   const leftToDevice = await costsLeftToDevice(params, options.ndisp, backend, verify);
   const clockWarmup = await warmUpForBackend(backend, options.warmUpClocks, leftToDevice);
-  const energy = stereoEnergy(left, right, options.ndisp, params, leftToDevice);
+  // The energy is built from the parameters as given (τ undefined = the matcher's default); `params` records the value that ran.
+  const energy = stereoEnergy(left, right, options.ndisp, resolved, leftToDevice);
   const t1 = performance.now();
   emit({ kind: 'costs', ms: t1 - t0 });
   const fallbacks: string[] = [];

@@ -2,7 +2,7 @@ import type { Argv } from 'yargs';
 import { COST_KINDS } from '../../costs';
 import { LABEL_ORDERS } from '../../expansion/labelOrder';
 import { BACKENDS, type MatchParams } from '../params';
-import { checkNumber, valueError } from './optionValues';
+import { checkNumber, NUMBER_RULES, valueError } from './optionValues';
 
 /**
  * The energy and solver options shared by match, run, demo, export-mrf and
@@ -49,8 +49,12 @@ export interface ParamArgs {
   cycles?: string; seed?: number; 'skip-unchanged'?: boolean; costs?: string;
 }
 
-/** A number option's value checked against its rule (optionValues.ts), or undefined when not given. */
+/** A number option's value checked against its rule (optionValues.ts NUMBER_RULES), or undefined when not given. */
 const checked = (name: string, v: number | undefined): number | undefined => (v === undefined ? undefined : checkNumber(name, v));
+
+/** The same for an option that must be a finite number ≥ 0 unless NUMBER_RULES says more. */
+const finiteNonNegative = (name: string, v: number | undefined): number | undefined =>
+  (v === undefined ? undefined : checkNumber(name, v, String(v), NUMBER_RULES[name] ?? { min: 0 }));
 
 /** Command-line values → MatchParams overrides (undefined where not given), with option-named errors. */
 export function paramsFromArgs(a: ParamArgs): { params: Partial<MatchParams>; initFile?: string } {
@@ -69,12 +73,12 @@ export function paramsFromArgs(a: ParamArgs): { params: Partial<MatchParams>; in
   else if (a.init !== undefined) initFile = a.init;
   const params: Partial<MatchParams> = {
     cost: a.cost as MatchParams['cost'] | undefined,
-    tau: checked('tau', a.tau),
+    tau: finiteNonNegative('tau', a.tau),
     border: a.border as MatchParams['border'] | undefined,
-    lambda: checked('lambda', a.lambda),
+    lambda: finiteNonNegative('lambda', a.lambda),
     smoothness: a.smoothness as MatchParams['smoothness'] | undefined,
     truncation: checked('truncation', a.truncation),
-    cueThreshold: checked('cue-threshold', a['cue-threshold']),
+    cueThreshold: finiteNonNegative('cue-threshold', a['cue-threshold']),
     cueFactor: checked('cue-factor', a['cue-factor']),
     init,
     window: checked('window', a.window),
