@@ -292,6 +292,8 @@ describe('every command: bad input is one line naming the option or file, exit c
     [['run', 'scenes/one', '--ndisp', 0], 1, /^stereocut: --ndisp: got '0', expected an integer > 0$/],
     [['run', 'scenes/one', '--out-dir', 'left.png'], 1, /^stereocut: --out-dir: .*left\.png exists and is not a folder$/],
     [['run', 'scenes/one', '--threshold', -1], 1, /^stereocut: --threshold: got '-1', expected a finite number ≥ 0$/],
+    [['run', 'scenes/one', '--report', 'a-folder.png'], 1, /^stereocut: --report: .*a-folder\.png is a folder; give a file name$/],
+    [['run', 'scenes/one', '--middeval3', 'left.png'], 1, /^stereocut: --middeval3: .*left\.png exists and is not a folder$/],
     [['run', 'scenes/one', '--frobnicate'], 2, /^stereocut: unknown option --frobnicate \(see stereocut run --help\)$/],
     [['demo', '--width', 8, '--out-dir', 'never-demo'], 1, /^stereocut: --width: got '8', expected an integer in 32..4096$/],
     [['demo', '--scene-seed', 1.5, '--out-dir', 'never-demo'], 1, /^stereocut: --scene-seed: got '1.5', expected an integer$/],

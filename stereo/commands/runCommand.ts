@@ -7,7 +7,7 @@ import { RunOutputs } from '../report/runOutputs';
 import { matchScene, type SceneMatch } from '../sceneMatch';
 import { matchSummaryJson } from '../summary';
 import type { BackendName } from '../params';
-import { checkOutputFolder, Io } from './common';
+import { checkOutputFolder, checkOutputPath, Io } from './common';
 import { StopRequest, StoppedError, yieldToEventLoop } from './interrupt';
 import { LiveMatch } from './liveProgress';
 import { paramsFromArgs, ParamArgs } from './paramOptions';
@@ -62,6 +62,9 @@ export async function runCommand(a: RunArgs, io: Io): Promise<number> {
   if (initFile) throw new Error(`--init: got '${initFile}', expected wta or zero (a disparity file belongs to one pair: use match)`);
   const outDir = a['out-dir'];
   if (outDir !== undefined) checkOutputFolder(outDir, '--out-dir');
+  // The report's extension and the MiddEval3 names are checked by RunOutputs; here, that both can be written at all.
+  if (a.report !== undefined) checkOutputPath(a.report, '--report');
+  if (a.middeval3 !== undefined) checkOutputFolder(a.middeval3, '--middeval3');
   const extra = new RunOutputs({ report: a.report, inline: a.inline, middeval3: a.middeval3, middeval3Name: a['middeval3-name'], middeval3Set: a['middeval3-set'] });
   // Load and check every scene before matching any, so a bad folder fails before output is written.
   const scenes = [];
