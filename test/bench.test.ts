@@ -4,7 +4,19 @@ import * as path from 'path';
 import { runBench, type BenchResult } from '../stereo/bench/runBench';
 import { benchMarkdown, figure5, parseBenchJson, table3, table4 } from '../stereo/bench/tables';
 import { cumulativeSteps, parseTechniques, TECHNIQUES } from '../stereo/bench/techniques';
-import { runCli } from './tuneSupport';
+import { main } from '../stereo/cli';
+
+/**
+ * The command line run by main() in this process, stdout and stderr captured:
+ * the same parsing and handlers as the installed command, without a process
+ * start per call (cli.test.ts and tune-cli.test.ts spawn it).
+ */
+async function runCli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+}
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-bench-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
