@@ -8,7 +8,16 @@ import { match } from '../stereo/match';
 import { RunOutputs } from '../stereo/report/runOutputs';
 import { badTable } from '../stereo/tune/badPixels';
 import { REPORT_THRESHOLDS } from '../stereo/report/sceneOutputs';
-import { listFiles, runCli, writeSceneFolder } from './tuneSupport';
+import { listFiles, writeSceneFolder } from './tuneSupport';
+import { main } from '../stereo/cli';
+
+/** The command line run by main() in this process, stdout and stderr captured (the spawned command is covered by cli.test.ts). */
+async function runCli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+}
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-report-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
