@@ -38,23 +38,16 @@ interface DeclaredOptions {
   alias: Record<string, string[]>;
 }
 
-interface CommandEntry {
-  name: string;
-  /** The usage after "stereocut" (for messages about missing arguments). */
-  usage: string;
+/** What yargs' command instance (internal, not in its type declarations) tells of the commands declared: name → spec ("run <scenes..>"). */
+interface CommandHandlers {
+  getInternalMethods(): { getCommandInstance(): { getCommandHandlers(): Record<string, { original: string }> } };
 }
 
-const COMMANDS: CommandEntry[] = [
-  { name: 'match', usage: 'match <left> <right> --ndisp N -o disp.png' },
-  { name: 'eval', usage: 'eval <disparity> <scene folder | ground-truth file>' },
-  { name: 'run', usage: 'run <scene folder..>' },
-  { name: 'demo', usage: 'demo' },
-  { name: 'export-mrf', usage: 'export-mrf <left> <right> --ndisp N -o energy.smrf' },
-  { name: 'solve-mrf', usage: 'solve-mrf <energy.smrf> -o labels.u16' },
-  { name: 'tune', usage: 'tune <scenes..> -p NAME=values' },
-  { name: 'bench', usage: 'bench [scenes..]' },
-  { name: 'help', usage: 'help [command]' },
-];
+/** The commands declared on the parser, with their usage: any `.command(…)` added to the chain is known here, nothing to keep in step. */
+function declaredCommands(parser: unknown): Map<string, string> {
+  const handlers = (parser as CommandHandlers).getInternalMethods().getCommandInstance().getCommandHandlers();
+  return new Map(Object.entries(handlers).map(([name, h]) => [name, h.original]));
+}
 
 /** Edit distance, for "did you mean" on a mistyped command. */
 function distance(a: string, b: string): number {
@@ -66,16 +59,16 @@ function distance(a: string, b: string): number {
   return d[a.length][b.length];
 }
 
-export function unknownCommandMessage(name: string): string {
-  const near = COMMANDS.map((c) => ({ c: c.name, d: Math.min(distance(name, c.name), c.name.startsWith(name) ? 1 : Infinity) }))
+export function unknownCommandMessage(name: string, commands: string[]): string {
+  const near = commands.map((c) => ({ c, d: Math.min(distance(name, c), c.startsWith(name) ? 1 : Infinity) }))
     .filter((x) => x.d <= Math.max(1, Math.floor(x.c.length / 3)))
     .sort((x, y) => x.d - y.d);
   const hint = near.length ? `; did you mean ${near[0].c}?` : '';
-  return `unknown command '${name}'${hint} (commands: ${COMMANDS.filter((c) => c.name !== 'help').map((c) => c.name).join(', ')}; see stereocut --help)`;
+  return `unknown command '${name}'${hint} (commands: ${commands.filter((c) => c !== 'help').join(', ')}; see stereocut --help)`;
 }
 
 /** yargs' messages about the command line, as one line naming the option or argument. */
-function usageMessage(msg: string, command: string | undefined, argv: string[]): string {
+function usageMessage(msg: string, command: string | undefined, argv: string[], usages: Map<string, string>): string {
   const see = command ? `see stereocut ${command} --help` : 'see stereocut --help';
   if (msg.startsWith('Invalid values:')) return choiceError(msg);
   const unknown = /^Unknown arguments?: (.*)$/s.exec(msg);
@@ -88,7 +81,7 @@ function usageMessage(msg: string, command: string | undefined, argv: string[]):
   const missing = /^Missing required arguments?: (.*)$/s.exec(msg);
   if (missing) return `${missing[1].split(', ').map((n) => `--${n}`).join(', ')} required (${see})`;
   if (/^Not enough non-option arguments/.test(msg)) {
-    const usage = COMMANDS.find((c) => c.name === command)?.usage ?? command ?? '';
+    const usage = (command && usages.get(command)) ?? command ?? '';
     return `${command ?? 'stereocut'}: missing arguments; usage: stereocut ${usage} (${see})`;
   }
   return msg.replace(/\s*\n\s*/g, ' ');
@@ -97,11 +90,6 @@ function usageMessage(msg: string, command: string | undefined, argv: string[]):
 export async function main(argvIn: string[], io: Io = processIo): Promise<number> {
   // "help CMD" is "CMD --help"; "help" alone the top-level help.
   const argv = argvIn[0] === 'help' ? [...argvIn.slice(1, 2), '--help'] : argvIn;
-  const first = argv[0];
-  if (first !== undefined && !first.startsWith('-') && !COMMANDS.some((c) => c.name === first)) {
-    io.err(`stereocut: ${unknownCommandMessage(first)}`);
-    return 2;
-  }
   let code = 0;
   let failure: string | undefined;
   let task: (() => Promise<number>) | undefined;
@@ -211,13 +199,19 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
     .exitProcess(false)
     .fail((msg, err) => { failure ??= err ? err.message : msg; });
 
+  const commands = declaredCommands(parser);
+  const first = argv[0];
+  if (first !== undefined && !first.startsWith('-') && !commands.has(first)) {
+    io.err(`stereocut: ${unknownCommandMessage(first, [...commands.keys()])}`);
+    return 2;
+  }
   let helpShown = false;
   const args = await parser.parseAsync(argv, {}, (err, _argv, output) => {
     if (output && !err) { io.out(output.trimEnd()); helpShown = true; }
   });
   const command = typeof args._[0] === 'string' ? args._[0] : undefined;
   if (failure !== undefined) {
-    io.err(`stereocut: ${usageMessage(failure, command, argv)}`);
+    io.err(`stereocut: ${usageMessage(failure, command, argv, commands)}`);
     return 2;
   }
   if (helpShown || !task) return 0;

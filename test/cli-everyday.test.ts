@@ -213,7 +213,7 @@ describe('bug 9: version, help and mistyped commands as npm CLIs answer them', (
   test('run with no scene names what is missing, in one line', async () => {
     const r = await cli(['run']);
     expect(r.code).toBe(2);
-    expect(r.err).toBe('stereocut: run: missing arguments; usage: stereocut run <scene folder..> (see stereocut run --help)');
+    expect(r.err).toBe('stereocut: run: missing arguments; usage: stereocut run <scenes..> (see stereocut run --help)');
   });
 });
 
