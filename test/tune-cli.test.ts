@@ -87,7 +87,7 @@ describe('stereocut tune, killed and resumed', () => {
     const dropTime = (l: string) => l.split(',').filter((_, i) => i !== csvA[0].split(',').indexOf('time_ms')).join(',');
     expect(csvA.map(dropTime)).toEqual(csvB.map(dropTime));
     expect(once.stdout).toContain('overall best');
-  });
+  }, 300_000); // three spawned tunes with two worker threads each: on a loaded two-core machine this passes jest's default 120 s
 
   test('running into a folder that has a log needs --resume', async () => {
     // In this process: what is tested is the refusal, not the process boundary (the test above spawns and kills).
