@@ -11,13 +11,13 @@ import { flattenState, GpuPrecisionError, sinkResidualOf } from '../graphcut/pus
 import {
   checkKernelScheme, gatedKernel, globalRelabelPasses, iterationPasses, STATE_PLANES, PLANE, type BfsScheme, type GlobalRelabel, type PushScheme, type StatePass,
 } from '../graphcut/pushRelabelKernels';
-import { forwardGradients } from '../costs/dataCost';
+import { forwardGradients } from '../data/costImage';
 import { BinaryStepBuilder, type GraphVariant } from './binaryStep';
-import { computeEnergy, pairwise, type EnergyBreakdown, type MrfEnergy, type SmoothnessKind } from './energy';
+import { computeEnergy, isMetricTable, pairwise, type CostImage, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import {
   applyCutSource, capacitySource, changedTilesSource, checkTilesSource, energyChunksSource, energyTermsSource, flowPlanesSource,
   initStateSource, MOVE_DONE_GATE, orTilesSource, reductionLevels, startMoveSource, sumFinalSource, sumTilesSource, tallySource, wtaCostsSource, wtaPickSource,
-  wtaRowSumsSource, type DataSourceKind, type ImageCostSpec,
+  wtaRowSumsSource, imageCostSpec, type DataSourceKind, type ImageCostSpec,
 } from './gpuMoveKernels';
 import { keepProgram, takeKeptProgram } from './gpuKeptPrograms';
 import type { CycleHooks, MoveResult, MoveSolver } from './moveSolver';
@@ -283,10 +283,6 @@ interface ResidentFlight {
 /** How a move starts: from zero flow, or from its α's stored flows (warmStart). */
 type StartKind = 'cold' | 'warm';
 
-/** The two ways the data term reaches the device. */
-export type GpuDataSource =
-  | { kind: 'volume' }
-  | { kind: 'images'; left: { width: number; height: number; channels: number; data: Int32Array }; right: { width: number; height: number; channels: number; data: Int32Array }; costs: ImageCostSpec };
 
 interface Plan {
   pipe: IPipelineRunShortcut;
@@ -483,20 +479,6 @@ export function defaultPush(width: number, height: number): PushScheme {
   return width * height > 1 << 20 ? 'split-sweep' : 'sweep';
 }
 
-/** V(a, b) satisfies V(a, c) ≤ V(a, b) + V(b, c) for all labels: then no expansion graph is ever truncated. */
-export function isMetricTable(e: MrfEnergy): boolean {
-  return isMetricSmoothness(e.smoothness, e.truncation, e.labels);
-}
-
-/** isMetricTable from the smoothness term's kind, truncation and label count alone (before an energy exists). */
-export function isMetricSmoothness(kind: SmoothnessKind, truncation: number, labels: number): boolean {
-  if (kind === 'potts' || kind === 'linear') return true;
-  for (let a = 0; a < labels; a++) for (let b = 0; b < labels; b++) for (let c = 0; c < labels; c++) {
-    if (pairwise(kind, truncation, a, c) > pairwise(kind, truncation, a, b) + pairwise(kind, truncation, b, c)) return false;
-  }
-  return true;
-}
-
 export class GpuMoveSolver implements MoveSolver {
   readonly backend: string;
   readonly device: string;
@@ -563,7 +545,8 @@ export class GpuMoveSolver implements MoveSolver {
   /** Resident calls in flight per plan: such plans are never evicted from the cache (a look-ahead call copies the labels out of their buffers). */
   private readonly busyPlans = new Map<Plan, number>();
 
-  constructor(private readonly ctx: GpuContext, private readonly energy: MrfEnergy, options: GpuMoveOptions, source: GpuDataSource = { kind: 'volume' }) {
+  constructor(private readonly ctx: GpuContext, private readonly energy: MrfEnergy, options: GpuMoveOptions) {
+    const source = energy.data;
     this.o = {
       iterationsPerRound: 24, bfsPasses: defaultBfsPasses(energy.width, energy.height), initialRounds: defaultInitialRounds(energy.width, energy.height), movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
       push: defaultPush(energy.width, energy.height), bfs: 'scan', reach: defaultReach(energy.width, energy.height), resume: true,
@@ -591,8 +574,8 @@ export class GpuMoveSolver implements MoveSolver {
       throw new Error(`gpu expansion: the ${energy.smoothness} smoothness term with truncation ${energy.truncation} is not a metric; its graphs may need truncation, which the device moves do not check (use a MaxFlowSolver through GraphMoveSolver)`);
     }
     this.sourceKind = source.kind;
-    this.costSpec = source.kind === 'images' ? source.costs : null;
-    this.checkExactness(source);
+    this.costSpec = source.kind === 'images' ? imageCostSpec(source.spec) : null;
+    this.checkExactness();
     this.backend = `gpu-expansion-${ctx.mode}`;
     this.device = ctx.device;
     this.rounds = { cold: this.o.initialRounds, warm: this.o.initialRounds };
@@ -621,16 +604,18 @@ export class GpuMoveSolver implements MoveSolver {
     let dataDims: [number, number, number];
     let dataValues: () => Float32Array;
     if (source.kind === 'volume') {
-      if (energy.data.length !== this.n * L) throw new Error(`gpu expansion: data term has ${energy.data.length} entries, expected ${this.n * L} (${W}×${H}×${L})`);
+      const costs = source.costs;
+      if (costs.length !== this.n * L) throw new Error(`gpu expansion: data term has ${costs.length} entries, expected ${this.n * L} (${W}×${H}×${L})`);
       dataDims = [L, W, H];
-      dataValues = () => Float32Array.from(energy.data);
+      dataValues = () => Float32Array.from(costs);
     } else {
-      const C = source.costs.channels;
+      const spec = this.costSpec!;
+      const C = spec.channels;
       for (const [name, im] of [['left', source.left], ['right', source.right]] as const) {
         if (im.width !== W || im.height !== H || im.channels !== C) throw new Error(`gpu expansion: ${name} image is ${im.width}×${im.height}×${im.channels}, the energy ${W}×${H}×${C}`);
       }
       dataDims = [W * C, H, 6];
-      dataValues = () => imagePlanes(source);
+      dataValues = () => imagePlanes(source.left, source.right, spec);
     }
     const wt = new Float32Array(2 * this.n);
     wt.set(energy.wH, 0);
@@ -651,7 +636,7 @@ export class GpuMoveSolver implements MoveSolver {
     if (program) {
       // The new energy's values replace the last solver's, on the host and in the device buffers the plans bind.
       const [data, weights, vTable] = program.literals;
-      refillSharedLiteral(data, source.kind === 'volume' ? energy.data : dataValues());
+      refillSharedLiteral(data, source.kind === 'volume' ? source.costs : dataValues());
       refillSharedLiteral(weights, wt);
       refillSharedLiteral(vTable, vt);
     } else {
@@ -706,16 +691,19 @@ export class GpuMoveSolver implements MoveSolver {
   }
 
   /** Refuses energies whose graphs could hold a value that f32 does not represent exactly. */
-  private checkExactness(source: GpuDataSource): void {
+  private checkExactness(): void {
     const e = this.energy;
+    const source = e.data;
+    const spec = this.costSpec;
     if (this.n + 2 > MAX_GPU_EXACT_CAPACITY) throw new GpuPrecisionError(`grid has ${this.n} pixels; heights up to ${this.n + 1} exceed 2^24`);
     let maxD = 0;
     if (source.kind === 'volume') {
-      for (let i = 0; i < e.data.length; i++) if (e.data[i] > maxD) maxD = e.data[i];
-    } else {
-      maxD = source.costs.maxCost;
-      const rawMax = (source.costs.kind === 'sad' ? 255 : source.costs.kind === 'ssd' ? 255 * 255 : 1275) * source.costs.channels;
-      if (rawMax * source.costs.scale > MAX_GPU_EXACT_CAPACITY) throw new GpuPrecisionError(`raw costs up to ${rawMax}·${source.costs.scale} exceed 2^24`);
+      const D = source.costs;
+      for (let i = 0; i < D.length; i++) if (D[i] > maxD) maxD = D[i];
+    } else if (spec) {
+      maxD = spec.maxCost;
+      const rawMax = (spec.kind === 'sad' ? 255 : spec.kind === 'ssd' ? 255 * 255 : 1275) * spec.channels;
+      if (rawMax * spec.scale > MAX_GPU_EXACT_CAPACITY) throw new GpuPrecisionError(`raw costs up to ${rawMax}·${spec.scale} exceed 2^24`);
     }
     let maxW = 0;
     for (let i = 0; i < this.n; i++) maxW = Math.max(maxW, e.wH[i], e.wV[i]);
@@ -1503,15 +1491,15 @@ function releaseProgram(program: DeviceProgram): void {
 }
 
 /** The image planes the image-source kernels read: left, right, then for sad+sgrad the forward gradients ∂x, ∂y of each (IM). */
-function imagePlanes(source: Extract<GpuDataSource, { kind: 'images' }>): Float32Array {
-  const C = source.costs.channels;
-  const n = source.left.width * source.left.height;
+function imagePlanes(left: CostImage, right: CostImage, spec: ImageCostSpec): Float32Array {
+  const C = spec.channels;
+  const n = left.width * left.height;
   const planes = new Float32Array(6 * n * C);
-  planes.set(source.left.data, 0);
-  planes.set(source.right.data, n * C);
-  if (source.costs.kind === 'sad+sgrad') {
-    const [gxL, gyL] = forwardGradients(source.left);
-    const [gxR, gyR] = forwardGradients(source.right);
+  planes.set(left.data, 0);
+  planes.set(right.data, n * C);
+  if (spec.kind === 'sad+sgrad') {
+    const [gxL, gyL] = forwardGradients(left);
+    const [gxR, gyR] = forwardGradients(right);
     planes.set(gxL, 2 * n * C);
     planes.set(gyL, 3 * n * C);
     planes.set(gxR, 4 * n * C);

@@ -1,8 +1,7 @@
-import type { MrfEnergy } from '../expansion/energy';
 import type { GraphVariant } from '../expansion/binaryStep';
-import { GpuMoveSolver, isMetricTable, type GpuDataSource, type GpuMoveOptions } from '../expansion/gpuMoveSolver';
+import { GpuMoveSolver, type GpuMoveOptions } from '../expansion/gpuMoveSolver';
 import { GraphMoveSolver, type MoveResult, type MoveSolver } from '../expansion/moveSolver';
-import { computeEnergy, type EnergyBreakdown } from '../expansion/energy';
+import { computeEnergy, isMetricTable, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { createGpuContext, isWebGpuAvailable } from '../graphcut/gpuBackend';
 import { GpuPrecisionError } from '../graphcut/pushRelabel';
@@ -17,8 +16,6 @@ export interface BackendOptions {
   verify: boolean;
   /** Device move settings (K, BFS levels, rounds, moves per call) for the GPU backends. */
   gpu?: Omit<GpuMoveOptions, 'variant' | 'verify'>;
-  /** Where the device reads data costs: the energy's volume (default) or the images. */
-  dataSource?: GpuDataSource;
   /** Told why 'auto' fell back to BK (no adapter, a lost device, an energy the f32 kernels cannot hold exactly). */
   onFallback?: (reason: string) => void;
   /**
@@ -50,7 +47,7 @@ export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Pr
     return new GraphMoveSolver(energy, o.verify ? new VerifyingSolver(solver) : solver, o.graph);
   };
   const bkSolver = (): MoveSolver => hostSolver(new BoykovKolmogorovSolver());
-  const onDemand = o.dataSource?.kind === 'images';
+  const onDemand = energy.data.kind === 'images';
   if (onDemand && !o.buildVolume && (o.backend === 'bk' || (o.backend === 'auto' && !(await isWebGpuAvailable())))) {
     throw new Error(`--costs: a ${energy.width}×${energy.height}×${energy.labels} cost volume is not built (costs on demand), and only the GPU backend computes costs per label; run with --backend gpu on a machine with a GPU, or give --costs volume`);
   }
@@ -70,7 +67,7 @@ export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Pr
     return hostSolver(await createMaxFlowSolver(o.backend));
   }
   try {
-    const device = new GpuMoveSolver(ctx, energy, { ...o.gpu, variant: o.graph, verify: o.verify }, o.dataSource);
+    const device = new GpuMoveSolver(ctx, energy, { ...o.gpu, variant: o.graph, verify: o.verify });
     // BK needs the host volume: without it (and without buildVolume) a failing device cannot be replaced.
     return o.backend === 'auto' && (!onDemand || o.buildVolume) ? new FallbackMoveSolver(energy, device, bkSolver, o.onFallback) : device;
   } catch (e) {

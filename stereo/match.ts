@@ -1,8 +1,8 @@
 import type { Raster } from '../data/raster';
 import { buildStereoEnergy, wtaFromMatcher, wtaInit, type StereoEnergy } from '../costs';
+import { isMetricSmoothness, volumeOf } from '../data/energy';
 import { alphaExpansion, type ExpansionOptions, type ExpansionResult, type MoveProgress } from '../expansion/alphaExpansion';
 import { warmUpGpuClocks, type ClockWarmupReport } from '../graphcut/gpuClockWarmup';
-import { isMetricSmoothness } from '../expansion/gpuMoveSolver';
 import type { MoveSolver } from '../expansion/moveSolver';
 import { isWebGpuAvailable } from '../graphcut/gpuBackend';
 import { createMoveSolver, type BackendOptions } from './backends';
@@ -110,7 +110,7 @@ export function stereoEnergy(left: Raster, right: Raster, ndisp: number, p: Matc
 }
 
 /** True when the energy carries no cost volume (costs are computed per label when needed). */
-export const costsOnDemand = (e: StereoEnergy): boolean => e.data.length === 0;
+export const costsOnDemand = (e: StereoEnergy): boolean => e.data.kind === 'images';
 
 /**
  * Whether --costs auto leaves the data costs to the device: when the moves
@@ -130,14 +130,14 @@ export async function costsLeftToDevice(p: MatchParams, ndisp: number, backend: 
   return isMetricSmoothness(p.smoothness, p.truncation, ndisp);
 }
 
-/** The options that hand an energy's costs to createMoveSolver: the images when it has no volume, and the volume's builder when that was a choice. */
-export function costOptions(energy: StereoEnergy, leftToDevice: boolean): Pick<BackendOptions, 'dataSource' | 'buildVolume'> {
-  if (!costsOnDemand(energy)) return {};
-  const m = energy.matcher;
-  return {
-    dataSource: { kind: 'images', left: m.leftIntensity, right: m.rightIntensity, costs: { ...m.options, channels: m.channels } },
-    ...(leftToDevice ? { buildVolume: () => { if (costsOnDemand(energy)) energy.data = m.volume(energy.labels); } } : {}),
-  };
+/**
+ * The option of createMoveSolver that lets a host solver take over an
+ * energy without a volume: the volume's builder, given only when leaving the
+ * costs to the device was a choice (the volume fits).
+ */
+export function costOptions(energy: StereoEnergy, leftToDevice: boolean): Pick<BackendOptions, 'buildVolume'> {
+  if (!costsOnDemand(energy) || !leftToDevice) return {};
+  return { buildVolume: () => { if (costsOnDemand(energy)) energy.data = { kind: 'volume', costs: energy.matcher.volume(energy.labels) }; } };
 }
 
 /** Initial labeling on the host: WTA over a window, all zero, or a given map. */
@@ -150,7 +150,7 @@ export function initialLabeling(energy: StereoEnergy, p: MatchParams, given?: Ui
   }
   if (p.init === 'zero') return new Uint16Array(n);
   if (costsOnDemand(energy)) return wtaFromMatcher(energy.matcher, energy.labels, p.window);
-  return wtaInit(energy.data, energy.width, energy.height, energy.labels, p.window);
+  return wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, p.window);
 }
 
 /** The initial labeling of a run: the solver's WTA where it offers one (on the device), else initialLabeling's. */

@@ -1,5 +1,5 @@
 import type { CostKind, BorderRule } from '../costs';
-import type { SmoothnessKind } from '../expansion/energy';
+import type { SmoothnessKind } from '../data/energy';
 import type { GraphVariant } from '../expansion/binaryStep';
 import type { LabelOrder } from '../expansion/labelOrder';
 

@@ -4,7 +4,7 @@ import * as path from 'path';
 import { runBench, type BenchResult } from '../stereo/bench/runBench';
 import { benchMarkdown, figure5, parseBenchJson, table3, table4 } from '../stereo/bench/tables';
 import { cumulativeSteps, parseTechniques, TECHNIQUES } from '../stereo/bench/techniques';
-import { runCli } from './tuneSupport';
+import { runCli } from './support/tuneSupport';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-bench-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));

@@ -9,6 +9,7 @@
  * the GPU runs the shared builds is checked there (--verify, equal
  * energies: BENCHMARKS.md).
  */
+import { seededRandom } from '../data/random';
 import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpuJsRelease';
 import { GPU, Input } from 'gpu.js';
 import {
@@ -16,12 +17,11 @@ import {
   type CompilingExecutor, type ModuleDevice, type PipelineDevice, type TranslatingKernel,
 } from '../graphcut/gpuKernelBuildCache';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
-import { randomEnergy } from './randomEnergy';
+import { randomEnergy } from './support/randomEnergy';
 import { bfsScanSource, gatedSource, sweepGatherSource, sweepPushSource, STATE_PLANES, UNCHANGED_STATE } from '../graphcut/pushRelabelKernels';
 import { checkTilesSource, MOVE_DONE_GATE, startMoveSource } from '../expansion/gpuMoveKernels';
-import { createRng } from '../graphcut/randomGraphs';
-import { assembleWgsl } from './wgslAssembly';
-import { RecordingDevice, useStandInDevice } from './recordingDevice';
+import { assembleWgsl } from './support/wgslAssembly';
+import { RecordingDevice, useStandInDevice } from './support/recordingDevice';
 
 const planes = (W: number, H: number, k: number): Input => new Input(new Float32Array(W * H * k) as unknown as number[], [W, H, k]);
 
@@ -74,7 +74,7 @@ describe('kernel builds shared between plans', () => {
 
   test('400 random builds that repeat: with the cache, every WGSL is the one built without it', () => {
     installKernelBuildCache();
-    const rng = createRng(11);
+    const rng = seededRandom(11);
     const cases = Array.from({ length: 60 }, () => randomCase(rng));
     const before = { ...kernelBuildCache };
     const used = new Set<Case>();
@@ -200,7 +200,7 @@ describe('pipelines created ahead of a plan\'s compile', () => {
   /** A solver's plan of `moves` moves, traced, with an executor for it and its first call's arguments. */
   function solverPlan(W: number, H: number, moves: number, rounds: number, given?: GpuMoveSolver): { executor: CompilingExecutor; args: unknown[]; solver: GpuMoveSolver } {
     const ctx = { gpu: new GPU({ mode: 'webgpu' }), mode: 'webgpu' as const, device: 'stand-in', deviceErrors: [], destroyed: false, destroy: () => undefined };
-    const solver = given ?? new GpuMoveSolver(ctx, randomEnergy(createRng(W * 31 + H), W, H, 5, 'linear'), { variant: 'reversed', movesPerCall: moves });
+    const solver = given ?? new GpuMoveSolver(ctx, randomEnergy(seededRandom(W * 31 + H), W, H, 5, 'linear'), { variant: 'reversed', movesPerCall: moves });
     const internals = solver as unknown as { plan(m: number, r: number, b: number, v: boolean): { pipe: { pipeline: { plan: unknown; _buildPlan(): unknown } } }; flowsInOut: boolean; bfs: number };
     const pipeline = internals.plan(moves, rounds, internals.bfs, false).pipe.pipeline;
     pipeline.plan = pipeline._buildPlan();

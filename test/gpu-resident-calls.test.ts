@@ -7,9 +7,9 @@
  * GPU; on the device the same chaining is checked by whole runs whose
  * labels equal BK's (BENCHMARKS.md).
  */
+import { seededRandom } from '../data/random';
 import { installOnePassCalls, type FusedExecutor } from '../graphcut/gpuOnePassCalls';
 import { compiledExecutor, ResidentBuffers, resultBuffer, type BufferLike } from '../graphcut/gpuResidentCalls';
-import { createRng } from '../graphcut/randomGraphs';
 
 /** A buffer of the simulated device: its bytes, whether it is mapped, and destroyed. */
 class SimBuffer implements BufferLike {
@@ -139,7 +139,7 @@ const gpuJsExecutor = (require('gpu.js/src/backend/web-gpu/pipeline-executor.js'
 
 describe('resident calls', () => {
   test('200 random chains of calls over two plans, each submitted before the last one\'s results: the labels and flows the host would compute, one staging buffer per call in flight', async () => {
-    const rng = createRng(5);
+    const rng = seededRandom(5);
     const pick = (k: number): number => Math.floor(rng() * k);
     for (let trial = 0; trial < 200; trial++) {
       const m = 1 + pick(20);

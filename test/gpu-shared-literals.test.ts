@@ -7,6 +7,7 @@
  * runs the shared buffers is checked there (--verify, equal energies:
  * BENCHMARKS.md).
  */
+import { seededRandom } from '../data/random';
 import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpuJsRelease';
 import { GPU, Input } from 'gpu.js';
 import { alphaExpansion } from '../expansion/alphaExpansion';
@@ -15,9 +16,8 @@ import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { createGpuContext } from '../graphcut/gpuBackend';
 import { bindSharedLiterals, canRefillSharedLiterals, installSharedLiterals, isSharedLiteral, refillSharedLiteral, releaseSharedLiterals, shareLiterals, sharedLiterals } from '../graphcut/gpuSharedLiterals';
-import { createRng } from '../graphcut/randomGraphs';
-import { randomEnergy, randomLabels } from './randomEnergy';
-import { RecordingDevice, useStandInDevice } from './recordingDevice';
+import { randomEnergy, randomLabels } from './support/randomEnergy';
+import { RecordingDevice, useStandInDevice } from './support/recordingDevice';
 
 interface Binding { source: string; value?: unknown }
 interface TracedPlan { steps: Array<{ argBindings: Binding[] }> }
@@ -29,7 +29,7 @@ const webgpuContext = (): ConstructorParameters<typeof GpuMoveSolver>[0] => ({ g
 
 // Each solver frees its literals on dispose here (no program kept for the next: expansion/gpuKeptPrograms.ts has its own tests).
 function newSolver(W: number, H: number, seed: number, ctx = webgpuContext()): GpuMoveSolver {
-  return new GpuMoveSolver(ctx, randomEnergy(createRng(seed), W, H, 5, 'linear'), { variant: 'reversed', keepPlans: false });
+  return new GpuMoveSolver(ctx, randomEnergy(seededRandom(seed), W, H, 5, 'linear'), { variant: 'reversed', keepPlans: false });
 }
 
 /** A plan of `rounds` rounds of the solver, traced. */
@@ -186,7 +186,7 @@ describe('the solver with shared literals, on gpu.js\'s cpu backend', () => {
   test('random energies: the same labels and energies with sharing on and off, and BK\'s', async () => {
     const ctx = await createGpuContext('cpu');
     try {
-      const rng = createRng(21);
+      const rng = seededRandom(21);
       for (let t = 0; t < 3; t++) {
         const W = 5 + Math.floor(rng() * 8);
         const H = 4 + Math.floor(rng() * 6);

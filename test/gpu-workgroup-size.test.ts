@@ -6,13 +6,13 @@
  * device runs the result is checked on the GPU (--verify, equal energies:
  * BENCHMARKS.md).
  */
+import { seededRandom } from '../data/random';
 import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpuJsRelease';
 import { Input } from 'gpu.js';
 import { DEFAULT_WORKGROUP, installWorkgroupSize, kernelWorkgroup, setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpuWorkgroupSize';
 import { bfsScanSource, sweepPushSource, sweepGatherSource, STATE_PLANES } from '../graphcut/pushRelabelKernels';
 import { checkTilesSource, startMoveSource } from '../expansion/gpuMoveKernels';
-import { createRng } from '../graphcut/randomGraphs';
-import { assembleWgsl, type WgslKernel } from './wgslAssembly';
+import { assembleWgsl, type WgslKernel } from './support/wgslAssembly';
 
 /** gpu.js's build up to the WGSL, with `shape` set for the rewrite. */
 function assemble(source: string, output: number[], args: unknown[], constants: Record<string, number>, shape: WorkgroupShape): { wgsl: string; kernel: WgslKernel } {
@@ -40,7 +40,7 @@ describe('workgroups of gpu.js WebGPU kernels', () => {
 
   test('the move kernels at random sizes and shapes: only the workgroup attribute changes, and the dispatch covers the output with the fewest workgroups', () => {
     installWorkgroupSize();
-    const rng = createRng(3);
+    const rng = seededRandom(3);
     const pick = (k: number): number => 1 + Math.floor(rng() * k);
     const shapes: WorkgroupShape[] = [[16, 16], [32, 8], [64, 4], [256, 1], [1, 256], [8, 8], [5, 7], [1, 1]];
     for (let trial = 0; trial < 40; trial++) {

@@ -8,7 +8,7 @@ import { match } from '../stereo/match';
 import { RunOutputs } from '../stereo/report/runOutputs';
 import { badTable } from '../stereo/tune/badPixels';
 import { REPORT_THRESHOLDS } from '../stereo/report/sceneOutputs';
-import { listFiles, runCli, writeSceneFolder } from './tuneSupport';
+import { listFiles, runCli, writeSceneFolder } from './support/tuneSupport';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-report-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));

@@ -4,7 +4,7 @@ import * as path from 'path';
 import { readTrialLog } from '../stereo/tune/records';
 import { TUNE_FILES } from '../stereo/tune/tune';
 import type { TrialRecord } from '../stereo/tune/trial';
-import { listFiles, runCli, spawnCli, writeSceneFolder } from './tuneSupport';
+import { listFiles, runCli, spawnCli, writeSceneFolder } from './support/tuneSupport';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-tune-cli-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));

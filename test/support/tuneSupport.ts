@@ -1,9 +1,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { spawn, type ChildProcess } from 'child_process';
-import { generateSyntheticScene } from '../data/synthetic';
-import { writePfm, writePng } from '../data/imageIO';
-import { tsRequireHook } from '../costs/sourceLoader';
+import { generateSyntheticScene } from '../../data/synthetic';
+import { writePfm, writePng } from '../../data/imageIO';
+import { tsRequireHook } from '../../costs/sourceLoader';
 
 /**
  * Test support for the research commands: scene folders written from the

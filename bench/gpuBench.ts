@@ -1,6 +1,6 @@
 /**
  * Device measurements of α-expansion with the moves on the GPU (run on the
- * built JS: `node dist/stereo/gpuBench.js OUT.json SECTION... `). Every
+ * built JS: `node dist/bench/gpuBench.js OUT.json SECTION... `). Every
  * run's solver compiles its own plans (keepPlans false) unless its section
  * says otherwise, so that runs compare like with like. Sections:
  *   verify     4 cycles of tsukuba, venus, teddy, cones with every cut
@@ -96,6 +96,7 @@
  * Scenes come from $STEREO_DATA (Middlebury folders). The JSON is rewritten
  * after every run, so a run cut short still reports.
  */
+import { seededRandom } from '../data/random';
 import * as fs from 'fs';
 import * as path from 'path';
 import { generateSyntheticScene } from '../data/synthetic';
@@ -116,13 +117,13 @@ import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type 
 import {
   bfsPassSource, bfsScanSource, bfsStartSource, gatedKernel, globalRelabelPasses, iterationPasses, pushRelabelSource, STATE_PLANES, sweepPushSource, UNCHANGED_STATE, withHeightsSource, type PushScheme,
 } from '../graphcut/pushRelabelKernels';
-import { createRng, expansionLikeGraph } from '../graphcut/randomGraphs';
+import { expansionLikeGraph } from '../test/support/randomGraphs';
 import { checkTilesSource, MOVE_DONE_GATE, orTilesSource, reductionLevels, TILE } from '../expansion/gpuMoveKernels';
-import { createMoveSolver } from './backends';
+import { createMoveSolver } from '../stereo/backends';
 import { installHostProfiler } from './gpuHostProfile';
-import { costOptions, costsLeftToDevice, match, resolveParams, startingLabels, stereoEnergy, warmUpForBackend } from './match';
-import type { BackendName, MatchParams } from './params';
-import { sceneParamsFor } from './sceneParams';
+import { costOptions, costsLeftToDevice, match, resolveParams, startingLabels, stereoEnergy, warmUpForBackend } from '../stereo/match';
+import type { BackendName, MatchParams } from '../stereo/params';
+import { sceneParamsFor } from '../stereo/sceneParams';
 
 type Json = Record<string, unknown>;
 
@@ -284,7 +285,7 @@ async function large(W: number, H: number, L: number, initKind: string, cycles: 
  */
 async function passCosts(W: number, H: number): Promise<Json> {
   const ctx = await createGpuContext((process.env.GPU_BENCH_MODE as 'webgpu' | 'cpu' | undefined) ?? 'webgpu');
-  const g = expansionLikeGraph(createRng(1), W, H, { reversed: true });
+  const g = expansionLikeGraph(seededRandom(1), W, H, { reversed: true });
   const n = W * H;
   const { caps, state } = initialKernelState(g);
   // Kernels at the reach of the older rows (32) unless given: the default reach is 8 up to 2^20 pixels.
@@ -492,7 +493,7 @@ async function dispatchCosts(W: number, H: number, Z: number): Promise<Json> {
 
 async function main(): Promise<void> {
   const [outPath, ...sections] = process.argv.slice(2);
-  if (!outPath) throw new Error('gpuBench: usage: node dist/stereo/gpuBench.js OUT.json [verify] [scenes] [ablation] [large[:WxHxL[:init[:cycles]]]]');
+  if (!outPath) throw new Error('gpuBench: usage: node dist/bench/gpuBench.js OUT.json [verify] [scenes] [ablation] [large[:WxHxL[:init[:cycles]]]]');
   const root = process.env.STEREO_DATA ?? path.join(__dirname, '..', '..', '..', 'shared', 'data', 'middlebury');
   const report: Json = { date: new Date().toISOString(), node: process.version, root, sections };
   const save = (): void => fs.writeFileSync(outPath, JSON.stringify(report, null, 1));
