@@ -45,7 +45,7 @@
  *              solver's plans (the default: the volume, weights and
  *              V table bound without copies and uploaded once per device)
  *              with gpu.js's copy and buffer per plan and seat
- *              (gpuSharedLiterals.ts)
+ *              (graphcut/gpujs/sharedLiterals.ts)
  *   pairs      tsukuba, teddy and Adirondack, $GPU_BENCH_REPS (default 4)
  *              runs each with the default device options and with those of
  *              $GPU_BENCH_OPTIONS, alternating, every run compiling its own
@@ -65,7 +65,7 @@
  *   builds     the same as host, alternating kernel builds shared between
  *              plans (the default: translations and shader modules kept,
  *              emptied before every run, as in a fresh process) with every
- *              plan building its kernels anew (gpuKernelBuildCache.ts)
+ *              plan building its kernels anew (graphcut/gpujs/kernelBuildCache.ts)
  *   pipelines  synthetic scenes of sizes new to the process (so every
  *              compute pipeline is new to Dawn and to the driver's disk
  *              cache, as in a fresh process), alternating a plan's
@@ -73,7 +73,7 @@
  *              with gpu.js creating them one by one, three pairs
  *   workgroups tsukuba, teddy and Adirondack with the 2D/3D kernels in
  *              workgroups of 8×8 (gpu.js's own), 16×16, 32×8 and 64×4
- *              threads, alternating, twice (gpuWorkgroupSize.ts)
+ *              threads, alternating, twice (graphcut/gpujs/workgroupSize.ts)
  *   dispatch   device time of one dispatch of a [W, H, 5] copy written in
  *              WGSL directly, in workgroups of 64, 128 and 256 threads,
  *              and of an empty dispatch, at three sizes (no gpu.js)
@@ -108,10 +108,10 @@ import { GpuMoveSolver, type GpuMoveOptions } from '../expansion/gpuMoveSolver';
 import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
 import { createGpuContext } from '../graphcut/gpuBackend';
 import { parallelCosts } from '../costs/parallelCosts';
-import { clearKernelBuildCache, kernelBuildCache } from '../graphcut/gpuKernelBuildCache';
-import { onePassCalls } from '../graphcut/gpuOnePassCalls';
-import { sharedLiterals } from '../graphcut/gpuSharedLiterals';
-import { DEFAULT_WORKGROUP, setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpuWorkgroupSize';
+import { clearKernelBuildCache, kernelBuildCache } from '../graphcut/gpujs/kernelBuildCache';
+import { onePassCalls } from '../graphcut/gpujs/onePassCalls';
+import { sharedLiterals } from '../graphcut/gpujs/sharedLiterals';
+import { DEFAULT_WORKGROUP, setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpujs/workgroupSize';
 import { Input, type IGPUKernelSettings } from 'gpu.js';
 import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../graphcut/pushRelabel';
 import {
@@ -124,6 +124,7 @@ import { installHostProfiler } from './gpuHostProfile';
 import { costOptions, costsLeftToDevice, match, resolveParams, startingLabels, stereoEnergy, warmUpForBackend } from '../stereo/match';
 import type { BackendName, MatchParams } from '../stereo/params';
 import { sceneParamsFor } from '../stereo/sceneParams';
+import { gpuJsInternal } from '../graphcut/gpujs/internals';
 
 type Json = Record<string, unknown>;
 
@@ -433,7 +434,7 @@ interface RawDevice {
  */
 async function dispatchCosts(W: number, H: number, Z: number): Promise<Json> {
   const ctx = await createGpuContext('webgpu');
-  const { WebGPUContext } = require('gpu.js/src/backend/web-gpu/context.js') as { WebGPUContext: { acquire(): Promise<{ device: RawDevice }> } };
+  const { WebGPUContext } = gpuJsInternal<{ WebGPUContext: { acquire(): Promise<{ device: RawDevice }> } }>('web-gpu/context');
   const { device } = await WebGPUContext.acquire();
   const n = W * H * Z;
   const STORAGE_COPY = 128 | 4 | 8; // GPUBufferUsage STORAGE | COPY_SRC | COPY_DST

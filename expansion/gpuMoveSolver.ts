@@ -2,10 +2,10 @@ import * as os from 'os';
 import { Input, type GPU, type IGPUKernelSettings, type IKernelRunShortcut, type IPipelineRunShortcut, type KernelOutput } from 'gpu.js';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import type { GpuContext } from '../graphcut/gpuBackend';
-import { callInPlace, liveExecutor, onePassCalls, recordAhead, returnFlatResults, type FusedExecutor } from '../graphcut/gpuOnePassCalls';
-import { compiledExecutor, ResidentBuffers, resultBuffer, type BufferLike, type ReadResults } from '../graphcut/gpuResidentCalls';
+import { callInPlace, liveExecutor, onePassCalls, recordAhead, returnFlatResults, type FusedExecutor } from '../graphcut/gpujs/onePassCalls';
+import { compiledExecutor, ResidentBuffers, resultBuffer, type BufferLike, type ReadResults } from '../graphcut/gpujs/residentCalls';
 import { noteDeviceActive } from '../graphcut/gpuClockWarmup';
-import { bindSharedLiterals, canRefillSharedLiterals, refillSharedLiteral, releaseSharedLiterals, shareLiterals } from '../graphcut/gpuSharedLiterals';
+import { bindSharedLiterals, canRefillSharedLiterals, refillSharedLiteral, releaseSharedLiterals, shareLiterals } from '../graphcut/gpujs/sharedLiterals';
 import { cutCapacity, MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
 import { flattenState, GpuPrecisionError, sinkResidualOf } from '../graphcut/pushRelabel';
 import {
@@ -240,7 +240,7 @@ export interface GpuMoveOptions {
    * next (the next move's plan, taken to start like this one), so that
    * the host does not record them between the two calls while the device
    * idles (default true; WebGPU with one-pass calls only:
-   * graphcut/gpuOnePassCalls.ts, recordAhead).
+   * graphcut/gpujs/onePassCalls.ts, recordAhead).
    */
   recordAhead?: boolean;
   /**
@@ -646,7 +646,7 @@ export class GpuMoveSolver implements MoveSolver {
         new Input(vt as unknown as number[], [L, L]),
         new Input(new Float32Array(4) as unknown as number[], [4]),
       ];
-      // Changed only between solvers (refillSharedLiteral): every plan binds and uploads them once per device, not once per plan and seat (gpuSharedLiterals.ts).
+      // Changed only between solvers (refillSharedLiteral): every plan binds and uploads them once per device, not once per plan and seat (graphcut/gpujs/sharedLiterals.ts).
       shareLiterals(literals);
       program = { ctx, kernels: this.createKernels(ctx.gpu, source.kind), plans: new Map(), literals, aux: new Map() };
     }

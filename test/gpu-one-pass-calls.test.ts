@@ -1,15 +1,16 @@
 /**
- * The one-pass recording of WebGPU pipeline calls (graphcut/gpuOnePassCalls.ts)
+ * The one-pass recording of WebGPU pipeline calls (graphcut/gpujs/onePassCalls.ts)
  * against gpu.js's own recording, on a device that logs what it is asked to
  * do. CI has no GPU, so this checks what is recorded; that the GPU runs one
  * pass's dispatches in order is WebGPU's guarantee, checked on the device by
  * --verify and by equal energies (BENCHMARKS.md).
  */
 import { seededRandom } from '../data/random';
-import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpuJsRelease';
+import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
 import { Input } from 'gpu.js';
-import { callInOnePass, callInPlace, installOnePassCalls, onePassCalls, recordAhead, returnFlatResults, type FusedExecutor } from '../graphcut/gpuOnePassCalls';
+import { callInOnePass, callInPlace, installOnePassCalls, onePassCalls, recordAhead, returnFlatResults, type FusedExecutor } from '../graphcut/gpujs/onePassCalls';
 import { flattenState } from '../graphcut/pushRelabel';
+import { gpuJsInternal } from '../graphcut/gpujs/internals';
 
 type Op = [string, ...unknown[]];
 
@@ -120,7 +121,7 @@ function effect(log: Op[]): unknown[] {
   return out;
 }
 
-const gpuJsExecutor = (require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: { prototype: FusedExecutor } }).WebGPUPipelineExecutor.prototype;
+const gpuJsExecutor = gpuJsInternal<{ WebGPUPipelineExecutor: { prototype: FusedExecutor } }>('web-gpu/pipeline-executor').WebGPUPipelineExecutor.prototype;
 
 describe('one compute pass per WebGPU pipeline call', () => {
   test('is installed for the gpu.js release it mirrors, once', () => {
@@ -243,7 +244,7 @@ describe('one compute pass per WebGPU pipeline call', () => {
 
   test('flat results, on 200 random plans: each step output as one flat array equal to gpu.js\'s shaped result flattened; plans with other results, or not opted in, are shaped by gpu.js', async () => {
     installOnePassCalls();
-    const { WebGPUKernel } = require('gpu.js/src/backend/web-gpu/kernel.js') as { WebGPUKernel: { prototype: { _shapeOutput: unknown } } };
+    const { WebGPUKernel } = gpuJsInternal<{ WebGPUKernel: { prototype: { _shapeOutput: unknown } } }>('web-gpu/kernel');
     const rng = seededRandom(31);
     const pick = (k: number): number => Math.floor(rng() * k);
     let flatCalls = 0;

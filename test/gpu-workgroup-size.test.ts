@@ -1,5 +1,5 @@
 /**
- * The workgroup shape of gpu.js's WebGPU kernels (graphcut/gpuWorkgroupSize.ts).
+ * The workgroup shape of gpu.js's WebGPU kernels (graphcut/gpujs/workgroupSize.ts).
  * CI has no GPU, so the kernels' WGSL is assembled here the way gpu.js does
  * before it reaches the device (translation and assembly need none), with
  * gpu.js's shape and with the rewrite, and the two are compared; that the
@@ -7,12 +7,13 @@
  * BENCHMARKS.md).
  */
 import { seededRandom } from '../data/random';
-import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpuJsRelease';
+import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
 import { Input } from 'gpu.js';
-import { DEFAULT_WORKGROUP, installWorkgroupSize, kernelWorkgroup, setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpuWorkgroupSize';
+import { DEFAULT_WORKGROUP, installWorkgroupSize, kernelWorkgroup, setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpujs/workgroupSize';
 import { bfsScanSource, sweepPushSource, sweepGatherSource, STATE_PLANES } from '../graphcut/pushRelabelKernels';
 import { checkTilesSource, startMoveSource } from '../expansion/gpuMoveKernels';
 import { assembleWgsl, type WgslKernel } from './support/wgslAssembly';
+import { gpuJsInternal } from '../graphcut/gpujs/internals';
 
 /** gpu.js's build up to the WGSL, with `shape` set for the rewrite. */
 function assemble(source: string, output: number[], args: unknown[], constants: Record<string, number>, shape: WorkgroupShape): { wgsl: string; kernel: WgslKernel } {
@@ -31,7 +32,7 @@ describe('workgroups of gpu.js WebGPU kernels', () => {
   test('installed for the gpu.js release it rewrites, once; the default has 256 threads', () => {
     expect((require('gpu.js/package.json') as { version: string }).version).toBe(WRAPPED_GPU_JS_RELEASE);
     expect(installWorkgroupSize()).toBe(true);
-    const proto = (require('gpu.js/src/backend/web-gpu/kernel.js') as { WebGPUKernel: { prototype: { assembleWGSL: unknown } } }).WebGPUKernel.prototype;
+    const proto = gpuJsInternal<{ WebGPUKernel: { prototype: { assembleWGSL: unknown } } }>('web-gpu/kernel').WebGPUKernel.prototype;
     const installed = proto.assembleWGSL;
     expect(installWorkgroupSize()).toBe(true);
     expect(proto.assembleWGSL).toBe(installed);

@@ -25,7 +25,9 @@
  *   them (`releaseSharedLiterals`) once its plans are gone.
  * A literal that is not registered is handled by gpu.js as before.
  */
-import { isWrappedGpuJsRelease } from './gpuJsRelease';
+import { isWrappedGpuJsRelease } from './release';
+import { gpuJsInternal } from './internals';
+import { adaptsFor } from './scope';
 
 /** Switch and counters (gpuBench compares sharing on and off). */
 export const sharedLiterals = {
@@ -70,7 +72,7 @@ export function bindSharedLiterals(values: readonly object[]): void {
   if (!sharedLiterals.enabled) return;
   let trace: TraceLike | null;
   try {
-    trace = (require('gpu.js/src/pipeline.js') as { getActiveTrace(): TraceLike | null }).getActiveTrace();
+    trace = gpuJsInternal<{ getActiveTrace(): TraceLike | null }>('pipeline').getActiveTrace();
   } catch {
     return;
   }
@@ -199,8 +201,8 @@ export function installSharedLiterals(): boolean {
   let proto: ExecutorLike;
   let getActiveTrace: unknown;
   try {
-    proto = (require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: { prototype: ExecutorLike } }).WebGPUPipelineExecutor.prototype;
-    getActiveTrace = (require('gpu.js/src/pipeline.js') as { getActiveTrace?: unknown }).getActiveTrace;
+    proto = gpuJsInternal<{ WebGPUPipelineExecutor: { prototype: ExecutorLike } }>('web-gpu/pipeline-executor').WebGPUPipelineExecutor.prototype;
+    getActiveTrace = gpuJsInternal<{ getActiveTrace?: unknown }>('pipeline').getActiveTrace;
   } catch {
     return false;
   }
@@ -208,7 +210,7 @@ export function installSharedLiterals(): boolean {
   const compile = proto._compile;
   proto._compile = function (this: ExecutorLike, args: unknown[]) {
     // The table is read and filled only while the executor compiles, and iterated (own buffers only) when it is destroyed.
-    if (!(this._literalBuffers instanceof LiteralTable) && this._literalBuffers.size === 0) this._literalBuffers = new LiteralTable(this);
+    if (adaptsFor(this) && !(this._literalBuffers instanceof LiteralTable) && this._literalBuffers.size === 0) this._literalBuffers = new LiteralTable(this);
     return compile.call(this, args);
   };
   sharedLiterals.installed = true;

@@ -27,8 +27,10 @@
  * idles. The solver records ahead the call it expects next; a call that
  * finds its passes recorded submits them as they are.
  */
-import { isWrappedGpuJsRelease } from './gpuJsRelease';
+import { isWrappedGpuJsRelease } from './release';
 import { Input } from 'gpu.js';
+import { gpuJsInternal } from './internals';
+import { adaptsFor } from './scope';
 
 /** One recorded step of a fused plan, as gpu.js's executor keeps it. */
 export interface FusedPass { pipeline: unknown; bindGroup: unknown; groups: number[] }
@@ -265,8 +267,8 @@ export function installOnePassCalls(): boolean {
   let proto: FusedExecutor;
   let flattenTo: (a: unknown, t: Float32Array) => void;
   try {
-    proto = (require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: { prototype: FusedExecutor } }).WebGPUPipelineExecutor.prototype;
-    flattenTo = (require('gpu.js/src/utils.js') as { utils: { flattenTo(a: unknown, t: Float32Array): void } }).utils.flattenTo;
+    proto = gpuJsInternal<{ WebGPUPipelineExecutor: { prototype: FusedExecutor } }>('web-gpu/pipeline-executor').WebGPUPipelineExecutor.prototype;
+    flattenTo = gpuJsInternal<{ utils: { flattenTo(a: unknown, t: Float32Array): void } }>('utils').utils.flattenTo;
   } catch {
     return false;
   }
@@ -274,7 +276,7 @@ export function installOnePassCalls(): boolean {
   const execute = proto.execute;
   executorProto = proto;
   proto.execute = function (this: FusedExecutor, args: unknown[]) {
-    return onePassCalls.enabled ? callInOnePass(this, args, flattenTo) : execute.call(this, args);
+    return onePassCalls.enabled && adaptsFor(this) ? callInOnePass(this, args, flattenTo) : execute.call(this, args);
   };
   onePassCalls.installed = true;
   return true;

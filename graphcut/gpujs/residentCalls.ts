@@ -18,10 +18,10 @@
  * read: WebGPU runs the command buffers of a queue in submission order, and
  * orders queue writes between them the same way.
  *
- * Works on executors that one-pass calls drive (gpuOnePassCalls.ts): it
+ * Works on executors that one-pass calls drive (onePassCalls.ts): it
  * reads the same members of gpu.js's executor.
  */
-import { encodePasses, liveExecutor, type FusedExecutor } from './gpuOnePassCalls';
+import { encodePasses, liveExecutor, type FusedExecutor } from './onePassCalls';
 
 /** A WebGPU buffer as this module uses it. */
 export interface BufferLike { destroy(): void; mapAsync?(mode: number, offset?: number, size?: number): Promise<void>; getMappedRange?(offset?: number, size?: number): ArrayBuffer; unmap?(): void }

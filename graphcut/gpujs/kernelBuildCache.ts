@@ -24,7 +24,7 @@
  *   Dawn, which already returns the pipeline it made for an identical
  *   descriptor.
  * The WGSL is still assembled per build (cheap), so the workgroup rewrite
- * (gpuWorkgroupSize.ts) applies as before.
+ * (workgroupSize.ts) applies as before.
  *
  * Compute pipelines are the other cost of a build the first time a process
  * meets a source: gpu.js creates each one synchronously, one after the
@@ -46,7 +46,9 @@
  * builds as it always did and reports any error itself.
  */
 import { Input } from 'gpu.js';
-import { isWrappedGpuJsRelease } from './gpuJsRelease';
+import { isWrappedGpuJsRelease } from './release';
+import { gpuJsInternal } from './internals';
+import { adaptsFor } from './scope';
 
 /** Shader modules kept per device; beyond this the oldest is dropped (a run uses about 20). */
 export const MAX_SHARED_MODULES = 512;
@@ -311,7 +313,7 @@ const kernelIdOf = new WeakMap<object, number | null>();
  * the plan's kernels.
  */
 function plannedPrograms(executor: CompilingExecutor, args: unknown[], device: unknown, planned: Map<string, true>): Array<{ code: string; arrays: number; constants: number }> {
-  const typeOf = (require('gpu.js/src/utils.js') as { utils: { getVariableType(v: unknown, strict?: boolean): string } }).utils.getVariableType;
+  const typeOf = gpuJsInternal<{ utils: { getVariableType(v: unknown, strict?: boolean): string } }>('utils').utils.getVariableType;
   const programs: Array<{ code: string; arrays: number; constants: number }> = [];
   const { steps, kernels } = executor.plan;
   for (const step of steps) {
@@ -385,9 +387,9 @@ export function installKernelBuildCache(): boolean {
   let acquire: () => Promise<{ device: PipelineDevice }>;
   let executorProto: CompilingExecutor;
   try {
-    proto = (require('gpu.js/src/backend/web-gpu/kernel.js') as { WebGPUKernel: { prototype: typeof proto } }).WebGPUKernel.prototype;
-    executorProto = (require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: { prototype: CompilingExecutor } }).WebGPUPipelineExecutor.prototype;
-    const { WebGPUContext } = require('gpu.js/src/backend/web-gpu/context.js') as { WebGPUContext: { acquire(): Promise<{ device: PipelineDevice }> } };
+    proto = gpuJsInternal<{ WebGPUKernel: { prototype: typeof proto } }>('web-gpu/kernel').WebGPUKernel.prototype;
+    executorProto = gpuJsInternal<{ WebGPUPipelineExecutor: { prototype: CompilingExecutor } }>('web-gpu/pipeline-executor').WebGPUPipelineExecutor.prototype;
+    const { WebGPUContext } = gpuJsInternal<{ WebGPUContext: { acquire(): Promise<{ device: PipelineDevice }> } }>('web-gpu/context');
     acquire = () => WebGPUContext.acquire();
   } catch {
     return false;
@@ -396,10 +398,12 @@ export function installKernelBuildCache(): boolean {
   if (!isWrappedGpuJsRelease() || wraps.some((f) => typeof f !== 'function')) return false;
   const translate = proto.translateSource;
   proto.translateSource = function (this: TranslatingKernel) {
+    if (!adaptsFor(this)) return translate.call(this);
     translateShared(this, () => translate.call(this));
   };
   const buildAsync = proto._buildAsync;
   proto._buildAsync = async function (this: unknown) {
+    if (!adaptsFor(this)) return buildAsync.call(this);
     // The build acquires the same shared context first thing; a failure there is left to it to report.
     const context = await acquire().catch(() => null);
     if (context) shareShaderModules(context.device);
@@ -407,7 +411,7 @@ export function installKernelBuildCache(): boolean {
   };
   const compile = executorProto._compile;
   executorProto._compile = async function (this: CompilingExecutor, args: unknown[]) {
-    if (kernelBuildCache.enabled && kernelBuildCache.parallelPipelines) {
+    if (kernelBuildCache.enabled && kernelBuildCache.parallelPipelines && adaptsFor(this)) {
       try {
         const { device } = await acquire();
         shareShaderModules(device);

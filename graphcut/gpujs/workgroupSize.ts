@@ -19,7 +19,9 @@
  * once. 1D kernels (gpu.js folds their dispatch with the workgroup width)
  * and graphical kernels are left alone.
  */
-import { isWrappedGpuJsRelease } from './gpuJsRelease';
+import { isWrappedGpuJsRelease } from './release';
+import { gpuJsInternal } from './internals';
+import { adaptsFor } from './scope';
 
 const GPU_JS_SHAPE = '@workgroup_size(8, 8, 1)';
 
@@ -80,14 +82,14 @@ export function installWorkgroupSize(): boolean {
   if (kernelWorkgroup.installed) return true;
   let proto: AssemblingKernel;
   try {
-    proto = (require('gpu.js/src/backend/web-gpu/kernel.js') as { WebGPUKernel: { prototype: AssemblingKernel } }).WebGPUKernel.prototype;
+    proto = gpuJsInternal<{ WebGPUKernel: { prototype: AssemblingKernel } }>('web-gpu/kernel').WebGPUKernel.prototype;
   } catch {
     return false;
   }
   if (!isWrappedGpuJsRelease() || typeof proto.assembleWGSL !== 'function') return false;
   const assemble = proto.assembleWGSL;
   proto.assembleWGSL = function (this: AssemblingKernel) {
-    return withWorkgroupShape(this, assemble.call(this), kernelWorkgroup.shape);
+    return adaptsFor(this) ? withWorkgroupShape(this, assemble.call(this), kernelWorkgroup.shape) : assemble.call(this);
   };
   (kernelWorkgroup as { installed: boolean }).installed = true;
   return true;
