@@ -48,9 +48,8 @@ export const BOUNDS_CHECKS_VARIABLE = 'STEREOCUT_GPU_BOUNDS_CHECKS';
 /**
  * Dawn's instance flags. By default Dawn's robustness is turned off: it
  * clamps every storage-buffer index in the generated shaders (and asks
- * Vulkan for robust buffer access), and those clamps cost 10–13 % of
- * Adirondack's moves and up to 10 % of teddy's (H200, BENCHMARKS.md, "GPU:
- * shader bounds checks off, K = 24"). Turning them off is sound only because every kernel this
+ * Vulkan for robust buffer access), and those clamps cost about a tenth of
+ * the moves' time (BENCHMARKS.md). Turning them off is sound only because every kernel this
  * project builds reads inside its arrays: test/gpu-kernels-in-bounds
  * runs the solvers' kernels on gpu.js's cpu backend, which reads the same
  * elements, with every read checked and no read where WGSL's select would

@@ -1,14 +1,16 @@
 import type { GraphVariant } from '../expansion/binaryStep';
-import { GpuMoveSolver, type GpuMoveOptions } from '../expansion/gpuMoveSolver';
+import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
+import { type GpuMoveOptions } from '../expansion/gpuMoveSettings';
 import { GraphMoveSolver, type MoveResult, type MoveSolver } from '../expansion/moveSolver';
 import { computeEnergy, isMetricTable, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { createGpuContext, isWebGpuAvailable } from '../graphcut/gpuBackend';
+import { checkBackend, placeBackend, type BackendName } from '../graphcut/backends';
+import { createGpuContext } from '../graphcut/gpuBackend';
+import { InputError, VerificationError } from '../data/errors';
 import { GpuPrecisionError } from '../graphcut/pushRelabel';
 import type { MaxFlowSolver } from '../graphcut/maxflow';
 import { createMaxFlowSolver } from '../graphcut/solverFactory';
 import { VerifyingSolver } from '../graphcut/verifyingSolver';
-import { BACKENDS, type BackendName } from './params';
 
 export interface BackendOptions {
   backend: BackendName;
@@ -40,7 +42,7 @@ export interface BackendOptions {
  * 'gpujs-cpu') or to BK ('auto'). --verify re-solves every cut with BK.
  */
 export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Promise<MoveSolver> {
-  if (!BACKENDS.includes(o.backend)) throw new Error(`--backend: unknown value '${String(o.backend)}' (expected ${BACKENDS.join(', ')})`);
+  checkBackend(o.backend);
   // Host solvers read the volume: built here when the costs were left to the device by choice.
   const hostSolver = (solver: MaxFlowSolver): MoveSolver => {
     o.buildVolume?.();
@@ -48,15 +50,15 @@ export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Pr
   };
   const bkSolver = (): MoveSolver => hostSolver(new BoykovKolmogorovSolver());
   const onDemand = energy.data.kind === 'images';
-  if (onDemand && !o.buildVolume && (o.backend === 'bk' || (o.backend === 'auto' && !(await isWebGpuAvailable())))) {
-    throw new Error(`--costs: a ${energy.width}×${energy.height}×${energy.labels} cost volume is not built (costs on demand), and only the GPU backend computes costs per label; run with --backend gpu on a machine with a GPU, or give --costs volume`);
-  }
-  if (o.backend === 'bk') return bkSolver();
-  if (o.backend === 'auto' && !(await isWebGpuAvailable())) {
-    o.onFallback?.('no WebGPU adapter answered (the webgpu package did not load or there is no GPU); using BK on the CPU');
+  const place = await placeBackend(o.backend);
+  if (place.runs === 'bk') {
+    if (onDemand && !o.buildVolume) {
+      throw new InputError(`--costs: a ${energy.width}×${energy.height}×${energy.labels} cost volume is not built (costs on demand), and only the GPU backend computes costs per label; run with --backend gpu on a machine with a GPU, or give --costs volume`);
+    }
+    if (place.fallback) o.onFallback?.(place.fallback);
     return bkSolver();
   }
-  const ctx = await createGpuContext(o.backend === 'gpujs-cpu' ? 'webasm' : 'webgpu');
+  const ctx = await createGpuContext(place.mode);
   if (!isMetricTable(energy)) {
     // Truncated graphs need the per-move energy check of the driver: build them on the CPU.
     ctx.destroy();
@@ -111,8 +113,8 @@ export class FallbackMoveSolver implements MoveSolver {
     try {
       return await this.active.move(alpha, labels);
     } catch (e) {
+      if (e instanceof VerificationError || e instanceof InputError) throw e;
       const message = e instanceof Error ? e.message : String(e);
-      if (message.startsWith('--verify')) throw e;
       labels.set(before);
       this.switchToBk(`the GPU failed during α=${alpha} (${message}); continuing on BK`);
       return this.active.move(alpha, labels);
@@ -125,8 +127,8 @@ export class FallbackMoveSolver implements MoveSolver {
     try {
       return await this.active.initialWta(window);
     } catch (e) {
+      if (e instanceof InputError) throw e;
       const message = e instanceof Error ? e.message : String(e);
-      if (message.startsWith('--window')) throw e;
       this.switchToBk(`the GPU failed during the WTA initial labeling (${message}); continuing on BK`);
       return undefined;
     }

@@ -1,11 +1,13 @@
 import type { Raster } from '../data/raster';
 import { buildStereoEnergy, wtaFromMatcher, wtaInit, type StereoEnergy } from '../costs';
 import { isMetricSmoothness, volumeOf } from '../data/energy';
+import { InputError } from '../data/errors';
 import { alphaExpansion, type ExpansionOptions, type ExpansionResult, type MoveProgress } from '../expansion/alphaExpansion';
 import { warmUpGpuClocks, type ClockWarmupReport } from '../graphcut/gpuClockWarmup';
 import type { MoveSolver } from '../expansion/moveSolver';
-import { isWebGpuAvailable } from '../graphcut/gpuBackend';
+import { mayUseWebGpu, runsOnWebGpu } from '../graphcut/backends';
 import { createMoveSolver, type BackendOptions } from './backends';
+import type { GpuDeviceSettings } from '../expansion/gpuMoveSettings';
 import { BackendName, COSTS_MODES, DEFAULT_PARAMS, MAX_VOLUME_ENTRIES, MatchParams } from './params';
 
 export interface MatchOptions extends Partial<MatchParams> {
@@ -20,8 +22,13 @@ export interface MatchOptions extends Partial<MatchParams> {
   onMove?: (info: MoveProgress) => void;
   /** Called (and awaited) after every cycle with its report and the labeling so far (checkpoints; see ExpansionOptions.onCycle). */
   onCycle?: ExpansionOptions['onCycle'];
-  /** Device move settings for the GPU backends (K, rounds…); defaults are the measured best. */
-  gpu?: BackendOptions['gpu'];
+  /**
+   * Device settings of the GPU backends: K (iterationsPerRound), B
+   * (bfsPasses) and whether compiled programs are kept for the next run of
+   * the same shape (keepPlans); defaults are the measured best. The other
+   * schedule knobs are internal (expansion/gpuMoveSettings.ts, gpuMoveFlags).
+   */
+  gpu?: GpuDeviceSettings;
   /**
    * With the device moves (backend gpu or auto), queue spin work on the GPU
    * before the costs so that an idle GPU's clock is raised when the moves
@@ -62,6 +69,16 @@ export interface MatchResult extends Omit<ExpansionResult, 'labels'> {
   clockWarmup?: ClockWarmupReport;
 }
 
+const DEVICE_SETTINGS: ReadonlyArray<keyof GpuDeviceSettings> = ['iterationsPerRound', 'bfsPasses', 'keepPlans'];
+
+/** match()'s device settings, refusing any other key (the schedule knobs are internal). */
+function deviceSettings(gpu: GpuDeviceSettings | undefined): GpuDeviceSettings | undefined {
+  for (const k of Object.keys(gpu ?? {})) {
+    if (!(DEVICE_SETTINGS as readonly string[]).includes(k)) throw new InputError(`gpu: unknown device setting '${k}' (expected ${DEVICE_SETTINGS.join(', ')})`);
+  }
+  return gpu;
+}
+
 /** Validates a width-dependent ndisp (the costs check the rest). */
 function checkNdisp(ndisp: number, width: number): void {
   if (!Number.isInteger(ndisp) || ndisp <= 0 || ndisp >= width) {
@@ -75,7 +92,7 @@ export function resolveParams(options: Partial<MatchParams>): MatchParams {
   for (const [k, v] of Object.entries(options)) {
     if (v !== undefined && (k in DEFAULT_PARAMS || k === 'tau')) (p as unknown as Record<string, unknown>)[k] = v;
   }
-  if (!Number.isInteger(p.window) || p.window < 1 || p.window % 2 === 0) throw new Error(`--window: must be an odd integer ≥ 1 (got ${p.window})`);
+  if (!Number.isInteger(p.window) || p.window < 1 || p.window % 2 === 0) throw new InputError(`--window: must be an odd integer ≥ 1 (got ${p.window})`);
   if (p.init !== 'wta' && p.init !== 'zero') throw new Error(`--init: unknown value '${String(p.init)}' (expected wta, zero, or a disparity file)`);
   if (!['frequent', 'sequential', 'random'].includes(p.order)) throw new Error(`--order: unknown value '${String(p.order)}' (expected frequent, sequential, random)`);
   if (p.graph !== 'reversed' && p.graph !== 'classic') throw new Error(`--graph: unknown value '${String(p.graph)}' (expected reversed, classic)`);
@@ -118,14 +135,13 @@ export const costsOnDemand = (e: StereoEnergy): boolean => e.data.kind === 'imag
  * smoothness term, and without --verify (which rebuilds every graph on the
  * host from the volume). The device moves and the device WTA then compute
  * each cost from the images when they need it, which is faster than
- * building, checking and uploading a volume: on the H200 machine the host
- * spent 0.1–0.4 s a run on them (teddy to Adirondack), the device a few ms
- * (BENCHMARKS.md). A host solver that takes over later (a fallback) builds
+ * building, checking and uploading a volume (the host spends tenths of a
+ * second a run on it, the device milliseconds). A host solver that takes over later (a fallback) builds
  * the volume then (BackendOptions.buildVolume).
  */
 export async function costsLeftToDevice(p: MatchParams, ndisp: number, backend: BackendName, verify: boolean): Promise<boolean> {
   if (p.costs !== 'auto' || verify) return false;
-  if (backend !== 'gpu' && !(backend === 'auto' && (await isWebGpuAvailable()))) return false;
+  if (!(await runsOnWebGpu(backend))) return false;
   // Last: for a truncated quadratic term this walks all label triples.
   return isMetricSmoothness(p.smoothness, p.truncation, ndisp);
 }
@@ -177,7 +193,7 @@ export async function match(left: Raster, right: Raster, options: MatchOptions):
   const t1 = performance.now();
   const fallbacks: string[] = [];
   const solver = await createMoveSolver(energy, {
-    backend, graph: params.graph, verify, gpu: options.gpu, onFallback: (reason) => fallbacks.push(reason),
+    backend, graph: params.graph, verify, gpu: deviceSettings(options.gpu), onFallback: (reason) => fallbacks.push(reason),
     ...costOptions(energy, leftToDevice && !volumeTooLarge(left, options.ndisp)),
   });
   let result: ExpansionResult;
@@ -218,14 +234,11 @@ export async function match(left: Raster, right: Raster, options: MatchOptions):
  * By default (`enabled` undefined) it is skipped, and says why, when the
  * costs are left to the device (`costsOnDevice`): the spin was meant to run
  * while the host computes the costs and the WTA, and the device's WTA would
- * wait behind it instead. Runs after 4.5 s of an idle GPU, the warm-up on
- * against off with the costs on the device: tsukuba 710 / 593 against 475 /
- * 520 ms, teddy 1502 / 1341 against 1280 / 1429 ms, Adirondack 5565 / 5273
- * against 5316 / 5366 ms (H200, BENCHMARKS.md).
+ * wait behind it instead.
  */
 export async function warmUpForBackend(backend: BackendName, enabled: boolean | undefined, costsOnDevice = false): Promise<ClockWarmupReport | undefined> {
   if (enabled !== undefined && typeof enabled !== 'boolean') throw new Error(`warmUpClocks: expected true or false, got ${String(enabled)}`);
-  if (enabled === false || (backend !== 'gpu' && backend !== 'auto')) return undefined;
+  if (enabled === false || !mayUseWebGpu(backend)) return undefined;
   if (enabled === undefined && costsOnDevice) return { dispatches: 0, skipped: 'the costs and the WTA are left to the device, which would wait behind it' };
   return warmUpGpuClocks();
 }

@@ -6,6 +6,7 @@ import { generateSyntheticScene } from '../data/synthetic';
 import { buildStereoEnergy } from '../costs';
 import { isWebGpuAvailable } from '../graphcut/gpuBackend';
 import { volumeOf } from '../data/energy';
+import { InputError, VerificationError } from '../data/errors';
 import { costOptions, costsLeftToDevice, match, resolveParams, startingLabels } from '../stereo/match';
 import { wtaInit } from '../costs';
 
@@ -19,11 +20,12 @@ class DyingDevice implements MoveSolver {
   readonly device = 'a device that fails';
   private calls = 0;
   private readonly inner = bk();
-  constructor(private readonly dieAt: number, private readonly message: string) {}
+  /** Fails at call `dieAt` with `error` (a message: a device failure; or the typed error a solver throws). */
+  constructor(private readonly dieAt: number, private readonly error: string | Error) {}
   async move(alpha: number, labels: Uint16Array): Promise<MoveResult> {
     if (++this.calls === this.dieAt) {
       labels.fill(7);
-      throw new Error(this.message);
+      throw typeof this.error === 'string' ? new Error(this.error) : this.error;
     }
     return this.inner.move(alpha, labels);
   }
@@ -44,7 +46,7 @@ describe("'auto' falls back to BK when the device fails mid-run", () => {
   });
 
   test('a --verify difference is never swallowed', async () => {
-    const solver = new FallbackMoveSolver(energy, new DyingDevice(2, '--verify: cut 2: mismatch'), bk);
+    const solver = new FallbackMoveSolver(energy, new DyingDevice(2, new VerificationError('--verify: cut 2: mismatch')), bk);
     await expect(alphaExpansion(energy, new Uint16Array(48 * 36), solver, { cycles: 1 })).rejects.toThrow(/--verify/);
   });
 });
@@ -113,7 +115,7 @@ describe('costs left to the device (--costs auto with the moves on a GPU)', () =
   test("'auto' on a device whose WTA fails: BK takes over and the host computes the WTA; a bad window is the caller's error", async () => {
     class WtaFailing extends DyingDevice {
       async initialWta(window: number): Promise<Uint16Array | undefined> {
-        if (window % 2 === 0) throw new Error(`--window: must be an odd integer ≥ 1 (got ${window})`);
+        if (window % 2 === 0) throw new InputError(`--window: must be an odd integer ≥ 1 (got ${window})`);
         throw new Error('device lost');
       }
     }

@@ -205,8 +205,8 @@ describe('pipelines created ahead of a plan\'s compile', () => {
     // Adapted as createGpuContext's instances are.
     adaptInstance(ctx.gpu);
     const solver = given ?? new GpuMoveSolver(ctx, randomEnergy(seededRandom(W * 31 + H), W, H, 5, 'linear'), { variant: 'reversed', movesPerCall: moves });
-    const internals = solver as unknown as { plan(m: number, r: number, b: number, v: boolean): { pipe: { pipeline: { plan: unknown; _buildPlan(): unknown } } }; flowsInOut: boolean; bfs: number };
-    const pipeline = internals.plan(moves, rounds, internals.bfs, false).pipe.pipeline;
+    const internals = solver as unknown as { plan(m: number, r: number, b: number, v: boolean): { pipe: { pipeline: { plan: unknown; _buildPlan(): unknown } } }; flowsInOut: boolean; schedule: { bfs: number } };
+    const pipeline = internals.plan(moves, rounds, internals.schedule.bfs, false).pipe.pipeline;
     pipeline.plan = pipeline._buildPlan();
     const args: unknown[] = [new Input(new Float32Array(W * H) as unknown as number[], [W, H]), new Input(new Float32Array(moves) as unknown as number[], [moves])];
     if (internals.flowsInOut) args.push(new Input(new Float32Array(2 * W * H) as unknown as number[], [W, H, 2]));

@@ -25,7 +25,7 @@ interface Binding { source: string; value?: unknown }
 interface TracedPlan { steps: Array<{ argBindings: Binding[] }> }
 interface PipelineInternals { plan: TracedPlan | null; _buildPlan(): TracedPlan; destroy(): Promise<void> }
 interface Executor { _compile(args: unknown[]): Promise<void>; destroy(): void }
-interface SolverInternals { plan(m: number, r: number, b: number, v: boolean): { pipe: { pipeline: PipelineInternals } }; bfs: number; flowsInOut: boolean; literals: readonly Input[] }
+interface SolverInternals { plan(m: number, r: number, b: number, v: boolean): { pipe: { pipeline: PipelineInternals } }; schedule: { bfs: number }; flowsInOut: boolean; literals: readonly Input[] }
 
 /** A stand-in for createGpuContext('webgpu'): its gpu.js instance is adapted as createGpuContext's are. */
 function webgpuContext(): ConstructorParameters<typeof GpuMoveSolver>[0] {
@@ -42,7 +42,7 @@ function newSolver(W: number, H: number, seed: number, ctx = webgpuContext()): G
 /** A plan of `rounds` rounds of the solver, traced. */
 function tracedPlan(solver: GpuMoveSolver, rounds: number): PipelineInternals {
   const s = solver as unknown as SolverInternals;
-  const pipeline = s.plan(1, rounds, s.bfs, false).pipe.pipeline;
+  const pipeline = s.plan(1, rounds, s.schedule.bfs, false).pipe.pipeline;
   pipeline.plan = pipeline._buildPlan();
   return pipeline;
 }

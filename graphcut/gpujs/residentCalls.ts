@@ -4,10 +4,8 @@
  * A fused gpu.js call uploads every argument from the host and reads every
  * result back, so the next call can start only once the host has the last
  * one's results: the device idles for the readback, the host's work on the
- * results and the next upload. On the H200, calls of teddy's move plans
- * submitted back to back took 1.4–2.3 times less time each than the same
- * calls awaited in turn (BENCHMARKS.md, "Moves submitted before the last
- * one's results").
+ * results and the next upload; calls submitted back to back take much less
+ * time each than the same calls awaited in turn (BENCHMARKS.md).
  *
  * Here a call's arguments may instead be copied on the device from buffers
  * that earlier calls left there (copyBufferToBuffer into the executor's

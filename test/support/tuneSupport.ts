@@ -11,7 +11,7 @@ import { tsRequireHook } from '../../costs/sourceLoader';
  * mask0nocc.png, calib.txt) and the CLI spawned from the TypeScript sources.
  */
 
-export const ROOT = path.resolve(__dirname, '..');
+export const ROOT = path.resolve(__dirname, '..', '..');
 
 export async function writeSceneFolder(dir: string, o: { seed: number; width?: number; height?: number; ndisp?: number; groundTruth?: boolean }): Promise<string> {
   const s = generateSyntheticScene({ seed: o.seed, width: o.width ?? 64, height: o.height ?? 48, ndisp: o.ndisp ?? 10 });

@@ -1,0 +1,72 @@
+/**
+ * What the device moves report: counters summed over a solver's life, and
+ * one record per pipeline call (gpuBench saves them with each run: the
+ * fixed cost of a call and the cost of a round, full or gated, are fitted
+ * from them). The host-driven and the resident move loops fill both.
+ */
+/** Counters for reports: what the device did, summed over the solver's life. */
+export interface GpuMoveCounters {
+  pipelineCalls: number;
+  moves: number;
+  redoneMoves: number;
+  /** calls that continued a move from its read-back flows (resume) */
+  resumedCalls: number;
+  /** moves that started from the stored flows of their α's previous move (warmStart) */
+  warmMoves: number;
+  /** moves without stored flows of their own α that started from the last converged move's flows (borrowFlows) */
+  borrowedMoves: number;
+  /** failed checks whose BFS had not reached its fixed point (each doubled the BFS passes) */
+  bfsShortfalls: number;
+  discardedMoves: number;
+  plans: number;
+  rounds: number;
+  iterations: number;
+  bfsPasses: number;
+  /** calls after which the next plan was guessed (it was compiled), and calls whose plan was the guess */
+  guessedCalls: number;
+  guessHits: number;
+  /** guesses whose passes were recorded ahead (WebGPU) */
+  recordedAhead: number;
+  /** resident moves submitted before the previous call's results were read, and those of them dropped (the previous move had not converged, or the next move changed) */
+  lookAheadCalls: number;
+  droppedCalls: number;
+  /** auxiliary pipelines (device WTA, energy) this solver compiled; one taken from a kept program is not counted */
+  auxPipelines: number;
+  deviceMs: number;
+  hostMs: number;
+}
+
+/** One pipeline call, for time models. */
+export interface GpuCallRecord {
+  /** rounds and BFS passes per global relabel of the plan, moves it chained */
+  rounds: number;
+  bfs: number;
+  moves: number;
+  /** whether it continued a move from its read-back flows */
+  resumed: boolean;
+  /** whether its move started from stored flows (warmStart) */
+  warm: boolean;
+  /** whether it compiled its plan (the first call of a plan shape not in the cache) */
+  compiled: boolean;
+  /** failed convergence checks of its first move (rounds that ran in full, with the first check of a fresh move) */
+  failedChecks: number;
+  converged: boolean;
+  /**
+   * from the call to its results on the host; for a call submitted before
+   * the previous call's results (resident moves), from those results on,
+   * so that the calls' times add up to the time spent waiting on them
+   */
+  deviceMs: number;
+  /** whether it was submitted before the previous call's results were read (resident moves; dropped ones are not recorded) */
+  lookAhead: boolean;
+  /**
+   * from the call until the host had recorded and submitted the plan's
+   * passes (argument copies and uploads, one compute pass encoded per
+   * kernel call): the GPU does not start before. Taken at the first
+   * setImmediate after the call, which runs once the microtasks that
+   * encode the plan are done (a call that compiles its plan ends sooner;
+   * one that ran whole within those microtasks, as a synchronous CPU
+   * executor may, counts entirely).
+   */
+  submitMs: number;
+}
