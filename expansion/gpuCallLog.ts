@@ -70,3 +70,52 @@ export interface GpuCallRecord {
    */
   submitMs: number;
 }
+
+/** A move's tally as the device leaves it ([4], gpuMoveKernels.ts tallySource), read by name. */
+export interface MoveTally {
+  /** a move before this one in the call failed to converge, so this one was gated and left the labels alone */
+  gated: boolean;
+  /** convergence checks of this move that failed in the call (each call's first check precedes its rounds) */
+  failedChecks: number;
+  /** the latest check of this move passed */
+  converged: boolean;
+  /** a round's check of this move found the BFS short of its fixed point */
+  bfsShort: boolean;
+}
+
+export function readTally(T: ArrayLike<number>): MoveTally {
+  return { gated: T[0] > 0, failedChecks: T[1], converged: T[2] === 0, bfsShort: T[3] > 0 };
+}
+
+/**
+ * The accounting of pipeline calls, one for both move loops (host-driven
+ * and resident): each call's record, the call counters, and the work its
+ * plan did.
+ */
+export class CallLog {
+  readonly counters: GpuMoveCounters = {
+    pipelineCalls: 0, moves: 0, redoneMoves: 0, resumedCalls: 0, warmMoves: 0, borrowedMoves: 0, bfsShortfalls: 0, discardedMoves: 0, plans: 0, rounds: 0, iterations: 0,
+    bfsPasses: 0, guessedCalls: 0, guessHits: 0, recordedAhead: 0, lookAheadCalls: 0, droppedCalls: 0, auxPipelines: 0, deviceMs: 0, hostMs: 0,
+  };
+  /** Every pipeline call so far, in order. */
+  readonly calls: GpuCallRecord[] = [];
+
+  constructor(private readonly work: { iterationsPerRound: number; finalBfsFactor: number }) {}
+
+  /**
+   * A call's results are on the host: its record, and the work of its
+   * plan's `moves` moves: the plan's rounds, their checks (one more) and
+   * their global relabels (the last one finalBfsFactor times longer).
+   */
+  called(record: GpuCallRecord, moves: number): void {
+    const c = this.counters;
+    c.pipelineCalls++;
+    if (record.resumed) c.resumedCalls++;
+    if (record.lookAhead) c.lookAheadCalls++;
+    c.deviceMs += record.deviceMs;
+    this.calls.push(record);
+    c.rounds += moves * (record.rounds + 1);
+    c.iterations += moves * record.rounds * this.work.iterationsPerRound;
+    c.bfsPasses += moves * (record.rounds + this.work.finalBfsFactor) * record.bfs;
+  }
+}

@@ -17,7 +17,7 @@ import { DeviceReadouts, readLabels } from './gpuReadouts';
 import { keepProgram, takeKeptProgram } from './gpuKeptPrograms';
 import { RoundSchedule, type StartKind } from './roundSchedule';
 import { createKernels, imagePlanes, MAX_KEPT_PROGRAM_PIXELS, planKey, REFILLABLE_MODES, releaseProgram, type DeviceProgram, type Kernels, type Plan, type Planes } from './gpuDeviceProgram';
-import type { GpuCallRecord, GpuMoveCounters } from './gpuCallLog';
+import { CallLog, readTally, type GpuCallRecord, type GpuMoveCounters, type MoveTally } from './gpuCallLog';
 import { resolveGpuMoveOptions, type GpuMoveOptions, type ResolvedGpuMoveOptions } from './gpuMoveSettings';
 import type { CycleHooks, MoveResult, MoveSolver } from './moveSolver';
 
@@ -107,11 +107,11 @@ export const RESIDENT_FLOWS_MAX_BYTES = 2 ** 31;
 export class GpuMoveSolver implements MoveSolver {
   readonly backend: string;
   readonly device: string;
-  readonly counters: GpuMoveCounters = {
-    pipelineCalls: 0, moves: 0, redoneMoves: 0, resumedCalls: 0, warmMoves: 0, borrowedMoves: 0, bfsShortfalls: 0, discardedMoves: 0, plans: 0, rounds: 0, iterations: 0, bfsPasses: 0, guessedCalls: 0, guessHits: 0, recordedAhead: 0, lookAheadCalls: 0, droppedCalls: 0, auxPipelines: 0, deviceMs: 0, hostMs: 0,
-  };
+  /** The calls' records and counters, for reports (gpuCallLog.ts). */
+  private readonly log: CallLog;
+  get counters(): GpuMoveCounters { return this.log.counters; }
   /** Every pipeline call so far, in order. */
-  readonly calls: GpuCallRecord[] = [];
+  get calls(): readonly GpuCallRecord[] { return this.log.calls; }
   private readonly o: ResolvedGpuMoveOptions;
   get movesPerCall(): number { return this.verifier ? 1 : this.o.movesPerCall; }
   private readonly W: number;
@@ -167,6 +167,7 @@ export class GpuMoveSolver implements MoveSolver {
   constructor(private readonly ctx: GpuContext, private readonly energy: MrfEnergy, options: GpuMoveOptions) {
     const source = energy.data;
     this.o = resolveGpuMoveOptions(energy.width, energy.height, options);
+    this.log = new CallLog(this.o);
     for (const k of ['planCompileRounds', 'planCompileRoundsPerRound'] as const) {
       const v = this.o[k];
       if (typeof v !== 'number' || !(v >= 0) || !Number.isFinite(v)) throw new Error(`gpu expansion option ${k}: expected a finite number ≥ 0, got ${String(v)}`);
@@ -457,21 +458,18 @@ export class GpuMoveSolver implements MoveSolver {
       const out = (await pending) as unknown[];
       const tBack = performance.now();
       if (this.ctx.mode === 'webgpu') noteDeviceActive();
-      this.counters.pipelineCalls++;
-      if (resuming) this.counters.resumedCalls++;
-      this.counters.deviceMs += tBack - tCall;
       const rows = out[0] as ArrayLike<ArrayLike<number>>;
       let done = 0;
       const neededRounds: number[] = [];
       let failed = false;
       let bfsShort = false;
       for (let j = 0; j < chunk.length; j++) {
-        const T = out[1 + 2 * j] as ArrayLike<number>;
+        const T = readTally(out[1 + 2 * j] as ArrayLike<number>);
         const changed = (out[2 + 2 * j] as ArrayLike<number>)[0];
-        if (T[0] > 0) break; // gated by an earlier failure
-        if (T[2] > 0) { failed = true; bfsShort = T[3] > 0; break; }
-        // Rounds of the earlier calls of the move, and the checks that failed in this one (each call's first check precedes its rounds).
-        const rounds = (j === 0 ? spent : 0) + T[1];
+        if (T.gated) break;
+        if (!T.converged) { failed = true; bfsShort = T.bfsShort; break; }
+        // Rounds of the earlier calls of the move, and the checks that failed in this one.
+        const rounds = (j === 0 ? spent : 0) + T.failedChecks;
         neededRounds.push(rounds);
         results.push({
           changed, predictedEnergy: NaN, buildMs: 0, flowMs: 0, truncatedTerms: 0,
@@ -502,14 +500,13 @@ export class GpuMoveSolver implements MoveSolver {
         this.lastFlows = this.flowStore[alpha];
         if (kind === 'warm') this.counters.warmMoves++;
       }
-      const T0 = out[1] as ArrayLike<number>;
-      this.calls.push({
-        rounds: plan.rounds, bfs: plan.bfs, moves: chunk.length, resumed: resuming, warm: kind === 'warm', compiled, failedChecks: T0[1], converged: T0[2] === 0 && T0[0] === 0,
+      const T0 = readTally(out[1] as ArrayLike<number>);
+      this.log.called({
+        rounds: plan.rounds, bfs: plan.bfs, moves: chunk.length, resumed: resuming, warm: kind === 'warm', compiled, failedChecks: T0.failedChecks, converged: T0.converged && !T0.gated,
         deviceMs: tBack - tCall, submitMs: Number.isNaN(tSubmitted) ? tBack - tCall : tSubmitted - tCall, lookAhead: false,
-      });
+      }, chunk.length);
       this.counters.moves += done;
       this.counters.discardedMoves += chunk.length - done - (failed ? 1 : 0);
-      this.countPlanWork(plan, chunk.length);
       // Time of the call, spread over the moves it completed (the driver sums per-move times); a call that completed none (continued or redone) is charged to the move it worked on, which the next completing call finishes.
       const elapsed = performance.now() - t0;
       if (done > 0) {
@@ -624,33 +621,28 @@ export class GpuMoveSolver implements MoveSolver {
         const results = await cur.results;
         const tBack = performance.now();
         if (this.ctx.mode === 'webgpu') noteDeviceActive();
-        let T: Float32Array;
+        let T: MoveTally;
         let changed: number;
         let converged: boolean;
         try {
-          T = results.views[1].slice();
+          T = readTally(results.views[1]);
           changed = results.views[2][0];
-          converged = T[0] === 0 && T[2] === 0;
+          converged = !T.gated && T.converged;
           // Labels change only in a converged call; f32 → uint16 is exact for labels.
           if (converged) labels.set(results.views[0]);
         } finally {
           results.release();
         }
-        this.counters.pipelineCalls++;
-        if (cur.resuming) this.counters.resumedCalls++;
         const waited = tBack - Math.max(cur.tCall, lastResultAt);
-        this.counters.deviceMs += waited;
-        this.calls.push({
-          rounds: cur.plan.rounds, bfs: cur.plan.bfs, moves: 1, resumed: cur.resuming, warm: cur.kind === 'warm', compiled: cur.compiled, failedChecks: T[1], converged,
+        this.log.called({
+          rounds: cur.plan.rounds, bfs: cur.plan.bfs, moves: 1, resumed: cur.resuming, warm: cur.kind === 'warm', compiled: cur.compiled, failedChecks: T.failedChecks, converged,
           deviceMs: waited, submitMs: cur.submitMs, lookAhead: cur.lookAhead,
-        });
-        if (cur.lookAhead) this.counters.lookAheadCalls++;
-        this.countPlanWork(cur.plan, 1);
+        }, 1);
         this.releasePlan(cur.plan);
         moveMs += tBack - lastResultAt;
         lastResultAt = tBack;
         if (converged) {
-          const rounds = spent + T[1];
+          const rounds = spent + T.failedChecks;
           const result: MoveResult = {
             changed, predictedEnergy: NaN, buildMs: 0, flowMs: moveMs, truncatedTerms: 0,
             stats: {
@@ -689,7 +681,7 @@ export class GpuMoveSolver implements MoveSolver {
         // Not converged: the labels did not change; continue the move from the flows it reached (or double the BFS passes first).
         if (ahead) this.dropResident(ahead, flowBytes);
         attempts++;
-        if (T[3] > 0) {
+        if (T.bfsShort) {
           this.counters.bfsShortfalls++;
           this.schedule.bfsFellShort();
         }
@@ -772,13 +764,6 @@ export class GpuMoveSolver implements MoveSolver {
       index, alpha, plan, ex, kind, resuming: resume !== undefined, borrowed: resume ? resume.borrowed : borrowedFlows !== undefined,
       flowsOut, results, tCall, submitMs: performance.now() - tCall, lookAhead: after !== undefined, compiled,
     };
-  }
-
-  /** A call's work into the counters: each of its `moves` moves ran the plan's rounds, their checks (one more) and their global relabels (the last one finalBfsFactor times longer). */
-  private countPlanWork(plan: Plan, moves: number): void {
-    this.counters.rounds += moves * (plan.rounds + 1);
-    this.counters.iterations += moves * plan.rounds * this.o.iterationsPerRound;
-    this.counters.bfsPasses += moves * (plan.rounds + this.o.finalBfsFactor) * plan.bfs;
   }
 
   /** One resident call of `plan` fewer in flight. */
