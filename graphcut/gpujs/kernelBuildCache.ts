@@ -6,9 +6,8 @@
  * the kernel's JavaScript to WGSL (web-gpu/kernel.js, translateSource) and
  * compiles the WGSL into a new shader module (_buildAsync). The clones of
  * one kernel give the same WGSL in every plan, so a run rebuilt the same
- * 17–19 sources 51, 119 and 190 times on tsukuba, teddy and Adirondack
- * (gpuBench `host`, BENCHMARKS.md): 2–6 ms of translation and 1.2–2 ms of
- * shader module a build on the H200 machine's host.
+ * 17–19 sources dozens to hundreds of times, each build milliseconds of
+ * translation and shader module on the host.
  *
  * `installKernelBuildCache` keeps both:
  * - the translation, keyed by everything gpu.js's translation reads from the
@@ -37,12 +36,9 @@
  * land in the cache above), and asks for the pipelines this device has not
  * been asked for ahead yet, together, with the descriptors gpu.js's build
  * uses. (A kernel whose settings change after it was met is built as
- * without the prewarm.) On the H200 machine, runs of synthetic scenes at
- * sizes new to the process spent 105–156 ms on that and 2–12 ms creating
- * pipelines, against 322–377 ms creating them one by one (gpuBench
- * `pipelines`); whole CLI runs of tsukuba in fresh processes took 1.08–1.19 s
- * against 1.45–1.86 s before (BENCHMARKS.md, "Kernel builds shared between
- * plans"). A prewarm that fails in any way is dropped: the compile then
+ * without the prewarm.) Created together, the pipelines of a size new to
+ * the process take a fraction of the time of one-by-one creation
+ * (BENCHMARKS.md). A prewarm that fails in any way is dropped: the compile then
  * builds as it always did and reports any error itself.
  */
 import { Input } from 'gpu.js';
@@ -269,8 +265,7 @@ export function kernelLayoutEntries(arrays: number, constants: number): Array<{ 
 // made for an identical descriptor only while that pipeline is alive, and
 // once a solver's plans were destroyed, the next solver of the same size
 // (a scene run again in one process, as tuning does) created its 17
-// pipelines one by one again: 74 ms of a teddy run on the H200 machine,
-// against 2 ms when they were alive. A generation older than `generation`
+// pipelines one by one again. A generation older than `generation`
 // is emptied at its next use (clearKernelBuildCache).
 const prewarmedOf = new WeakMap<object, { generation: number; codes: Map<string, unknown>; planned: Map<string, true> }>();
 
@@ -279,9 +274,8 @@ const prewarmedOf = new WeakMap<object, { generation: number; codes: Map<string,
  * the kernel's source, constants, output and precision settings, and its
  * arguments' types and sizes. Keyed this way rather than by kernel object,
  * a new solver of the same size and options (a scene run again in one
- * process, as tuning scripts do) plans none of its programs again: each
- * solver's first plan made 17–19 throwaway clones, about 12 ms of a
- * tsukuba run on the H200 machine's host. A key that wrongly matched
+ * process, as tuning scripts do) plans none of its programs again (each
+ * solver's first plan would make 17–19 throwaway clones). A key that wrongly matched
  * would only leave a pipeline to be created when the compile needs it.
  */
 function programKey(kernel: ProgramKernel, types: string, reps: readonly unknown[]): string | null {

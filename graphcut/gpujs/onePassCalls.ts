@@ -182,9 +182,8 @@ interface PipelineLike {
 /**
  * Calls `pipe` (a gpu.js pipeline from createPipeline) with `args`. gpu.js's
  * own call copies every argument first (a snapshot, since its execution
- * waits for the calls queued before it): 0.43 s of the host's time in a
- * CPU profile of a teddy and a tsukuba run (319 calls) on the H200
- * machine, besides 0.35 s of garbage collection in the same runs. A
+ * waits for the calls queued before it), a large share of the host's time
+ * and of its garbage collection in a run. A
  * one-pass call writes its arguments to the device before it returns, so
  * when the pipeline has a live compiled WebGPU executor and no call in
  * flight, this calls the executor directly, keeping gpu.js's contract:

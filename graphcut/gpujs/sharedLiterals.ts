@@ -11,8 +11,7 @@
  * - the fused WebGPU executor then gives each copy a buffer of its own,
  *   filled through a mapping (web-gpu/pipeline-executor.js, _compile), and
  *   uploads it.
- * A CPU profile of two teddy runs and one of tsukuba on the H200 machine
- * put 0.37 s of the host's time in those copies alone, for 17 plans.
+ * Those copies alone were a large share of the host's time in a run.
  *
  * A solver's literals change only between solvers (refillSharedLiteral), so:
  * - `bindSharedLiterals`, called inside a plan's function while gpu.js
