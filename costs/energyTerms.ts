@@ -1,6 +1,7 @@
 import type { Raster } from '../data/raster';
-import type { MrfEnergy, SmoothnessKind } from '../expansion/energy';
-import { DataCostMatcher, validateNdisp, type DataCostOptions } from './dataCost';
+import type { DataTerm, MrfEnergy, SmoothnessKind } from '../data/energy';
+import { DataCostMatcher, validateNdisp } from './dataCost';
+import type { DataCostOptions } from './costOptions';
 import { computeSmoothnessWeights, costScale, DEFAULT_CUE_FACTOR } from './smoothness';
 
 export interface StereoEnergyOptions extends Omit<DataCostOptions, 'scale'> {
@@ -16,17 +17,18 @@ export interface StereoEnergyOptions extends Omit<DataCostOptions, 'scale'> {
   /** Truncation T of V, in disparity units (ignored for Potts; option --truncation). */
   truncation: number;
   /**
-   * Leave the W·H·L cost volume out (data = empty): costs are computed per
-   * label when needed, from `matcher` (slices on the CPU, or on a GPU from the
-   * same intensities). For pairs whose volume would not fit in memory.
+   * Leave the W·H·L cost volume out (an 'images' data term): costs are
+   * computed per label when needed, from `matcher` (slices on the CPU, or on
+   * a GPU from the same intensities and spec). For pairs whose volume would
+   * not fit in memory, or whose costs the device computes faster.
    */
   onDemand?: boolean;
 }
 
 /**
  * The energy plus the cost scale its data and smoothness terms both carry,
- * and the matcher that computes any label's costs (data is empty when the
- * energy was built with onDemand).
+ * and the matcher that computes any label's costs on the host (whichever
+ * data term the energy holds).
  */
 export type StereoEnergy = MrfEnergy & { scale: number; matcher: DataCostMatcher };
 
@@ -51,7 +53,7 @@ export function buildStereoEnergy(left: Raster, right: Raster, options: StereoEn
     border: options.border,
     scale,
   });
-  const data = options.onDemand ? new Int32Array(0) : matcher.volume(options.ndisp);
+  const data: DataTerm = options.onDemand ? imagesTerm(matcher) : { kind: 'volume', costs: matcher.volume(options.ndisp) };
   const { wH, wV } = computeSmoothnessWeights(left, {
     lambda: options.lambda,
     cueThreshold: options.cueThreshold,
@@ -70,4 +72,9 @@ export function buildStereoEnergy(left: Raster, right: Raster, options: StereoEn
     scale,
     matcher,
   };
+}
+
+/** The 'images' data term of a matcher: its intensities and resolved options (the spec the device cost kernels read). */
+export function imagesTerm(matcher: DataCostMatcher): DataTerm {
+  return { kind: 'images', left: matcher.leftIntensity, right: matcher.rightIntensity, spec: { ...matcher.options, channels: matcher.channels } };
 }

@@ -1,19 +1,15 @@
 export { toIntensity8, validateRaster, type IntensityImage } from './intensity';
 export {
   COST_KINDS,
-  DataCostMatcher,
-  MAX_LABELS,
-  computeDataCostSlice,
-  computeDataCostVolume,
   defaultTau,
   maxRawCost,
   resolveDataCostOptions,
-  validateNdisp,
   type BorderRule,
   type CostKind,
   type DataCostOptions,
   type ResolvedDataCostOptions,
-} from './dataCost';
+} from './costOptions';
+export { DataCostMatcher, MAX_LABELS, computeDataCostSlice, computeDataCostVolume, validateNdisp } from './dataCost';
 export {
   DEFAULT_CUE_FACTOR,
   DEFAULT_CUE_THRESHOLD,
@@ -23,4 +19,4 @@ export {
   type SmoothnessWeights,
 } from './smoothness';
 export { boxFilter, wtaFromMatcher, wtaFromSlices, wtaInit } from './wta';
-export { buildStereoEnergy, type StereoEnergy, type StereoEnergyOptions } from './energyTerms';
+export { buildStereoEnergy, imagesTerm, type StereoEnergy, type StereoEnergyOptions } from './energyTerms';

@@ -19,7 +19,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { isMainThread, Worker } from 'worker_threads';
 import type { Raster } from '../data/raster';
-import type { DataCostOptions } from './dataCost';
+import type { DataCostOptions } from './costOptions';
 import { runningFromSource, tsRequireHook } from './sourceLoader';
 
 /**

@@ -26,10 +26,10 @@ export {
 } from './imageIO';
 export { parseCalib, readCalib, type Calib } from './calib';
 export { loadScene, listSceneDirs, sceneLayoutOf, deriveNonocc, middlebury2005Scale, type LoadSceneOptions } from './scene';
+export { seededRandom, type Rng } from './random';
 export {
   generateSyntheticScene,
   generateSynthetic,
-  mulberry32,
   type SyntheticOptions,
   type SyntheticResult,
   type SyntheticSurface,

@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import { writeFileAtomic } from './atomicWrite';
-import type { MrfEnergy, SmoothnessKind } from '../expansion/energy';
+import { volumeOf, type MrfEnergy, type SmoothnessKind } from './energy';
 
 /**
  * SMRF1: one grid MRF energy per file (../shared/formats/smrf.md). Little
@@ -19,7 +19,8 @@ export function encodeSmrf(e: MrfEnergy): Buffer {
   const { width: W, height: H, labels: L } = e;
   const n = W * H;
   if (n * L === 0) throw new Error('SMRF: W·H·L must not be 0');
-  if (e.data.length !== n * L) throw new Error(`SMRF: data cost has ${e.data.length} entries, expected W·H·L = ${n * L}`);
+  const D = volumeOf(e);
+  if (D.length !== n * L) throw new Error(`SMRF: data cost has ${D.length} entries, expected W·H·L = ${n * L}`);
   if (e.wH.length !== n || e.wV.length !== n) throw new Error(`SMRF: weights must have W·H = ${n} entries`);
   const buf = Buffer.alloc(smrfByteLength(W, H, L));
   MAGIC.copy(buf, 0);
@@ -30,7 +31,7 @@ export function encodeSmrf(e: MrfEnergy): Buffer {
   buf.writeUInt32LE(e.smoothness === 'potts' ? 0 : e.truncation, 24);
   buf.writeUInt32LE(0, 28);
   let off = HEADER_BYTES;
-  for (const [field, a] of [['data cost', e.data], ['wH', e.wH], ['wV', e.wV]] as const) {
+  for (const [field, a] of [['data cost', D], ['wH', e.wH], ['wV', e.wV]] as const) {
     for (let i = 0; i < a.length; i++) {
       const v = a[i];
       // Int32Array entries always fit int32; negative values are what the format forbids.
@@ -75,7 +76,7 @@ export function decodeSmrf(bytes: Uint8Array, name: string): MrfEnergy {
   const data = read(HEADER_BYTES, n * L, 'data cost');
   const wH = read(HEADER_BYTES + 4 * n * L, n, 'wH');
   const wV = read(HEADER_BYTES + 4 * n * (L + 1), n, 'wV');
-  return { width: W, height: H, labels: L, data, smoothness: KINDS[kindCode], truncation: T, wH, wV };
+  return { width: W, height: H, labels: L, data: { kind: 'volume', costs: data }, smoothness: KINDS[kindCode], truncation: T, wH, wV };
 }
 
 export function readSmrf(path: string): MrfEnergy {

@@ -1,5 +1,6 @@
 import type { Raster } from './raster';
 import type { Scene } from './sceneTypes';
+import { seededRandom } from './random';
 
 // Local aliases: inside jest's vm sandbox every lookup of a global such as
 // `Math` goes through the context's global object and costs ~20× a local
@@ -23,18 +24,6 @@ const NEG_INF = -Infinity;
  * real. A left pixel is non-occluded when its point, at right position
  * x − d, lies inside the right image and no other surface is in front there.
  */
-
-/** mulberry32: a small, fast 32-bit seeded generator; returns floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = imul(t ^ (t >>> 15), t | 1);
-    t ^= t + imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface SyntheticTexture {
   base: [number, number, number];
@@ -225,7 +214,7 @@ export function generateSynthetic(options: SyntheticOptions = {}): SyntheticResu
   // (-1 and 4294967295, or 1 and 2^32 + 1, gave the same scene), so they are refused.
   checkOption('seed', seed, 0, 0xffffffff);
 
-  const rnd = mulberry32(seed);
+  const rnd = seededRandom(seed);
   const surfaces = makeSurfaces(width, height, ndisp, rnd);
   const ns = surfaces.length;
   const n = width * height;

@@ -1,4 +1,4 @@
-import { computeEnergy, EnergyBreakdown, MrfEnergy } from './energy';
+import { computeEnergy, EnergyBreakdown, MrfEnergy } from '../data/energy';
 import { LabelOrder, labelOrderForCycle } from './labelOrder';
 import type { MoveResult, MoveSolver } from './moveSolver';
 

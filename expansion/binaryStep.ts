@@ -1,5 +1,5 @@
 import { GridGraph, MAX_CAPACITY } from '../graphcut/gridGraph';
-import { MrfEnergy, pairwise } from './energy';
+import { pairwise, volumeOf, type MrfEnergy } from '../data/energy';
 
 /**
  * One α-expansion move as a binary s-t graph, by Kolmogorov & Zabih's
@@ -61,7 +61,7 @@ export class BinaryStepBuilder {
     const u = this.unary;
     const reversed = variant === 'reversed';
     const V = this.pairwiseTable(e);
-    const D = e.data;
+    const D = volumeOf(e);
     const n = W * H;
     let constant = 0;
     let truncated = 0;

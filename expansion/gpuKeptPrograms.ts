@@ -3,10 +3,9 @@
  *
  * A GPU solver's kernels and compiled plans depend on the energy's shape
  * and on the device options, never on the energy's values: those reach the
- * plans as constant inputs (gpuSharedLiterals.ts) whose contents can be
- * replaced. Compiling them is a large part of a short run: on tsukuba the
- * calls that compiled plans took 90–160 ms of 0.33–0.45 s of moves (H200,
- * BENCHMARKS.md). So a disposed solver hands its program here, and the
+ * plans as constant inputs (graphcut/gpujs/sharedLiterals.ts) whose contents can be
+ * replaced. Compiling them is a large part of a short run (a third of
+ * tsukuba's moves). So a disposed solver hands its program here, and the
  * next solver of the same shape (a scene run again, a parameter sweep, the
  * frames of a sequence, teddy then cones) takes it instead of compiling
  * its own.

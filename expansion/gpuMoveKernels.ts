@@ -19,6 +19,7 @@
  * (the solver checks the bound before uploading).
  */
 
+import type { CostSpec } from '../data/energy';
 import type { KernelGate } from '../graphcut/pushRelabelKernels';
 
 /** How the data term D_p(d) reaches the kernels. */
@@ -31,6 +32,17 @@ export interface ImageCostSpec {
   scale: number;
   maxCost: number;
   border: 'tau' | 'clamp';
+}
+
+const IMAGE_COST_KINDS: readonly string[] = ['sad', 'ssd', 'sad+sgrad'];
+
+/** An images data term's spec as the kernels read it; throws for a cost kind or border rule the kernels do not compute. */
+export function imageCostSpec(spec: CostSpec): ImageCostSpec {
+  const { kind, channels, scale, maxCost } = spec;
+  const border = (spec as { border?: unknown }).border;
+  if (!IMAGE_COST_KINDS.includes(kind)) throw new Error(`gpu expansion: the device does not compute '${kind}' costs`);
+  if (border !== 'tau' && border !== 'clamp') throw new Error(`gpu expansion: unknown border rule '${String(border)}'`);
+  return { kind: kind as ImageCostSpec['kind'], channels, scale, maxCost, border };
 }
 
 const W = 'this.constants.W';

@@ -1,4 +1,4 @@
-import { createRng } from '../graphcut/randomGraphs';
+import { seededRandom } from '../data/random';
 
 /**
  * The order in which a cycle visits the labels.
@@ -11,9 +11,6 @@ import { createRng } from '../graphcut/randomGraphs';
 export type LabelOrder = 'frequent' | 'sequential' | 'random';
 
 export const LABEL_ORDERS: readonly LabelOrder[] = ['frequent', 'sequential', 'random'];
-
-/** The project's seeded PRNG (mulberry32), for deterministic shuffles. */
-export const seededRandom = createRng;
 
 export function labelOrderForCycle(
   order: LabelOrder,

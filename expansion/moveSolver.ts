@@ -1,6 +1,6 @@
 import type { MaxFlowSolver } from '../graphcut/maxflow';
 import { BinaryStepBuilder, GraphVariant, applyCut } from './binaryStep';
-import type { EnergyBreakdown, MrfEnergy } from './energy';
+import type { EnergyBreakdown, MrfEnergy } from '../data/energy';
 
 /** Outcome of one α-expansion move. */
 export interface MoveResult {

@@ -1,9 +1,7 @@
 import * as path from 'path';
 import { GPU } from 'gpu.js';
-import { installKernelBuildCache } from './gpuKernelBuildCache';
-import { installOnePassCalls } from './gpuOnePassCalls';
-import { installSharedLiterals } from './gpuSharedLiterals';
-import { installWorkgroupSize } from './gpuWorkgroupSize';
+import { describeAdaptations, installGpuJsAdaptations, type GpuJsAdaptations } from './gpujs/install';
+import { adaptInstance } from './gpujs/scope';
 
 /**
  * Sets up gpu.js for the push-relabel kernels: WebGPU (Dawn, through the
@@ -19,8 +17,10 @@ export const GPU_PREFERENCES: readonly GpuPreference[] = ['auto', 'webgpu', 'web
 export interface GpuContext {
   readonly gpu: GPU;
   readonly mode: GpuMode;
-  /** Human-readable description of what runs the kernels. */
+  /** Human-readable description of what runs the kernels; names the gpu.js adaptations that are off, if any. */
   readonly device: string;
+  /** The gpu.js adaptations' status (WebGPU only: the other backends use none). */
+  readonly adaptations?: GpuJsAdaptations;
   /** Uncaptured WebGPU errors reported by the device since creation (empty on other backends). */
   readonly deviceErrors: string[];
   /** Whether destroy() was called: the gpu.js instance and everything made with it are gone. */
@@ -48,9 +48,8 @@ export const BOUNDS_CHECKS_VARIABLE = 'STEREOCUT_GPU_BOUNDS_CHECKS';
 /**
  * Dawn's instance flags. By default Dawn's robustness is turned off: it
  * clamps every storage-buffer index in the generated shaders (and asks
- * Vulkan for robust buffer access), and those clamps cost 10–13 % of
- * Adirondack's moves and up to 10 % of teddy's (H200, BENCHMARKS.md, "GPU:
- * shader bounds checks off, K = 24"). Turning them off is sound only because every kernel this
+ * Vulkan for robust buffer access), and those clamps cost about a tenth of
+ * the moves' time (BENCHMARKS.md). Turning them off is sound only because every kernel this
  * project builds reads inside its arrays: test/gpu-kernels-in-bounds
  * runs the solvers' kernels on gpu.js's cpu backend, which reads the same
  * elements, with every read checked and no read where WGSL's select would
@@ -172,12 +171,9 @@ export async function createGpuContext(preference: GpuPreference = 'auto'): Prom
   if (preference === 'auto' || preference === 'webgpu') {
     const webgpu = await setUpWebGpu();
     if (webgpu) {
-      installOnePassCalls();
-      installWorkgroupSize();
-      installKernelBuildCache();
-      installSharedLiterals();
+      const adaptations = installGpuJsAdaptations();
       const gpu = new GPU({ mode: 'webgpu' });
-      return context(gpu, 'webgpu', `WebGPU (Dawn): ${webgpu.adapterInfo}`, webgpu.errors);
+      return context(gpu, 'webgpu', webGpuDeviceDescription(webgpu.adapterInfo, adaptations), webgpu.errors, adaptations);
     }
     if (preference === 'webgpu') {
       throw new Error('gpu backend: WebGPU requested but unavailable (the webgpu package did not load or no adapter answered)');
@@ -190,13 +186,22 @@ export async function createGpuContext(preference: GpuPreference = 'auto'): Prom
   return context(new GPU({ mode: 'cpu' }), 'cpu', 'gpu.js cpu backend (JavaScript)', []);
 }
 
-function context(gpu: GPU, mode: GpuMode, device: string, deviceErrors: string[]): GpuContext {
+/** What a WebGPU context says it runs on: the adapter, and the gpu.js adaptations that are off (installGpuJsAdaptations). */
+export function webGpuDeviceDescription(adapterInfo: string, adaptations: GpuJsAdaptations): string {
+  const off = describeAdaptations(adaptations);
+  return `WebGPU (Dawn): ${adapterInfo}${off ? `; ${off}` : ''}`;
+}
+
+function context(gpu: GPU, mode: GpuMode, device: string, deviceErrors: string[], adaptations?: GpuJsAdaptations): GpuContext {
+  // Every instance made here is the project's: the adapted gpu.js methods apply to it (gpujs/scope.ts).
+  adaptInstance(gpu);
   let destroyed = false;
   return {
     gpu,
     mode,
     device,
     deviceErrors,
+    ...(adaptations ? { adaptations } : {}),
     get destroyed() { return destroyed; },
     destroy: () => {
       destroyed = true;

@@ -1,5 +1,6 @@
 import { isMainThread } from 'worker_threads';
 import { isWebGpuAvailable } from './gpuBackend';
+import { gpuJsInternal } from './gpujs/internals';
 
 /**
  * Wakes an idle GPU's clocks while the host prepares a run.
@@ -88,7 +89,7 @@ export function queueSpin(device: SpinDevice, dispatches: number): void {
 /** gpu.js's shared WebGPU device (created when it does not exist yet), or null when no adapter answers. */
 async function kernelDevice(): Promise<SpinDevice | null> {
   if (!(await isWebGpuAvailable())) return null;
-  const { WebGPUContext } = require('gpu.js/src/backend/web-gpu/context.js') as { WebGPUContext: { acquire(): Promise<{ device: SpinDevice }> } };
+  const { WebGPUContext } = gpuJsInternal<{ WebGPUContext: { acquire(): Promise<{ device: SpinDevice }> } }>('web-gpu/context');
   return (await WebGPUContext.acquire()).device;
 }
 

@@ -26,7 +26,7 @@ import {
 export type GlobalRelabelMode = 'pipeline' | 'perPass';
 
 export interface PushRelabelOptions {
-  /** K: push-relabel iterations between two global relabels (default 16, as the device moves; with lockstep pushes 128 was the fastest of 8/32/128 on an H200 at 384×288). */
+  /** K: push-relabel iterations between two global relabels (default 16; the device moves have their own K, GpuMoveOptions.iterationsPerRound). */
   iterationsPerRelabel?: number;
   /**
    * 'pipeline' (default): the K iterations and the BFS levels of the next

@@ -1,15 +1,16 @@
-import type { MrfEnergy } from '../expansion/energy';
 import type { GraphVariant } from '../expansion/binaryStep';
-import { GpuMoveSolver, isMetricTable, type GpuDataSource, type GpuMoveOptions } from '../expansion/gpuMoveSolver';
+import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
+import { type GpuMoveOptions } from '../expansion/gpuMoveSettings';
 import { GraphMoveSolver, type MoveResult, type MoveSolver } from '../expansion/moveSolver';
-import { computeEnergy, type EnergyBreakdown } from '../expansion/energy';
+import { computeEnergy, isMetricTable, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { createGpuContext, isWebGpuAvailable } from '../graphcut/gpuBackend';
+import { checkBackend, placeBackend, type BackendName } from '../graphcut/backends';
+import { createGpuContext } from '../graphcut/gpuBackend';
+import { InputError, VerificationError } from '../data/errors';
 import { GpuPrecisionError } from '../graphcut/pushRelabel';
 import type { MaxFlowSolver } from '../graphcut/maxflow';
 import { createMaxFlowSolver } from '../graphcut/solverFactory';
 import { VerifyingSolver } from '../graphcut/verifyingSolver';
-import { BACKENDS, type BackendName } from './params';
 
 export interface BackendOptions {
   backend: BackendName;
@@ -17,8 +18,6 @@ export interface BackendOptions {
   verify: boolean;
   /** Device move settings (K, BFS levels, rounds, moves per call) for the GPU backends. */
   gpu?: Omit<GpuMoveOptions, 'variant' | 'verify'>;
-  /** Where the device reads data costs: the energy's volume (default) or the images. */
-  dataSource?: GpuDataSource;
   /** Told why 'auto' fell back to BK (no adapter, a lost device, an energy the f32 kernels cannot hold exactly). */
   onFallback?: (reason: string) => void;
   /**
@@ -43,23 +42,23 @@ export interface BackendOptions {
  * 'gpujs-cpu') or to BK ('auto'). --verify re-solves every cut with BK.
  */
 export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Promise<MoveSolver> {
-  if (!BACKENDS.includes(o.backend)) throw new Error(`--backend: unknown value '${String(o.backend)}' (expected ${BACKENDS.join(', ')})`);
+  checkBackend(o.backend);
   // Host solvers read the volume: built here when the costs were left to the device by choice.
   const hostSolver = (solver: MaxFlowSolver): MoveSolver => {
     o.buildVolume?.();
     return new GraphMoveSolver(energy, o.verify ? new VerifyingSolver(solver) : solver, o.graph);
   };
   const bkSolver = (): MoveSolver => hostSolver(new BoykovKolmogorovSolver());
-  const onDemand = o.dataSource?.kind === 'images';
-  if (onDemand && !o.buildVolume && (o.backend === 'bk' || (o.backend === 'auto' && !(await isWebGpuAvailable())))) {
-    throw new Error(`--costs: a ${energy.width}×${energy.height}×${energy.labels} cost volume is not built (costs on demand), and only the GPU backend computes costs per label; run with --backend gpu on a machine with a GPU, or give --costs volume`);
-  }
-  if (o.backend === 'bk') return bkSolver();
-  if (o.backend === 'auto' && !(await isWebGpuAvailable())) {
-    o.onFallback?.('no WebGPU adapter answered (the webgpu package did not load or there is no GPU); using BK on the CPU');
+  const onDemand = energy.data.kind === 'images';
+  const place = await placeBackend(o.backend);
+  if (place.runs === 'bk') {
+    if (onDemand && !o.buildVolume) {
+      throw new InputError(`--costs: a ${energy.width}×${energy.height}×${energy.labels} cost volume is not built (costs on demand), and only the GPU backend computes costs per label; run with --backend gpu on a machine with a GPU, or give --costs volume`);
+    }
+    if (place.fallback) o.onFallback?.(place.fallback);
     return bkSolver();
   }
-  const ctx = await createGpuContext(o.backend === 'gpujs-cpu' ? 'webasm' : 'webgpu');
+  const ctx = await createGpuContext(place.mode);
   if (!isMetricTable(energy)) {
     // Truncated graphs need the per-move energy check of the driver: build them on the CPU.
     ctx.destroy();
@@ -70,7 +69,7 @@ export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Pr
     return hostSolver(await createMaxFlowSolver(o.backend));
   }
   try {
-    const device = new GpuMoveSolver(ctx, energy, { ...o.gpu, variant: o.graph, verify: o.verify }, o.dataSource);
+    const device = new GpuMoveSolver(ctx, energy, { ...o.gpu, variant: o.graph, verify: o.verify });
     // BK needs the host volume: without it (and without buildVolume) a failing device cannot be replaced.
     return o.backend === 'auto' && (!onDemand || o.buildVolume) ? new FallbackMoveSolver(energy, device, bkSolver, o.onFallback) : device;
   } catch (e) {
@@ -114,8 +113,8 @@ export class FallbackMoveSolver implements MoveSolver {
     try {
       return await this.active.move(alpha, labels);
     } catch (e) {
+      if (e instanceof VerificationError || e instanceof InputError) throw e;
       const message = e instanceof Error ? e.message : String(e);
-      if (message.startsWith('--verify')) throw e;
       labels.set(before);
       this.switchToBk(`the GPU failed during α=${alpha} (${message}); continuing on BK`);
       return this.active.move(alpha, labels);
@@ -128,8 +127,8 @@ export class FallbackMoveSolver implements MoveSolver {
     try {
       return await this.active.initialWta(window);
     } catch (e) {
+      if (e instanceof InputError) throw e;
       const message = e instanceof Error ? e.message : String(e);
-      if (message.startsWith('--window')) throw e;
       this.switchToBk(`the GPU failed during the WTA initial labeling (${message}); continuing on BK`);
       return undefined;
     }

@@ -27,11 +27,10 @@ export { readSmrf, writeSmrf } from '../data/smrf';
 export { errorImage, colorizeDisparity, type Evaluation, type RegionScore } from '../data/metrics';
 export type { Raster } from '../data/raster';
 export type { Scene, SceneMasks } from '../data/sceneTypes';
-export type { MrfEnergy } from '../expansion/energy';
+export type { MrfEnergy } from '../data/energy';
 export { alphaExpansion } from '../expansion/alphaExpansion';
 export { tune, type TuneOptions } from './tune/tune';
 export { runBench, type BenchOptions } from './bench/runBench';
-export { releaseKeptPrograms } from '../expansion/gpuKeptPrograms';
 
 /** Ground truth as a loaded scene (its masks are used) or a bare map (+Infinity = unknown). */
 export type GroundTruthInput = Scene | { width: number; height: number; data: Float32Array };

@@ -1,13 +1,14 @@
 import type { Raster } from '../data/raster';
 import { readImage } from '../data/imageIO';
 import { buildStereoEnergy, defaultTau, wtaFromMatcher, wtaInit, type StereoEnergy } from '../costs';
-import type { EnergyBreakdown } from '../expansion/energy';
+import { isMetricSmoothness, volumeOf, type EnergyBreakdown } from '../data/energy';
+import { InputError } from '../data/errors';
 import { alphaExpansion, type CycleReport, type ExpansionOptions, type ExpansionResult, type MoveProgress } from '../expansion/alphaExpansion';
 import { warmUpGpuClocks, type ClockWarmupReport } from '../graphcut/gpuClockWarmup';
-import { isMetricSmoothness } from '../expansion/gpuMoveSolver';
 import type { MoveSolver } from '../expansion/moveSolver';
-import { isWebGpuAvailable } from '../graphcut/gpuBackend';
+import { mayUseWebGpu, runsOnWebGpu } from '../graphcut/backends';
 import { createMoveSolver, type BackendOptions } from './backends';
+import type { GpuDeviceSettings } from '../expansion/gpuMoveSettings';
 import { BackendName, COSTS_MODES, DEFAULT_PARAMS, MAX_VOLUME_ENTRIES, MatchParams } from './params';
 
 export interface MatchOptions extends Partial<MatchParams> {
@@ -26,8 +27,13 @@ export interface MatchOptions extends Partial<MatchParams> {
   onEvent?: (event: MatchEvent) => void;
   /** Where `initialLabels` came from, recorded in the result (a file and its integer scale). */
   initSource?: { file: string; scale: number };
-  /** Device move settings for the GPU backends (K, rounds…); defaults are the measured best. */
-  gpu?: BackendOptions['gpu'];
+  /**
+   * Device settings of the GPU backends: K (iterationsPerRound), B
+   * (bfsPasses) and whether compiled programs are kept for the next run of
+   * the same shape (keepPlans); defaults are the measured best. The other
+   * schedule knobs are internal (expansion/gpuMoveSettings.ts, gpuMoveFlags).
+   */
+  gpu?: GpuDeviceSettings;
   /**
    * With the device moves (backend gpu or auto), queue spin work on the GPU
    * before the costs so that an idle GPU's clock is raised when the moves
@@ -83,6 +89,16 @@ export interface MatchResult extends Omit<ExpansionResult, 'labels'> {
   clockWarmup?: ClockWarmupReport;
 }
 
+const DEVICE_SETTINGS: ReadonlyArray<keyof GpuDeviceSettings> = ['iterationsPerRound', 'bfsPasses', 'keepPlans'];
+
+/** match()'s device settings, refusing any other key (the schedule knobs are internal). */
+function deviceSettings(gpu: GpuDeviceSettings | undefined): GpuDeviceSettings | undefined {
+  for (const k of Object.keys(gpu ?? {})) {
+    if (!(DEVICE_SETTINGS as readonly string[]).includes(k)) throw new InputError(`gpu: unknown device setting '${k}' (expected ${DEVICE_SETTINGS.join(', ')})`);
+  }
+  return gpu;
+}
+
 /** Validates a width-dependent ndisp (the costs check the rest). */
 function checkNdisp(ndisp: number, width: number): void {
   if (!Number.isInteger(ndisp) || ndisp <= 0 || ndisp >= width) {
@@ -96,7 +112,7 @@ export function resolveParams(options: Partial<MatchParams>): MatchParams {
   for (const [k, v] of Object.entries(options)) {
     if (v !== undefined && (k in DEFAULT_PARAMS || k === 'tau')) (p as unknown as Record<string, unknown>)[k] = v;
   }
-  if (!Number.isInteger(p.window) || p.window < 1 || p.window % 2 === 0) throw new Error(`--window: must be an odd integer ≥ 1 (got ${p.window})`);
+  if (!Number.isInteger(p.window) || p.window < 1 || p.window % 2 === 0) throw new InputError(`--window: must be an odd integer ≥ 1 (got ${p.window})`);
   if (p.init !== 'wta' && p.init !== 'zero') throw new Error(`--init: unknown value '${String(p.init)}' (expected wta, zero, or a disparity file)`);
   if (!['frequent', 'sequential', 'random'].includes(p.order)) throw new Error(`--order: unknown value '${String(p.order)}' (expected frequent, sequential, random)`);
   if (p.graph !== 'reversed' && p.graph !== 'classic') throw new Error(`--graph: unknown value '${String(p.graph)}' (expected reversed, classic)`);
@@ -131,7 +147,7 @@ export function stereoEnergy(left: Raster, right: Raster, ndisp: number, p: Matc
 }
 
 /** True when the energy carries no cost volume (costs are computed per label when needed). */
-export const costsOnDemand = (e: StereoEnergy): boolean => e.data.length === 0;
+export const costsOnDemand = (e: StereoEnergy): boolean => e.data.kind === 'images';
 
 /**
  * Whether --costs auto leaves the data costs to the device: when the moves
@@ -139,26 +155,25 @@ export const costsOnDemand = (e: StereoEnergy): boolean => e.data.length === 0;
  * smoothness term, and without --verify (which rebuilds every graph on the
  * host from the volume). The device moves and the device WTA then compute
  * each cost from the images when they need it, which is faster than
- * building, checking and uploading a volume: on the H200 machine the host
- * spent 0.1–0.4 s a run on them (teddy to Adirondack), the device a few ms
- * (BENCHMARKS.md). A host solver that takes over later (a fallback) builds
+ * building, checking and uploading a volume (the host spends tenths of a
+ * second a run on it, the device milliseconds). A host solver that takes over later (a fallback) builds
  * the volume then (BackendOptions.buildVolume).
  */
 export async function costsLeftToDevice(p: MatchParams, ndisp: number, backend: BackendName, verify: boolean): Promise<boolean> {
   if (p.costs !== 'auto' || verify) return false;
-  if (backend !== 'gpu' && !(backend === 'auto' && (await isWebGpuAvailable()))) return false;
+  if (!(await runsOnWebGpu(backend))) return false;
   // Last: for a truncated quadratic term this walks all label triples.
   return isMetricSmoothness(p.smoothness, p.truncation, ndisp);
 }
 
-/** The options that hand an energy's costs to createMoveSolver: the images when it has no volume, and the volume's builder when that was a choice. */
-export function costOptions(energy: StereoEnergy, leftToDevice: boolean): Pick<BackendOptions, 'dataSource' | 'buildVolume'> {
-  if (!costsOnDemand(energy)) return {};
-  const m = energy.matcher;
-  return {
-    dataSource: { kind: 'images', left: m.leftIntensity, right: m.rightIntensity, costs: { ...m.options, channels: m.channels } },
-    ...(leftToDevice ? { buildVolume: () => { if (costsOnDemand(energy)) energy.data = m.volume(energy.labels); } } : {}),
-  };
+/**
+ * The option of createMoveSolver that lets a host solver take over an
+ * energy without a volume: the volume's builder, given only when leaving the
+ * costs to the device was a choice (the volume fits).
+ */
+export function costOptions(energy: StereoEnergy, leftToDevice: boolean): Pick<BackendOptions, 'buildVolume'> {
+  if (!costsOnDemand(energy) || !leftToDevice) return {};
+  return { buildVolume: () => { if (costsOnDemand(energy)) energy.data = { kind: 'volume', costs: energy.matcher.volume(energy.labels) }; } };
 }
 
 /** Initial labeling on the host: WTA over a window, all zero, or a given map. */
@@ -171,7 +186,7 @@ export function initialLabeling(energy: StereoEnergy, p: MatchParams, given?: Ui
   }
   if (p.init === 'zero') return new Uint16Array(n);
   if (costsOnDemand(energy)) return wtaFromMatcher(energy.matcher, energy.labels, p.window);
-  return wtaInit(energy.data, energy.width, energy.height, energy.labels, p.window);
+  return wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, p.window);
 }
 
 /** The initial labeling of a run: the solver's WTA where it offers one (on the device), else initialLabeling's. */
@@ -208,7 +223,7 @@ export async function match(leftImage: Raster | string, rightImage: Raster | str
   emit({ kind: 'costs', ms: t1 - t0 });
   const fallbacks: string[] = [];
   const solver = await createMoveSolver(energy, {
-    backend, graph: params.graph, verify, gpu: options.gpu, onFallback: (reason) => fallbacks.push(reason),
+    backend, graph: params.graph, verify, gpu: deviceSettings(options.gpu), onFallback: (reason) => fallbacks.push(reason),
     ...costOptions(energy, leftToDevice && !volumeTooLarge(left, options.ndisp)),
   });
   let result: ExpansionResult;
@@ -267,14 +282,11 @@ async function asRaster(image: Raster | string, which: 'left' | 'right'): Promis
  * By default (`enabled` undefined) it is skipped, and says why, when the
  * costs are left to the device (`costsOnDevice`): the spin was meant to run
  * while the host computes the costs and the WTA, and the device's WTA would
- * wait behind it instead. Runs after 4.5 s of an idle GPU, the warm-up on
- * against off with the costs on the device: tsukuba 710 / 593 against 475 /
- * 520 ms, teddy 1502 / 1341 against 1280 / 1429 ms, Adirondack 5565 / 5273
- * against 5316 / 5366 ms (H200, BENCHMARKS.md).
+ * wait behind it instead.
  */
 export async function warmUpForBackend(backend: BackendName, enabled: boolean | undefined, costsOnDevice = false): Promise<ClockWarmupReport | undefined> {
   if (enabled !== undefined && typeof enabled !== 'boolean') throw new Error(`warmUpClocks: expected true or false, got ${String(enabled)}`);
-  if (enabled === false || (backend !== 'gpu' && backend !== 'auto')) return undefined;
+  if (enabled === false || !mayUseWebGpu(backend)) return undefined;
   if (enabled === undefined && costsOnDevice) return { dispatches: 0, skipped: 'the costs and the WTA are left to the device, which would wait behind it' };
   return warmUpGpuClocks();
 }

@@ -1,11 +1,10 @@
 import type { CostKind, BorderRule } from '../costs';
-import type { SmoothnessKind } from '../expansion/energy';
+import type { SmoothnessKind } from '../data/energy';
 import type { GraphVariant } from '../expansion/binaryStep';
 import type { LabelOrder } from '../expansion/labelOrder';
 
-/** Which solver runs the binary cuts. */
-export type BackendName = 'auto' | 'gpu' | 'gpujs-cpu' | 'bk';
-export const BACKENDS: readonly BackendName[] = ['auto', 'gpu', 'gpujs-cpu', 'bk'];
+/** Which solver runs the binary cuts: the backend registry's names (graphcut/backends.ts). */
+export { BACKENDS, type BackendName } from '../graphcut/backends';
 
 export type InitKind = 'wta' | 'zero';
 

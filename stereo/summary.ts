@@ -1,5 +1,5 @@
 import type { CycleReport } from '../expansion/alphaExpansion';
-import type { EnergyBreakdown } from '../expansion/energy';
+import type { EnergyBreakdown } from '../data/energy';
 import type { InitRecord, MatchResult } from './match';
 import type { MatchParams } from './params';
 

@@ -22,7 +22,7 @@ describe('the library from JavaScript: paths where a user passes them, a clear T
   const fs = require('fs') as typeof import('fs');
   const path = require('path') as typeof import('path');
   const { writePng, matchScene } = require('../stereo') as typeof import('../stereo');
-  const { writeSceneFolder } = require('./tuneSupport') as typeof import('./tuneSupport');
+  const { writeSceneFolder } = require('./support/tuneSupport') as typeof import('./support/tuneSupport');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-api-'));
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 

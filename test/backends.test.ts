@@ -5,6 +5,8 @@ import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { generateSyntheticScene } from '../data/synthetic';
 import { buildStereoEnergy } from '../costs';
 import { isWebGpuAvailable } from '../graphcut/gpuBackend';
+import { volumeOf } from '../data/energy';
+import { InputError, VerificationError } from '../data/errors';
 import { costOptions, costsLeftToDevice, match, resolveParams, startingLabels } from '../stereo/match';
 import { wtaInit } from '../costs';
 
@@ -18,11 +20,12 @@ class DyingDevice implements MoveSolver {
   readonly device = 'a device that fails';
   private calls = 0;
   private readonly inner = bk();
-  constructor(private readonly dieAt: number, private readonly message: string) {}
+  /** Fails at call `dieAt` with `error` (a message: a device failure; or the typed error a solver throws). */
+  constructor(private readonly dieAt: number, private readonly error: string | Error) {}
   async move(alpha: number, labels: Uint16Array): Promise<MoveResult> {
     if (++this.calls === this.dieAt) {
       labels.fill(7);
-      throw new Error(this.message);
+      throw typeof this.error === 'string' ? new Error(this.error) : this.error;
     }
     return this.inner.move(alpha, labels);
   }
@@ -43,7 +46,7 @@ describe("'auto' falls back to BK when the device fails mid-run", () => {
   });
 
   test('a --verify difference is never swallowed', async () => {
-    const solver = new FallbackMoveSolver(energy, new DyingDevice(2, '--verify: cut 2: mismatch'), bk);
+    const solver = new FallbackMoveSolver(energy, new DyingDevice(2, new VerificationError('--verify: cut 2: mismatch')), bk);
     await expect(alphaExpansion(energy, new Uint16Array(48 * 36), solver, { cycles: 1 })).rejects.toThrow(/--verify/);
   });
 });
@@ -92,17 +95,17 @@ describe('costs left to the device (--costs auto with the moves on a GPU)', () =
 
   test('a host solver taking over builds the volume in place: BK then gives the energies and labels of the volume run', async () => {
     const onDemand = buildStereoEnergy(scene.left, scene.right, { ndisp: 8, lambda: 20, smoothness: 'linear', truncation: 2, onDemand: true });
-    expect(onDemand.data.length).toBe(0);
+    expect(onDemand.data.kind).toBe('images');
     // A volume energy needs nothing; an energy without one gets the images, and the builder only when leaving the costs was a choice.
     expect(costOptions(energy, true)).toEqual({});
-    expect(Object.keys(costOptions(onDemand, false))).toEqual(['dataSource']);
+    expect(Object.keys(costOptions(onDemand, false))).toEqual([]);
     const options = costOptions(onDemand, true);
-    expect(options.dataSource?.kind).toBe('images');
+    expect(Object.keys(options)).toEqual(['buildVolume']);
     const reasons: string[] = [];
     const solver = await createMoveSolver(onDemand, { backend: 'bk', graph: 'reversed', verify: false, onFallback: (r) => reasons.push(r), ...options });
     expect(solver.backend).toBe('bk');
-    expect(Array.from(onDemand.data)).toEqual(Array.from(energy.data));
-    const init = wtaInit(energy.data, 48, 36, 8, 5);
+    expect(Array.from(volumeOf(onDemand))).toEqual(Array.from(volumeOf(energy)));
+    const init = wtaInit(volumeOf(energy), 48, 36, 8, 5);
     const got = await alphaExpansion(onDemand, init, solver, { cycles: 2 });
     const reference = await alphaExpansion(energy, init, bk(), { cycles: 2 });
     expect(got.cycles.map((c) => c.energy.total)).toEqual(reference.cycles.map((c) => c.energy.total));
@@ -112,7 +115,7 @@ describe('costs left to the device (--costs auto with the moves on a GPU)', () =
   test("'auto' on a device whose WTA fails: BK takes over and the host computes the WTA; a bad window is the caller's error", async () => {
     class WtaFailing extends DyingDevice {
       async initialWta(window: number): Promise<Uint16Array | undefined> {
-        if (window % 2 === 0) throw new Error(`--window: must be an odd integer ≥ 1 (got ${window})`);
+        if (window % 2 === 0) throw new InputError(`--window: must be an odd integer ≥ 1 (got ${window})`);
         throw new Error('device lost');
       }
     }
@@ -128,7 +131,7 @@ describe('costs left to the device (--costs auto with the moves on a GPU)', () =
 
   test("startingLabels takes the solver's WTA when it gives one, the host's when it gives none, and never asks for a given map or init zero", async () => {
     const p = resolveParams({ window: 5 });
-    const host = wtaInit(energy.data, 48, 36, 8, 5);
+    const host = wtaInit(volumeOf(energy), 48, 36, 8, 5);
     const asked: number[] = [];
     const offering = (labels: Uint16Array | undefined): MoveSolver => Object.assign(bk(), { initialWta: async (w: number) => { asked.push(w); return labels; } });
     const mark = new Uint16Array(48 * 36).fill(3);

@@ -8,7 +8,7 @@ import { writeFileAtomic } from '../data/atomicWrite';
 import { DEFAULT_PARAMS } from '../stereo/params';
 import { match, type MatchEvent } from '../stereo/match';
 import { describeRule, typedValues } from '../stereo/commands/optionValues';
-import { writeSceneFolder } from './tuneSupport';
+import { writeSceneFolder } from './support/tuneSupport';
 
 /**
  * The command line as a new user meets it: each bug of issue 27 has a test

@@ -7,7 +7,7 @@ import { generateSyntheticScene } from '../data/synthetic';
 import { writePng, writePfm, readImage } from '../data/imageIO';
 import { encodePnm } from '../data/pnm';
 import { readSmrf, readLabeling } from '../data/smrf';
-import { computeEnergy } from '../expansion/energy';
+import { computeEnergy } from '../data/energy';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-cli-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));

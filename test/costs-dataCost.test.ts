@@ -1,3 +1,4 @@
+import { seededRandom as rng } from '../data/random';
 import type { Raster } from '../data/raster';
 import {
   DataCostMatcher,
@@ -9,7 +10,6 @@ import {
   type BorderRule,
   type CostKind,
 } from '../costs';
-import { createRng as rng } from '../graphcut/randomGraphs';
 
 /**
  * A random pair: the right image is the left shifted by a random disparity

@@ -6,12 +6,12 @@
  * the TypeScript sources here (compiled as they load), so the thresholds
  * are lowered to small images.
  */
+import { seededRandom } from '../data/random';
 import * as os from 'os';
 import * as path from 'path';
 import type { Raster } from '../data/raster';
 import { DataCostMatcher, wtaFromMatcher, wtaFromSlices, wtaInit, type CostKind } from '../costs';
 import { costThreads, parallelCosts, runOnThreads, volumeOnThreads, wtaOnThreads, wtaSlicesOnThreads } from '../costs/parallelCosts';
-import { createRng } from '../graphcut/randomGraphs';
 
 jest.setTimeout(120_000);
 
@@ -27,7 +27,7 @@ const cores = os.availableParallelism();
 
 describe('costs on worker threads', () => {
   test('the volume on threads equals the volume on one thread, for random pairs, kinds, borders, scales and disparity counts', () => {
-    const rand = createRng(5);
+    const rand = seededRandom(5);
     const kinds: CostKind[] = ['sad', 'ssd', 'sad+sgrad'];
     for (let trial = 0; trial < 6; trial++) {
       const W = 5 + Math.floor(rand() * 40);
@@ -54,7 +54,7 @@ describe('costs on worker threads', () => {
   });
 
   test('WTA on threads equals WTA on one thread, ties included (few cost values), for random sizes, windows and label counts', () => {
-    const rand = createRng(9);
+    const rand = seededRandom(9);
     for (let trial = 0; trial < 8; trial++) {
       const W = 2 + Math.floor(rand() * 30);
       const H = 2 + Math.floor(rand() * 20);
@@ -76,7 +76,7 @@ describe('costs on worker threads', () => {
   });
 
   test('WTA from cost slices on threads (no volume) equals it on one thread and the volume\'s WTA, for random pairs, kinds, windows and label counts', () => {
-    const rand = createRng(13);
+    const rand = seededRandom(13);
     const kinds: CostKind[] = ['sad', 'ssd', 'sad+sgrad'];
     for (let trial = 0; trial < 6; trial++) {
       const W = 4 + Math.floor(rand() * 30);
@@ -113,7 +113,7 @@ describe('costs on worker threads', () => {
     const job = { kind: 'wta' as const, volume: new SharedArrayBuffer(16), width: 2, height: 2, labels: 1, window: 1, from: 0, to: 1, best: new SharedArrayBuffer(32), label: new SharedArrayBuffer(8) };
     expect(runOnThreads([job], bad)).toBe(false);
     // A pair of two sizes throws in the worker.
-    const rand = createRng(2);
+    const rand = seededRandom(2);
     const left = randomRaster(rand, 6, 4, 1);
     const volumeJob = { kind: 'volume' as const, left, right: randomRaster(rand, 7, 4, 1), options: {}, ndisp: 3, y0: 0, y1: 4, out: new SharedArrayBuffer(4 * 6 * 4 * 3) };
     expect(runOnThreads([job, volumeJob])).toBe(false);

@@ -1,7 +1,7 @@
+import { seededRandom as rng } from '../data/random';
 import type { Raster } from '../data/raster';
-import { computeEnergy } from '../expansion/energy';
+import { computeEnergy, volumeOf } from '../data/energy';
 import { buildStereoEnergy, computeDataCostVolume, computeSmoothnessWeights, costScale } from '../costs';
-import { createRng as rng } from '../graphcut/randomGraphs';
 
 function randomImage(rand: () => number, W: number, H: number, C: number, maxval: number): Raster {
   // Small steps between neighbours so both sides of the cue threshold occur.
@@ -94,7 +94,7 @@ describe('stereo energy terms', () => {
     const e = buildStereoEnergy(L, R, { ndisp: 5, lambda: 2.5, cueFactor: 2, kind: 'sad+sgrad', smoothness: 'linear', truncation: 2 });
     expect(e.scale).toBe(10);
     const unscaled = computeDataCostVolume(L, R, 5, { kind: 'sad+sgrad' });
-    expect(Array.from(e.data)).toEqual(Array.from(unscaled, (v) => v * 10));
+    expect(Array.from(volumeOf(e))).toEqual(Array.from(unscaled, (v) => v * 10));
     const w = computeSmoothnessWeights(L, { lambda: 2.5 });
     expect(Array.from(e.wH)).toEqual(Array.from(w.wH));
     // Energy of a random labeling: 10·(Σ D + Σ 2.5·factor·V), exactly.

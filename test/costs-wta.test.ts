@@ -1,5 +1,5 @@
+import { seededRandom as rng } from '../data/random';
 import { boxFilter, wtaFromSlices, wtaInit } from '../costs';
-import { createRng as rng } from '../graphcut/randomGraphs';
 
 /** Window sum read cell by cell (clipped at the borders), then first argmin. */
 function naiveWta(vol: Int32Array, W: number, H: number, L: number, win: number): Uint16Array {

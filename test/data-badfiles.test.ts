@@ -1,3 +1,4 @@
+import { seededRandom } from '../data/random';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -9,7 +10,6 @@ import { encodePng } from '../data/pngEncode';
 import { encodePnm } from '../data/pnm';
 import { encodePfm } from '../data/pfm';
 import { readCalib } from '../data/calib';
-import { mulberry32 } from '../data/synthetic';
 
 /** Every bad input is a one-line error naming the file; failed writes leave nothing behind. */
 
@@ -41,7 +41,7 @@ async function expectFileError(p: Promise<unknown>, file: string, re: RegExp): P
 async function jpegBytes(): Promise<Buffer> {
   const w = 16;
   const h = 16;
-  const rnd = mulberry32(3);
+  const rnd = seededRandom(3);
   const px = Uint8Array.from({ length: w * h * 3 }, () => Math.floor(rnd() * 256));
   const stream = savePixels(ndarray(px, [w, h, 3], [3, 3 * w, 1]), 'jpeg');
   const parts: Buffer[] = [];
@@ -95,7 +95,7 @@ describe('reading bad files', () => {
   });
 
   test('garbage bytes of many lengths are an unknown format', async () => {
-    const rnd = mulberry32(9);
+    const rnd = seededRandom(9);
     for (let k = 0; k < 20; k++) {
       const bytes = Buffer.from(Array.from({ length: k * 13 }, () => Math.floor(rnd() * 256)));
       bytes[0] = 0x41 + k; // never 'P', 0x89 or 0xFF, so no magic matches

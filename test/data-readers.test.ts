@@ -1,3 +1,4 @@
+import { seededRandom } from '../data/random';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -8,7 +9,6 @@ import { readImage, decodeImage, detectFormat, writePng, writePfm, writePnm, rea
 import { encodePnm, parsePnm } from '../data/pnm';
 import { encodePfm, parsePfm } from '../data/pfm';
 import { encodePng, crc32 } from '../data/pngEncode';
-import { mulberry32 } from '../data/synthetic';
 import type { Raster } from '../data/raster';
 
 /**
@@ -28,7 +28,7 @@ function put(name: string, bytes: Uint8Array | string): string {
 }
 
 function randomSamples(n: number, maxval: number, seed: number): number[] {
-  const rnd = mulberry32(seed);
+  const rnd = seededRandom(seed);
   const out: number[] = [];
   for (let i = 0; i < n; i++) out.push(Math.floor(rnd() * (maxval + 1)));
   // Always include both ends of the range.
@@ -114,7 +114,7 @@ describe('PFM reader', () => {
   );
 
   test('RGB (PF) in both byte orders', async () => {
-    const rnd = mulberry32(5);
+    const rnd = seededRandom(5);
     const w = 4;
     const h = 3;
     const rowsRgb = Array.from({ length: h }, () => Array.from({ length: 3 * w }, () => Math.fround(rnd() * 200 - 50)));
@@ -299,7 +299,7 @@ describe('JPEG reader', () => {
 });
 
 describe('writers read back', () => {
-  const rnd = mulberry32(77);
+  const rnd = seededRandom(77);
   const sizes: [number, number][] = [[1, 1], [5, 3], [64, 17], [13, 40]];
 
   test('writePng: grey and RGB, values rounded and clamped to 0..255', async () => {

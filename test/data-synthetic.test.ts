@@ -1,4 +1,5 @@
-import { generateSynthetic, generateSyntheticScene, mulberry32, type SyntheticResult } from '../data/synthetic';
+import { seededRandom } from '../data/random';
+import { generateSynthetic, generateSyntheticScene, type SyntheticResult } from '../data/synthetic';
 
 /**
  * Synthetic scenes: determinism, option handling, and ground truth checked
@@ -104,7 +105,7 @@ describe('generateSynthetic: determinism and options', () => {
       return out;
     };
     for (const seed of [0, 1, 42, 123456789, 0xffffffff]) {
-      const g = mulberry32(seed);
+      const g = seededRandom(seed);
       const got = Array.from({ length: 200 }, () => g());
       expect(got).toEqual(ref(seed, 200));
       for (const v of got) expect(v >= 0 && v < 1).toBe(true);

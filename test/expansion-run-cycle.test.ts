@@ -4,12 +4,12 @@
  * solver's resident moves do), must give the run that move() per label
  * gives: the same labels, cycle reports and progress, on random energies.
  */
+import { seededRandom } from '../data/random';
 import { alphaExpansion, type MoveProgress } from '../expansion/alphaExpansion';
-import { seededRandom } from '../expansion/labelOrder';
 import { GraphMoveSolver, type CycleHooks, type MoveSolver } from '../expansion/moveSolver';
-import type { MrfEnergy } from '../expansion/energy';
+import type { MrfEnergy } from '../data/energy';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { randomEnergy, randomLabels } from './randomEnergy';
+import { randomEnergy, randomLabels } from './support/randomEnergy';
 
 /** Runs a cycle's moves one by one, but asks about the next move before the current one is reported, and checks the order of its own reports. */
 class LookAheadSolver implements MoveSolver {

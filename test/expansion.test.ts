@@ -1,11 +1,12 @@
+import { seededRandom } from '../data/random';
 import { BinaryStepBuilder, applyCut, GraphVariant } from '../expansion/binaryStep';
-import { computeEnergy, MrfEnergy, SmoothnessKind } from '../expansion/energy';
+import { computeEnergy, volumeOf, MrfEnergy, SmoothnessKind } from '../data/energy';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import { GraphMoveSolver } from '../expansion/moveSolver';
-import { labelOrderForCycle, seededRandom } from '../expansion/labelOrder';
+import { labelOrderForCycle } from '../expansion/labelOrder';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { cutCapacity } from '../graphcut/gridGraph';
-import { randomEnergy, randomLabels } from './randomEnergy';
+import { randomEnergy, randomLabels } from './support/randomEnergy';
 
 
 /** The best expansion move by enumerating every subset of pixels that may switch to α. */
@@ -89,7 +90,7 @@ describe('binary step construction', () => {
 
   test('a capacity beyond the int32-safe bound is refused', () => {
     const e: MrfEnergy = {
-      width: 2, height: 1, labels: 2, data: new Int32Array([0, 2 ** 31 - 1, 0, 0]),
+      width: 2, height: 1, labels: 2, data: { kind: 'volume', costs: new Int32Array([0, 2 ** 31 - 1, 0, 0]) },
       smoothness: 'linear', truncation: 1, wH: new Int32Array([1, 0]), wV: new Int32Array(2),
     };
     expect(() => new BinaryStepBuilder(2, 1).build(e, new Uint16Array([0, 0]), 1, 'reversed')).toThrow(/exceeds/);
@@ -129,7 +130,8 @@ describe('alpha-expansion driver', () => {
     // so compare the first move exactly and later cycles for optimality only.
     const rand = seededRandom(5);
     const e = randomEnergy(rand, 30, 20, 6, 'linear');
-    for (let i = 0; i < e.data.length; i++) e.data[i] = e.data[i] * 1000 + Math.floor(rand() * 997);
+    const D = volumeOf(e);
+    for (let i = 0; i < D.length; i++) D[i] = D[i] * 1000 + Math.floor(rand() * 997);
     const init = randomLabels(rand, 600, 6);
     const a = await alphaExpansion(e, init, new GraphMoveSolver(e, bk, 'classic'), { cycles: 1, order: 'sequential' });
     const b = await alphaExpansion(e, init, new GraphMoveSolver(e, bk, 'reversed'), { cycles: 1, order: 'sequential' });

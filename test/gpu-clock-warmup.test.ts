@@ -9,7 +9,7 @@ import { isWebGpuAvailable } from '../graphcut/gpuBackend';
 import { generateSyntheticScene } from '../data/synthetic';
 import { match, warmUpForBackend } from '../stereo/match';
 import { matchSummaryJson, matchSummaryLines } from '../stereo/summary';
-import { RecordingDevice } from './recordingDevice';
+import { RecordingDevice } from './support/recordingDevice';
 
 const saved = { ...clockWarmup };
 afterEach(() => Object.assign(clockWarmup, saved));

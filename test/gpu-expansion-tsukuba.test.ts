@@ -8,7 +8,7 @@ import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { createGpuContext } from '../graphcut/gpuBackend';
 import { initialLabeling, resolveParams, stereoEnergy } from '../stereo/match';
 import { sceneParamsFor } from '../stereo/sceneParams';
-import { fullTest } from './testScope';
+import { fullTest } from './support/testScope';
 
 /**
  * The whole tsukuba pair (384×288, 16 labels, the README's parameters): one

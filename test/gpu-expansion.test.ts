@@ -1,3 +1,4 @@
+import { seededRandom } from '../data/random';
 import * as fs from 'fs';
 import * as path from 'path';
 import { Input, type KernelOutput } from 'gpu.js';
@@ -5,8 +6,9 @@ import { buildStereoEnergy, resolveDataCostOptions, toIntensity8, wtaInit } from
 import { generateSyntheticScene } from '../data/synthetic';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import type { GraphVariant } from '../expansion/binaryStep';
-import type { MrfEnergy } from '../expansion/energy';
-import { defaultBfsPasses, defaultInitialRounds, defaultPush, defaultReach, GpuMoveSolver, type GpuDataSource } from '../expansion/gpuMoveSolver';
+import { volumeOf, type DataTerm, type MrfEnergy } from '../data/energy';
+import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
+import { defaultBfsPasses, defaultInitialRounds, defaultPush, defaultReach } from '../expansion/gpuMoveSettings';
 import { flowPlanesSource, reductionLevels } from '../expansion/gpuMoveKernels';
 import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
@@ -15,9 +17,11 @@ import { flattenState } from '../graphcut/pushRelabel';
 import { PLANE, STATE_PLANES } from '../graphcut/pushRelabelKernels';
 import type { Raster } from '../data/raster';
 import { loadScene } from '../data/scene';
-import { seededRandom } from '../expansion/labelOrder';
-import { randomEnergy, randomLabels } from './randomEnergy';
-import { sample } from './testScope';
+import { randomEnergy, randomLabels } from './support/randomEnergy';
+import { sample } from './support/testScope';
+
+/** Where a test's device solver reads its costs: the energy's volume, or an images data term in its place. */
+type Source = { kind: 'volume' } | Extract<DataTerm, { kind: 'images' }>;
 
 // CI has no GPU: the device kernels run on gpu.js's cpu backend here, unchanged.
 jest.setTimeout(300_000);
@@ -35,11 +39,11 @@ function crop(r: Raster, x0: number, y0: number, w: number, h: number): Raster {
 }
 
 /** BK and the device solver from the same labeling: same labels after every cycle, same energies. */
-async function expectSameAsBk(ctx: GpuContext, energy: MrfEnergy, init: Uint16Array, variant: GraphVariant, source: GpuDataSource, label: string, options: Partial<ConstructorParameters<typeof GpuMoveSolver>[2]> = {}): Promise<GpuMoveSolver> {
+async function expectSameAsBk(ctx: GpuContext, energy: MrfEnergy, init: Uint16Array, variant: GraphVariant, source: Source, label: string, options: Partial<ConstructorParameters<typeof GpuMoveSolver>[2]> = {}): Promise<GpuMoveSolver> {
   const ref = await alphaExpansion(energy, init, new GraphMoveSolver(energy, new BoykovKolmogorovSolver(), variant), { cycles: 2 });
   // The image source never needs the host volume: the device solver gets the energy without it.
-  const gpuEnergy = source.kind === 'images' ? { ...energy, data: new Int32Array(0) } : energy;
-  const gpu = new GpuMoveSolver(ctx, gpuEnergy, { variant, iterationsPerRound: 8, bfsPasses: 16, initialRounds: 2, movesPerCall: 4, ...options }, source);
+  const gpuEnergy = source.kind === 'images' ? { ...energy, data: source } : energy;
+  const gpu = new GpuMoveSolver(ctx, gpuEnergy, { variant, iterationsPerRound: 8, bfsPasses: 16, initialRounds: 2, movesPerCall: 4, ...options });
   const res = await alphaExpansion(energy, init, gpu, { cycles: 2 });
   expect(res.cycles.map((c) => c.energy.total)).toEqual(ref.cycles.map((c) => c.energy.total));
   const diff = res.labels.findIndex((v, p) => v !== ref.labels[p]);
@@ -59,11 +63,11 @@ describe('GpuMoveSolver against the BK path', () => {
 
   test.each(['reversed', 'classic'] as const)('synthetic 48×36, 8 labels, %s graph: volume and image sources', async (variant) => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
-    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
+    const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     const g = await expectSameAsBk(cpu, energy, init, variant, { kind: 'volume' }, `synthetic ${variant} volume`);
     expect(g.counters.moves).toBe(16);
     const costs = resolveDataCostOptions({ kind: 'sad', scale: energy.scale }, scene.left.channels);
-    const images: GpuDataSource = { kind: 'images', left: toIntensity8(scene.left), right: toIntensity8(scene.right), costs: { ...costs, channels: scene.left.channels } };
+    const images: Source = { kind: 'images', left: toIntensity8(scene.left), right: toIntensity8(scene.right), spec: { ...costs, channels: scene.left.channels } };
     await expectSameAsBk(cpu, energy, init, variant, images, `synthetic ${variant} images`);
   });
 
@@ -103,12 +107,12 @@ describe('GpuMoveSolver against the BK path', () => {
     { push: 'lockstep', bfs: 'level' }, { push: 'lockstep', bfs: 'scan', reach: 4 }, { push: 'sweep', bfs: 'level', reach: 3 }, { push: 'sweep', bfs: 'scan', reach: 5 }, { push: 'split-sweep', bfs: 'scan', reach: 3 },
   ] as const, [0, 3, 4]))('synthetic 48×36, every kernel scheme: %j', async (scheme) => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
-    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
+    const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, `synthetic ${JSON.stringify(scheme)}`, scheme);
   });
   test('moves that do not converge in one call: continued from the read-back flows (resume), or redone; BFS shortfalls double the passes', async () => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
-    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
+    const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     const rounds: Record<string, number> = {};
     for (const resume of [true, false]) {
       // One round of one iteration and one BFS pass per call: nearly every move needs several calls, and the BFS falls short.
@@ -142,7 +146,7 @@ describe('GpuMoveSolver against the BK path', () => {
 
   test('counting plan compiles in the rounds choice (flat, or by the plan\'s rounds) compiles fewer plan shapes and changes no result', async () => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
-    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
+    const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     // Small rounds and BFS passes make the moves' needs vary, so the adaptive choice moves between shapes.
     const options = { movesPerCall: 1, iterationsPerRound: 2, bfsPasses: 4, initialRounds: 1, reach: 2 } as const;
     const free = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'compiles ignored', { ...options, planCompileRounds: 0, planCompileRoundsPerRound: 0 });
@@ -166,7 +170,7 @@ describe('GpuMoveSolver against the BK path', () => {
 
   test('the last round\'s BFS length changes no result: finalBfsFactor 1, 2 and 5 give BK\'s labels', async () => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
-    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
+    const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     // Few BFS passes, so that a short last BFS falls short and the move needs another call.
     const options = { movesPerCall: 1, iterationsPerRound: 2, bfsPasses: 3, initialRounds: 1, reach: 2 } as const;
     const passes: number[] = [];
@@ -180,7 +184,7 @@ describe('GpuMoveSolver against the BK path', () => {
 
   test('the reductions\' tile side changes no result and no call: sides 1, 3 and 8 give BK\'s labels and the default\'s calls', async () => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
-    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
+    const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     const options = { movesPerCall: 1, iterationsPerRound: 2, bfsPasses: 3, initialRounds: 1, reach: 2 } as const;
     const calls: unknown[] = [];
     for (const tileSide of [undefined, 1, 3, 8]) {
@@ -192,7 +196,7 @@ describe('GpuMoveSolver against the BK path', () => {
 
   test('first-cycle moves borrow the last converged move\'s flows (borrowFlows): BK\'s labels with it on and off, and it needs warm starts', async () => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
-    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
+    const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     const options = { movesPerCall: 1, iterationsPerRound: 4, initialRounds: 2 } as const;
     const on = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'borrowFlows on', options);
     // Every move of the first cycle but the first has no flows of its own α and borrows; later cycles start from their own.
@@ -206,7 +210,7 @@ describe('GpuMoveSolver against the BK path', () => {
 
   test('the gate changes no result: gated and ungated plans that overshoot give BK\'s labels and the same counters', async () => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
-    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
+    const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     // 12 fixed rounds per call: most moves converge after a few, and the gated plans copy the state for the rest.
     const options = { movesPerCall: 3, initialRounds: 12, fixedRounds: true } as const;
     const gated = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'gated', { ...options, gate: true });
@@ -277,7 +281,7 @@ describe('GpuMoveSolver warm starts (each move from the flows its α\'s previous
   test('cold, warm and continued moves share one plan per rounds and BFS passes, under --verify', async () => {
     const scene = generateSyntheticScene({ width: 40, height: 30, ndisp: 8, seed: 5 });
     const energy = buildStereoEnergy(scene.left, scene.right, { ndisp: 8, kind: 'sad', lambda: 20, smoothness: 'linear', truncation: 2 });
-    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
+    const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     // One iteration per round: most moves need more than a call gives them, so many calls continue a move from its read-back flows.
     const g = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'shared plans', {
       movesPerCall: 1, iterationsPerRound: 1, bfsPasses: 8, initialRounds: 1, reach: 2, verify: true, maxCachedPlans: 64,
@@ -298,7 +302,7 @@ describe('GpuMoveSolver warm starts (each move from the flows its α\'s previous
   test('synthetic 48×36 (volume and images): same results as cold starts, and the later cycles\' moves need fewer rounds', async () => {
     const scene = generateSyntheticScene({ width: 48, height: 36, ndisp: 8, seed: 3 });
     const energy = buildStereoEnergy(scene.left, scene.right, { ndisp: 8, kind: 'sad', lambda: 20, smoothness: 'linear', truncation: 2 });
-    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
+    const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     const options = { movesPerCall: 1, iterationsPerRound: 2, bfsPasses: 8, initialRounds: 1, reach: 4 } as const;
     const cold = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'cold', { ...options, warmStart: false });
     const warm = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'warm', { ...options, warmStart: true });
@@ -308,7 +312,7 @@ describe('GpuMoveSolver warm starts (each move from the flows its α\'s previous
     const laterRounds = (g: GpuMoveSolver): number => g.counters.rounds - g.calls.slice(0, 8).reduce((t, c) => t + c.rounds + 1, 0);
     expect(laterRounds(warm)).toBeLessThan(laterRounds(cold));
     const costs = resolveDataCostOptions({ kind: 'sad', scale: energy.scale }, scene.left.channels);
-    const images: GpuDataSource = { kind: 'images', left: toIntensity8(scene.left), right: toIntensity8(scene.right), costs: { ...costs, channels: scene.left.channels } };
+    const images: Source = { kind: 'images', left: toIntensity8(scene.left), right: toIntensity8(scene.right), spec: { ...costs, channels: scene.left.channels } };
     const fromImages = await expectSameAsBk(cpu, energy, init, 'classic', images, 'warm images', { ...options, warmStart: true });
     expect(fromImages.counters.warmMoves).toBeGreaterThan(0);
   });
@@ -322,7 +326,7 @@ describe('GpuMoveSolver on grids wider than one reduction level', () => {
     const wide = generateSyntheticScene({ width: 530, height: 16, ndisp: 6, seed: 11 });
     const p = { ndisp: 6, kind: 'sad' as const, lambda: 20, smoothness: 'linear' as const, truncation: 2 };
     const energy = buildStereoEnergy(wide.left, wide.right, p);
-    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 5);
+    const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     expect(defaultReach(718, 496)).toBe(8);
     expect(defaultReach(1024, 1024)).toBe(8);
     expect(defaultReach(1025, 1024)).toBe(32);
@@ -354,7 +358,7 @@ if (!haveTsukuba) process.stderr.write(`gpu-expansion: tsukuba crop test skipped
     const left = crop(scene.left, 200, 150, 64, 48);
     const right = crop(scene.right, 200, 150, 64, 48);
     const energy = buildStereoEnergy(left, right, { ndisp: 16, kind: 'sad', lambda: 20, smoothness: 'linear', truncation: 2 });
-    const init = wtaInit(energy.data, 64, 48, 16, 9);
+    const init = wtaInit(volumeOf(energy), 64, 48, 16, 9);
     // The webasm backend (fused, SIMD) runs the same kernels several times faster than cpu at this size.
     await expectSameAsBk(wasm, energy, init, variant, { kind: 'volume' }, `tsukuba crop ${variant}`);
   });

@@ -6,17 +6,21 @@
  * tested on a stand-in device in gpu-shared-literals.test.ts, and the GPU
  * runs are in BENCHMARKS.md.
  */
+import { seededRandom } from '../data/random';
 import { buildStereoEnergy, resolveDataCostOptions, toIntensity8, wtaInit } from '../costs';
 import { generateSyntheticScene } from '../data/synthetic';
 import { alphaExpansion } from '../expansion/alphaExpansion';
-import type { MrfEnergy } from '../expansion/energy';
+import { volumeOf, type DataTerm, type MrfEnergy } from '../data/energy';
 import { keptProgramCount, keptPrograms, releaseKeptPrograms } from '../expansion/gpuKeptPrograms';
-import { GpuMoveSolver, type GpuDataSource, type GpuMoveOptions } from '../expansion/gpuMoveSolver';
+import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
+import { type GpuMoveOptions } from '../expansion/gpuMoveSettings';
 import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
-import { createRng } from '../graphcut/randomGraphs';
-import { randomEnergy, randomLabels } from './randomEnergy';
+import { randomEnergy, randomLabels } from './support/randomEnergy';
+
+/** Where a test's device solver reads its costs: the energy's volume, or an images data term in its place. */
+type Source = { kind: 'volume' } | Extract<DataTerm, { kind: 'images' }>;
 
 jest.setTimeout(300_000);
 
@@ -28,10 +32,10 @@ beforeEach(() => releaseKeptPrograms());
 const small: Partial<GpuMoveOptions> = { iterationsPerRound: 4, initialRounds: 2 };
 
 /** Runs two cycles with a new device solver (disposed after) and checks its labels and energies against BK's; returns the solver. */
-async function runAndCheck(ctx: GpuContext, energy: MrfEnergy, init: Uint16Array, label: string, options: Partial<GpuMoveOptions> = {}, source: GpuDataSource = { kind: 'volume' }): Promise<GpuMoveSolver> {
+async function runAndCheck(ctx: GpuContext, energy: MrfEnergy, init: Uint16Array, label: string, options: Partial<GpuMoveOptions> = {}, source: Source = { kind: 'volume' }): Promise<GpuMoveSolver> {
   const ref = await alphaExpansion(energy, init, new GraphMoveSolver(energy, new BoykovKolmogorovSolver(), 'reversed'), { cycles: 2 });
-  const gpuEnergy = source.kind === 'images' ? { ...energy, data: new Int32Array(0) } : energy;
-  const solver = new GpuMoveSolver(ctx, gpuEnergy, { variant: 'reversed', ...small, ...options }, source);
+  const gpuEnergy = source.kind === 'images' ? { ...energy, data: source } : energy;
+  const solver = new GpuMoveSolver(ctx, gpuEnergy, { variant: 'reversed', ...small, ...options });
   const res = await alphaExpansion(energy, init, solver, { cycles: 2 });
   solver.dispose();
   expect(res.cycles.map((c) => c.energy.total)).toEqual(ref.cycles.map((c) => c.energy.total));
@@ -42,7 +46,7 @@ async function runAndCheck(ctx: GpuContext, energy: MrfEnergy, init: Uint16Array
 
 describe('programs kept between solvers of the same shape', () => {
   test('random energies of one shape in a row: each solver after the first takes the last one\'s plans and still gives BK\'s labels', async () => {
-    const rng = createRng(77);
+    const rng = seededRandom(77);
     for (let shape = 0; shape < 3; shape++) {
       const W = 5 + Math.floor(rng() * 9);
       const H = 4 + Math.floor(rng() * 7);
@@ -63,24 +67,24 @@ describe('programs kept between solvers of the same shape', () => {
       const scene = generateSyntheticScene({ width: 24, height: 18, ndisp: 6, seed });
       const energy = buildStereoEnergy(scene.left, scene.right, params);
       const costs = resolveDataCostOptions({ kind: 'sad', scale: energy.scale }, scene.left.channels);
-      const images: GpuDataSource = { kind: 'images', left: toIntensity8(scene.left), right: toIntensity8(scene.right), costs: { ...costs, channels: scene.left.channels } };
+      const images: Source = { kind: 'images', left: toIntensity8(scene.left), right: toIntensity8(scene.right), spec: { ...costs, channels: scene.left.channels } };
       // The device WTA of each pair, from the pipelines the first pair compiled (a stale image literal would give the last pair's labels).
-      const wtaSolver = new GpuMoveSolver(cpu, { ...energy, data: new Int32Array(0) }, { variant: 'reversed', ...small }, images);
+      const wtaSolver = new GpuMoveSolver(cpu, { ...energy, data: images }, { variant: 'reversed', ...small });
       for (const window of [5, 3, 5]) {
-        expect(Array.from((await wtaSolver.deviceWta(window, 3 * 24 * 18))!)).toEqual(Array.from(wtaInit(energy.data, energy.width, energy.height, energy.labels, window)));
+        expect(Array.from((await wtaSolver.deviceWta(window, 3 * 24 * 18))!)).toEqual(Array.from(wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, window)));
       }
       // Windows 5 and 3 on the first pair; none after (the energy pipeline is made by the run below, once).
       expect(wtaSolver.counters.auxPipelines).toBe(seed === 3 ? 2 : 0);
       wtaSolver.dispose();
       // runAndCheck compares the device's energies (the energy pipeline) with BK's.
-      const solver = await runAndCheck(cpu, energy, wtaInit(energy.data, energy.width, energy.height, energy.labels, 5), `synthetic seed ${seed}`, {}, images);
+      const solver = await runAndCheck(cpu, energy, wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5), `synthetic seed ${seed}`, {}, images);
       expect(solver.tookKeptPlans).toBe(seed !== 3);
       expect(solver.counters.auxPipelines).toBe(seed === 3 ? 1 : 0);
     }
   });
 
   test('a solver disposed twice keeps its program once, and the next solver runs it', async () => {
-    const rng = createRng(9);
+    const rng = seededRandom(9);
     const e1 = randomEnergy(rng, 7, 5, 3, 'linear');
     const e2 = randomEnergy(rng, 7, 5, 3, 'potts');
     const first = new GpuMoveSolver(cpu, e1, { variant: 'reversed', ...small });
@@ -92,7 +96,7 @@ describe('programs kept between solvers of the same shape', () => {
   });
 
   test('nothing is taken across shapes, options, backends, a destroyed context, on the webasm backend, or with keeping off; at most one program is kept', async () => {
-    const rng = createRng(5);
+    const rng = seededRandom(5);
     const e1 = randomEnergy(rng, 8, 6, 4, 'linear');
     const e2 = randomEnergy(rng, 8, 6, 4, 'linear');
     const other = randomEnergy(rng, 9, 6, 4, 'linear');

@@ -1,5 +1,5 @@
 /**
- * Kernel builds shared between plans (graphcut/gpuKernelBuildCache.ts).
+ * Kernel builds shared between plans (graphcut/gpujs/kernelBuildCache.ts).
  * CI has no GPU, so translations are checked by assembling the move
  * kernels' WGSL the way gpu.js does before it reaches the device: with the
  * cache, every build must give the WGSL a build without it gives, over
@@ -9,19 +9,21 @@
  * the GPU runs the shared builds is checked there (--verify, equal
  * energies: BENCHMARKS.md).
  */
-import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpuJsRelease';
+import { seededRandom } from '../data/random';
+import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
 import { GPU, Input } from 'gpu.js';
 import {
   clearKernelBuildCache, installKernelBuildCache, keptPipelines, kernelBuildCache, kernelLayoutEntries, MAX_SHARED_MODULES, prewarmPipelines, shareShaderModules, translationKey,
   type CompilingExecutor, type ModuleDevice, type PipelineDevice, type TranslatingKernel,
-} from '../graphcut/gpuKernelBuildCache';
+} from '../graphcut/gpujs/kernelBuildCache';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
-import { randomEnergy } from './randomEnergy';
+import { randomEnergy } from './support/randomEnergy';
 import { bfsScanSource, gatedSource, sweepGatherSource, sweepPushSource, STATE_PLANES, UNCHANGED_STATE } from '../graphcut/pushRelabelKernels';
 import { checkTilesSource, MOVE_DONE_GATE, startMoveSource } from '../expansion/gpuMoveKernels';
-import { createRng } from '../graphcut/randomGraphs';
-import { assembleWgsl } from './wgslAssembly';
-import { RecordingDevice, useStandInDevice } from './recordingDevice';
+import { assembleWgsl } from './support/wgslAssembly';
+import { RecordingDevice, useStandInDevice } from './support/recordingDevice';
+import { adaptInstance } from '../graphcut/gpujs/scope';
+import { gpuJsInternal } from '../graphcut/gpujs/internals';
 
 const planes = (W: number, H: number, k: number): Input => new Input(new Float32Array(W * H * k) as unknown as number[], [W, H, k]);
 
@@ -65,7 +67,7 @@ describe('kernel builds shared between plans', () => {
   test('installed for the gpu.js release it wraps, once', () => {
     expect((require('gpu.js/package.json') as { version: string }).version).toBe(WRAPPED_GPU_JS_RELEASE);
     expect(installKernelBuildCache()).toBe(true);
-    const proto = (require('gpu.js/src/backend/web-gpu/kernel.js') as { WebGPUKernel: { prototype: { translateSource: unknown; _buildAsync: unknown } } }).WebGPUKernel.prototype;
+    const proto = gpuJsInternal<{ WebGPUKernel: { prototype: { translateSource: unknown; _buildAsync: unknown } } }>('web-gpu/kernel').WebGPUKernel.prototype;
     const [translate, buildAsync] = [proto.translateSource, proto._buildAsync];
     expect(installKernelBuildCache()).toBe(true);
     expect(proto.translateSource).toBe(translate);
@@ -74,7 +76,7 @@ describe('kernel builds shared between plans', () => {
 
   test('400 random builds that repeat: with the cache, every WGSL is the one built without it', () => {
     installKernelBuildCache();
-    const rng = createRng(11);
+    const rng = seededRandom(11);
     const cases = Array.from({ length: 60 }, () => randomCase(rng));
     const before = { ...kernelBuildCache };
     const used = new Set<Case>();
@@ -200,13 +202,15 @@ describe('pipelines created ahead of a plan\'s compile', () => {
   /** A solver's plan of `moves` moves, traced, with an executor for it and its first call's arguments. */
   function solverPlan(W: number, H: number, moves: number, rounds: number, given?: GpuMoveSolver): { executor: CompilingExecutor; args: unknown[]; solver: GpuMoveSolver } {
     const ctx = { gpu: new GPU({ mode: 'webgpu' }), mode: 'webgpu' as const, device: 'stand-in', deviceErrors: [], destroyed: false, destroy: () => undefined };
-    const solver = given ?? new GpuMoveSolver(ctx, randomEnergy(createRng(W * 31 + H), W, H, 5, 'linear'), { variant: 'reversed', movesPerCall: moves });
-    const internals = solver as unknown as { plan(m: number, r: number, b: number, v: boolean): { pipe: { pipeline: { plan: unknown; _buildPlan(): unknown } } }; flowsInOut: boolean; bfs: number };
-    const pipeline = internals.plan(moves, rounds, internals.bfs, false).pipe.pipeline;
+    // Adapted as createGpuContext's instances are.
+    adaptInstance(ctx.gpu);
+    const solver = given ?? new GpuMoveSolver(ctx, randomEnergy(seededRandom(W * 31 + H), W, H, 5, 'linear'), { variant: 'reversed', movesPerCall: moves });
+    const internals = solver as unknown as { plan(m: number, r: number, b: number, v: boolean): { pipe: { pipeline: { plan: unknown; _buildPlan(): unknown } } }; flowsInOut: boolean; schedule: { bfs: number } };
+    const pipeline = internals.plan(moves, rounds, internals.schedule.bfs, false).pipe.pipeline;
     pipeline.plan = pipeline._buildPlan();
     const args: unknown[] = [new Input(new Float32Array(W * H) as unknown as number[], [W, H]), new Input(new Float32Array(moves) as unknown as number[], [moves])];
     if (internals.flowsInOut) args.push(new Input(new Float32Array(2 * W * H) as unknown as number[], [W, H, 2]));
-    const { WebGPUPipelineExecutor } = require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: new (p: unknown, plan: unknown) => CompilingExecutor };
+    const { WebGPUPipelineExecutor } = gpuJsInternal<{ WebGPUPipelineExecutor: new (p: unknown, plan: unknown) => CompilingExecutor }>('web-gpu/pipeline-executor');
     return { executor: new WebGPUPipelineExecutor(pipeline, pipeline.plan), args, solver };
   }
 

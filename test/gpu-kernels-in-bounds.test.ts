@@ -1,20 +1,24 @@
+import { seededRandom } from '../data/random';
 import { Input } from 'gpu.js';
 import { buildStereoEnergy, resolveDataCostOptions, toIntensity8, wtaInit } from '../costs';
 import type { Raster } from '../data/raster';
 import { generateSyntheticScene } from '../data/synthetic';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import type { GraphVariant } from '../expansion/binaryStep';
-import type { MrfEnergy, SmoothnessKind } from '../expansion/energy';
-import { GpuMoveSolver, type GpuDataSource, type GpuMoveOptions } from '../expansion/gpuMoveSolver';
-import { seededRandom } from '../expansion/labelOrder';
-import { FULL_TESTS, sample } from './testScope';
+import { volumeOf, type DataTerm, type MrfEnergy, type SmoothnessKind } from '../data/energy';
+import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
+import { type GpuMoveOptions } from '../expansion/gpuMoveSettings';
+import { FULL_TESTS, sample } from './support/testScope';
 import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { BOUNDS_CHECKS_VARIABLE, createGpuContext, dawnFlags, type GpuContext } from '../graphcut/gpuBackend';
 import { PushRelabelSolver, type PushRelabelOptions } from '../graphcut/pushRelabel';
-import { createRng, randomGridGraph, RANDOM_GRAPH_KINDS } from '../graphcut/randomGraphs';
-import { installReadChecks, type ReadChecks } from './checkedKernelReads';
-import { randomEnergy, randomLabels } from './randomEnergy';
+import { randomGridGraph, RANDOM_GRAPH_KINDS } from './support/randomGraphs';
+import { installReadChecks, type ReadChecks } from './support/checkedKernelReads';
+import { randomEnergy, randomLabels } from './support/randomEnergy';
+
+/** Where a test's device solver reads its costs: the energy's volume, or an images data term in its place. */
+type Source = { kind: 'volume' } | Extract<DataTerm, { kind: 'images' }>;
 
 // The WebGPU device runs without Dawn's bounds checks (dawnFlags): every
 // kernel the solvers build must read only inside its arrays. Here they run
@@ -78,10 +82,10 @@ describe('the checks themselves', () => {
 });
 
 /** BK and the device solver from the same labeling, with every kernel read checked: same energies and labels. */
-async function expectChecked(energy: MrfEnergy, init: Uint16Array, variant: GraphVariant, source: GpuDataSource, options: Partial<GpuMoveOptions>, label: string): Promise<void> {
+async function expectChecked(energy: MrfEnergy, init: Uint16Array, variant: GraphVariant, source: Source, options: Partial<GpuMoveOptions>, label: string): Promise<void> {
   const ref = await alphaExpansion(energy, init, new GraphMoveSolver(energy, new BoykovKolmogorovSolver(), variant), { cycles: 2 });
-  const gpuEnergy = source.kind === 'images' ? { ...energy, data: new Int32Array(0) } : energy;
-  const solver = new GpuMoveSolver(cpu, gpuEnergy, { variant, keepPlans: false, ...options }, source);
+  const gpuEnergy = source.kind === 'images' ? { ...energy, data: source } : energy;
+  const solver = new GpuMoveSolver(cpu, gpuEnergy, { variant, keepPlans: false, ...options });
   try {
     const res = await alphaExpansion(energy, init, solver, { cycles: 2 });
     expect(res.cycles.map((c) => c.energy.total)).toEqual(ref.cycles.map((c) => c.energy.total));
@@ -128,9 +132,9 @@ describe('move kernels: every read inside its array', () => {
     const scene = generateSyntheticScene({ width: 23, height: 17, ndisp: 6, seed: 5 });
     const params = { ndisp: 6, kind: 'sad' as const, lambda: 20, smoothness: 'linear' as const, truncation: 2 };
     const energy = buildStereoEnergy(scene.left, scene.right, params);
-    const init = wtaInit(energy.data, energy.width, energy.height, energy.labels, 3);
+    const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 3);
     const costs = resolveDataCostOptions({ kind: 'sad', scale: energy.scale }, scene.left.channels);
-    const images: GpuDataSource = { kind: 'images', left: toIntensity8(scene.left), right: toIntensity8(scene.right), costs: { ...costs, channels: scene.left.channels } };
+    const images: Source = { kind: 'images', left: toIntensity8(scene.left), right: toIntensity8(scene.right), spec: { ...costs, channels: scene.left.channels } };
     for (const variant of ['reversed', 'classic'] as const) {
       await expectChecked(energy, init, variant, images, {}, `synthetic images ${variant}`);
       if (FULL_TESTS) await expectChecked(energy, init, variant, images, { push: 'split-sweep', reach: 4, tileSide: 3 }, `synthetic images ${variant} split-sweep`);
@@ -146,12 +150,12 @@ describe('WTA kernels: every read inside its array', () => {
       const [left, right] = [image(), image()];
       const energy = buildStereoEnergy(left, right, { ndisp: 5, kind: 'sad+sgrad', lambda: 20, smoothness: 'linear', truncation: 2 });
       const costs = resolveDataCostOptions({ kind: 'sad+sgrad', scale: energy.scale }, 3);
-      const images: GpuDataSource = { kind: 'images', left: toIntensity8(left), right: toIntensity8(right), costs: { ...costs, channels: 3 } };
+      const images: Source = { kind: 'images', left: toIntensity8(left), right: toIntensity8(right), spec: { ...costs, channels: 3 } };
       for (const window of [1, 3, 15]) {
-        const expected = wtaInit(energy.data, W, H, 5, window);
+        const expected = wtaInit(volumeOf(energy), W, H, 5, window);
         const perChunk = 1 + Math.floor(rand() * 5);
-        for (const source of [{ kind: 'volume' } as GpuDataSource, images]) {
-          const solver = new GpuMoveSolver(cpu, source.kind === 'images' ? { ...energy, data: new Int32Array(0) } : energy, { variant: 'reversed', keepPlans: false }, source);
+        for (const source of [{ kind: 'volume' } as Source, images]) {
+          const solver = new GpuMoveSolver(cpu, source.kind === 'images' ? { ...energy, data: source } : energy, { variant: 'reversed', keepPlans: false });
           try {
             expect(await solver.deviceWta(window, perChunk * W * H)).toEqual(expected);
           } finally {
@@ -175,7 +179,7 @@ describe('max-flow kernels: every read inside its array', () => {
     const bk = new BoykovKolmogorovSolver();
     for (const [W, H] of [[1, 1], [1, 5], [5, 1], [3, 4], [8, 6]] as Array<[number, number]>) {
       for (const kind of RANDOM_GRAPH_KINDS.filter((k) => k !== 'large')) {
-        const g = randomGridGraph(createRng(W * 97 + H * 13 + kind.length), W, H, kind);
+        const g = randomGridGraph(seededRandom(W * 97 + H * 13 + kind.length), W, H, kind);
         const r = await solver.solve(g);
         expect(r.flow).toBe(bk.solveSync(g).flow);
       }

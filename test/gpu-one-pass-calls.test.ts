@@ -1,15 +1,16 @@
 /**
- * The one-pass recording of WebGPU pipeline calls (graphcut/gpuOnePassCalls.ts)
+ * The one-pass recording of WebGPU pipeline calls (graphcut/gpujs/onePassCalls.ts)
  * against gpu.js's own recording, on a device that logs what it is asked to
  * do. CI has no GPU, so this checks what is recorded; that the GPU runs one
  * pass's dispatches in order is WebGPU's guarantee, checked on the device by
  * --verify and by equal energies (BENCHMARKS.md).
  */
-import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpuJsRelease';
+import { seededRandom } from '../data/random';
+import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
 import { Input } from 'gpu.js';
-import { callInOnePass, callInPlace, installOnePassCalls, onePassCalls, recordAhead, returnFlatResults, type FusedExecutor } from '../graphcut/gpuOnePassCalls';
+import { callInOnePass, callInPlace, installOnePassCalls, onePassCalls, recordAhead, returnFlatResults, type FusedExecutor } from '../graphcut/gpujs/onePassCalls';
 import { flattenState } from '../graphcut/pushRelabel';
-import { createRng } from '../graphcut/randomGraphs';
+import { gpuJsInternal } from '../graphcut/gpujs/internals';
 
 type Op = [string, ...unknown[]];
 
@@ -120,7 +121,7 @@ function effect(log: Op[]): unknown[] {
   return out;
 }
 
-const gpuJsExecutor = (require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: { prototype: FusedExecutor } }).WebGPUPipelineExecutor.prototype;
+const gpuJsExecutor = gpuJsInternal<{ WebGPUPipelineExecutor: { prototype: FusedExecutor } }>('web-gpu/pipeline-executor').WebGPUPipelineExecutor.prototype;
 
 describe('one compute pass per WebGPU pipeline call', () => {
   test('is installed for the gpu.js release it mirrors, once', () => {
@@ -133,7 +134,7 @@ describe('one compute pass per WebGPU pipeline call', () => {
 
   test('asks the device for what gpu.js asks, on 300 random plans: same writes, dispatches with the same pipeline and bind group, copies, submit and results', async () => {
     installOnePassCalls();
-    const rng = createRng(11);
+    const rng = seededRandom(11);
     let fewerSets = 0;
     try {
       for (let trial = 0; trial < 300; trial++) {
@@ -143,7 +144,7 @@ describe('one compute pass per WebGPU pipeline call', () => {
         for (const enabled of [false, true]) {
           onePassCalls.enabled = enabled;
           const log: Op[] = [];
-          const { ex, args } = randomExecutor(createRng(seed), gpuJsExecutor, log, trial % 10 !== 0);
+          const { ex, args } = randomExecutor(seededRandom(seed), gpuJsExecutor, log, trial % 10 !== 0);
           results.push(await ex.execute(args));
           logs.push(log);
         }
@@ -166,7 +167,7 @@ describe('one compute pass per WebGPU pipeline call', () => {
 
   test('recorded ahead, on 300 random plans: each call asks the device for what a call recorded when made asks, the recording is taken once, and the writes of a call precede its commands', async () => {
     installOnePassCalls();
-    const rng = createRng(23);
+    const rng = seededRandom(23);
     const taken = onePassCalls.takenAhead;
     let expectedTaken = 0;
     for (let trial = 0; trial < 300; trial++) {
@@ -175,10 +176,10 @@ describe('one compute pass per WebGPU pipeline call', () => {
       const results: unknown[][] = [];
       for (const ahead of [false, true]) {
         const log: Op[] = [];
-        const planRng = createRng(seed);
+        const planRng = seededRandom(seed);
         const { ex, args, argsAgain } = randomExecutor(planRng, gpuJsExecutor, log, trial % 10 !== 0);
         // Another executor's call is in flight while this one is recorded ahead (its log is apart).
-        const other = randomExecutor(createRng(seed + 1), gpuJsExecutor, []);
+        const other = randomExecutor(seededRandom(seed + 1), gpuJsExecutor, []);
         const out: unknown[] = [];
         const pending = other.ex.execute(other.args);
         if (ahead) {
@@ -211,7 +212,7 @@ describe('one compute pass per WebGPU pipeline call', () => {
   test('recording ahead is refused, changing nothing, for what is not a live compiled WebGPU executor or when one-pass calls are off', () => {
     installOnePassCalls();
     const log: Op[] = [];
-    const { ex } = randomExecutor(createRng(9), gpuJsExecutor, log);
+    const { ex } = randomExecutor(seededRandom(9), gpuJsExecutor, log);
     const before = onePassCalls.recordedAhead;
     for (const pipe of [null, undefined, 3, {}, { pipeline: {} }, { pipeline: { _executor: false } }, { pipeline: { _executor: { ...ex } } }]) {
       expect(recordAhead(pipe)).toBe(false);
@@ -232,7 +233,7 @@ describe('one compute pass per WebGPU pipeline call', () => {
 
   test('a destroyed executor throws and a lost device rejects, as in gpu.js, before anything is written', async () => {
     const log: Op[] = [];
-    const { ex, args } = randomExecutor(createRng(5), gpuJsExecutor, log);
+    const { ex, args } = randomExecutor(seededRandom(5), gpuJsExecutor, log);
     ex.destroyed = true;
     expect(() => callInOnePass(ex, args, flattenTo)).toThrow(/destroyed/);
     ex.destroyed = false;
@@ -243,12 +244,12 @@ describe('one compute pass per WebGPU pipeline call', () => {
 
   test('flat results, on 200 random plans: each step output as one flat array equal to gpu.js\'s shaped result flattened; plans with other results, or not opted in, are shaped by gpu.js', async () => {
     installOnePassCalls();
-    const { WebGPUKernel } = require('gpu.js/src/backend/web-gpu/kernel.js') as { WebGPUKernel: { prototype: { _shapeOutput: unknown } } };
-    const rng = createRng(31);
+    const { WebGPUKernel } = gpuJsInternal<{ WebGPUKernel: { prototype: { _shapeOutput: unknown } } }>('web-gpu/kernel');
+    const rng = seededRandom(31);
     const pick = (k: number): number => Math.floor(rng() * k);
     let flatCalls = 0;
     for (let trial = 0; trial < 200; trial++) {
-      const { ex, args } = randomExecutor(createRng(trial), gpuJsExecutor, []);
+      const { ex, args } = randomExecutor(seededRandom(trial), gpuJsExecutor, []);
       // Step outputs of random shapes laid out one after another in the staging range, as gpu.js's compile lays them.
       let offset = 0;
       const shapes: number[][] = [];
@@ -297,7 +298,7 @@ describe('one compute pass per WebGPU pipeline call', () => {
     installOnePassCalls();
     const setUp = (seed: number) => {
       const log: Op[] = [];
-      const { ex, args } = randomExecutor(createRng(seed), gpuJsExecutor, log);
+      const { ex, args } = randomExecutor(seededRandom(seed), gpuJsExecutor, log);
       const pipeline = { _executor: ex as unknown, _inFlight: 0, _tail: Promise.resolve() as Promise<unknown>, destroyed: false, dropped: 0, _dropExecutor() { this.dropped++; } };
       let gpuJsCalls = 0;
       const pipe = Object.assign((..._a: unknown[]) => { gpuJsCalls++; return Promise.resolve('gpu.js call'); }, { pipeline });

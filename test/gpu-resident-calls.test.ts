@@ -1,5 +1,5 @@
 /**
- * Resident calls (graphcut/gpuResidentCalls.ts) on a simulated device whose
+ * Resident calls (graphcut/gpujs/residentCalls.ts) on a simulated device whose
  * buffers hold data and whose queue runs writes and command buffers in
  * order, as WebGPU's queue timeline does: calls chained through device
  * buffers, submitted before the previous call's results are read, must
@@ -7,9 +7,10 @@
  * GPU; on the device the same chaining is checked by whole runs whose
  * labels equal BK's (BENCHMARKS.md).
  */
-import { installOnePassCalls, type FusedExecutor } from '../graphcut/gpuOnePassCalls';
-import { compiledExecutor, ResidentBuffers, resultBuffer, type BufferLike } from '../graphcut/gpuResidentCalls';
-import { createRng } from '../graphcut/randomGraphs';
+import { seededRandom } from '../data/random';
+import { installOnePassCalls, type FusedExecutor } from '../graphcut/gpujs/onePassCalls';
+import { compiledExecutor, ResidentBuffers, resultBuffer, type BufferLike } from '../graphcut/gpujs/residentCalls';
+import { gpuJsInternal } from '../graphcut/gpujs/internals';
 
 /** A buffer of the simulated device: its bytes, whether it is mapped, and destroyed. */
 class SimBuffer implements BufferLike {
@@ -135,11 +136,11 @@ function hostMove(labels: Float32Array, alpha: number, flows: Float32Array, c: n
   return [L, Float32Array.of(sum, c), F];
 }
 
-const gpuJsExecutor = (require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: { prototype: FusedExecutor } }).WebGPUPipelineExecutor.prototype;
+const gpuJsExecutor = gpuJsInternal<{ WebGPUPipelineExecutor: { prototype: FusedExecutor } }>('web-gpu/pipeline-executor').WebGPUPipelineExecutor.prototype;
 
 describe('resident calls', () => {
   test('200 random chains of calls over two plans, each submitted before the last one\'s results: the labels and flows the host would compute, one staging buffer per call in flight', async () => {
-    const rng = createRng(5);
+    const rng = seededRandom(5);
     const pick = (k: number): number => Math.floor(rng() * k);
     for (let trial = 0; trial < 200; trial++) {
       const m = 1 + pick(20);

@@ -1,5 +1,5 @@
 /**
- * Literals shared between the plans of a solver (graphcut/gpuSharedLiterals.ts).
+ * Literals shared between the plans of a solver (graphcut/gpujs/sharedLiterals.ts).
  * The trace's bindings are checked on real solver plans; the buffers on a
  * stand-in WebGPU device that records what it makes (CI has no GPU), with
  * gpu.js's own executor compiling the plans; the solver's results with
@@ -7,35 +7,42 @@
  * runs the shared buffers is checked there (--verify, equal energies:
  * BENCHMARKS.md).
  */
-import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpuJsRelease';
+import { seededRandom } from '../data/random';
+import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
 import { GPU, Input } from 'gpu.js';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
 import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { createGpuContext } from '../graphcut/gpuBackend';
-import { bindSharedLiterals, canRefillSharedLiterals, installSharedLiterals, isSharedLiteral, refillSharedLiteral, releaseSharedLiterals, shareLiterals, sharedLiterals } from '../graphcut/gpuSharedLiterals';
-import { createRng } from '../graphcut/randomGraphs';
-import { randomEnergy, randomLabels } from './randomEnergy';
-import { RecordingDevice, useStandInDevice } from './recordingDevice';
+import { adaptInstance } from '../graphcut/gpujs/scope';
+import { bindSharedLiterals, canRefillSharedLiterals, installSharedLiterals, isSharedLiteral, refillSharedLiteral, releaseSharedLiterals, shareLiterals, sharedLiterals } from '../graphcut/gpujs/sharedLiterals';
+import { randomEnergy, randomLabels } from './support/randomEnergy';
+import { RecordingDevice, useStandInDevice } from './support/recordingDevice';
+import { gpuJsInternal } from '../graphcut/gpujs/internals';
 
 interface Binding { source: string; value?: unknown }
 interface TracedPlan { steps: Array<{ argBindings: Binding[] }> }
 interface PipelineInternals { plan: TracedPlan | null; _buildPlan(): TracedPlan; destroy(): Promise<void> }
 interface Executor { _compile(args: unknown[]): Promise<void>; destroy(): void }
-interface SolverInternals { plan(m: number, r: number, b: number, v: boolean): { pipe: { pipeline: PipelineInternals } }; bfs: number; flowsInOut: boolean; literals: readonly Input[] }
+interface SolverInternals { plan(m: number, r: number, b: number, v: boolean): { pipe: { pipeline: PipelineInternals } }; schedule: { bfs: number }; flowsInOut: boolean; literals: readonly Input[] }
 
-const webgpuContext = (): ConstructorParameters<typeof GpuMoveSolver>[0] => ({ gpu: new GPU({ mode: 'webgpu' }), mode: 'webgpu' as const, device: 'stand-in', deviceErrors: [], destroyed: false, destroy: () => undefined });
+/** A stand-in for createGpuContext('webgpu'): its gpu.js instance is adapted as createGpuContext's are. */
+function webgpuContext(): ConstructorParameters<typeof GpuMoveSolver>[0] {
+  const gpu = new GPU({ mode: 'webgpu' });
+  adaptInstance(gpu);
+  return { gpu, mode: 'webgpu' as const, device: 'stand-in', deviceErrors: [], destroyed: false, destroy: () => undefined };
+}
 
 // Each solver frees its literals on dispose here (no program kept for the next: expansion/gpuKeptPrograms.ts has its own tests).
 function newSolver(W: number, H: number, seed: number, ctx = webgpuContext()): GpuMoveSolver {
-  return new GpuMoveSolver(ctx, randomEnergy(createRng(seed), W, H, 5, 'linear'), { variant: 'reversed', keepPlans: false });
+  return new GpuMoveSolver(ctx, randomEnergy(seededRandom(seed), W, H, 5, 'linear'), { variant: 'reversed', keepPlans: false });
 }
 
 /** A plan of `rounds` rounds of the solver, traced. */
 function tracedPlan(solver: GpuMoveSolver, rounds: number): PipelineInternals {
   const s = solver as unknown as SolverInternals;
-  const pipeline = s.plan(1, rounds, s.bfs, false).pipe.pipeline;
+  const pipeline = s.plan(1, rounds, s.schedule.bfs, false).pipe.pipeline;
   pipeline.plan = pipeline._buildPlan();
   return pipeline;
 }
@@ -59,7 +66,7 @@ describe('literals shared between the plans of a solver', () => {
 
   test('installed for the gpu.js release it wraps, once', () => {
     expect((require('gpu.js/package.json') as { version: string }).version).toBe(WRAPPED_GPU_JS_RELEASE);
-    const proto = (require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: { prototype: Executor } }).WebGPUPipelineExecutor.prototype;
+    const proto = gpuJsInternal<{ WebGPUPipelineExecutor: { prototype: Executor } }>('web-gpu/pipeline-executor').WebGPUPipelineExecutor.prototype;
     const compile = proto._compile;
     expect(installSharedLiterals()).toBe(true);
     expect(proto._compile).toBe(compile);
@@ -102,7 +109,7 @@ describe('literals shared between the plans of a solver', () => {
     const H = (solver as unknown as { H: number }).H;
     const args: unknown[] = [new Input(new Float32Array(W * H) as unknown as number[], [W, H]), new Input(new Float32Array(1) as unknown as number[], [1])];
     if (s.flowsInOut) args.push(new Input(new Float32Array(2 * W * H) as unknown as number[], [W, H, 2]));
-    const { WebGPUPipelineExecutor } = require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: new (p: unknown, plan: unknown) => Executor };
+    const { WebGPUPipelineExecutor } = gpuJsInternal<{ WebGPUPipelineExecutor: new (p: unknown, plan: unknown) => Executor }>('web-gpu/pipeline-executor');
     const executor = new WebGPUPipelineExecutor(pipeline, pipeline.plan);
     const before = device.buffers.length;
     await executor._compile(args);
@@ -186,7 +193,7 @@ describe('the solver with shared literals, on gpu.js\'s cpu backend', () => {
   test('random energies: the same labels and energies with sharing on and off, and BK\'s', async () => {
     const ctx = await createGpuContext('cpu');
     try {
-      const rng = createRng(21);
+      const rng = seededRandom(21);
       for (let t = 0; t < 3; t++) {
         const W = 5 + Math.floor(rng() * 8);
         const H = 4 + Math.floor(rng() * 6);

@@ -1,18 +1,19 @@
 /**
- * The workgroup shape of gpu.js's WebGPU kernels (graphcut/gpuWorkgroupSize.ts).
+ * The workgroup shape of gpu.js's WebGPU kernels (graphcut/gpujs/workgroupSize.ts).
  * CI has no GPU, so the kernels' WGSL is assembled here the way gpu.js does
  * before it reaches the device (translation and assembly need none), with
  * gpu.js's shape and with the rewrite, and the two are compared; that the
  * device runs the result is checked on the GPU (--verify, equal energies:
  * BENCHMARKS.md).
  */
-import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpuJsRelease';
+import { seededRandom } from '../data/random';
+import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
 import { Input } from 'gpu.js';
-import { DEFAULT_WORKGROUP, installWorkgroupSize, kernelWorkgroup, setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpuWorkgroupSize';
+import { DEFAULT_WORKGROUP, installWorkgroupSize, kernelWorkgroup, setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpujs/workgroupSize';
 import { bfsScanSource, sweepPushSource, sweepGatherSource, STATE_PLANES } from '../graphcut/pushRelabelKernels';
 import { checkTilesSource, startMoveSource } from '../expansion/gpuMoveKernels';
-import { createRng } from '../graphcut/randomGraphs';
-import { assembleWgsl, type WgslKernel } from './wgslAssembly';
+import { assembleWgsl, type WgslKernel } from './support/wgslAssembly';
+import { gpuJsInternal } from '../graphcut/gpujs/internals';
 
 /** gpu.js's build up to the WGSL, with `shape` set for the rewrite. */
 function assemble(source: string, output: number[], args: unknown[], constants: Record<string, number>, shape: WorkgroupShape): { wgsl: string; kernel: WgslKernel } {
@@ -31,7 +32,7 @@ describe('workgroups of gpu.js WebGPU kernels', () => {
   test('installed for the gpu.js release it rewrites, once; the default has 256 threads', () => {
     expect((require('gpu.js/package.json') as { version: string }).version).toBe(WRAPPED_GPU_JS_RELEASE);
     expect(installWorkgroupSize()).toBe(true);
-    const proto = (require('gpu.js/src/backend/web-gpu/kernel.js') as { WebGPUKernel: { prototype: { assembleWGSL: unknown } } }).WebGPUKernel.prototype;
+    const proto = gpuJsInternal<{ WebGPUKernel: { prototype: { assembleWGSL: unknown } } }>('web-gpu/kernel').WebGPUKernel.prototype;
     const installed = proto.assembleWGSL;
     expect(installWorkgroupSize()).toBe(true);
     expect(proto.assembleWGSL).toBe(installed);
@@ -40,7 +41,7 @@ describe('workgroups of gpu.js WebGPU kernels', () => {
 
   test('the move kernels at random sizes and shapes: only the workgroup attribute changes, and the dispatch covers the output with the fewest workgroups', () => {
     installWorkgroupSize();
-    const rng = createRng(3);
+    const rng = seededRandom(3);
     const pick = (k: number): number => 1 + Math.floor(rng() * k);
     const shapes: WorkgroupShape[] = [[16, 16], [32, 8], [64, 4], [256, 1], [1, 256], [8, 8], [5, 7], [1, 1]];
     for (let trial = 0; trial < 40; trial++) {

@@ -1,14 +1,15 @@
+import { seededRandom } from '../data/random';
 import * as fs from 'fs';
 import * as path from 'path';
-import { buildStereoEnergy, wtaFromMatcher, wtaInit, type StereoEnergy } from '../costs';
-import type { CostKind, BorderRule } from '../costs/dataCost';
+import { buildStereoEnergy, imagesTerm, wtaFromMatcher, wtaInit, type StereoEnergy } from '../costs';
+import { volumeOf, volumeTerm } from '../data/energy';
+import type { CostKind, BorderRule } from '../costs/costOptions';
 import type { Raster } from '../data/raster';
 import { loadScene } from '../data/scene';
-import { GpuMoveSolver, type GpuDataSource } from '../expansion/gpuMoveSolver';
-import { seededRandom } from '../expansion/labelOrder';
+import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
 import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
 import { costOptions } from '../stereo/match';
-import { fullTest } from './testScope';
+import { fullTest } from './support/testScope';
 
 // The device WTA's kernels on gpu.js's cpu backend (CI has no GPU), against the host's WTA (costs/wta.ts).
 jest.setTimeout(300_000);
@@ -24,15 +25,11 @@ function randomRaster(W: number, H: number, channels: number, levels: number, ra
   return { width: W, height: H, channels, data, maxval: 255 };
 }
 
-/** The image data source of an energy's pair, as match() hands it to the solver. */
-function imageSource(e: StereoEnergy): GpuDataSource {
-  return costOptions({ ...e, data: new Int32Array(0) }, false).dataSource!;
-}
 
 function solverFor(e: StereoEnergy, kind: 'volume' | 'images'): GpuMoveSolver {
   return kind === 'volume'
     ? new GpuMoveSolver(cpu, e, { variant: 'reversed', keepPlans: false })
-    : new GpuMoveSolver(cpu, { ...e, data: new Int32Array(0) }, { variant: 'reversed', keepPlans: false }, imageSource(e));
+    : new GpuMoveSolver(cpu, { ...e, data: imagesTerm(e.matcher) }, { variant: 'reversed', keepPlans: false });
 }
 
 describe('WTA on the device', () => {
@@ -53,7 +50,7 @@ describe('WTA on the device', () => {
       const left = randomRaster(W, H, channels, levels, rand);
       const right = randomRaster(W, H, channels, levels, rand);
       const e = buildStereoEnergy(left, right, { ndisp: L, kind, border, lambda: 1 + Math.floor(rand() * 30), smoothness: 'linear', truncation: 2 });
-      const expected = wtaInit(e.data, W, H, L, window);
+      const expected = wtaInit(volumeOf(e), W, H, L, window);
       // Chunks of 1, 2, … labels up to all of them: first, middle and last picks.
       const perChunk = 1 + Math.floor(rand() * L);
       if (perChunk < L) multiChunk++;
@@ -76,8 +73,8 @@ describe('WTA on the device', () => {
     const left = randomRaster(40, 30, 3, 256, rand);
     const right = randomRaster(40, 30, 3, 256, rand);
     const e = buildStereoEnergy(left, right, { ndisp: 10, kind: 'sad+sgrad', lambda: 20, smoothness: 'linear', truncation: 2, onDemand: true });
-    expect(e.data.length).toBe(0);
-    const s = new GpuMoveSolver(cpu, e, { variant: 'classic', keepPlans: false }, imageSource(e));
+    expect(e.data.kind).toBe('images');
+    const s = new GpuMoveSolver(cpu, e, { variant: 'classic', keepPlans: false });
     try {
       expect(Array.from((await s.deviceWta(9, 3 * 40 * 30))!)).toEqual(Array.from(wtaFromMatcher(e.matcher, 10, 9)));
     } finally {
@@ -91,7 +88,7 @@ describe('WTA on the device', () => {
     const left = randomRaster(6, 5, 1, 4, rand);
     const right = randomRaster(6, 5, 1, 4, rand);
     const e = buildStereoEnergy(left, right, { ndisp: 3, kind: 'sad', lambda: 1, smoothness: 'linear', truncation: 2 });
-    const s = new GpuMoveSolver(cpu, { ...e, data: e.data.map(() => 2 ** 21) }, { variant: 'reversed', keepPlans: false });
+    const s = new GpuMoveSolver(cpu, { ...e, data: volumeTerm(volumeOf(e).map(() => 2 ** 21)) }, { variant: 'reversed', keepPlans: false });
     try {
       expect(await s.deviceWta(3)).toBeUndefined();
       expect(await s.deviceWta(1)).toEqual(new Uint16Array(30));
@@ -114,7 +111,7 @@ describe('WTA on the device', () => {
     fullTest('tsukuba 384×288, 16 labels, window 9: the host WTA\'s labels from the volume and from the images, in one chunk and in three', async () => {
       const scene = await loadScene(tsukuba);
       const e = buildStereoEnergy(scene.left, scene.right, { ndisp: scene.ndisp, kind: 'sad', lambda: 20, smoothness: 'linear', truncation: 2 });
-      const expected = wtaInit(e.data, e.width, e.height, e.labels, 9);
+      const expected = wtaInit(volumeOf(e), e.width, e.height, e.labels, 9);
       for (const source of ['volume', 'images'] as const) {
         for (const perChunk of [16, 6]) {
           const s = solverFor(e, source);

@@ -1,9 +1,8 @@
-import { bruteForceMinCut } from '../graphcut/bruteForce';
+import { seededRandom } from '../data/random';
+import { bruteForceMinCut } from './support/bruteForce';
 import { createGridGraph, cutCapacity, validateGridGraph, type GridGraph } from '../graphcut/gridGraph';
-import {
-  createRng, expansionLikeGraph, LARGE_CAPACITY, randomGridGraph, randomInt, RANDOM_GRAPH_KINDS,
-} from '../graphcut/randomGraphs';
-import { ReferenceFlowNetwork, referenceMaxFlow } from '../graphcut/referenceMaxflow';
+import { expansionLikeGraph, LARGE_CAPACITY, randomGridGraph, randomInt, RANDOM_GRAPH_KINDS } from './support/randomGraphs';
+import { ReferenceFlowNetwork, referenceMaxFlow } from './support/referenceMaxflow';
 
 /**
  * The oracles the max-flow tests rely on are tested themselves: the Gray-code
@@ -41,7 +40,7 @@ describe('bruteForceMinCut', () => {
   test('agrees with a from-scratch enumeration on 400 graphs of up to 9 pixels', () => {
     const failures: string[] = [];
     for (let seed = 0; seed < 400; seed++) {
-      const rng = createRng(100_000 + seed);
+      const rng = seededRandom(100_000 + seed);
       const kind = RANDOM_GRAPH_KINDS[seed % RANDOM_GRAPH_KINDS.length];
       const g = randomGridGraph(rng, randomInt(rng, 1, 3), randomInt(rng, 1, 3), kind);
       const fast = bruteForceMinCut(g);
@@ -111,7 +110,7 @@ describe('ReferenceFlowNetwork (Dinic)', () => {
   test('on 2000 tiny grids: flow = brute-force minimum, residual sink reach = smallest minimum sink side', () => {
     const failures: string[] = [];
     for (let seed = 0; seed < 2000; seed++) {
-      const rng = createRng(110_000 + seed);
+      const rng = seededRandom(110_000 + seed);
       const kind = RANDOM_GRAPH_KINDS[seed % RANDOM_GRAPH_KINDS.length];
       const g = randomGridGraph(rng, randomInt(rng, 1, 4), randomInt(rng, 1, 4), kind);
       const ref = referenceMaxFlow(g);
@@ -128,9 +127,9 @@ describe('random grid graphs', () => {
   test('the same seed gives the same graph, different seeds different graphs', () => {
     for (const kind of RANDOM_GRAPH_KINDS) {
       if (kind === 'zero') continue;
-      const a = randomGridGraph(createRng(7), 20, 15, kind);
-      const b = randomGridGraph(createRng(7), 20, 15, kind);
-      const c = randomGridGraph(createRng(8), 20, 15, kind);
+      const a = randomGridGraph(seededRandom(7), 20, 15, kind);
+      const b = randomGridGraph(seededRandom(7), 20, 15, kind);
+      const c = randomGridGraph(seededRandom(8), 20, 15, kind);
       expect(a).toEqual(b);
       expect(a).not.toEqual(c);
     }
@@ -138,7 +137,7 @@ describe('random grid graphs', () => {
 
   test('every kind is a valid grid graph with capacities up to LARGE_CAPACITY', () => {
     for (let seed = 0; seed < 80; seed++) {
-      const rng = createRng(seed);
+      const rng = seededRandom(seed);
       const kind = RANDOM_GRAPH_KINDS[seed % RANDOM_GRAPH_KINDS.length];
       const g = randomGridGraph(rng, randomInt(rng, 1, 40), randomInt(rng, 1, 40), kind);
       expect(() => validateGridGraph(g)).not.toThrow();
@@ -150,17 +149,17 @@ describe('random grid graphs', () => {
 
   test('kinds have their stated shape', () => {
     const sum = (a: Int32Array): number => a.reduce((s, v) => s + v, 0);
-    const zero = randomGridGraph(createRng(1), 9, 9, 'zero');
+    const zero = randomGridGraph(seededRandom(1), 9, 9, 'zero');
     for (const a of [zero.source, zero.sink, zero.right, zero.rightRev, zero.down, zero.downRev]) expect(sum(a)).toBe(0);
-    const terminals = randomGridGraph(createRng(1), 9, 9, 'terminals');
+    const terminals = randomGridGraph(seededRandom(1), 9, 9, 'terminals');
     expect(sum(terminals.right) + sum(terminals.rightRev) + sum(terminals.down) + sum(terminals.downRev)).toBe(0);
     expect(sum(terminals.source)).toBeGreaterThan(0);
-    const large = randomGridGraph(createRng(1), 9, 9, 'large');
+    const large = randomGridGraph(seededRandom(1), 9, 9, 'large');
     expect(Math.max(...large.right)).toBeGreaterThan(LARGE_CAPACITY - 1001);
     // Disconnected: some full column line or row line carries no grid edge at all.
     let zeroLines = 0;
     for (let seed = 0; seed < 20; seed++) {
-      const g = randomGridGraph(createRng(seed), 12, 10, 'disconnected');
+      const g = randomGridGraph(seededRandom(seed), 12, 10, 'disconnected');
       for (let x = 0; x + 1 < 12; x++) {
         let s = 0;
         for (let y = 0; y < 10; y++) s += g.right[y * 12 + x] + g.rightRev[y * 12 + x];
@@ -176,8 +175,8 @@ describe('random grid graphs', () => {
   });
 
   test('expansion-shaped graphs: one edge direction per construction, both terminals used, non-trivial cut', () => {
-    const normal = expansionLikeGraph(createRng(3), 60, 40, { reversed: false });
-    const reversed = expansionLikeGraph(createRng(3), 60, 40, { reversed: true });
+    const normal = expansionLikeGraph(seededRandom(3), 60, 40, { reversed: false });
+    const reversed = expansionLikeGraph(seededRandom(3), 60, 40, { reversed: true });
     const sum = (a: Int32Array): number => a.reduce((s, v) => s + v, 0);
     expect(sum(normal.rightRev) + sum(normal.downRev)).toBe(0);
     expect(sum(normal.right) + sum(normal.down)).toBeGreaterThan(0);
@@ -194,6 +193,6 @@ describe('random grid graphs', () => {
   });
 
   test('rejects an unknown kind with a clear message', () => {
-    expect(() => randomGridGraph(createRng(1), 3, 3, 'bogus' as never)).toThrow("randomGraphs: unknown graph kind 'bogus'");
+    expect(() => randomGridGraph(seededRandom(1), 3, 3, 'bogus' as never)).toThrow("randomGraphs: unknown graph kind 'bogus'");
   });
 });

@@ -1,10 +1,9 @@
+import { seededRandom } from '../data/random';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { cutCapacity, type GridGraph } from '../graphcut/gridGraph';
-import {
-  createRng, expansionLikeGraph, randomGridGraph, randomInt, RANDOM_GRAPH_KINDS, type RandomGraphKind,
-} from '../graphcut/randomGraphs';
-import { referenceMaxFlow } from '../graphcut/referenceMaxflow';
-import { scaled } from './testScope';
+import { expansionLikeGraph, randomGridGraph, randomInt, RANDOM_GRAPH_KINDS, type RandomGraphKind } from './support/randomGraphs';
+import { referenceMaxFlow } from './support/referenceMaxflow';
+import { scaled } from './support/testScope';
 
 /**
  * BK against an independent Dinic max-flow on a generic adjacency list
@@ -46,7 +45,7 @@ describe('BoykovKolmogorovSolver against an independent Dinic max-flow', () => {
     let aboveInt32 = 0;
     for (let seed = 0; seed < perKind * RANDOM_GRAPH_KINDS.length; seed++) {
       const kind = RANDOM_GRAPH_KINDS[seed % RANDOM_GRAPH_KINDS.length];
-      const g = randomGridGraph(createRng(20_000 + seed), 64, 64, kind);
+      const g = randomGridGraph(seededRandom(20_000 + seed), 64, 64, kind);
       const c = checkAgainstReference(g, where(20_000 + seed, kind, g));
       if (c.failure !== null) failures.push(c.failure);
       if (c.flow > 2 ** 31) aboveInt32++;
@@ -59,7 +58,7 @@ describe('BoykovKolmogorovSolver against an independent Dinic max-flow', () => {
   test('300 grids of random shapes from 1×1 to 48×48', () => {
     const failures: string[] = [];
     for (let seed = 0; seed < 300; seed++) {
-      const rng = createRng(30_000 + seed);
+      const rng = seededRandom(30_000 + seed);
       const kind = RANDOM_GRAPH_KINDS[seed % RANDOM_GRAPH_KINDS.length];
       const g = randomGridGraph(rng, randomInt(rng, 1, 48), randomInt(rng, 1, 48), kind);
       const c = checkAgainstReference(g, where(30_000 + seed, kind, g));
@@ -72,7 +71,7 @@ describe('BoykovKolmogorovSolver against an independent Dinic max-flow', () => {
     const failures: string[] = [];
     for (let k = 0; k < RANDOM_GRAPH_KINDS.length; k++) {
       const kind = RANDOM_GRAPH_KINDS[k];
-      const g = randomGridGraph(createRng(40_000 + k), 200, 150, kind);
+      const g = randomGridGraph(seededRandom(40_000 + k), 200, 150, kind);
       const c = checkAgainstReference(g, where(40_000 + k, kind, g));
       if (c.failure !== null) failures.push(c.failure);
     }
@@ -85,7 +84,7 @@ describe('BoykovKolmogorovSolver against an independent Dinic max-flow', () => {
     for (const reversed of [false, true]) {
       for (const lambda of [1, 5, 20, 80, 300]) {
         for (const truncation of [1, 2, 4]) {
-          const g = expansionLikeGraph(createRng(seed), 96, 72, { reversed, lambda, truncation });
+          const g = expansionLikeGraph(seededRandom(seed), 96, 72, { reversed, lambda, truncation });
           const c = checkAgainstReference(g, `seed ${seed}, expansion reversed=${reversed} λ=${lambda} K=${truncation}`);
           if (c.failure !== null) failures.push(c.failure);
           seed++;
@@ -100,7 +99,7 @@ describe('BoykovKolmogorovSolver against an independent Dinic max-flow', () => {
     const shapes: Array<[number, number]> = [[1000, 1], [1, 1000], [500, 2], [2, 500], [300, 3]];
     shapes.forEach(([w, h], k) => {
       for (const kind of ['uniform', 'tiny', 'sparse', 'large', 'disconnected', 'expansion'] as RandomGraphKind[]) {
-        const g = randomGridGraph(createRng(60_000 + k), w, h, kind);
+        const g = randomGridGraph(seededRandom(60_000 + k), w, h, kind);
         const c = checkAgainstReference(g, where(60_000 + k, kind, g));
         if (c.failure !== null) failures.push(c.failure);
       }

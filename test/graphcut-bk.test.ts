@@ -1,10 +1,9 @@
+import { seededRandom } from '../data/random';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { bruteForceMinCut } from '../graphcut/bruteForce';
+import { bruteForceMinCut } from './support/bruteForce';
 import { cloneGridGraph, createGridGraph, cutCapacity, MAX_CAPACITY, type GridGraph } from '../graphcut/gridGraph';
-import {
-  createRng, expansionLikeGraph, randomGridGraph, randomInt, RANDOM_GRAPH_KINDS, type RandomGraphKind,
-} from '../graphcut/randomGraphs';
-import { referenceMaxFlow } from '../graphcut/referenceMaxflow';
+import { expansionLikeGraph, randomGridGraph, randomInt, RANDOM_GRAPH_KINDS, type RandomGraphKind } from './support/randomGraphs';
+import { referenceMaxFlow } from './support/referenceMaxflow';
 
 const solver = new BoykovKolmogorovSolver();
 
@@ -40,7 +39,7 @@ describe('BoykovKolmogorovSolver against exhaustive search on tiny grids', () =>
     let withTies = 0;
     let withLarge = 0;
     for (let seed = 0; seed < 8000; seed++) {
-      const rng = createRng(seed);
+      const rng = seededRandom(seed);
       const kind = RANDOM_GRAPH_KINDS[seed % RANDOM_GRAPH_KINDS.length];
       const g = randomGridGraph(rng, randomInt(rng, 1, 4), randomInt(rng, 1, 4), kind);
       const m = mismatch(g, describeGraph(seed, kind, g));
@@ -58,7 +57,7 @@ describe('BoykovKolmogorovSolver against exhaustive search on tiny grids', () =>
   test('every 4×4 graph of the tie-heavy kind (capacities 0..3) matches, 1000 more graphs', () => {
     const failures: string[] = [];
     for (let seed = 0; seed < 1000; seed++) {
-      const g = randomGridGraph(createRng(10_000 + seed), 4, 4, 'tiny');
+      const g = randomGridGraph(seededRandom(10_000 + seed), 4, 4, 'tiny');
       const m = mismatch(g, describeGraph(10_000 + seed, 'tiny', g));
       if (m.message !== null) failures.push(m.message);
     }
@@ -80,7 +79,7 @@ describe('BoykovKolmogorovSolver against exhaustive search on tiny grids', () =>
 describe('BoykovKolmogorovSolver special graphs with known answers', () => {
   test('terminal edges only: flow = Σ min(c_s, c_t), sink side = pixels with c_t > c_s', () => {
     for (let seed = 0; seed < 20; seed++) {
-      const g = randomGridGraph(createRng(70_000 + seed), 37, 23, 'terminals');
+      const g = randomGridGraph(seededRandom(70_000 + seed), 37, 23, 'terminals');
       const r = solver.solveSync(g);
       let flow = 0;
       const expected = new Uint8Array(g.source.length);
@@ -114,7 +113,7 @@ describe('BoykovKolmogorovSolver special graphs with known answers', () => {
 
   test('capacities at MAX_CAPACITY in both directions of every edge still solve exactly', () => {
     for (let seed = 0; seed < 10; seed++) {
-      const rng = createRng(80_000 + seed);
+      const rng = seededRandom(80_000 + seed);
       const g = createGridGraph(6, 5);
       for (let p = 0; p < 30; p++) {
         g.source[p] = rng() < 0.5 ? MAX_CAPACITY : randomInt(rng, 0, MAX_CAPACITY);
@@ -134,7 +133,7 @@ describe('BoykovKolmogorovSolver contract', () => {
   test('name, device, and solve() resolves to the same result as solveSync()', async () => {
     expect(solver.name).toBe('bk');
     expect(solver.device).toBe('CPU (Boykov–Kolmogorov)');
-    const g = randomGridGraph(createRng(1), 30, 20, 'uniform');
+    const g = randomGridGraph(seededRandom(1), 30, 20, 'uniform');
     const a = await new BoykovKolmogorovSolver().solve(g);
     const b = solver.solveSync(g);
     expect(a.flow).toBe(b.flow);
@@ -146,7 +145,7 @@ describe('BoykovKolmogorovSolver contract', () => {
 
   test('never modifies the input arrays', () => {
     for (let k = 0; k < RANDOM_GRAPH_KINDS.length; k++) {
-      const g = randomGridGraph(createRng(90_000 + k), 40, 33, RANDOM_GRAPH_KINDS[k]);
+      const g = randomGridGraph(seededRandom(90_000 + k), 40, 33, RANDOM_GRAPH_KINDS[k]);
       const before = cloneGridGraph(g);
       solver.solveSync(g);
       expect(g).toEqual(before);
@@ -155,9 +154,9 @@ describe('BoykovKolmogorovSolver contract', () => {
 
   test('repeated solves with a reused workspace give identical results, also when sizes alternate', () => {
     const s = new BoykovKolmogorovSolver();
-    const a = expansionLikeGraph(createRng(2), 80, 60);
-    const b = randomGridGraph(createRng(3), 80, 60, 'uniform');
-    const c = randomGridGraph(createRng(4), 33, 47, 'sparse');
+    const a = expansionLikeGraph(seededRandom(2), 80, 60);
+    const b = randomGridGraph(seededRandom(3), 80, 60, 'uniform');
+    const c = randomGridGraph(seededRandom(4), 33, 47, 'sparse');
     const first = [a, b, c].map((g) => s.solveSync(g));
     for (let round = 0; round < 3; round++) {
       for (const [k, g] of [a, b, c, b, a].entries()) {
@@ -173,16 +172,16 @@ describe('BoykovKolmogorovSolver contract', () => {
 
   test('allocates its workspace once per grid size', () => {
     const s = new BoykovKolmogorovSolver();
-    const a = randomGridGraph(createRng(11), 30, 20, 'uniform');
-    const b = randomGridGraph(createRng(12), 30, 20, 'expansion');
-    const c = randomGridGraph(createRng(13), 20, 30, 'uniform');
+    const a = randomGridGraph(seededRandom(11), 30, 20, 'uniform');
+    const b = randomGridGraph(seededRandom(12), 30, 20, 'expansion');
+    const c = randomGridGraph(seededRandom(13), 20, 30, 'uniform');
     expect([a, b, a, b, c, c, a].map((g) => s.solveSync(g).stats.workspaceAllocated)).toEqual([1, 0, 0, 0, 1, 0, 1]);
     s.dispose();
     expect(s.solveSync(a).stats.workspaceAllocated).toBe(1);
   });
 
   test('writes into a caller-supplied sinkSide buffer, overwriting stale contents', () => {
-    const g = randomGridGraph(createRng(5), 25, 25, 'uniform');
+    const g = randomGridGraph(seededRandom(5), 25, 25, 'uniform');
     const want = solver.solveSync(g);
     const out = new Uint8Array(625).fill(7);
     const r = solver.solveSync(g, out);
@@ -192,7 +191,7 @@ describe('BoykovKolmogorovSolver contract', () => {
   });
 
   test('rejects wrong array lengths, negative or too large capacities, and edges leaving the grid', async () => {
-    const good = randomGridGraph(createRng(6), 4, 3, 'uniform');
+    const good = randomGridGraph(seededRandom(6), 4, 3, 'uniform');
     const shortSink = { ...cloneGridGraph(good), sink: new Int32Array(11) };
     expect(() => solver.solveSync(shortSink)).toThrow('grid graph: sink has 11 entries, expected 12 (4×3)');
     const negative = cloneGridGraph(good);

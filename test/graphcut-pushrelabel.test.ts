@@ -1,12 +1,13 @@
+import { seededRandom } from '../data/random';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
 import { cloneGridGraph, createGridGraph, cutCapacity, MAX_GPU_EXACT_CAPACITY, type GridGraph } from '../graphcut/gridGraph';
 import { Input, type IGPUKernelSettings } from 'gpu.js';
 import { f32ExactnessViolation, GpuPrecisionError, initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, resolvePushRelabelOptions, type PushRelabelOptions } from '../graphcut/pushRelabel';
 import { globalRelabelPasses, iterationPasses, STATE_PLANES, type PushScheme } from '../graphcut/pushRelabelKernels';
-import { createRng, expansionLikeGraph, randomGridGraph, RANDOM_GRAPH_KINDS, type RandomGraphKind } from '../graphcut/randomGraphs';
+import { expansionLikeGraph, randomGridGraph, RANDOM_GRAPH_KINDS, type RandomGraphKind } from './support/randomGraphs';
 import { createMaxFlowSolver } from '../graphcut/solverFactory';
-import { scaled } from './testScope';
+import { scaled } from './support/testScope';
 
 // The kernels run on gpu.js's cpu and webasm backends here (CI has no GPU); on a GPU they run unchanged on WebGPU.
 jest.setTimeout(120_000);
@@ -44,7 +45,7 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
     for (let seed = 0; seed < 3; seed++) {
       for (const [W, H] of sizes) {
         for (const kind of exactKinds) {
-          const g = randomGridGraph(createRng(seed * 1009 + W * 31 + H), W, H, kind);
+          const g = randomGridGraph(seededRandom(seed * 1009 + W * 31 + H), W, H, kind);
           await expectSameAsBk(solver, g, `${W}×${H} ${kind} seed ${seed}`);
           cases++;
         }
@@ -60,14 +61,14 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
       [64, 64, 'sparse'], [64, 64, 'terminals'], [40, 17, 'expansion'], [17, 40, 'zero'],
     ];
     for (const [W, H, kind] of cases) {
-      await expectSameAsBk(solver, randomGridGraph(createRng(W * H), W, H, kind), `${W}×${H} ${kind}`);
+      await expectSameAsBk(solver, randomGridGraph(seededRandom(W * H), W, H, kind), `${W}×${H} ${kind}`);
     }
   });
 
   test('the webasm backend runs the same kernels fused and agrees', async () => {
     const solver = new PushRelabelSolver(wasm, { iterationsPerRelabel: 16 });
     for (const kind of ['uniform', 'expansion', 'tiny'] as const) {
-      await expectSameAsBk(solver, randomGridGraph(createRng(77), 24, 20, kind), `webasm 24×20 ${kind}`);
+      await expectSameAsBk(solver, randomGridGraph(seededRandom(77), 24, 20, kind), `webasm 24×20 ${kind}`);
     }
     expect(solver.executorKinds().some((k) => k.startsWith('fused'))).toBe(true);
   });
@@ -80,9 +81,9 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
       { iterationsPerRelabel: 4, globalRelabel: 'perPass' },
     ];
     const graphs = [
-      expansionLikeGraph(createRng(3), 20, 14, { reversed: false }),
-      expansionLikeGraph(createRng(4), 14, 20, { reversed: true }),
-      randomGridGraph(createRng(5), 16, 16, 'disconnected'),
+      expansionLikeGraph(seededRandom(3), 20, 14, { reversed: false }),
+      expansionLikeGraph(seededRandom(4), 14, 20, { reversed: true }),
+      randomGridGraph(seededRandom(5), 16, 16, 'disconnected'),
     ];
     for (const options of schedules) {
       const solver = new PushRelabelSolver(cpu, options);
@@ -97,7 +98,7 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
       { push: 'sweep', bfs: 'level', reach: 3 }, { push: 'lockstep', bfs: 'scan', reach: 4 }, { push: 'lockstep', bfs: 'level' },
       { push: 'split-sweep', bfs: 'scan', reach: 2 }, { push: 'split-sweep', bfs: 'level', reach: 5 },
     ];
-    const rng = createRng(4242);
+    const rng = seededRandom(4242);
     let cases = 0;
     // Per scheme: small grids (every corner case of segments and borders), then a few up to 40×40.
     const small = scaled(100, 24);
@@ -117,7 +118,7 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
   });
 
   test('the split sweep (gather + apply) leaves exactly the state of the single-kernel sweep after every iteration, on random grids', async () => {
-    const rng = createRng(777);
+    const rng = seededRandom(777);
     for (let i = 0; i < 40; i++) {
       const W = 1 + Math.floor(rng() * 30);
       const H = 1 + Math.floor(rng() * 30);
@@ -146,7 +147,7 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
   });
 
   test('gated passes: with the gate open they leave the ungated passes\' state, with it shut their input, on random grids of every scheme', async () => {
-    const rng = createRng(4242);
+    const rng = seededRandom(4242);
     const gate = { skip: 'G[2] === 0.0' };
     const open = new Input(Float32Array.from([0, 0, 1, 0]) as unknown as number[], [4]);
     const shut = new Input(Float32Array.from([0, 0, 0, 0]) as unknown as number[], [4]);
@@ -194,7 +195,7 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
 
   test('stats count pipeline calls, iterations and global relabels', async () => {
     const solver = new PushRelabelSolver(cpu, { iterationsPerRelabel: 4, bfsPassesPerCall: 6 });
-    const r = await solver.solve(expansionLikeGraph(createRng(9), 16, 12));
+    const r = await solver.solve(expansionLikeGraph(seededRandom(9), 16, 12));
     const s = r.stats;
     expect(s.pipelineCalls).toBeGreaterThanOrEqual(1);
     expect(s.readbacks).toBe(s.pipelineCalls);
@@ -206,7 +207,7 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
 
   test('input capacity arrays are left unchanged', async () => {
     const solver = new PushRelabelSolver(cpu);
-    const g = expansionLikeGraph(createRng(11), 15, 13);
+    const g = expansionLikeGraph(seededRandom(11), 15, 13);
     const before = cloneGridGraph(g);
     await solver.solve(g);
     for (const k of ['source', 'sink', 'right', 'rightRev', 'down', 'downRev'] as const) expect(g[k]).toEqual(before[k]);
@@ -231,7 +232,7 @@ describe('f32 exactness bound', () => {
   });
 
   test('large-capacity random graphs are refused, or solved by BK through the factory and reported', async () => {
-    const g = randomGridGraph(createRng(21), 9, 7, 'large');
+    const g = randomGridGraph(seededRandom(21), 9, 7, 'large');
     await expect(new PushRelabelSolver(cpu).solve(g)).rejects.toThrow(GpuPrecisionError);
     const solver = await createMaxFlowSolver('gpujs-cpu', { cpuKernels: 'cpu' });
     const r = await solver.solve(g);
@@ -259,7 +260,7 @@ describe('options and factory', () => {
     expect((await createMaxFlowSolver('bk')).name).toBe('bk');
     const pr = await createMaxFlowSolver('gpujs-cpu', { cpuKernels: 'cpu' });
     expect(pr.name).toBe('pushrelabel-cpu');
-    const g = randomGridGraph(createRng(8), 6, 5, 'uniform');
+    const g = randomGridGraph(seededRandom(8), 6, 5, 'uniform');
     expect((await pr.solve(g)).flow).toBe(bk.solveSync(g).flow);
     const auto = await createMaxFlowSolver('auto');
     expect(['bk', 'pushrelabel-webgpu']).toContain(auto.name);

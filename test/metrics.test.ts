@@ -1,5 +1,5 @@
+import { seededRandom } from '../data/random';
 import { evaluateDisparity, errorImage, colorizeDisparity } from '../data/metrics';
-import { seededRandom } from '../expansion/labelOrder';
 
 describe('evaluateDisparity', () => {
   test('hand-computed example: regions, thresholds, unknown ground truth, average and RMS error', () => {

@@ -1,8 +1,8 @@
+import { seededRandom } from '../data/random';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { readImage } from '../data/imageIO';
-import { mulberry32 } from '../data/synthetic';
 import { middeval3Paths, middeval3Place, writeMiddEval3, MIDDEVAL3_SETS } from '../stereo/middeval3';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-me3-'));
@@ -19,7 +19,7 @@ describe('MiddEval3 layout', () => {
   });
 
   test('disp0<NAME>.pfm reads back bit for bit (fractional, zero, INF); time<NAME>.txt is one number of seconds', async () => {
-    const rnd = mulberry32(11);
+    const rnd = seededRandom(11);
     for (let trial = 0; trial < 12; trial++) {
       const width = 1 + Math.floor(rnd() * 40);
       const height = 1 + Math.floor(rnd() * 30);

@@ -3,7 +3,7 @@ import * as path from 'path';
 import { loadScene } from '../data/scene';
 import { regionScore } from '../data/metrics';
 import { matchScene } from '../stereo/sceneMatch';
-import { FULL_TESTS } from './testScope';
+import { FULL_TESTS } from './support/testScope';
 
 /**
  * The README's per-scene parameters on the Middlebury v2 scenes must reach

@@ -8,7 +8,7 @@ import { match } from '../stereo/match';
 import { RunOutputs } from '../stereo/report/runOutputs';
 import { badTable } from '../stereo/tune/badPixels';
 import { REPORT_THRESHOLDS } from '../stereo/report/sceneOutputs';
-import { listFiles, writeSceneFolder } from './tuneSupport';
+import { listFiles, writeSceneFolder } from './support/tuneSupport';
 import { main } from '../stereo/cli';
 
 /** The command line run by main() in this process, stdout and stderr captured (the spawned command is covered by cli.test.ts). */

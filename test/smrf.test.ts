@@ -1,9 +1,9 @@
+import { seededRandom } from '../data/random';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { decodeSmrf, encodeSmrf, readLabeling, readSmrf, smrfByteLength, writeLabeling, writeSmrf } from '../data/smrf';
-import type { MrfEnergy, SmoothnessKind } from '../expansion/energy';
-import { seededRandom } from '../expansion/labelOrder';
+import { volumeOf, type MrfEnergy, type SmoothnessKind } from '../data/energy';
 
 function randomEnergy(seed: number): MrfEnergy {
   const rand = seededRandom(seed);
@@ -20,7 +20,7 @@ function randomEnergy(seed: number): MrfEnergy {
   }
   const kinds: SmoothnessKind[] = ['linear', 'quadratic', 'potts'];
   const smoothness = kinds[Math.floor(rand() * 3)];
-  return { width: W, height: H, labels: L, data, smoothness, truncation: smoothness === 'potts' ? 0 : Math.floor(rand() * 50), wH, wV };
+  return { width: W, height: H, labels: L, data: { kind: 'volume', costs: data }, smoothness, truncation: smoothness === 'potts' ? 0 : Math.floor(rand() * 50), wH, wV };
 }
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-smrf-'));
@@ -46,7 +46,7 @@ describe('SMRF1', () => {
     expect(b.readUInt32LE(12)).toBe(e.height);
     expect(b.readUInt32LE(16)).toBe(e.labels);
     expect(b.readUInt32LE(20)).toBe(['linear', 'quadratic', 'potts'].indexOf(e.smoothness));
-    expect(b.readInt32LE(32)).toBe(e.data[0]);
+    expect(b.readInt32LE(32)).toBe(volumeOf(e)[0]);
   });
 
   test('wrong magic, wrong size, zero size and unknown kind are refused naming the file', () => {

@@ -4,8 +4,8 @@ import * as path from 'path';
 import { readTrialLog } from '../stereo/tune/records';
 import { TUNE_FILES } from '../stereo/tune/tune';
 import type { TrialRecord } from '../stereo/tune/trial';
-import { listFiles, runCli, spawnCli, writeSceneFolder } from './tuneSupport';
-import { FULL_TESTS } from './testScope';
+import { listFiles, runCli, spawnCli, writeSceneFolder } from './support/tuneSupport';
+import { FULL_TESTS } from './support/testScope';
 import { main } from '../stereo/cli';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-tune-cli-'));

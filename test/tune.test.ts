@@ -1,3 +1,4 @@
+import { seededRandom } from '../data/random';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -6,10 +7,9 @@ import { parseObjective } from '../stereo/tune/objective';
 import { readTrialLog } from '../stereo/tune/records';
 import { tune, TUNE_FILES } from '../stereo/tune/tune';
 import { bestSettings } from '../stereo/tune/results';
-import { mulberry32 } from '../data/synthetic';
 import { Progress } from '../stereo/tune/progress';
 import type { TrialRecord } from '../stereo/tune/trial';
-import { listFiles, writeSceneFolder } from './tuneSupport';
+import { listFiles, writeSceneFolder } from './support/tuneSupport';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-tune-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -52,7 +52,7 @@ describe('search space', () => {
   });
 
   test('grid = cartesian product, every point once, key independent of key order', () => {
-    const rnd = mulberry32(7);
+    const rnd = seededRandom(7);
     for (let trial = 0; trial < 50; trial++) {
       const a = 1 + Math.floor(rnd() * 4);
       const b = 1 + Math.floor(rnd() * 3);

@@ -1,10 +1,12 @@
+import { withGpuMoveFlags } from '../../expansion/gpuMoveSettings';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { execFileSync } from 'child_process';
 import type { Scene } from '../../data/sceneTypes';
 import { match } from '../match';
-import { BACKENDS, type BackendName, type MatchParams } from '../params';
+import { checkBackend } from '../../graphcut/backends';
+import type { BackendName, MatchParams } from '../params';
 import { sceneParamsFor } from '../sceneParams';
 import { badPixelPercent } from '../tune/badPixels';
 import { loadSceneSpec, sceneLabel } from '../tune/scenes';
@@ -89,11 +91,11 @@ const median = (v: number[]): number => {
 /** One timed pipeline run with a step's switches (what match() does, with the device options exposed). */
 async function runOnce(scene: Scene, name: string, backend: BackendName, step: BenchStep, base: Partial<MatchParams>, cycles: number) {
   const cfg = step.config;
-  const r = await match(scene.left, scene.right, {
+  // The step's device switches as schedule flags; every run compiles its own plans (none kept from the run before), so that the steps of the technique chain compare like with like.
+  const flags = { push: cfg.push, bfs: cfg.bfs, iterationsPerRound: cfg.k, fixedRounds: cfg.rounds === 'fixed', resume: cfg.resume, gate: cfg.gate, warmStart: cfg.warm, keepPlans: false };
+  const r = await withGpuMoveFlags(flags, () => match(scene.left, scene.right, {
     ...base, graph: cfg.graph, init: cfg.init, order: cfg.order, cycles, ndisp: scene.ndisp, backend,
-    // Every run compiles its own plans (none kept from the run before), so that the steps of the technique chain compare like with like.
-    gpu: { push: cfg.push, bfs: cfg.bfs, iterationsPerRound: cfg.k, fixedRounds: cfg.rounds === 'fixed', resume: cfg.resume, gate: cfg.gate, warmStart: cfg.warm, keepPlans: false },
-  });
+  }));
   const sum = (k: string): number | undefined => (r.cycles.some((c) => c.stats[k] !== undefined) ? r.cycles.reduce((s, c) => s + (c.stats[k] ?? 0), 0) : undefined);
   const { costsMs, initMs, buildMs, flowMs, totalMs } = r.times;
   return {
@@ -113,7 +115,7 @@ async function runOnce(scene: Scene, name: string, backend: BackendName, step: B
  */
 export async function runBench(o: BenchOptions = {}): Promise<BenchResult> {
   const backends = o.backends && o.backends.length ? o.backends : (['bk'] as BackendName[]);
-  for (const b of backends) if (!BACKENDS.includes(b)) throw new Error(`--backend: unknown value '${String(b)}' (expected ${BACKENDS.join(', ')})`);
+  for (const b of backends) checkBackend(b);
   const techniques = parseTechniques(o.techniques);
   const cycles = o.cycles ?? 4;
   if (!Number.isInteger(cycles) || cycles < 1) throw new Error(`--cycles: must be an integer ≥ 1 (got ${cycles})`);

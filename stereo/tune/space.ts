@@ -1,6 +1,6 @@
 import { COST_KINDS } from '../../costs';
 import { LABEL_ORDERS } from '../../expansion/labelOrder';
-import { mulberry32 } from '../../data/synthetic';
+import { seededRandom } from '../../data/random';
 import type { MatchParams } from '../params';
 
 /**
@@ -198,7 +198,7 @@ export function randomPoints(space: SearchSpace, count: number, seed: number): P
       return all;
     }
   }
-  const rnd = mulberry32(seed);
+  const rnd = seededRandom(seed);
   const seen = new Set<string>();
   const out: ParamPoint[] = [];
   for (let attempts = 0; out.length < count && attempts < count * 1000; attempts++) {

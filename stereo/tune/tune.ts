@@ -2,8 +2,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { listSceneDirs, sceneLayoutOf } from '../../data/scene';
-import { isWebGpuAvailable } from '../../graphcut/gpuBackend';
-import { BACKENDS, type BackendName, type MatchParams } from '../params';
+import { checkBackend, placeBackend } from '../../graphcut/backends';
+import type { BackendName, MatchParams } from '../params';
 import { checkSceneForObjective, objectiveValue, parseObjective, RECORDED_THRESHOLDS } from './objective';
 import { runOnWorkers } from './pool';
 import { Progress, type ProgressSink } from './progress';
@@ -75,10 +75,9 @@ function expandScenes(specs: string[]): string[] {
 
 /** Which backend trials use and how they run: CPU (BK) trials in parallel, GPU trials serially here. */
 async function resolveExecution(backend: BackendName): Promise<{ backend: BackendName; parallel: boolean }> {
-  if (!BACKENDS.includes(backend)) throw new Error(`--backend: unknown value '${String(backend)}' (expected ${BACKENDS.join(', ')})`);
-  if (backend === 'bk') return { backend, parallel: true };
-  if (backend === 'auto') return (await isWebGpuAvailable()) ? { backend: 'gpu', parallel: false } : { backend: 'bk', parallel: true };
-  return { backend, parallel: false };
+  const place = await placeBackend(checkBackend(backend));
+  if (place.runs === 'bk') return { backend: 'bk', parallel: true };
+  return { backend: backend === 'auto' ? 'gpu' : backend, parallel: false };
 }
 
 /**

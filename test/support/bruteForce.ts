@@ -1,4 +1,4 @@
-import type { GridGraph } from './gridGraph';
+import type { GridGraph } from '../../graphcut/gridGraph';
 
 // Module-level copy: inside test sandboxes every global lookup in a hot loop is slow, a module constant is not.
 const clz32 = Math.clz32;

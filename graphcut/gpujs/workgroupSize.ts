@@ -2,12 +2,9 @@
  * Workgroups of 256 threads for gpu.js's 2D and 3D WebGPU kernels.
  *
  * gpu.js 2.24.1 gives every 2D/3D kernel 8×8 = 64-thread workgroups
- * (web-gpu/kernel.js, assembleWGSL). On the H200, a [W, H, 5] copy in that
- * shape took 2.4 times as long as the same copy in 256-thread workgroups of
- * any shape (16×16, 32×8, 64×4, 256×1): 19.9 against 8.1–8.5 µs a dispatch
- * at 718×496, 286 against 111–118 µs at 3000×2000; 32×4 (128 threads) lay
- * between, and a flat 64-thread dispatch was as slow as 8×8 (BENCHMARKS.md,
- * "Workgroups of 256 threads"). Every pass of a move is such a kernel.
+ * (web-gpu/kernel.js, assembleWGSL); a pass in 256-thread workgroups of
+ * any shape runs at less than half the time of the same pass in 8×8
+ * (BENCHMARKS.md). Every pass of a move is such a kernel.
  *
  * A kernel's threads find their element from their global invocation id and
  * return when it lies outside the output (gpu.js's generated `main` checks
@@ -19,7 +16,9 @@
  * once. 1D kernels (gpu.js folds their dispatch with the workgroup width)
  * and graphical kernels are left alone.
  */
-import { isWrappedGpuJsRelease } from './gpuJsRelease';
+import { isWrappedGpuJsRelease } from './release';
+import { gpuJsInternal } from './internals';
+import { adaptsFor } from './scope';
 
 const GPU_JS_SHAPE = '@workgroup_size(8, 8, 1)';
 
@@ -27,10 +26,8 @@ const GPU_JS_SHAPE = '@workgroup_size(8, 8, 1)';
 export type WorkgroupShape = readonly [number, number];
 
 /**
- * Default: 16×16. Whole 4-cycle runs, each shape twice in one process
- * (H200): Adirondack 16.0 / 16.1 s against 18.3 / 17.7 s with 8×8, 17.3 /
- * 17.1 s with 32×8 and 17.5 / 17.5 s with 64×4; teddy 3.40 / 3.18 s
- * against 3.70 / 3.40, 3.43 / 3.31 and 3.46 / 3.28 s; tsukuba within noise.
+ * Default: 16×16, the fastest of the 256-thread shapes on whole runs at
+ * the Middlebury sizes (BENCHMARKS.md).
  */
 export const DEFAULT_WORKGROUP: WorkgroupShape = [16, 16];
 
@@ -80,14 +77,14 @@ export function installWorkgroupSize(): boolean {
   if (kernelWorkgroup.installed) return true;
   let proto: AssemblingKernel;
   try {
-    proto = (require('gpu.js/src/backend/web-gpu/kernel.js') as { WebGPUKernel: { prototype: AssemblingKernel } }).WebGPUKernel.prototype;
+    proto = gpuJsInternal<{ WebGPUKernel: { prototype: AssemblingKernel } }>('web-gpu/kernel').WebGPUKernel.prototype;
   } catch {
     return false;
   }
   if (!isWrappedGpuJsRelease() || typeof proto.assembleWGSL !== 'function') return false;
   const assemble = proto.assembleWGSL;
   proto.assembleWGSL = function (this: AssemblingKernel) {
-    return withWorkgroupShape(this, assemble.call(this), kernelWorkgroup.shape);
+    return adaptsFor(this) ? withWorkgroupShape(this, assemble.call(this), kernelWorkgroup.shape) : assemble.call(this);
   };
   (kernelWorkgroup as { installed: boolean }).installed = true;
   return true;

@@ -1,6 +1,6 @@
 /**
  * Device measurements of the push-relabel solver (run with node on the built
- * JS: `node dist/graphcut/benchPushRelabel.js OUT.json [backend]`).
+ * JS: `node dist/bench/benchPushRelabel.js OUT.json [backend]`).
  *
  * 1. correctness against Boykov–Kolmogorov (flow and canonical cut) on seeded
  *    random grids from 1×1 to 64×64 of every kind, and refusal of graphs
@@ -12,14 +12,15 @@
  *    [W,H] kernels, same arithmetic, chained in one pipeline.
  * Results are written after every section, so a run cut short still reports.
  */
+import { seededRandom } from '../data/random';
 import * as fs from 'fs';
-import { BoykovKolmogorovSolver } from './bk';
+import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { Input } from 'gpu.js';
-import { createGpuContext, type GpuContext, type GpuPreference } from './gpuBackend';
-import type { GridGraph } from './gridGraph';
-import { GpuPrecisionError, PushRelabelSolver, type PushRelabelOptions } from './pushRelabel';
-import { pushRelabelSource, STATE_PLANES } from './pushRelabelKernels';
-import { createRng, expansionLikeGraph, randomGridGraph, RANDOM_GRAPH_KINDS } from './randomGraphs';
+import { createGpuContext, type GpuContext, type GpuPreference } from '../graphcut/gpuBackend';
+import type { GridGraph } from '../graphcut/gridGraph';
+import { GpuPrecisionError, PushRelabelSolver, type PushRelabelOptions } from '../graphcut/pushRelabel';
+import { pushRelabelSource, STATE_PLANES } from '../graphcut/pushRelabelKernels';
+import { expansionLikeGraph, randomGridGraph, RANDOM_GRAPH_KINDS } from '../test/support/randomGraphs';
 
 type Json = Record<string, unknown>;
 
@@ -45,7 +46,7 @@ async function correctness(ctx: GpuContext, seeds: number): Promise<Json> {
   for (let seed = 0; seed < seeds; seed++) {
     for (const [W, H] of sizes) {
       for (const kind of RANDOM_GRAPH_KINDS) {
-        const g = randomGridGraph(createRng(1000 * seed + W * 97 + H), W, H, kind);
+        const g = randomGridGraph(seededRandom(1000 * seed + W * 97 + H), W, H, kind);
         const ref = bk.solveSync(g);
         try {
           const r = await solver.solve(g);
@@ -85,7 +86,7 @@ async function timeSolver(solver: PushRelabelSolver, graphs: GridGraph[], refs: 
 
 async function schedules(ctx: GpuContext, W: number, H: number, count: number, configs: Array<[string, PushRelabelOptions, number]>): Promise<Json> {
   const graphs: GridGraph[] = [];
-  for (let i = 0; i < count; i++) graphs.push(expansionLikeGraph(createRng(42 + i), W, H, { reversed: i % 2 === 1, labels: 16 }));
+  for (let i = 0; i < count; i++) graphs.push(expansionLikeGraph(seededRandom(42 + i), W, H, { reversed: i % 2 === 1, labels: 16 }));
   const bk = new BoykovKolmogorovSolver();
   const refs = graphs.map((g) => bk.solveSync(g));
   const bkMs = graphs.map((g) => {
@@ -112,7 +113,7 @@ async function schedules(ctx: GpuContext, W: number, H: number, count: number, c
 
 /** One [W,H,4] kernel per iteration against four [W,H] kernels over separate planes (same arithmetic). */
 async function layout(ctx: GpuContext, W: number, H: number, iterations: number): Promise<Json> {
-  const g = expansionLikeGraph(createRng(5), W, H, { labels: 16 });
+  const g = expansionLikeGraph(seededRandom(5), W, H, { labels: 16 });
   const n = W * H;
   const S = new Float32Array(STATE_PLANES * n);
   const C = new Float32Array(4 * n);
@@ -184,7 +185,7 @@ async function layout(ctx: GpuContext, W: number, H: number, iterations: number)
 
 async function main(): Promise<void> {
   const outPath = process.argv[2];
-  if (!outPath) throw new Error('benchPushRelabel: usage: node dist/graphcut/benchPushRelabel.js OUT.json [auto|webgpu|webasm|cpu] [quick|smoke]');
+  if (!outPath) throw new Error('benchPushRelabel: usage: node dist/bench/benchPushRelabel.js OUT.json [auto|webgpu|webasm|cpu] [quick|smoke]');
   const preference = (process.argv[3] ?? 'auto') as GpuPreference;
   // 'quick': fewer graphs and schedules; 'smoke': tiny sizes, to check the script itself on a CPU backend.
   const quick = process.argv[4] === 'quick';

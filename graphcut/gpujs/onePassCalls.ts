@@ -27,8 +27,10 @@
  * idles. The solver records ahead the call it expects next; a call that
  * finds its passes recorded submits them as they are.
  */
-import { isWrappedGpuJsRelease } from './gpuJsRelease';
+import { isWrappedGpuJsRelease } from './release';
 import { Input } from 'gpu.js';
+import { gpuJsInternal } from './internals';
+import { adaptsFor } from './scope';
 
 /** One recorded step of a fused plan, as gpu.js's executor keeps it. */
 export interface FusedPass { pipeline: unknown; bindGroup: unknown; groups: number[] }
@@ -180,9 +182,8 @@ interface PipelineLike {
 /**
  * Calls `pipe` (a gpu.js pipeline from createPipeline) with `args`. gpu.js's
  * own call copies every argument first (a snapshot, since its execution
- * waits for the calls queued before it): 0.43 s of the host's time in a
- * CPU profile of a teddy and a tsukuba run (319 calls) on the H200
- * machine, besides 0.35 s of garbage collection in the same runs. A
+ * waits for the calls queued before it), a large share of the host's time
+ * and of its garbage collection in a run. A
  * one-pass call writes its arguments to the device before it returns, so
  * when the pipeline has a live compiled WebGPU executor and no call in
  * flight, this calls the executor directly, keeping gpu.js's contract:
@@ -265,8 +266,8 @@ export function installOnePassCalls(): boolean {
   let proto: FusedExecutor;
   let flattenTo: (a: unknown, t: Float32Array) => void;
   try {
-    proto = (require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: { prototype: FusedExecutor } }).WebGPUPipelineExecutor.prototype;
-    flattenTo = (require('gpu.js/src/utils.js') as { utils: { flattenTo(a: unknown, t: Float32Array): void } }).utils.flattenTo;
+    proto = gpuJsInternal<{ WebGPUPipelineExecutor: { prototype: FusedExecutor } }>('web-gpu/pipeline-executor').WebGPUPipelineExecutor.prototype;
+    flattenTo = gpuJsInternal<{ utils: { flattenTo(a: unknown, t: Float32Array): void } }>('utils').utils.flattenTo;
   } catch {
     return false;
   }
@@ -274,7 +275,7 @@ export function installOnePassCalls(): boolean {
   const execute = proto.execute;
   executorProto = proto;
   proto.execute = function (this: FusedExecutor, args: unknown[]) {
-    return onePassCalls.enabled ? callInOnePass(this, args, flattenTo) : execute.call(this, args);
+    return onePassCalls.enabled && adaptsFor(this) ? callInOnePass(this, args, flattenTo) : execute.call(this, args);
   };
   onePassCalls.installed = true;
   return true;

@@ -1,4 +1,4 @@
-import type { GridGraph } from './gridGraph';
+import type { GridGraph } from '../../graphcut/gridGraph';
 
 /**
  * A deliberately plain max-flow (Dinic's algorithm) on a generic adjacency

@@ -6,9 +6,8 @@
  * the kernel's JavaScript to WGSL (web-gpu/kernel.js, translateSource) and
  * compiles the WGSL into a new shader module (_buildAsync). The clones of
  * one kernel give the same WGSL in every plan, so a run rebuilt the same
- * 17–19 sources 51, 119 and 190 times on tsukuba, teddy and Adirondack
- * (gpuBench `host`, BENCHMARKS.md): 2–6 ms of translation and 1.2–2 ms of
- * shader module a build on the H200 machine's host.
+ * 17–19 sources dozens to hundreds of times, each build milliseconds of
+ * translation and shader module on the host.
  *
  * `installKernelBuildCache` keeps both:
  * - the translation, keyed by everything gpu.js's translation reads from the
@@ -24,7 +23,7 @@
  *   Dawn, which already returns the pipeline it made for an identical
  *   descriptor.
  * The WGSL is still assembled per build (cheap), so the workgroup rewrite
- * (gpuWorkgroupSize.ts) applies as before.
+ * (workgroupSize.ts) applies as before.
  *
  * Compute pipelines are the other cost of a build the first time a process
  * meets a source: gpu.js creates each one synchronously, one after the
@@ -37,16 +36,15 @@
  * land in the cache above), and asks for the pipelines this device has not
  * been asked for ahead yet, together, with the descriptors gpu.js's build
  * uses. (A kernel whose settings change after it was met is built as
- * without the prewarm.) On the H200 machine, runs of synthetic scenes at
- * sizes new to the process spent 105–156 ms on that and 2–12 ms creating
- * pipelines, against 322–377 ms creating them one by one (gpuBench
- * `pipelines`); whole CLI runs of tsukuba in fresh processes took 1.08–1.19 s
- * against 1.45–1.86 s before (BENCHMARKS.md, "Kernel builds shared between
- * plans"). A prewarm that fails in any way is dropped: the compile then
+ * without the prewarm.) Created together, the pipelines of a size new to
+ * the process take a fraction of the time of one-by-one creation
+ * (BENCHMARKS.md). A prewarm that fails in any way is dropped: the compile then
  * builds as it always did and reports any error itself.
  */
 import { Input } from 'gpu.js';
-import { isWrappedGpuJsRelease } from './gpuJsRelease';
+import { isWrappedGpuJsRelease } from './release';
+import { gpuJsInternal } from './internals';
+import { adaptsFor } from './scope';
 
 /** Shader modules kept per device; beyond this the oldest is dropped (a run uses about 20). */
 export const MAX_SHARED_MODULES = 512;
@@ -267,8 +265,7 @@ export function kernelLayoutEntries(arrays: number, constants: number): Array<{ 
 // made for an identical descriptor only while that pipeline is alive, and
 // once a solver's plans were destroyed, the next solver of the same size
 // (a scene run again in one process, as tuning does) created its 17
-// pipelines one by one again: 74 ms of a teddy run on the H200 machine,
-// against 2 ms when they were alive. A generation older than `generation`
+// pipelines one by one again. A generation older than `generation`
 // is emptied at its next use (clearKernelBuildCache).
 const prewarmedOf = new WeakMap<object, { generation: number; codes: Map<string, unknown>; planned: Map<string, true> }>();
 
@@ -277,9 +274,8 @@ const prewarmedOf = new WeakMap<object, { generation: number; codes: Map<string,
  * the kernel's source, constants, output and precision settings, and its
  * arguments' types and sizes. Keyed this way rather than by kernel object,
  * a new solver of the same size and options (a scene run again in one
- * process, as tuning scripts do) plans none of its programs again: each
- * solver's first plan made 17–19 throwaway clones, about 12 ms of a
- * tsukuba run on the H200 machine's host. A key that wrongly matched
+ * process, as tuning scripts do) plans none of its programs again (each
+ * solver's first plan would make 17–19 throwaway clones). A key that wrongly matched
  * would only leave a pipeline to be created when the compile needs it.
  */
 function programKey(kernel: ProgramKernel, types: string, reps: readonly unknown[]): string | null {
@@ -311,7 +307,7 @@ const kernelIdOf = new WeakMap<object, number | null>();
  * the plan's kernels.
  */
 function plannedPrograms(executor: CompilingExecutor, args: unknown[], device: unknown, planned: Map<string, true>): Array<{ code: string; arrays: number; constants: number }> {
-  const typeOf = (require('gpu.js/src/utils.js') as { utils: { getVariableType(v: unknown, strict?: boolean): string } }).utils.getVariableType;
+  const typeOf = gpuJsInternal<{ utils: { getVariableType(v: unknown, strict?: boolean): string } }>('utils').utils.getVariableType;
   const programs: Array<{ code: string; arrays: number; constants: number }> = [];
   const { steps, kernels } = executor.plan;
   for (const step of steps) {
@@ -385,9 +381,9 @@ export function installKernelBuildCache(): boolean {
   let acquire: () => Promise<{ device: PipelineDevice }>;
   let executorProto: CompilingExecutor;
   try {
-    proto = (require('gpu.js/src/backend/web-gpu/kernel.js') as { WebGPUKernel: { prototype: typeof proto } }).WebGPUKernel.prototype;
-    executorProto = (require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: { prototype: CompilingExecutor } }).WebGPUPipelineExecutor.prototype;
-    const { WebGPUContext } = require('gpu.js/src/backend/web-gpu/context.js') as { WebGPUContext: { acquire(): Promise<{ device: PipelineDevice }> } };
+    proto = gpuJsInternal<{ WebGPUKernel: { prototype: typeof proto } }>('web-gpu/kernel').WebGPUKernel.prototype;
+    executorProto = gpuJsInternal<{ WebGPUPipelineExecutor: { prototype: CompilingExecutor } }>('web-gpu/pipeline-executor').WebGPUPipelineExecutor.prototype;
+    const { WebGPUContext } = gpuJsInternal<{ WebGPUContext: { acquire(): Promise<{ device: PipelineDevice }> } }>('web-gpu/context');
     acquire = () => WebGPUContext.acquire();
   } catch {
     return false;
@@ -396,10 +392,12 @@ export function installKernelBuildCache(): boolean {
   if (!isWrappedGpuJsRelease() || wraps.some((f) => typeof f !== 'function')) return false;
   const translate = proto.translateSource;
   proto.translateSource = function (this: TranslatingKernel) {
+    if (!adaptsFor(this)) return translate.call(this);
     translateShared(this, () => translate.call(this));
   };
   const buildAsync = proto._buildAsync;
   proto._buildAsync = async function (this: unknown) {
+    if (!adaptsFor(this)) return buildAsync.call(this);
     // The build acquires the same shared context first thing; a failure there is left to it to report.
     const context = await acquire().catch(() => null);
     if (context) shareShaderModules(context.device);
@@ -407,7 +405,7 @@ export function installKernelBuildCache(): boolean {
   };
   const compile = executorProto._compile;
   executorProto._compile = async function (this: CompilingExecutor, args: unknown[]) {
-    if (kernelBuildCache.enabled && kernelBuildCache.parallelPipelines) {
+    if (kernelBuildCache.enabled && kernelBuildCache.parallelPipelines && adaptsFor(this)) {
       try {
         const { device } = await acquire();
         shareShaderModules(device);

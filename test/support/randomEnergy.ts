@@ -1,4 +1,4 @@
-import type { MrfEnergy, SmoothnessKind } from '../expansion/energy';
+import type { MrfEnergy, SmoothnessKind } from '../../data/energy';
 
 /** A random MRF energy: data costs 0..39, weights 0..12 (a tenth of them 0), a random truncation. */
 export function randomEnergy(rand: () => number, W: number, H: number, L: number, kind: SmoothnessKind): MrfEnergy {
@@ -15,7 +15,7 @@ export function randomEnergy(rand: () => number, W: number, H: number, L: number
     }
   }
   const truncation = kind === 'quadratic' ? 1 + Math.floor(rand() * 20) : 1 + Math.floor(rand() * 5);
-  return { width: W, height: H, labels: L, data, smoothness: kind, truncation, wH, wV };
+  return { width: W, height: H, labels: L, data: { kind: 'volume', costs: data }, smoothness: kind, truncation, wH, wV };
 }
 
 /** A uniformly random labeling. */

@@ -12,13 +12,14 @@
  * their recording happens outside the calls, while the device runs another.
  *
  * `onePass` switches between the solver's recording of a call
- * (graphcut/gpuOnePassCalls.ts: every step a dispatch of one compute pass)
+ * (graphcut/gpujs/onePassCalls.ts: every step a dispatch of one compute pass)
  * and gpu.js's own (a compute pass per step), to measure the difference.
  */
 import { createHash } from 'crypto';
-import { kernelBuildCache } from '../graphcut/gpuKernelBuildCache';
-import { sharedLiterals } from '../graphcut/gpuSharedLiterals';
-import { installOnePassCalls, onePassCalls, type FusedExecutor } from '../graphcut/gpuOnePassCalls';
+import { kernelBuildCache } from '../graphcut/gpujs/kernelBuildCache';
+import { sharedLiterals } from '../graphcut/gpujs/sharedLiterals';
+import { installOnePassCalls, onePassCalls, type FusedExecutor } from '../graphcut/gpujs/onePassCalls';
+import { gpuJsInternal } from '../graphcut/gpujs/internals';
 
 export interface HostProfile {
   /** Kernel builds on the device, and how many distinct WGSL sources they compiled. */
@@ -41,7 +42,7 @@ export interface HostProfile {
   recordedAhead: number;
   aheadMs: number;
   takenAhead: number;
-  /** Kernel translations and shader modules taken from earlier builds (gpuKernelBuildCache.ts), and those made. */
+  /** Kernel translations and shader modules taken from earlier builds (graphcut/gpujs/kernelBuildCache.ts), and those made. */
   translationHits: number;
   translationMisses: number;
   moduleHits: number;
@@ -49,7 +50,7 @@ export interface HostProfile {
   /** Pipelines created together before their plans compiled, and the time that took. */
   prewarmedPipelines: number;
   prewarmMs: number;
-  /** Seats of shared literals that found their buffer made, and the buffers made, with their bytes (gpuSharedLiterals.ts). */
+  /** Seats of shared literals that found their buffer made, and the buffers made, with their bytes (graphcut/gpujs/sharedLiterals.ts). */
   literalHits: number;
   literalsMade: number;
   literalBytes: number;
@@ -72,9 +73,9 @@ let installed: HostProfiler | undefined;
 
 export function installHostProfiler(): HostProfiler {
   if (installed) return installed;
-  const { WebGPUKernel } = require('gpu.js/src/backend/web-gpu/kernel.js') as { WebGPUKernel: { prototype: Record<string, Method<{ compiledSource: string }>> } };
-  const { WebGPUPipelineExecutor } = require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: { prototype: FusedExecutor & { _compile(args: unknown[]): Promise<void> } } };
-  const { WebGPUContext } = require('gpu.js/src/backend/web-gpu/context.js') as { WebGPUContext: { acquire(): Promise<{ device: object }> } };
+  const { WebGPUKernel } = gpuJsInternal<{ WebGPUKernel: { prototype: Record<string, Method<{ compiledSource: string }>> } }>('web-gpu/kernel');
+  const { WebGPUPipelineExecutor } = gpuJsInternal<{ WebGPUPipelineExecutor: { prototype: FusedExecutor & { _compile(args: unknown[]): Promise<void> } } }>('web-gpu/pipeline-executor');
+  const { WebGPUContext } = gpuJsInternal<{ WebGPUContext: { acquire(): Promise<{ device: object }> } }>('web-gpu/context');
   let p = emptyProfile();
   let sources = new Set<string>();
   let deviceWrapped = false;

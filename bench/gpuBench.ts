@@ -1,6 +1,6 @@
 /**
  * Device measurements of α-expansion with the moves on the GPU (run on the
- * built JS: `node dist/stereo/gpuBench.js OUT.json SECTION... `). Every
+ * built JS: `node dist/bench/gpuBench.js OUT.json SECTION... `). Every
  * run's solver compiles its own plans (keepPlans false) unless its section
  * says otherwise, so that runs compare like with like. Sections:
  *   verify     4 cycles of tsukuba, venus, teddy, cones with every cut
@@ -45,7 +45,7 @@
  *              solver's plans (the default: the volume, weights and
  *              V table bound without copies and uploaded once per device)
  *              with gpu.js's copy and buffer per plan and seat
- *              (gpuSharedLiterals.ts)
+ *              (graphcut/gpujs/sharedLiterals.ts)
  *   pairs      tsukuba, teddy and Adirondack, $GPU_BENCH_REPS (default 4)
  *              runs each with the default device options and with those of
  *              $GPU_BENCH_OPTIONS, alternating, every run compiling its own
@@ -65,7 +65,7 @@
  *   builds     the same as host, alternating kernel builds shared between
  *              plans (the default: translations and shader modules kept,
  *              emptied before every run, as in a fresh process) with every
- *              plan building its kernels anew (gpuKernelBuildCache.ts)
+ *              plan building its kernels anew (graphcut/gpujs/kernelBuildCache.ts)
  *   pipelines  synthetic scenes of sizes new to the process (so every
  *              compute pipeline is new to Dawn and to the driver's disk
  *              cache, as in a fresh process), alternating a plan's
@@ -73,7 +73,7 @@
  *              with gpu.js creating them one by one, three pairs
  *   workgroups tsukuba, teddy and Adirondack with the 2D/3D kernels in
  *              workgroups of 8×8 (gpu.js's own), 16×16, 32×8 and 64×4
- *              threads, alternating, twice (gpuWorkgroupSize.ts)
+ *              threads, alternating, twice (graphcut/gpujs/workgroupSize.ts)
  *   dispatch   device time of one dispatch of a [W, H, 5] copy written in
  *              WGSL directly, in workgroups of 64, 128 and 256 threads,
  *              and of an empty dispatch, at three sizes (no gpu.js)
@@ -96,6 +96,7 @@
  * Scenes come from $STEREO_DATA (Middlebury folders). The JSON is rewritten
  * after every run, so a run cut short still reports.
  */
+import { seededRandom } from '../data/random';
 import * as fs from 'fs';
 import * as path from 'path';
 import { generateSyntheticScene } from '../data/synthetic';
@@ -103,26 +104,29 @@ import { readLabeling, writeLabeling } from '../data/smrf';
 import { loadScene } from '../data/scene';
 import type { Scene } from '../data/sceneTypes';
 import { alphaExpansion, type MoveProgress } from '../expansion/alphaExpansion';
-import { GpuMoveSolver, type GpuMoveOptions } from '../expansion/gpuMoveSolver';
+import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
+import { withGpuMoveFlags } from '../expansion/gpuMoveSettings';
+import { type GpuMoveOptions } from '../expansion/gpuMoveSettings';
 import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
 import { createGpuContext } from '../graphcut/gpuBackend';
 import { parallelCosts } from '../costs/parallelCosts';
-import { clearKernelBuildCache, kernelBuildCache } from '../graphcut/gpuKernelBuildCache';
-import { onePassCalls } from '../graphcut/gpuOnePassCalls';
-import { sharedLiterals } from '../graphcut/gpuSharedLiterals';
-import { DEFAULT_WORKGROUP, setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpuWorkgroupSize';
+import { clearKernelBuildCache, kernelBuildCache } from '../graphcut/gpujs/kernelBuildCache';
+import { onePassCalls } from '../graphcut/gpujs/onePassCalls';
+import { sharedLiterals } from '../graphcut/gpujs/sharedLiterals';
+import { DEFAULT_WORKGROUP, setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpujs/workgroupSize';
 import { Input, type IGPUKernelSettings } from 'gpu.js';
 import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../graphcut/pushRelabel';
 import {
   bfsPassSource, bfsScanSource, bfsStartSource, gatedKernel, globalRelabelPasses, iterationPasses, pushRelabelSource, STATE_PLANES, sweepPushSource, UNCHANGED_STATE, withHeightsSource, type PushScheme,
 } from '../graphcut/pushRelabelKernels';
-import { createRng, expansionLikeGraph } from '../graphcut/randomGraphs';
+import { expansionLikeGraph } from '../test/support/randomGraphs';
 import { checkTilesSource, MOVE_DONE_GATE, orTilesSource, reductionLevels, TILE } from '../expansion/gpuMoveKernels';
-import { createMoveSolver } from './backends';
+import { createMoveSolver } from '../stereo/backends';
 import { installHostProfiler } from './gpuHostProfile';
-import { costOptions, costsLeftToDevice, match, resolveParams, startingLabels, stereoEnergy, warmUpForBackend } from './match';
-import type { BackendName, MatchParams } from './params';
-import { sceneParamsFor } from './sceneParams';
+import { costOptions, costsLeftToDevice, match, resolveParams, startingLabels, stereoEnergy, warmUpForBackend } from '../stereo/match';
+import type { BackendName, MatchParams } from '../stereo/params';
+import { sceneParamsFor } from '../stereo/sceneParams';
+import { gpuJsInternal } from '../graphcut/gpujs/internals';
 
 type Json = Record<string, unknown>;
 
@@ -247,9 +251,9 @@ async function large(W: number, H: number, L: number, initKind: string, cycles: 
   const checkpoint = process.env.GPU_BENCH_CHECKPOINT;
   const cycleLog: Json[] = [];
   // Costs on demand: no volume on the host or the device, each label's costs computed by the move kernels.
-  const r = await match(scene.left, scene.right, {
+  const r = await withGpuMoveFlags({ ...(push ? { push } : {}), ...benchOptions() }, () => match(scene.left, scene.right, {
     // GPU_BENCH_MODE=cpu runs the same device moves on gpu.js's CPU backend (a check of the section off the GPU).
-    ndisp: L, backend: process.env.GPU_BENCH_MODE === 'cpu' ? 'gpujs-cpu' : 'gpu', costs: 'on-demand', init: initKind === 'wta' ? 'wta' : 'zero', initialLabels: given, cycles, gpu: { ...(push ? { push } : {}), ...benchOptions() },
+    ndisp: L, backend: process.env.GPU_BENCH_MODE === 'cpu' ? 'gpujs-cpu' : 'gpu', costs: 'on-demand', init: initKind === 'wta' ? 'wta' : 'zero', initialLabels: given, cycles,
     // Progress on stderr, so a run stopped by a time limit still shows how far it got.
     onMove: (m) => {
       const at = (performance.now() - t1) / 1000;
@@ -264,7 +268,7 @@ async function large(W: number, H: number, L: number, initKind: string, cycles: 
       process.stderr.write(`cycle ${c.cycle} done: energy ${c.energy.total}, ${c.cuts} cuts, at ${at.toFixed(1)} s${checkpoint ? `, labels in ${checkpoint}` : ''}\n`);
       save();
     },
-  });
+  }));
   const gt = scene.groundTruth!;
   let bad = 0;
   let known = 0;
@@ -284,7 +288,7 @@ async function large(W: number, H: number, L: number, initKind: string, cycles: 
  */
 async function passCosts(W: number, H: number): Promise<Json> {
   const ctx = await createGpuContext((process.env.GPU_BENCH_MODE as 'webgpu' | 'cpu' | undefined) ?? 'webgpu');
-  const g = expansionLikeGraph(createRng(1), W, H, { reversed: true });
+  const g = expansionLikeGraph(seededRandom(1), W, H, { reversed: true });
   const n = W * H;
   const { caps, state } = initialKernelState(g);
   // Kernels at the reach of the older rows (32) unless given: the default reach is 8 up to 2^20 pixels.
@@ -432,7 +436,7 @@ interface RawDevice {
  */
 async function dispatchCosts(W: number, H: number, Z: number): Promise<Json> {
   const ctx = await createGpuContext('webgpu');
-  const { WebGPUContext } = require('gpu.js/src/backend/web-gpu/context.js') as { WebGPUContext: { acquire(): Promise<{ device: RawDevice }> } };
+  const { WebGPUContext } = gpuJsInternal<{ WebGPUContext: { acquire(): Promise<{ device: RawDevice }> } }>('web-gpu/context');
   const { device } = await WebGPUContext.acquire();
   const n = W * H * Z;
   const STORAGE_COPY = 128 | 4 | 8; // GPUBufferUsage STORAGE | COPY_SRC | COPY_DST
@@ -492,7 +496,7 @@ async function dispatchCosts(W: number, H: number, Z: number): Promise<Json> {
 
 async function main(): Promise<void> {
   const [outPath, ...sections] = process.argv.slice(2);
-  if (!outPath) throw new Error('gpuBench: usage: node dist/stereo/gpuBench.js OUT.json [verify] [scenes] [ablation] [large[:WxHxL[:init[:cycles]]]]');
+  if (!outPath) throw new Error('gpuBench: usage: node dist/bench/gpuBench.js OUT.json [verify] [scenes] [ablation] [large[:WxHxL[:init[:cycles]]]]');
   const root = process.env.STEREO_DATA ?? path.join(__dirname, '..', '..', '..', 'shared', 'data', 'middlebury');
   const report: Json = { date: new Date().toISOString(), node: process.version, root, sections };
   const save = (): void => fs.writeFileSync(outPath, JSON.stringify(report, null, 1));

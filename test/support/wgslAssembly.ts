@@ -1,3 +1,4 @@
+import { gpuJsInternal } from '../../graphcut/gpujs/internals';
 /**
  * gpu.js's WebGPU kernel build up to its WGSL (web-gpu/kernel.js, build()),
  * which needs no device: what CI can check of the WebGPU kernels.
@@ -16,7 +17,7 @@ export interface WgslKernel {
   assembleWGSL(): string;
   _computeDispatch(threadDim: number[]): { groups: number[]; dispatchWidth: number };
 }
-const { WebGPUKernel } = require('gpu.js/src/backend/web-gpu/kernel.js') as { WebGPUKernel: new (source: string, settings: object) => WgslKernel };
+const { WebGPUKernel } = gpuJsInternal<{ WebGPUKernel: new (source: string, settings: object) => WgslKernel }>('web-gpu/kernel');
 
 /** A kernel of `source` built for `args` up to its WGSL; `settings` adds to or replaces the solver's usual ones. */
 export function assembleWgsl(source: string, output: number[], args: unknown[], constants: Record<string, unknown>, settings: object = {}): { wgsl: string; kernel: WgslKernel } {

@@ -1,4 +1,5 @@
-import { createGridGraph, MAX_CAPACITY, type GridGraph } from './gridGraph';
+import type { Rng } from '../../data/random';
+import { createGridGraph, MAX_CAPACITY, type GridGraph } from '../../graphcut/gridGraph';
 
 /**
  * Seeded random grid graphs for the tests of every max-flow backend. The same
@@ -7,22 +8,7 @@ import { createGridGraph, MAX_CAPACITY, type GridGraph } from './gridGraph';
  */
 
 // Module-level copies: inside test sandboxes every global lookup in a hot loop is slow, a module constant is not.
-const { abs, ceil, floor, imul, max, min, round, sin, PI } = Math;
-
-/** Uniform random number in [0, 1). */
-export type Rng = () => number;
-
-/** mulberry32: tiny, fast, and good enough to vary test inputs. */
-export function createRng(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = imul(t ^ (t >>> 15), t | 1);
-    t ^= t + imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const { abs, ceil, floor, max, min, round, sin, PI } = Math;
 
 /** Uniform integer in lo..hi (both inclusive). */
 export function randomInt(rng: Rng, lo: number, hi: number): number {

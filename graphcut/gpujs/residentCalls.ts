@@ -4,10 +4,8 @@
  * A fused gpu.js call uploads every argument from the host and reads every
  * result back, so the next call can start only once the host has the last
  * one's results: the device idles for the readback, the host's work on the
- * results and the next upload. On the H200, calls of teddy's move plans
- * submitted back to back took 1.4–2.3 times less time each than the same
- * calls awaited in turn (BENCHMARKS.md, "Moves submitted before the last
- * one's results").
+ * results and the next upload; calls submitted back to back take much less
+ * time each than the same calls awaited in turn (BENCHMARKS.md).
  *
  * Here a call's arguments may instead be copied on the device from buffers
  * that earlier calls left there (copyBufferToBuffer into the executor's
@@ -18,10 +16,10 @@
  * read: WebGPU runs the command buffers of a queue in submission order, and
  * orders queue writes between them the same way.
  *
- * Works on executors that one-pass calls drive (gpuOnePassCalls.ts): it
+ * Works on executors that one-pass calls drive (onePassCalls.ts): it
  * reads the same members of gpu.js's executor.
  */
-import { encodePasses, liveExecutor, type FusedExecutor } from './gpuOnePassCalls';
+import { encodePasses, liveExecutor, type FusedExecutor } from './onePassCalls';
 
 /** A WebGPU buffer as this module uses it. */
 export interface BufferLike { destroy(): void; mapAsync?(mode: number, offset?: number, size?: number): Promise<void>; getMappedRange?(offset?: number, size?: number): ArrayBuffer; unmap?(): void }

@@ -1,9 +1,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { spawn, type ChildProcess } from 'child_process';
-import { generateSyntheticScene } from '../data/synthetic';
-import { writePfm, writePng } from '../data/imageIO';
-import { tsRequireHook } from '../costs/sourceLoader';
+import { generateSyntheticScene } from '../../data/synthetic';
+import { writePfm, writePng } from '../../data/imageIO';
+import { tsRequireHook } from '../../costs/sourceLoader';
 
 /**
  * Test support for the research commands: scene folders written from the
@@ -11,7 +11,7 @@ import { tsRequireHook } from '../costs/sourceLoader';
  * mask0nocc.png, calib.txt) and the CLI spawned from the TypeScript sources.
  */
 
-export const ROOT = path.resolve(__dirname, '..');
+export const ROOT = path.resolve(__dirname, '..', '..');
 
 export async function writeSceneFolder(dir: string, o: { seed: number; width?: number; height?: number; ndisp?: number; groundTruth?: boolean }): Promise<string> {
   const s = generateSyntheticScene({ seed: o.seed, width: o.width ?? 64, height: o.height ?? 48, ndisp: o.ndisp ?? 10 });

@@ -11,8 +11,7 @@
  * - the fused WebGPU executor then gives each copy a buffer of its own,
  *   filled through a mapping (web-gpu/pipeline-executor.js, _compile), and
  *   uploads it.
- * A CPU profile of two teddy runs and one of tsukuba on the H200 machine
- * put 0.37 s of the host's time in those copies alone, for 17 plans.
+ * Those copies alone were a large share of the host's time in a run.
  *
  * A solver's literals change only between solvers (refillSharedLiteral), so:
  * - `bindSharedLiterals`, called inside a plan's function while gpu.js
@@ -25,7 +24,9 @@
  *   them (`releaseSharedLiterals`) once its plans are gone.
  * A literal that is not registered is handled by gpu.js as before.
  */
-import { isWrappedGpuJsRelease } from './gpuJsRelease';
+import { isWrappedGpuJsRelease } from './release';
+import { gpuJsInternal } from './internals';
+import { adaptsFor } from './scope';
 
 /** Switch and counters (gpuBench compares sharing on and off). */
 export const sharedLiterals = {
@@ -70,7 +71,7 @@ export function bindSharedLiterals(values: readonly object[]): void {
   if (!sharedLiterals.enabled) return;
   let trace: TraceLike | null;
   try {
-    trace = (require('gpu.js/src/pipeline.js') as { getActiveTrace(): TraceLike | null }).getActiveTrace();
+    trace = gpuJsInternal<{ getActiveTrace(): TraceLike | null }>('pipeline').getActiveTrace();
   } catch {
     return;
   }
@@ -199,8 +200,8 @@ export function installSharedLiterals(): boolean {
   let proto: ExecutorLike;
   let getActiveTrace: unknown;
   try {
-    proto = (require('gpu.js/src/backend/web-gpu/pipeline-executor.js') as { WebGPUPipelineExecutor: { prototype: ExecutorLike } }).WebGPUPipelineExecutor.prototype;
-    getActiveTrace = (require('gpu.js/src/pipeline.js') as { getActiveTrace?: unknown }).getActiveTrace;
+    proto = gpuJsInternal<{ WebGPUPipelineExecutor: { prototype: ExecutorLike } }>('web-gpu/pipeline-executor').WebGPUPipelineExecutor.prototype;
+    getActiveTrace = gpuJsInternal<{ getActiveTrace?: unknown }>('pipeline').getActiveTrace;
   } catch {
     return false;
   }
@@ -208,7 +209,7 @@ export function installSharedLiterals(): boolean {
   const compile = proto._compile;
   proto._compile = function (this: ExecutorLike, args: unknown[]) {
     // The table is read and filled only while the executor compiles, and iterated (own buffers only) when it is destroyed.
-    if (!(this._literalBuffers instanceof LiteralTable) && this._literalBuffers.size === 0) this._literalBuffers = new LiteralTable(this);
+    if (adaptsFor(this) && !(this._literalBuffers instanceof LiteralTable) && this._literalBuffers.size === 0) this._literalBuffers = new LiteralTable(this);
     return compile.call(this, args);
   };
   sharedLiterals.installed = true;

@@ -1,3 +1,4 @@
+import { gpuJsInternal } from '../../graphcut/gpujs/internals';
 /**
  * gpu.js's cpu backend with every read of a kernel's arrays checked: what
  * lets the WebGPU device run without Dawn's bounds checks
@@ -23,7 +24,7 @@ interface AstNode { type: string; computed?: boolean; test: AstNode; consequent:
 interface FunctionNodeLike { astGeneric(ast: AstNode, retArr: string[]): string[]; name?: string }
 interface NodePrototype { astMemberExpression: Emit; astConditionalExpression: Emit }
 
-const { CPUFunctionNode } = require('gpu.js/src/backend/cpu/function-node.js') as { CPUFunctionNode: { prototype: NodePrototype } };
+const { CPUFunctionNode } = gpuJsInternal<{ CPUFunctionNode: { prototype: NodePrototype } }>('cpu/function-node');
 
 /** What the checks saw since they were installed. */
 export interface ReadChecks {

@@ -1,0 +1,115 @@
+/**
+ * The data-cost options: kinds, border rule, default truncations and their
+ * validation. Shared by the cost computation (dataCost.ts) and the worker
+ * jobs that carry options to other threads (parallelCosts.ts).
+ */
+/**
+ * Per-pixel matching costs D_p(d): left pixel (x,y) against right pixel
+ * (x−d, y), on 8-bit-scale integer samples (see intensity.ts).
+ *
+ *   sad        Σ_c |L − R|
+ *   ssd        Σ_c (L − R)²
+ *   sad+sgrad  Σ_c |L − R| + |∂x L − ∂x R| + |∂y L − ∂y R|
+ *
+ * Gradients are forward differences on each channel of each image,
+ * ∂x I(x,y) = I(x+1,y) − I(x,y) and ∂y I(x,y) = I(x,y+1) − I(x,y), taken as 0
+ * in the last column (∂x) and last row (∂y), where the next sample does not
+ * exist. The right image's gradient is read at the matched pixel (x−d, y).
+ *
+ * Every raw cost is truncated, D = min(raw, τ), then multiplied by the
+ * integer cost scale (see smoothness.ts, costScale): D = min(raw·s, round(τ·s)).
+ * Truncation keeps occluded or mismatched pixels from dominating the energy.
+ */
+export type CostKind = 'sad' | 'ssd' | 'sad+sgrad';
+
+export const COST_KINDS: readonly CostKind[] = ['sad', 'ssd', 'sad+sgrad'];
+
+/**
+ * What a left pixel whose match x−d falls left of the right image gets.
+ *  'clamp' the cost against the right image's column 0, as if that column
+ *          extended to the left (the default).
+ *  'tau'   the truncated maximum τ: "no evidence", the same for every
+ *          invalid disparity of the pixel.
+ * Measured on Middlebury tsukuba, venus, teddy and cones (bad pixels
+ * |d − gt| > 1 over all known pixels, default truncations), 'clamp' was
+ * never worse: with 9×9 WTA equal on tsukuba (its ground truth excludes an
+ * 18-pixel border, wider than its 16 labels reach) and 0.6–0.8 points better
+ * on the other three; after 4 cycles of α-expansion (BK, truncated linear
+ * T = 2, the scene settings of stereo/sceneParams.ts) equal on tsukuba and
+ * 0.45 / 2.1 / 2.0 points better on venus / teddy / cones, with
+ * non-occluded pixels equal within 0.3 points. Why: near the left border
+ * 'tau' charges the maximum to every disparity that reaches past column 0,
+ * so the whole strip x < d is pushed to small disparities (and in WTA the
+ * aggregation window spreads that bias inward), whereas the clamped
+ * comparison against column 0 is usually below τ and leaves the smoothness
+ * term free to carry the neighbours' disparity into the strip.
+ */
+export type BorderRule = 'tau' | 'clamp';
+
+export interface DataCostOptions {
+  /** Cost kind (option --cost). Default 'sad'. */
+  kind?: CostKind;
+  /** Truncation τ on the 8-bit scale (option --tau). Default defaultTau(kind, channels). */
+  tau?: number;
+  /** Integer cost scale s ≥ 1 multiplying every cost. Default 1. */
+  scale?: number;
+  /** Rule for x−d < 0. Default 'clamp'. */
+  border?: BorderRule;
+}
+
+/**
+ * Default truncations (the paper gives none). Per channel: 20 grey levels for
+ * SAD, 20² for SSD so that both saturate at the same intensity error, and 40
+ * for SAD+SGRAD, whose raw value adds two gradient differences of the same
+ * order as the intensity difference at a mismatch. Multiplied by the channel
+ * count since every kind sums over channels. Checked with 9×9 WTA on
+ * tsukuba, venus, teddy and cones against half and double these values: the
+ * defaults were best or within 0.6 points of the best on every scene, while
+ * the alternatives each lost 1–3.5 points somewhere.
+ */
+export function defaultTau(kind: CostKind, channels: number): number {
+  const perChannel = kind === 'sad' ? 20 : kind === 'ssd' ? 400 : 40;
+  return perChannel * channels;
+}
+
+/** Largest raw (untruncated) cost of a kind: gradients span −255..255, so their differences reach 510. */
+export function maxRawCost(kind: CostKind, channels: number): number {
+  const perChannel = kind === 'sad' ? 255 : kind === 'ssd' ? 255 * 255 : 255 + 510 + 510;
+  return perChannel * channels;
+}
+
+export interface ResolvedDataCostOptions {
+  kind: CostKind;
+  tau: number;
+  scale: number;
+  border: BorderRule;
+  /** round(τ·scale): the largest cost any pixel gets. */
+  maxCost: number;
+}
+
+const INT32_MAX = 2 ** 31 - 1;
+
+/** Validates options and fills in the defaults; errors name the command-line option. */
+export function resolveDataCostOptions(options: DataCostOptions, channels: number): ResolvedDataCostOptions {
+  const kind = options.kind ?? 'sad';
+  if (!COST_KINDS.includes(kind)) {
+    throw new Error(`--cost: unknown cost kind '${String(kind)}' (expected ${COST_KINDS.join(', ')})`);
+  }
+  const tau = options.tau ?? defaultTau(kind, channels);
+  if (typeof tau !== 'number' || !Number.isFinite(tau) || tau < 0) {
+    throw new Error(`--tau: truncation must be a finite number ≥ 0 (got ${String(tau)})`);
+  }
+  const scale = options.scale ?? 1;
+  if (!Number.isInteger(scale) || scale < 1) throw new Error(`cost scale must be an integer ≥ 1 (got ${String(scale)})`);
+  const border = options.border ?? 'clamp';
+  if (border !== 'tau' && border !== 'clamp') {
+    throw new Error(`--border: unknown rule '${String(border)}' (expected clamp, tau)`);
+  }
+  const maxCost = Math.round(tau * scale);
+  if (maxCost > INT32_MAX) throw new Error(`--tau: τ·scale = ${tau}·${scale} does not fit a 32-bit cost`);
+  // The kernels clamp with int32 arithmetic, so every raw·scale must fit too.
+  if (maxRawCost(kind, channels) * scale > INT32_MAX) {
+    throw new Error(`cost scale ${scale} is too large: ${kind} costs times the scale would not fit 32 bits`);
+  }
+  return { kind, tau, scale, border, maxCost };
+}

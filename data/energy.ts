@@ -1,0 +1,119 @@
+/**
+ * A multi-label energy on a 4-connected grid, field for field the content of
+ * an SMRF1 file (../shared/formats/smrf.md) when its data term is a volume:
+ *
+ *   E(l) = Σ_p D_p(l_p) + Σ_{(p,q)} w_pq · V(l_p, l_q)
+ *
+ * All terms are non-negative integers, so energies are exact. Every layer
+ * (costs, graph cuts, expansion, stereo) reads energies through this one type.
+ */
+import type { CostImage } from './costImage';
+
+export type { CostImage };
+
+export type SmoothnessKind = 'linear' | 'quadratic' | 'potts';
+
+/**
+ * How a data cost is computed from two images: the cost options (kind, τ,
+ * scale, border, channels…) as one value. costs/ defines the kinds and the
+ * host computation; the device cost kernels interpret the same value. This
+ * layer only carries it, so a new cost kind changes no type here.
+ */
+export interface CostSpec {
+  readonly kind: string;
+  readonly channels: number;
+  /** The integer factor every cost carries. */
+  readonly scale: number;
+  /** The largest cost any pixel gets (after truncation and scaling). */
+  readonly maxCost: number;
+}
+
+/**
+ * Where D_p(l) comes from: a W·H·L volume held on the host (index (y·W + x)·L + l,
+ * label fastest), or the two images and the cost spec, from which a solver
+ * computes each cost when it needs it (for pairs whose volume would not fit).
+ */
+export type DataTerm =
+  | { kind: 'volume'; costs: Int32Array }
+  | { kind: 'images'; left: CostImage; right: CostImage; spec: CostSpec };
+
+export interface MrfEnergy {
+  width: number;
+  height: number;
+  labels: number;
+  data: DataTerm;
+  smoothness: SmoothnessKind;
+  /** Truncation T of V (ignored for Potts). */
+  truncation: number;
+  /** wH[y·W + x] couples (x,y)–(x+1,y); last column 0. */
+  wH: Int32Array;
+  /** wV[y·W + x] couples (x,y)–(x,y+1); last row 0. */
+  wV: Int32Array;
+}
+
+/** A volume data term. */
+export const volumeTerm = (costs: Int32Array): DataTerm => ({ kind: 'volume', costs });
+
+/** The energy's cost volume; throws when its costs are computed from the images (no volume on the host). */
+export function volumeOf(e: MrfEnergy): Int32Array {
+  if (e.data.kind !== 'volume') {
+    throw new Error(`the ${e.width}×${e.height}×${e.labels} energy has no cost volume on the host (its costs are computed from the images)`);
+  }
+  return e.data.costs;
+}
+
+/** V(a, b) of the energy's smoothness kind. */
+export function pairwise(kind: SmoothnessKind, truncation: number, a: number, b: number): number {
+  if (kind === 'potts') return a === b ? 0 : 1;
+  const d = a > b ? a - b : b - a;
+  if (kind === 'linear') return d < truncation ? d : truncation;
+  const q = d * d;
+  return q < truncation ? q : truncation;
+}
+
+/**
+ * Whether V is a metric on labels 0..labels−1 (V(a,c) ≤ V(a,b) + V(b,c)):
+ * then every expansion move's pairwise terms are submodular and no graph
+ * needs truncation. Linear and Potts always are; for a truncated quadratic
+ * this walks all label triples.
+ */
+export function isMetricSmoothness(kind: SmoothnessKind, truncation: number, labels: number): boolean {
+  if (kind === 'potts' || kind === 'linear') return true;
+  for (let a = 0; a < labels; a++) for (let b = 0; b < labels; b++) for (let c = 0; c < labels; c++) {
+    if (pairwise(kind, truncation, a, c) > pairwise(kind, truncation, a, b) + pairwise(kind, truncation, b, c)) return false;
+  }
+  return true;
+}
+
+/** isMetricSmoothness of an energy's smoothness term. */
+export function isMetricTable(e: MrfEnergy): boolean {
+  return isMetricSmoothness(e.smoothness, e.truncation, e.labels);
+}
+
+export interface EnergyBreakdown {
+  data: number;
+  smoothness: number;
+  total: number;
+}
+
+/**
+ * Exact energy of a labeling (needs the volume: see volumeOf). Terms are
+ * summed in double precision, which is exact for integers below 2^53 (far
+ * beyond W·H·(L+2)·2^31).
+ */
+export function computeEnergy(e: MrfEnergy, labels: ArrayLike<number>): EnergyBreakdown {
+  const { width: W, height: H, labels: L } = e;
+  const D = volumeOf(e);
+  let data = 0;
+  let smooth = 0;
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      const p = y * W + x;
+      const lp = labels[p];
+      data += D[p * L + lp];
+      if (x + 1 < W) smooth += e.wH[p] * pairwise(e.smoothness, e.truncation, lp, labels[p + 1]);
+      if (y + 1 < H) smooth += e.wV[p] * pairwise(e.smoothness, e.truncation, lp, labels[p + W]);
+    }
+  }
+  return { data, smoothness: smooth, total: data + smooth };
+}

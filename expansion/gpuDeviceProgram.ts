@@ -1,0 +1,158 @@
+import { Input, type GPU, type IGPUKernelSettings, type IKernelRunShortcut, type IPipelineRunShortcut } from 'gpu.js';
+import { forwardGradients, type CostImage } from '../data/costImage';
+import type { GpuContext } from '../graphcut/gpuBackend';
+import { releaseSharedLiterals } from '../graphcut/gpujs/sharedLiterals';
+import { gatedKernel, globalRelabelPasses, iterationPasses, STATE_PLANES, type GlobalRelabel, type StatePass } from '../graphcut/pushRelabelKernels';
+import {
+  applyCutSource, capacitySource, changedTilesSource, checkTilesSource, flowPlanesSource, initStateSource, MOVE_DONE_GATE, orTilesSource, reductionLevels,
+  startMoveSource, sumFinalSource, sumTilesSource, tallySource, type DataSourceKind, type ImageCostSpec,
+} from './gpuMoveKernels';
+import type { ResolvedGpuMoveOptions } from './gpuMoveSettings';
+
+/**
+ * The device program of the GPU moves: the kernels built for an energy's
+ * shape and the device options, the compiled plans (one per call shape),
+ * the auxiliary pipelines (device WTA, energy) and the constant inputs they
+ * all bind. A program depends on the energy's shape, not its values, so a
+ * disposed solver keeps it for the next solver of the same shape
+ * (gpuKeptPrograms.ts), which refills the constant inputs with its energy.
+ */
+
+export interface Plan {
+  pipe: IPipelineRunShortcut;
+  moves: number;
+  rounds: number;
+  bfs: number;
+  verify: boolean;
+  /** calls made with it so far (the first one compiles it) */
+  calls: number;
+}
+
+export interface Kernels {
+  caps: IKernelRunShortcut;
+  /** the init from zero flow (chained moves), and the one from given flows (single moves with resume or warmStart) */
+  init: IKernelRunShortcut;
+  initFromFlows: IKernelRunShortcut;
+  /** the flow planes of a state, [W, H, 2] */
+  flows: IKernelRunShortcut;
+  steps: StatePass[];
+  relabel: GlobalRelabel;
+  /** gated like the state passes: the gate's input last */
+  checkTiles: (...a: unknown[]) => unknown;
+  /** levels of the tile reductions, from [ceil(W/tileSide), ceil(H/tileSide)] down to at most 8×8: sums (changed pixels) and ORs (check codes) */
+  sumTiles: IKernelRunShortcut[];
+  orTiles: IKernelRunShortcut[];
+  tally: IKernelRunShortcut;
+  tallyFirst: IKernelRunShortcut;
+  startMove: IKernelRunShortcut;
+  apply: IKernelRunShortcut;
+  changedTiles: IKernelRunShortcut;
+  sumFinal: IKernelRunShortcut;
+}
+
+/**
+ * What a solver builds on the device, which depends on the energy's shape
+ * and the device options only: kept for the next solver of the same shape
+ * (gpuKeptPrograms.ts), which refills the constant inputs with its energy.
+ */
+export interface DeviceProgram {
+  /** the context whose gpu.js instance made the kernels and plans (a destroyed one takes them with it) */
+  ctx: GpuContext;
+  kernels: Kernels;
+  plans: Map<string, Plan>;
+  /** the constant inputs the plans bind: data term (volume or images), smoothness weights, V table, four zeros */
+  literals: [Input, Input, Input, Input];
+  /**
+   * Pipelines besides the moves' plans, by what they compile: the device
+   * WTA's (window and chunk) and the energy's (its chunk of columns). They
+   * bind the same literals, so a kept program keeps them too; at most
+   * MAX_AUX_PIPELINES, the least recently used dropped first.
+   */
+  aux: Map<string, IPipelineRunShortcut>;
+}
+
+/**
+ * Backends whose compiled plans see a refilled constant input: WebGPU binds
+ * the literal's device buffer (refilled by a queue write) and gpu.js's cpu
+ * backend reads the Input at every call. Its webasm backend copies each
+ * literal into the plan's WebAssembly memory when the plan compiles, so a
+ * kept webasm plan would run on the last energy's values: it keeps none.
+ */
+export const REFILLABLE_MODES: ReadonlySet<string> = new Set(['webgpu', 'cpu']);
+
+/** Largest grid whose program is kept after its solver: a program holds the buffers of all its plans, several gigabytes at 3000×2000. */
+export const MAX_KEPT_PROGRAM_PIXELS = 1 << 20;
+
+/** The kernels of a program on `gpu`, for a W×H×L energy whose data term reaches the kernels as `sourceKind`. */
+export function createKernels(gpu: GPU, shape: { W: number; H: number; L: number; sourceKind: DataSourceKind; costSpec: ImageCostSpec | null }, o: ResolvedGpuMoveOptions): Kernels {
+const { W, H, L, sourceKind, costSpec } = shape;
+const constants = { W, H, INF: W * H + 1, L, REACH: o.reach };
+  const grid = (planes: number): IGPUKernelSettings => kernelSettings(planes > 1 ? [W, H, planes] : [W, H], constants);
+  const line = (len: number): IGPUKernelSettings => kernelSettings([len], constants);
+  const reversed = o.variant === 'reversed';
+  const side = o.tileSide;
+  const tiles = reductionLevels(W, H, side);
+  const final = { FW: tiles[tiles.length - 1][0], FH: tiles[tiles.length - 1][1] };
+  // Without the gate the kernels are compiled ungated and drop the tally the plans pass them.
+  const gate = o.gate ? MOVE_DONE_GATE : undefined;
+  return {
+    caps: gpu.createKernel(capacitySource(), grid(4)),
+    init: gpu.createKernel(initStateSource(sourceKind, costSpec, reversed), grid(STATE_PLANES)),
+    initFromFlows: gpu.createKernel(initStateSource(sourceKind, costSpec, reversed, true), grid(STATE_PLANES)),
+    flows: gpu.createKernel(flowPlanesSource(), grid(2)),
+    steps: iterationPasses(gpu, o.push, grid, gate),
+    relabel: globalRelabelPasses(gpu, o.bfs, grid, gate),
+    // A gated check reports the tile as converged (code 0), which keeps the tally as it is.
+    checkTiles: gatedKernel(gpu, checkTilesSource(side), kernelSettings(tiles[0], constants), gate, '0.0'),
+    sumTiles: tiles.slice(1).map((out, i) => gpu.createKernel(sumTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
+    orTiles: tiles.slice(1).map((out, i) => gpu.createKernel(orTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
+    tally: gpu.createKernel(tallySource(), kernelSettings([4], final)),
+    tallyFirst: gpu.createKernel(tallySource(false), kernelSettings([4], final)),
+    startMove: gpu.createKernel(startMoveSource(), line(4)),
+    apply: gpu.createKernel(applyCutSource(reversed), grid(1)),
+    changedTiles: gpu.createKernel(changedTilesSource(side), kernelSettings(tiles[0], constants)),
+    sumFinal: gpu.createKernel(sumFinalSource(), kernelSettings([1], final)),
+  };
+}
+
+/** Destroys a program's plans, then the device buffers of its literals (once no plan can run again: a destroy waits for the call in flight). */
+export function releaseProgram(program: DeviceProgram): void {
+  const released = [...program.plans.values()].map((p) => p.pipe.destroy());
+  released.push(...[...program.aux.values()].map((pipe) => pipe.destroy()));
+  program.plans.clear();
+  program.aux.clear();
+  const literals = program.literals;
+  void Promise.allSettled(released).then(() => releaseSharedLiterals(literals));
+}
+
+/** The image planes the image-source kernels read: left, right, then for sad+sgrad the forward gradients ∂x, ∂y of each (IM). */
+export function imagePlanes(left: CostImage, right: CostImage, spec: ImageCostSpec): Float32Array {
+  const C = spec.channels;
+  const n = left.width * left.height;
+  const planes = new Float32Array(6 * n * C);
+  planes.set(left.data, 0);
+  planes.set(right.data, n * C);
+  if (spec.kind === 'sad+sgrad') {
+    const [gxL, gyL] = forwardGradients(left);
+    const [gxR, gyR] = forwardGradients(right);
+    planes.set(gxL, 2 * n * C);
+    planes.set(gyL, 3 * n * C);
+    planes.set(gxR, 4 * n * C);
+    planes.set(gyR, 5 * n * C);
+  }
+  return planes;
+}
+
+/** A [W, H, planes] kernel output as read back: planes of rows. */
+export type Planes = ArrayLike<ArrayLike<ArrayLike<number>>>;
+
+/** The plan cache's key: one compiled plan per shape. */
+export function planKey(moves: number, rounds: number, bfs: number, verify: boolean): string {
+  return `${moves}:${rounds}:${bfs}:${verify ? 1 : 0}`;
+}
+
+/** Kernel settings; loopMaxIterations (a real gpu.js setting missing from its typings) lifts the cap on the row loops. */
+export function kernelSettings(output: number[], constants: Record<string, number>): IGPUKernelSettings {
+  return { output, constants, precision: 'single', loopMaxIterations: 1 << 20 } as IGPUKernelSettings;
+}
+

@@ -1,0 +1,209 @@
+import type { GraphVariant } from './binaryStep';
+import type { BfsScheme, PushScheme } from '../graphcut/pushRelabelKernels';
+
+/**
+ * The settings of the device moves (GpuMoveSolver): every option, its
+ * default, and the defaults that depend on the grid's size, computed here
+ * and nowhere else (resolveGpuMoveOptions). Defaults are the measured best
+ * at the Middlebury sizes (BENCHMARKS.md has the runs).
+ */
+
+export interface GpuMoveOptions {
+  variant: GraphVariant;
+  /** K: push-relabel iterations per round (default 24; with sweeps an iteration is a horizontal and a vertical pass). */
+  iterationsPerRound?: number;
+  /** B: BFS passes of the global relabel after every round but the plan's last (which gets finalBfsFactor·B), and initially (default: defaultBfsPasses). */
+  bfsPasses?: number;
+  /** The last round's global relabel runs this many times B passes (default 2). */
+  finalBfsFactor?: number;
+  /** Rounds per move in the first plan; later plans adapt to the rounds moves needed (default: defaultInitialRounds). */
+  initialRounds?: number;
+  /** Moves chained in one pipeline call (default 1: the rounds moves need vary so much that chained moves are redone more than they save). */
+  movesPerCall?: number;
+  /** Keep the number of rounds fixed instead of adapting it (ablation). */
+  fixedRounds?: boolean;
+  /** --verify: every cut is re-solved on the CPU with BK and compared (graph, flow and cut); one move per call. */
+  verify?: boolean;
+  /** Safety limit: a move needing more push-relabel iterations than this throws (default 4·10^6). */
+  maxIterations?: number;
+  /** Push kernels: 'sweep' (segmented runs, a horizontal and a vertical pass per iteration), 'split-sweep' (each sweep as a gather of the runs, walked once per pixel, and a loop-free apply) or 'lockstep' (one edge per pass); default: defaultPush. */
+  push?: PushScheme;
+  /** Global relabel passes: 'scan' (default: relaxation along straight residual runs) or 'level' (one BFS level per pass). */
+  bfs?: BfsScheme;
+  /** Segment length of the sweeps and longest run of a BFS scan (default: defaultReach). */
+  reach?: number;
+  /**
+   * A move that has not converged continues from the edge flows it had
+   * reached, in the next call, instead of being redone from scratch
+   * (default true). Each single-move call then also reads back its flows
+   * ([W, H, 2] floats); moves chained in one call (movesPerCall > 1) are
+   * still redone.
+   */
+  resume?: boolean;
+  /**
+   * Start each move from the edge flows that the same α's previous move
+   * ended with (clamped to the new graph; initStateSource) instead of from
+   * zero flow. Needs one move per call; the flows of every label are kept
+   * on the host, 8·W·H·L bytes (default: on when that is at most a quarter
+   * of the machine's memory and moves are not chained).
+   */
+  warmStart?: boolean;
+  /** Compiled plans kept (each holds device buffers); the least recently used is dropped beyond it (default: defaultMaxCachedPlans). */
+  maxCachedPlans?: number;
+  /**
+   * What compiling a plan shape not in the cache costs, in rounds, when the
+   * rounds of the next calls are chosen: planCompileRounds plus
+   * planCompileRoundsPerRound for each round of the plan (defaults 10 and
+   * 2.5, measured; both 0 ignore compiles).
+   */
+  planCompileRounds?: number;
+  planCompileRoundsPerRound?: number;
+  /**
+   * Gate the state passes and checks on the move's tally (default true):
+   * once a check has passed, the plan's remaining rounds are copies of the
+   * state instead of push-relabel and BFS passes (MOVE_DONE_GATE).
+   */
+  gate?: boolean;
+  /**
+   * With warmStart, a move whose α has no stored flows yet (the first
+   * cycle) starts from the flows the last converged move ended with,
+   * another α's, instead of zero flow (default true). Any flows give a valid
+   * preflow once clamped, so only the rounds change (fewer in the first
+   * cycle at the Middlebury sizes).
+   */
+  borrowFlows?: boolean;
+  /** Side of the square of pixels each thread of a per-pixel reduction (a convergence check, the count of changed pixels) walks (default 2). */
+  tileSide?: number;
+  /**
+   * On dispose, keep the kernels and compiled plans for the next solver of
+   * the same shape and device options in this process, which takes them
+   * with its own energy instead of compiling its own (default true; grids
+   * up to 2^20 pixels, WebGPU and gpu.js's cpu backend: REFILLABLE_MODES;
+   * expansion/gpuKeptPrograms.ts).
+   */
+  keepPlans?: boolean;
+  /**
+   * While the device runs a call, record the passes of the call expected
+   * next (the next move's plan, taken to start like this one), so that
+   * the host does not record them between the two calls while the device
+   * idles (default true; WebGPU with one-pass calls only:
+   * graphcut/gpujs/onePassCalls.ts, recordAhead).
+   */
+  recordAhead?: boolean;
+  /**
+   * Run each cycle's moves (runCycle) with the flows of every label kept on
+   * the device and the next move submitted before the last one's results
+   * are read, taking that move's labels on the device (default true where
+   * it applies: WebGPU with one-pass calls, warmStart and resume on, one
+   * move per call, no --verify, and the device flows within
+   * RESIDENT_FLOWS_MAX_BYTES). A look-ahead move is dropped, and submitted
+   * again, when the move before it had not converged or changed which
+   * label comes next; the labels are those of one-by-one moves either way
+   * (the cut of a maximum flow is unique: the pixels that reach the sink).
+   */
+  resident?: boolean;
+}
+
+/** The device settings a user of match() may change; every other option is a schedule knob (gpuMoveFlags). */
+export type GpuDeviceSettings = Pick<GpuMoveOptions, 'iterationsPerRound' | 'bfsPasses' | 'keepPlans'>;
+
+/**
+ * Schedule knobs of the device moves for benchmarks and ablations, not part
+ * of the public API: fields set here apply to every solver created while
+ * they are set, under the options a solver is given. Set them through
+ * withGpuMoveFlags, which restores them.
+ */
+export const gpuMoveFlags: Omit<GpuMoveOptions, 'variant'> = {};
+
+/** Runs `fn` with `flags` set in gpuMoveFlags, restoring the earlier flags after it. */
+export async function withGpuMoveFlags<T>(flags: Omit<GpuMoveOptions, 'variant'>, fn: () => Promise<T>): Promise<T> {
+  const saved = { ...gpuMoveFlags };
+  Object.assign(gpuMoveFlags, flags);
+  try {
+    return await fn();
+  } finally {
+    for (const k of Object.keys(gpuMoveFlags)) delete (gpuMoveFlags as Record<string, unknown>)[k];
+    Object.assign(gpuMoveFlags, saved);
+  }
+}
+
+/** Pricing of a plan compile in the round choice: planCompileRounds + planCompileRoundsPerRound·R rounds for an R-round plan (a compile's time grows with the passes it traces and binds). */
+export const PLAN_COMPILE_ROUNDS = 10;
+export const PLAN_COMPILE_ROUNDS_PER_ROUND = 2.5;
+
+/**
+ * Default of finalBfsFactor: the last round of a plan runs this many times
+ * B BFS passes. Only the last check decides whether a move converged, and a
+ * global relabel restarts from scratch, so a move whose final BFS needs
+ * more than B passes could not converge in any number of rounds.
+ */
+export const FINAL_BFS_FACTOR = 2;
+
+/**
+ * Default tileSide: each thread of the per-pixel reductions (a convergence
+ * check, the count of changed pixels) walks a 2×2 tile of pixels; larger
+ * tiles keep few of the GPU's cores busy at the Middlebury sizes.
+ */
+export const TILE_SIDE = 2;
+
+/**
+ * Compiled plans kept at once (least recently used dropped first): 32, and
+ * 8 above 2^20 pixels, where each plan's state-sized device buffers add up
+ * to gigabytes. At the Middlebury sizes plans are small and recompiling
+ * costs time.
+ */
+export function defaultMaxCachedPlans(pixels: number): number {
+  return pixels > 1 << 20 ? 8 : 32;
+}
+
+/**
+ * Default reach (segment length of the sweeps, longest run of a BFS scan):
+ * 8 up to 2^20 pixels, 32 above. A global relabel of B scans covers
+ * distances up to about B·reach per straight stretch, and a pass walks up
+ * to reach pixels each way, so a shorter reach makes cheaper passes that
+ * need more of them.
+ */
+export function defaultReach(width: number, height: number): number {
+  return width * height > 1 << 20 ? 32 : 8;
+}
+
+/**
+ * Default B (BFS passes per global relabel): 16 up to 512 pixels a side, 32
+ * above, where more moves' BFS would otherwise fall short and cost another
+ * call.
+ */
+export function defaultBfsPasses(width: number, height: number): number {
+  return Math.max(width, height) > 512 ? 32 : 16;
+}
+
+/**
+ * Default initialRounds: 8 up to 512 pixels a side, 12 above (the rule of
+ * B): about what the first cycle's moves need, so that few continue.
+ */
+export function defaultInitialRounds(width: number, height: number): number {
+  return Math.max(width, height) > 512 ? 12 : 8;
+}
+
+/**
+ * Default push kernels: the split sweep above 2^20 pixels (its walks run
+ * once per pixel instead of once per changed state plane), the
+ * single-kernel sweep below, where a pass costs about what dispatching it
+ * costs.
+ */
+export function defaultPush(width: number, height: number): PushScheme {
+  return width * height > 1 << 20 ? 'split-sweep' : 'sweep';
+}
+
+/** Every option with its default filled in for a W×H grid (warmStart stays as given: its default depends on the solver's memory). */
+export type ResolvedGpuMoveOptions = Required<Omit<GpuMoveOptions, 'warmStart'>> & Pick<GpuMoveOptions, 'warmStart'>;
+
+/** The options of a solver on a W×H grid: defaults, then gpuMoveFlags, then `options`. */
+export function resolveGpuMoveOptions(width: number, height: number, options: GpuMoveOptions): ResolvedGpuMoveOptions {
+  return {
+    iterationsPerRound: 24, bfsPasses: defaultBfsPasses(width, height), initialRounds: defaultInitialRounds(width, height), movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
+    push: defaultPush(width, height), bfs: 'scan', reach: defaultReach(width, height), resume: true,
+    maxCachedPlans: defaultMaxCachedPlans(width * height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, planCompileRoundsPerRound: PLAN_COMPILE_ROUNDS_PER_ROUND, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR, tileSide: TILE_SIDE, borrowFlows: true, keepPlans: true, resident: true,
+    ...gpuMoveFlags,
+    ...options,
+  };
+}

@@ -1,0 +1,189 @@
+import { Input, type GPU, type IKernelRunShortcut, type IPipelineRunShortcut } from 'gpu.js';
+import { InputError } from '../data/errors';
+import type { EnergyBreakdown } from '../data/energy';
+import { returnFlatResults } from '../graphcut/gpujs/onePassCalls';
+import { bindSharedLiterals } from '../graphcut/gpujs/sharedLiterals';
+import { MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
+import type { GpuMoveCounters } from './gpuCallLog';
+import { kernelSettings, type DeviceProgram } from './gpuDeviceProgram';
+import { energyChunksSource, energyTermsSource, wtaCostsSource, wtaPickSource, wtaRowSumsSource, type DataSourceKind, type ImageCostSpec } from './gpuMoveKernels';
+
+/**
+ * Entries of a WTA chunk's [W, H, NC] intermediates: 2^24 floats (64 MiB)
+ * each, so the Middlebury pairs take one or two chunks and a 3000×2000 pair
+ * two labels a chunk.
+ */
+const WTA_CHUNK_ENTRIES = 1 << 24;
+/** Auxiliary pipelines a program keeps (DeviceProgram.aux): a WTA and an energy pipeline per window or chunk in use, a few windows of a parameter sweep. */
+const MAX_AUX_PIPELINES = 6;
+
+/** What the readouts read from their solver: the program whose literals they bind, and the bounds of its energy's terms. */
+export interface ReadoutSource {
+  gpu: GPU;
+  program: DeviceProgram;
+  W: number;
+  H: number;
+  L: number;
+  sourceKind: DataSourceKind;
+  costSpec: ImageCostSpec | null;
+  /** The largest data cost: bounds the WTA's window sums. */
+  maxDataCost: number;
+  /** The largest w·V(a, b): with maxDataCost, bounds the energy's partial sums. */
+  maxEdgeTerm: number;
+  /** Whether the program is kept after its solver (else the WTA's chunk buffers are freed at once). */
+  kept: boolean;
+  counters: GpuMoveCounters;
+}
+
+/**
+ * What the device computes for the driver besides the moves, from the same
+ * data the moves read: the WTA initial labeling and the energy of a
+ * labeling. Their pipelines live in the program (DeviceProgram.aux) and
+ * bind its constant inputs; calls in flight are tracked so that the program
+ * is kept or released only after them.
+ */
+export class DeviceReadouts {
+  /** Calls of auxiliary pipelines not yet settled. */
+  private readonly calls = new Set<Promise<unknown>>();
+
+  constructor(private readonly s: ReadoutSource) {}
+
+  /** The auxiliary calls in flight. */
+  inFlight(): Promise<unknown>[] {
+    return [...this.calls];
+  }
+
+  /**
+   * The WTA labeling of costs/wta.ts (box sums over window × window clipped
+   * at the borders, ties to the smaller label), computed on the device from
+   * the data the moves read (the volume or the images) in one pipeline
+   * call that reads back only the labels. Labels go in chunks of at most
+   * `chunkEntries` / (W·H), so the intermediates stay small on a
+   * 3000×2000 pair. Undefined when a window sum could reach 2^24, where
+   * f32 stops being exact (the host's WTA sums in doubles).
+   */
+  async wta(window: number, chunkEntries = WTA_CHUNK_ENTRIES): Promise<Uint16Array | undefined> {
+    if (!Number.isInteger(window) || window < 1 || window % 2 === 0) throw new InputError(`--window: must be an odd integer ≥ 1 (got ${String(window)})`);
+    if (!Number.isInteger(chunkEntries) || chunkEntries < 1) throw new Error(`gpu expansion: WTA chunk of ${String(chunkEntries)} entries`);
+    if (window * window * this.s.maxDataCost >= MAX_GPU_EXACT_CAPACITY) return undefined;
+    const { W, H, L, gpu } = this.s;
+    const n = W * H;
+    const NC = Math.max(1, Math.min(L, Math.floor(chunkEntries / n)));
+    const chunks = Math.ceil(L / NC);
+    const key = `wta ${window} ${NC}`;
+    const pipe = this.auxPipeline(key, () => {
+      const constants = { W, H, L, NC, WIN: window, R: (window - 1) / 2 };
+      const costs = gpu.createKernel(wtaCostsSource(this.s.sourceKind, this.s.costSpec), kernelSettings([W, H, NC], constants));
+      const rows = gpu.createKernel(wtaRowSumsSource(), kernelSettings([W, H, NC], constants));
+      // The chunk's place decides the pick's inputs and output: the first has no best so far, the last returns only the labels.
+      const pick = (first: boolean, last: boolean): IKernelRunShortcut => gpu.createKernel(wtaPickSource(first, last), kernelSettings(last ? [W, H] : [W, H, 2], constants));
+      const pickOnly = chunks === 1 ? pick(true, true) : undefined;
+      const pickFirst = chunks > 1 ? pick(true, false) : undefined;
+      const pickMiddle = chunks > 2 ? pick(false, false) : undefined;
+      const pickLast = chunks > 1 ? pick(false, true) : undefined;
+      const literals = this.s.program.literals;
+      const data = literals[0];
+      const wta = gpu.createPipeline(function () {
+        bindSharedLiterals(literals);
+        let best: unknown = null;
+        for (let c = 0; c < chunks; c++) {
+          const RS = rows(costs(data, c * NC));
+          if (chunks === 1) best = pickOnly!(RS, 0);
+          else if (c === 0) best = pickFirst!(RS, 0);
+          else best = (c === chunks - 1 ? pickLast! : pickMiddle!)(RS, best, c * NC);
+        }
+        return best;
+      });
+      returnFlatResults(wta);
+      return wta;
+    });
+    try {
+      const labels = new Uint16Array(n);
+      readLabels((await this.auxCall(pipe())) as ArrayLike<ArrayLike<number>>, labels, W, H);
+      return labels;
+    } finally {
+      // A program that is not kept (above 2^20 pixels, webasm) frees the chunk buffers at once: 64 MiB each at 3000×2000, not needed by the moves.
+      if (!this.s.kept) await this.dropAuxPipeline(key);
+    }
+  }
+
+  /**
+   * The program's auxiliary pipeline under `key` (DeviceProgram.aux), made
+   * by `make` when it has none; most recently used last.
+   */
+  private auxPipeline(key: string, make: () => IPipelineRunShortcut): IPipelineRunShortcut {
+    const aux = this.s.program.aux;
+    let pipe = aux.get(key);
+    if (pipe) aux.delete(key);
+    else {
+      pipe = make();
+      this.s.counters.auxPipelines++;
+    }
+    aux.set(key, pipe);
+    while (aux.size > MAX_AUX_PIPELINES) {
+      const [oldest] = aux.keys();
+      void this.dropAuxPipeline(oldest);
+    }
+    return pipe;
+  }
+
+  /** Removes the auxiliary pipeline under `key` and destroys it (after its call in flight). */
+  private async dropAuxPipeline(key: string): Promise<void> {
+    const pipe = this.s.program.aux.get(key);
+    if (!pipe) return;
+    this.s.program.aux.delete(key);
+    await pipe.destroy();
+  }
+
+  /** A call of an auxiliary pipeline, tracked until it settles (see inFlight). */
+  private auxCall<T>(call: Promise<T>): Promise<T> {
+    this.calls.add(call);
+    const settled = (): void => { this.calls.delete(call); };
+    call.then(settled, settled);
+    return call;
+  }
+
+  /** Energy of a labeling reduced on the device in exact partial sums (the energy has no volume on the host). */
+  async energy(labels: Uint16Array): Promise<EnergyBreakdown> {
+    const { W, H, L, gpu } = this.s;
+    // Columns per partial sum: a sum of CH terms of at most maxTerm each stays below 2^24, so it is exact in f32.
+    const maxTerm = Math.max(1, this.s.maxDataCost, 2 * this.s.maxEdgeTerm);
+    const CH = Math.max(1, Math.min(W, Math.floor(MAX_GPU_EXACT_CAPACITY / maxTerm)));
+    const pipe = this.auxPipeline(`energy ${CH}`, () => {
+      const chunks = Math.ceil(W / CH);
+      const constants = { W: W, H: H, INF: W * H + 1, L: L, CH };
+      const terms = gpu.createKernel(energyTermsSource(this.s.sourceKind, this.s.costSpec), kernelSettings([W, H, 2], constants));
+      const sums = gpu.createKernel(energyChunksSource(), kernelSettings([chunks, H, 2], constants));
+      const literals = this.s.program.literals;
+      const [data, wt, vt] = literals;
+      return gpu.createPipeline(function (LB: unknown) {
+        bindSharedLiterals(literals);
+        return sums(terms(LB, data, wt, vt));
+      });
+    });
+    const labelsF = Float32Array.from(labels);
+    // Plane 0 the data term, plane 1 the smoothness, each H rows of ceil(W / CH) exact partial sums.
+    const out = (await this.auxCall(pipe(new Input(labelsF as unknown as number[], [W, H])))) as ArrayLike<ArrayLike<ArrayLike<number>>>;
+    let data = 0;
+    let smooth = 0;
+    for (let y = 0; y < H; y++) {
+      for (let c = 0; c < out[0][y].length; c++) {
+        data += out[0][y][c];
+        smooth += out[1][y][c];
+      }
+    }
+    return { data, smoothness: smooth, total: data + smooth };
+  }
+}
+
+/** A [W, H] labels result into `labels`: flat on the fused executors (returnFlatResults), rows where gpu.js shapes them; f32 → uint16 is exact for labels. */
+export function readLabels(out: ArrayLike<ArrayLike<number>>, labels: Uint16Array, W: number, H: number): void {
+  if (ArrayBuffer.isView(out)) {
+    labels.set(out as unknown as Float32Array);
+    return;
+  }
+  for (let y = 0, p = 0; y < H; y++) {
+    const row = out[y];
+    for (let x = 0; x < W; x++, p++) labels[p] = row[x];
+  }
+}
