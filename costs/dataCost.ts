@@ -1,6 +1,7 @@
 import type { Raster } from '../data/raster';
 import { volumeOnThreads } from './parallelCosts';
 import { toIntensity8, type IntensityImage } from './intensity';
+import { censusBits, censusTransform, censusWords, DEFAULT_CENSUS_WINDOW, popcount32, validateCensusWindow, type CensusWindow } from './census';
 
 /**
  * Per-pixel matching costs D_p(d): left pixel (x,y) against right pixel
@@ -9,6 +10,8 @@ import { toIntensity8, type IntensityImage } from './intensity';
  *   sad        Σ_c |L − R|
  *   ssd        Σ_c (L − R)²
  *   sad+sgrad  Σ_c |L − R| + |∂x L − ∂x R| + |∂y L − ∂y R|
+ *   census     Hamming distance of the census codes of a w×h window
+ *              (census.ts; grey from RGB, bit = neighbour < centre)
  *
  * Gradients are forward differences on each channel of each image,
  * ∂x I(x,y) = I(x+1,y) − I(x,y) and ∂y I(x,y) = I(x,y+1) − I(x,y), taken as 0
@@ -18,10 +21,14 @@ import { toIntensity8, type IntensityImage } from './intensity';
  * Every raw cost is truncated, D = min(raw, τ), then multiplied by the
  * integer cost scale (see smoothness.ts, costScale): D = min(raw·s, round(τ·s)).
  * Truncation keeps occluded or mismatched pixels from dominating the energy.
+ *
+ * Disparity range: label l is disparity minDisp + l (options --min-disp,
+ * --max-disp), so a pair whose disparities lie in M..N needs N − M + 1
+ * labels instead of N + 1. Every routine here takes labels and adds minDisp.
  */
-export type CostKind = 'sad' | 'ssd' | 'sad+sgrad';
+export type CostKind = 'sad' | 'ssd' | 'sad+sgrad' | 'census';
 
-export const COST_KINDS: readonly CostKind[] = ['sad', 'ssd', 'sad+sgrad'];
+export const COST_KINDS: readonly CostKind[] = ['sad', 'ssd', 'sad+sgrad', 'census'];
 
 /**
  * What a left pixel whose match x−d falls left of the right image gets.
@@ -54,6 +61,10 @@ export interface DataCostOptions {
   scale?: number;
   /** Rule for x−d < 0. Default 'clamp'. */
   border?: BorderRule;
+  /** Census window (option --census-window). Default 7×7. Used by kind 'census' only. */
+  censusWindow?: CensusWindow;
+  /** Disparity of label 0 (option --min-disp). Default 0. */
+  minDisp?: number;
 }
 
 /**
@@ -66,13 +77,24 @@ export interface DataCostOptions {
  * defaults were best or within 0.6 points of the best on every scene, while
  * the alternatives each lost 1–3.5 points somewhere.
  */
-export function defaultTau(kind: CostKind, channels: number): number {
+export function defaultTau(kind: CostKind, channels: number, censusWindow: CensusWindow = DEFAULT_CENSUS_WINDOW): number {
+  if (kind === 'census') return defaultCensusTau(censusWindow);
   const perChannel = kind === 'sad' ? 20 : kind === 'ssd' ? 400 : 40;
   return perChannel * channels;
 }
 
+/**
+ * Census truncation: 5/12 of the code's bits (20 of the 48 bits of 7×7),
+ * so that windows of every size saturate at the same fraction of differing
+ * comparisons. Census costs do not depend on the channel count.
+ */
+export function defaultCensusTau(w: CensusWindow): number {
+  return Math.round((censusBits(w) * 5) / 12);
+}
+
 /** Largest raw (untruncated) cost of a kind: gradients span −255..255, so their differences reach 510. */
-export function maxRawCost(kind: CostKind, channels: number): number {
+export function maxRawCost(kind: CostKind, channels: number, censusWindow: CensusWindow = DEFAULT_CENSUS_WINDOW): number {
+  if (kind === 'census') return censusBits(censusWindow);
   const perChannel = kind === 'sad' ? 255 : kind === 'ssd' ? 255 * 255 : 255 + 510 + 510;
   return perChannel * channels;
 }
@@ -84,6 +106,8 @@ export interface ResolvedDataCostOptions {
   border: BorderRule;
   /** round(τ·scale): the largest cost any pixel gets. */
   maxCost: number;
+  censusWindow: CensusWindow;
+  minDisp: number;
 }
 
 const INT32_MAX = 2 ** 31 - 1;
@@ -94,7 +118,10 @@ export function resolveDataCostOptions(options: DataCostOptions, channels: numbe
   if (!COST_KINDS.includes(kind)) {
     throw new Error(`--cost: unknown cost kind '${String(kind)}' (expected ${COST_KINDS.join(', ')})`);
   }
-  const tau = options.tau ?? defaultTau(kind, channels);
+  const censusWindow = validateCensusWindow(options.censusWindow ?? DEFAULT_CENSUS_WINDOW);
+  const minDisp = options.minDisp ?? 0;
+  if (!Number.isInteger(minDisp) || minDisp < 0) throw new Error(`--min-disp: must be an integer ≥ 0 (got ${String(minDisp)})`);
+  const tau = options.tau ?? defaultTau(kind, channels, censusWindow);
   if (typeof tau !== 'number' || !Number.isFinite(tau) || tau < 0) {
     throw new Error(`--tau: truncation must be a finite number ≥ 0 (got ${String(tau)})`);
   }
@@ -107,10 +134,10 @@ export function resolveDataCostOptions(options: DataCostOptions, channels: numbe
   const maxCost = Math.round(tau * scale);
   if (maxCost > INT32_MAX) throw new Error(`--tau: τ·scale = ${tau}·${scale} does not fit a 32-bit cost`);
   // The kernels clamp with int32 arithmetic, so every raw·scale must fit too.
-  if (maxRawCost(kind, channels) * scale > INT32_MAX) {
+  if (maxRawCost(kind, channels, censusWindow) * scale > INT32_MAX) {
     throw new Error(`cost scale ${scale} is too large: ${kind} costs times the scale would not fit 32 bits`);
   }
-  return { kind, tau, scale, border, maxCost };
+  return { kind, tau, scale, border, maxCost, censusWindow, minDisp };
 }
 
 /** Forward differences of every channel: [∂x, ∂y], 0 in the last column / row. */
@@ -146,6 +173,10 @@ export class DataCostMatcher {
   private readonly gyL: Int32Array;
   private readonly gxR: Int32Array;
   private readonly gyR: Int32Array;
+  /** Census codes (kind 'census'), censusWords per pixel. */
+  private readonly cL: Int32Array;
+  private readonly cR: Int32Array;
+  private readonly words: number;
 
   /** The pair as given (worker threads build their own matcher from it). */
   readonly left: Raster;
@@ -176,14 +207,28 @@ export class DataCostMatcher {
     } else {
       this.gxL = this.gyL = this.gxR = this.gyR = new Int32Array(0);
     }
+    if (this.options.kind === 'census') {
+      this.words = censusWords(this.options.censusWindow);
+      this.cL = censusTransform(li, this.options.censusWindow).codes;
+      this.cR = censusTransform(ri, this.options.censusWindow).codes;
+    } else {
+      this.words = 0;
+      this.cL = this.cR = new Int32Array(0);
+    }
+  }
+
+  /** The census codes of both images (kind 'census'; empty otherwise), for a device that computes costs from them. */
+  censusCodes(): { left: Int32Array; right: Int32Array; words: number } {
+    return { left: this.cL, right: this.cR, words: this.words };
   }
 
   /**
-   * Costs of row y at disparity d, written to out[offset + x·stride]. The one
-   * per-pixel routine behind both the volume (stride = labels) and the slice
-   * (stride = 1).
+   * Costs of row y at label l (disparity d = minDisp + l), written to
+   * out[offset + x·stride]. The one per-pixel routine behind both the volume
+   * (stride = labels) and the slice (stride = 1).
    */
-  costRow(y: number, d: number, out: Int32Array, offset: number, stride: number): void {
+  costRow(y: number, l: number, out: Int32Array, offset: number, stride: number): void {
+    const d = l + this.options.minDisp;
     const W = this.width;
     const C = this.channels;
     const { kind, scale, maxCost, border } = this.options;
@@ -194,12 +239,39 @@ export class DataCostMatcher {
       for (let x = 0; x < firstValid; x++) out[offset + x * stride] = maxCost;
     } else if (firstValid > 0) {
       // Clamp: every one of them is compared with column 0 (right step 0).
-      this.run(kind, rowBase, rowBase, 0, firstValid, scale, maxCost, out, offset, stride);
+      if (kind === 'census') this.censusRun(y * W, y * W, 0, firstValid, scale, maxCost, out, offset, stride);
+      else this.run(kind, rowBase, rowBase, 0, firstValid, scale, maxCost, out, offset, stride);
     }
     const n = W - firstValid;
     if (n > 0) {
+      if (kind === 'census') {
+        const p = y * W + firstValid;
+        this.censusRun(p, p - d, 1, n, scale, maxCost, out, offset + firstValid * stride, stride);
+        return;
+      }
       const il = rowBase + firstValid * C;
       this.run(kind, il, il - d * C, C, n, scale, maxCost, out, offset + firstValid * stride, stride);
+    }
+  }
+
+  /** n left pixels from pixel index pl against right pixels from pr advancing by prStep: Hamming distances of their codes. */
+  private censusRun(pl: number, pr: number, prStep: number, n: number, scale: number, cap: number, out: Int32Array, o: number, stride: number): void {
+    const K = this.words;
+    const cL = this.cL;
+    const cR = this.cR;
+    if (K === 2) {
+      for (let k = 0; k < n; k++, pl++, pr += prStep, o += stride) {
+        const a = pl * 2;
+        const b = pr * 2;
+        const raw = popcount32(cL[a] ^ cR[b]) + popcount32(cL[a + 1] ^ cR[b + 1]);
+        out[o] = imin(raw * scale, cap);
+      }
+      return;
+    }
+    for (let k = 0; k < n; k++, pl++, pr += prStep, o += stride) {
+      let raw = 0;
+      for (let w = 0, a = pl * K, b = pr * K; w < K; w++) raw += popcount32(cL[a + w] ^ cR[b + w]);
+      out[o] = imin(raw * scale, cap);
     }
   }
 
@@ -221,7 +293,7 @@ export class DataCostMatcher {
     else sgradRun(this.L, this.R, this.gxL, this.gyL, this.gxR, this.gyR, this.channels, il, ir, irStep, n, scale, cap, out, o, stride);
   }
 
-  /** D(·, d) for every pixel, index y·W + x. */
+  /** D(·, l) for every pixel at label l (disparity minDisp + l), index y·W + x. */
   slice(d: number, out?: Int32Array): Int32Array {
     if (!Number.isInteger(d) || d < 0) throw new Error(`disparity must be an integer ≥ 0 (got ${d})`);
     const W = this.width;

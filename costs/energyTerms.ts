@@ -49,6 +49,8 @@ export function buildStereoEnergy(left: Raster, right: Raster, options: StereoEn
     kind: options.kind,
     tau: options.tau,
     border: options.border,
+    censusWindow: options.censusWindow,
+    minDisp: options.minDisp,
     scale,
   });
   const data = options.onDemand ? new Int32Array(0) : matcher.volume(options.ndisp);

@@ -1,4 +1,5 @@
 export { toIntensity8, validateRaster, type IntensityImage } from './intensity';
+export { censusGrey, censusTransform, censusBits, censusWords, parseCensusWindow, popcount32, MAX_CENSUS_SIDE, validateCensusWindow, DEFAULT_CENSUS_WINDOW, type CensusWindow, type CensusCodes } from './census';
 export {
   COST_KINDS,
   DataCostMatcher,
@@ -6,6 +7,7 @@ export {
   computeDataCostSlice,
   computeDataCostVolume,
   defaultTau,
+  defaultCensusTau,
   maxRawCost,
   resolveDataCostOptions,
   validateNdisp,

@@ -6,11 +6,14 @@ import { isMetricSmoothness } from '../expansion/gpuMoveSolver';
 import type { MoveSolver } from '../expansion/moveSolver';
 import { isWebGpuAvailable } from '../graphcut/gpuBackend';
 import { createMoveSolver, type BackendOptions } from './backends';
+import { leftRightCheck, mirroredSwappedPair, mirrorRows } from './leftRightCheck';
 import { BackendName, COSTS_MODES, DEFAULT_PARAMS, MAX_VOLUME_ENTRIES, MatchParams } from './params';
 
 export interface MatchOptions extends Partial<MatchParams> {
-  /** Disparities 0..ndisp−1. */
+  /** Number of labels: disparities minDisp..minDisp + ndisp − 1. */
   ndisp: number;
+  /** Disparity of label 0 (option --min-disp). Default 0. */
+  minDisp?: number;
   /** A given initial disparity map instead of WTA / zero. */
   initialLabels?: Uint16Array;
   backend?: BackendName;
@@ -43,6 +46,8 @@ export interface PhaseTimes {
   flowMs: number;
   expansionMs: number;
   totalMs: number;
+  /** The right view's match and the left–right check (lrCheck). */
+  rightViewMs?: number;
 }
 
 /** What match() returns: the expansion's report (energies per cycle, cuts, backend) plus the disparity and how it was made. */
@@ -50,8 +55,12 @@ export interface MatchResult extends Omit<ExpansionResult, 'labels'> {
   width: number;
   height: number;
   ndisp: number;
-  /** Disparity per pixel (integer labels), row-major. */
+  /** Disparity of label 0: disparity = minDisp + label. */
+  minDisp: number;
+  /** Disparity per pixel (minDisp + label), row-major; INVALID_DISPARITY where the left–right check left a pixel unfilled. */
   disparity: Uint16Array;
+  /** Pixels the left–right check marked (lrCheck). */
+  inconsistentPixels?: number;
   params: MatchParams;
   /** The integer factor every cost carries (fractional λ made exact); energies are in these units. */
   costScale: number;
@@ -62,8 +71,16 @@ export interface MatchResult extends Omit<ExpansionResult, 'labels'> {
   clockWarmup?: ClockWarmupReport;
 }
 
-/** Validates a width-dependent ndisp (the costs check the rest). */
-function checkNdisp(ndisp: number, width: number): void {
+/** Validates a width-dependent label range (the costs check the rest). */
+function checkNdisp(ndisp: number, width: number, minDisp = 0): void {
+  if (!Number.isInteger(minDisp) || minDisp < 0) throw new Error(`--min-disp: must be an integer ≥ 0 (got ${String(minDisp)})`);
+  if (minDisp > 0) {
+    if (minDisp >= width) throw new Error(`--min-disp: ${minDisp} is not below the image width ${width}`);
+    if (!Number.isInteger(ndisp) || ndisp <= 0 || minDisp + ndisp > width) {
+      throw new Error(`--max-disp: the largest disparity ${minDisp + ndisp - 1} must be below the image width ${width}`);
+    }
+    return;
+  }
   if (!Number.isInteger(ndisp) || ndisp <= 0 || ndisp >= width) {
     throw new Error(`--ndisp: must be an integer with 0 < ndisp < image width ${width} (got ${String(ndisp)})`);
   }
@@ -73,7 +90,7 @@ export function resolveParams(options: Partial<MatchParams>): MatchParams {
   const p: MatchParams = { ...DEFAULT_PARAMS };
   // Only parameter keys are taken: MatchOptions also carries ndisp, backend, callbacks.
   for (const [k, v] of Object.entries(options)) {
-    if (v !== undefined && (k in DEFAULT_PARAMS || k === 'tau')) (p as unknown as Record<string, unknown>)[k] = v;
+    if (v !== undefined && (k in DEFAULT_PARAMS || k === 'tau' || k === 'censusWindow')) (p as unknown as Record<string, unknown>)[k] = v;
   }
   if (!Number.isInteger(p.window) || p.window < 1 || p.window % 2 === 0) throw new Error(`--window: must be an odd integer ≥ 1 (got ${p.window})`);
   if (p.init !== 'wta' && p.init !== 'zero') throw new Error(`--init: unknown value '${String(p.init)}' (expected wta, zero, or a disparity file)`);
@@ -97,14 +114,14 @@ export function volumeTooLarge(left: Raster, ndisp: number): boolean {
  * and with --costs auto when it is too large or `costsOnDevice` says the
  * device computes the costs (costsLeftToDevice).
  */
-export function stereoEnergy(left: Raster, right: Raster, ndisp: number, p: MatchParams, costsOnDevice = false): StereoEnergy {
+export function stereoEnergy(left: Raster, right: Raster, ndisp: number, p: MatchParams, costsOnDevice = false, minDisp = 0): StereoEnergy {
   if (left.width !== right.width || left.height !== right.height) {
     throw new Error(`left image is ${left.width}×${left.height} but right image is ${right.width}×${right.height}`);
   }
-  checkNdisp(ndisp, left.width);
+  checkNdisp(ndisp, left.width, minDisp);
   const onDemand = p.costs === 'on-demand' || (p.costs === 'auto' && (costsOnDevice || volumeTooLarge(left, ndisp)));
   return buildStereoEnergy(left, right, {
-    ndisp, kind: p.cost, tau: p.tau, border: p.border, lambda: p.lambda,
+    ndisp, minDisp, kind: p.cost, tau: p.tau, border: p.border, censusWindow: p.censusWindow, lambda: p.lambda,
     cueThreshold: p.cueThreshold, cueFactor: p.cueFactor, smoothness: p.smoothness, truncation: p.truncation, onDemand,
   });
 }
@@ -123,19 +140,28 @@ export const costsOnDemand = (e: StereoEnergy): boolean => e.data.length === 0;
  * (BENCHMARKS.md). A host solver that takes over later (a fallback) builds
  * the volume then (BackendOptions.buildVolume).
  */
-export async function costsLeftToDevice(p: MatchParams, ndisp: number, backend: BackendName, verify: boolean): Promise<boolean> {
-  if (p.costs !== 'auto' || verify) return false;
+export async function costsLeftToDevice(p: MatchParams, ndisp: number, backend: BackendName, verify: boolean, minDisp = 0): Promise<boolean> {
+  if (p.costs !== 'auto' || verify || !deviceComputesCosts(p.cost, minDisp)) return false;
   if (backend !== 'gpu' && !(backend === 'auto' && (await isWebGpuAvailable()))) return false;
   // Last: for a truncated quadratic term this walks all label triples.
   return isMetricSmoothness(p.smoothness, p.truncation, ndisp);
+}
+
+/** Whether the device's move kernels compute this cost kind from the images (census and label offsets are host-side only). */
+export function deviceComputesCosts(kind: MatchParams['cost'], minDisp: number): boolean {
+  return kind !== 'census' && minDisp === 0;
 }
 
 /** The options that hand an energy's costs to createMoveSolver: the images when it has no volume, and the volume's builder when that was a choice. */
 export function costOptions(energy: StereoEnergy, leftToDevice: boolean): Pick<BackendOptions, 'dataSource' | 'buildVolume'> {
   if (!costsOnDemand(energy)) return {};
   const m = energy.matcher;
+  const { kind, minDisp } = m.options;
+  if (kind === 'census' || minDisp !== 0) {
+    throw new Error(`--costs: census costs and --min-disp need the cost volume (the device computes sad, ssd and sad+sgrad per label only); give --costs volume`);
+  }
   return {
-    dataSource: { kind: 'images', left: m.leftIntensity, right: m.rightIntensity, costs: { ...m.options, channels: m.channels } },
+    dataSource: { kind: 'images', left: m.leftIntensity, right: m.rightIntensity, costs: { kind, channels: m.channels, scale: m.options.scale, maxCost: m.options.maxCost, border: m.options.border } },
     ...(leftToDevice ? { buildVolume: () => { if (costsOnDemand(energy)) energy.data = m.volume(energy.labels); } } : {}),
   };
 }
@@ -144,9 +170,15 @@ export function costOptions(energy: StereoEnergy, leftToDevice: boolean): Pick<B
 export function initialLabeling(energy: StereoEnergy, p: MatchParams, given?: Uint16Array): Uint16Array {
   const n = energy.width * energy.height;
   if (given) {
+    const m = energy.matcher.options.minDisp;
     if (given.length !== n) throw new Error(`--init: the initial disparity map has ${given.length} pixels, the images ${n}`);
-    for (let i = 0; i < n; i++) if (given[i] >= energy.labels) throw new Error(`--init: disparity ${given[i]} at pixel ${i} is outside 0..${energy.labels - 1}`);
-    return given.slice();
+    const labels = new Uint16Array(n);
+    for (let i = 0; i < n; i++) {
+      const l = given[i] - m;
+      if (l < 0 || l >= energy.labels) throw new Error(`--init: disparity ${given[i]} at pixel ${i} is outside ${m}..${m + energy.labels - 1}`);
+      labels[i] = l;
+    }
+    return labels;
   }
   if (p.init === 'zero') return new Uint16Array(n);
   if (costsOnDemand(energy)) return wtaFromMatcher(energy.matcher, energy.labels, p.window);
@@ -167,13 +199,27 @@ export async function startingLabels(energy: StereoEnergy, p: MatchParams, solve
  * weights, an initial labeling, then `cycles` cycles of expansion moves.
  */
 export async function match(left: Raster, right: Raster, options: MatchOptions): Promise<MatchResult> {
+  const r = await matchOneView(left, right, options);
+  if (!r.params.lrCheck) return r;
+  const t0 = performance.now();
+  // The right view's disparity: the same energy on the mirrored, swapped pair (no given start, no callbacks).
+  const [ml, mr] = mirroredSwappedPair(left, right);
+  const rv = await matchOneView(ml, mr, { ...options, initialLabels: undefined, onMove: undefined, onCycle: undefined, lrCheck: false });
+  const dispRight = mirrorRows(rv.disparity, r.width, r.height);
+  const checked = leftRightCheck(r.disparity, dispRight, r.width, r.height, r.params.lrFill);
+  const extraMs = performance.now() - t0;
+  return { ...r, disparity: checked.disparity, inconsistentPixels: checked.invalid, times: { ...r.times, totalMs: r.times.totalMs + extraMs, rightViewMs: extraMs } };
+}
+
+async function matchOneView(left: Raster, right: Raster, options: MatchOptions): Promise<MatchResult> {
   const t0 = performance.now();
   const params = resolveParams(options);
   const backend = options.backend ?? 'auto';
   const verify = options.verify ?? false;
-  const leftToDevice = await costsLeftToDevice(params, options.ndisp, backend, verify);
+  const minDisp = options.minDisp ?? 0;
+  const leftToDevice = await costsLeftToDevice(params, options.ndisp, backend, verify, minDisp);
   const clockWarmup = await warmUpForBackend(backend, options.warmUpClocks, leftToDevice);
-  const energy = stereoEnergy(left, right, options.ndisp, params, leftToDevice);
+  const energy = stereoEnergy(left, right, options.ndisp, params, leftToDevice, minDisp);
   const t1 = performance.now();
   const fallbacks: string[] = [];
   const solver = await createMoveSolver(energy, {
@@ -202,7 +248,8 @@ export async function match(left: Raster, right: Raster, options: MatchOptions):
     width: energy.width,
     height: energy.height,
     ndisp: energy.labels,
-    disparity: labels,
+    minDisp,
+    disparity: labelsToDisparity(labels, minDisp),
     params,
     costScale: energy.scale,
     times: { costsMs: t1 - t0, setupMs: t2 - t1, initMs: t3 - t2, buildMs, flowMs, expansionMs: t4 - t3, totalMs: t4 - t0 },
@@ -228,4 +275,12 @@ export async function warmUpForBackend(backend: BackendName, enabled: boolean | 
   if (enabled === false || (backend !== 'gpu' && backend !== 'auto')) return undefined;
   if (enabled === undefined && costsOnDevice) return { dispatches: 0, skipped: 'the costs and the WTA are left to the device, which would wait behind it' };
   return warmUpGpuClocks();
+}
+
+/** Disparities minDisp + label (the labels themselves when minDisp is 0). */
+export function labelsToDisparity(labels: Uint16Array, minDisp: number): Uint16Array {
+  if (minDisp === 0) return labels;
+  const out = new Uint16Array(labels.length);
+  for (let i = 0; i < labels.length; i++) out[i] = labels[i] + minDisp;
+  return out;
 }

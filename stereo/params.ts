@@ -1,4 +1,4 @@
-import type { CostKind, BorderRule } from '../costs';
+import type { CostKind, BorderRule, CensusWindow } from '../costs';
 import type { SmoothnessKind } from '../expansion/energy';
 import type { GraphVariant } from '../expansion/binaryStep';
 import type { LabelOrder } from '../expansion/labelOrder';
@@ -25,6 +25,8 @@ export interface MatchParams {
   /** Data-cost truncation τ (8-bit scale, summed over channels); undefined = the cost kind's default. */
   tau?: number;
   border: BorderRule;
+  /** Census window (cost census); undefined = 7×7. */
+  censusWindow?: CensusWindow;
   lambda: number;
   smoothness: SmoothnessKind;
   /** Truncation T of the smoothness term, in disparities. */
@@ -42,6 +44,10 @@ export interface MatchParams {
   /** Skip moves that cannot lower the energy (nothing changed since the label's last expansion). */
   skipUnchanged: boolean;
   costs: CostsMode;
+  /** Left–right consistency check (stereo/leftRightCheck.ts): match the mirrored pair too and mark pixels whose views differ by more than 1. */
+  lrCheck: boolean;
+  /** Fill the pixels the check marks from their row neighbours (the farther of the two); off leaves them invalid. */
+  lrFill: boolean;
 }
 
 /** Defaults for a pair we know nothing about. */
@@ -61,4 +67,6 @@ export const DEFAULT_PARAMS: MatchParams = {
   seed: 1,
   skipUnchanged: true,
   costs: 'auto',
+  lrCheck: false,
+  lrFill: true,
 };

@@ -21,7 +21,7 @@ export async function matchScene(
   options: Omit<MatchOptions, keyof MatchParams | 'ndisp'> & { thresholds?: number[] } = {},
 ): Promise<SceneMatch> {
   const { thresholds, ...rest } = options;
-  const result = await match(scene.left, scene.right, { ...sceneParamsFor(scene.name), ...overrides, ...rest, ndisp: scene.ndisp });
+  const result = await match(scene.left, scene.right, { ...sceneParamsFor(scene.name), ...overrides, ...rest, ndisp: scene.ndisp, minDisp: scene.minDisp ?? 0 });
   const evaluation = scene.groundTruth
     ? evaluateDisparity(result.disparity, scene.groundTruth, result.width, result.height, { thresholds, masks: scene.masks, nonoccDerived: scene.nonoccDerived })
     : undefined;

@@ -74,7 +74,7 @@ export async function runTrial(job: TrialJob, cache: SceneCache): Promise<TrialR
   if (sceneLabel(job.sceneSpec, scene) !== job.scene) throw new Error(`scene ${job.sceneSpec}: loads as '${sceneLabel(job.sceneSpec, scene)}', expected '${job.scene}'`);
   const params = trialParams(job);
   const t0 = performance.now();
-  const r = await match(scene.left, scene.right, { ...params, ndisp: scene.ndisp, backend: job.backend });
+  const r = await match(scene.left, scene.right, { ...params, ndisp: scene.ndisp, minDisp: scene.minDisp ?? 0, backend: job.backend });
   const timeMs = performance.now() - t0;
   const bad: BadTable = badTable(scene, r.disparity, job.thresholds);
   const energy = r.finalEnergy.total / r.costScale;
