@@ -84,12 +84,14 @@ export function defaultTau(kind: CostKind, channels: number, censusWindow: Censu
 }
 
 /**
- * Census truncation: 5/12 of the code's bits (20 of the 48 bits of 7×7),
+ * Census truncation: 13/24 of the code's bits (26 of the 48 bits of 7×7),
  * so that windows of every size saturate at the same fraction of differing
- * comparisons. Census costs do not depend on the channel count.
+ * comparisons; 26 for 7×7 is the value `stereocut tune` chose on the ten
+ * shared scenes (NOTES-issue25.md). Census costs do not depend on the
+ * channel count.
  */
 export function defaultCensusTau(w: CensusWindow): number {
-  return Math.round((censusBits(w) * 5) / 12);
+  return Math.round((censusBits(w) * 13) / 24);
 }
 
 /** Largest raw (untruncated) cost of a kind: gradients span −255..255, so their differences reach 510. */

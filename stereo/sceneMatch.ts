@@ -9,6 +9,8 @@ export interface SceneMatch {
   result: MatchResult;
   /** Scores over known / nonocc / all / disc at the thresholds asked for; undefined without ground truth. */
   evaluation?: Evaluation;
+  /** Whether the scene got its own parameters (sceneParams.ts) rather than the defaults. */
+  sceneParams: boolean;
 }
 
 /**
@@ -18,12 +20,13 @@ export interface SceneMatch {
 export async function matchScene(
   scene: Scene,
   overrides: Partial<MatchParams>,
-  options: Omit<MatchOptions, keyof MatchParams | 'ndisp'> & { thresholds?: number[] } = {},
+  options: Omit<MatchOptions, keyof MatchParams | 'ndisp'> & { thresholds?: number[]; sceneParams?: boolean } = {},
 ): Promise<SceneMatch> {
-  const { thresholds, ...rest } = options;
-  const result = await match(scene.left, scene.right, { ...sceneParamsFor(scene.name), ...overrides, ...rest, ndisp: scene.ndisp, minDisp: scene.minDisp ?? 0 });
+  const { thresholds, sceneParams: useSceneParams, ...rest } = options;
+  const own = useSceneParams === false ? {} : sceneParamsFor(scene.name);
+  const result = await match(scene.left, scene.right, { ...own, ...overrides, ...rest, ndisp: scene.ndisp, minDisp: scene.minDisp ?? 0 });
   const evaluation = scene.groundTruth
     ? evaluateDisparity(result.disparity, scene.groundTruth, result.width, result.height, { thresholds, masks: scene.masks, nonoccDerived: scene.nonoccDerived })
     : undefined;
-  return { scene, result, evaluation };
+  return { scene, result, evaluation, sceneParams: Object.keys(own).length > 0 };
 }

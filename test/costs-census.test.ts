@@ -157,9 +157,9 @@ describe('census cost', () => {
     }
   });
 
-  test('default truncation is 5/12 of the code bits; bad windows are one-line errors naming --census-window', () => {
-    expect(defaultCensusTau({ width: 7, height: 7 })).toBe(20);
-    expect(defaultCensusTau({ width: 9, height: 7 })).toBe(26);
+  test('default truncation is 13/24 of the code bits; bad windows are one-line errors naming --census-window', () => {
+    expect(defaultCensusTau({ width: 7, height: 7 })).toBe(26);
+    expect(defaultCensusTau({ width: 9, height: 7 })).toBe(34);
     expect(parseCensusWindow('9x7')).toEqual({ width: 9, height: 7 });
     expect(parseCensusWindow('5')).toEqual({ width: 5, height: 5 });
     for (const bad of ['4x4', '7x4', '0', '0x0', '1x1', '33x3', 'x', '7x7x7', '-3x3', '7.5x7']) {

@@ -1,15 +1,15 @@
 import { readImage } from '../../data/imageIO';
-import { match } from '../match';
+import { labelsToDisparity, match } from '../match';
 import { autoPngScale, writeDisparityPfm, writeDisparityPng } from '../disparityOutput';
 import { matchSummaryJson, matchSummaryLines } from '../summary';
 import type { BackendName } from '../params';
 import { checkInputFile, checkOutputPath, Io, readInitialLabels } from './common';
 import { paramsFromArgs, ParamArgs, progressReporter } from './paramOptions';
+import { labelRange, type RangeArgs } from './rangeOptions';
 
-export interface MatchArgs extends ParamArgs {
+export interface MatchArgs extends ParamArgs, RangeArgs {
   left: string;
   right: string;
-  ndisp: number;
   output: string;
   pfm?: string;
   scale?: number;
@@ -34,17 +34,15 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   if (left.width !== right.width || left.height !== right.height) {
     throw new Error(`size mismatch: left ${a.left} is ${left.width}×${left.height}, right ${a.right} is ${right.width}×${right.height}`);
   }
-  if (!Number.isInteger(a.ndisp) || a.ndisp <= 0 || a.ndisp >= left.width) {
-    throw new Error(`--ndisp: must be an integer with 0 < ndisp < image width ${left.width} (got ${a.ndisp})`);
-  }
-  const initialLabels = initFile ? await readInitialLabels(initFile, a['init-scale'] ?? 1, left.width, left.height, a.ndisp) : undefined;
+  const range = labelRange(a, left.width);
+  const initialLabels = initFile ? await readInitialLabels(initFile, a['init-scale'] ?? 1, left.width, left.height, range.minDisp + range.ndisp) : undefined;
   // A checkpoint is replaced whole after each cycle (atomic write): a run stopped at any point leaves the last finished cycle's disparity.
   const checkpoint = a.checkpoint;
-  const onCycle = checkpoint ? (_c: unknown, labels: Uint16Array): void => writeDisparityPfm(checkpoint, labels, left.width, left.height) : undefined;
+  const onCycle = checkpoint ? (_c: unknown, labels: Uint16Array): void => writeDisparityPfm(checkpoint, labelsToDisparity(labels, range.minDisp), left.width, left.height) : undefined;
   const r = await match(left, right, {
-    ...params, ndisp: a.ndisp, initialLabels, backend: a.backend as BackendName, verify: a.verify, onMove: progressReporter(a.progress, io.err), onCycle,
+    ...params, ndisp: range.ndisp, minDisp: range.minDisp, initialLabels, backend: a.backend as BackendName, verify: a.verify, onMove: progressReporter(a.progress, io.err), onCycle,
   });
-  const scale = a.scale ?? autoPngScale(r.ndisp);
+  const scale = a.scale ?? autoPngScale(r.minDisp + r.ndisp);
   await writeDisparityPng(a.output, r.disparity, r.width, r.height, scale);
   if (a.pfm) writeDisparityPfm(a.pfm, r.disparity, r.width, r.height);
   if (a.json) {

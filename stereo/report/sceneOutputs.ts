@@ -27,10 +27,10 @@ export async function writeSceneOutputs(dir: string, reportDir: string, scene: S
   const links: ReportScene['links'] = [];
   await writePng(path.join(dir, 'left.png'), scene.left);
   images.push({ label: 'left image', file: rel('left.png') });
-  const scale = autoPngScale(r.ndisp);
+  const scale = autoPngScale(r.minDisp + r.ndisp);
   await writeDisparityPng(path.join(dir, 'disp.png'), r.disparity, W, H, scale);
   images.push({ label: `disparity (grey = d × ${scale})`, file: rel('disp.png') });
-  await writePng(path.join(dir, 'disp-color.png'), colorizeDisparity(r.disparity, W, H, r.ndisp - 1));
+  await writePng(path.join(dir, 'disp-color.png'), colorizeDisparity(r.disparity, W, H, r.minDisp + r.ndisp - 1));
   images.push({ label: 'disparity, colour-mapped', file: rel('disp-color.png') });
   let bad: ReportScene['bad'];
   if (scene.groundTruth) {
