@@ -9,6 +9,13 @@ import { demoCommand, DemoArgs } from './commands/demoCommand';
 import { tuneCommand, tuneOptions, TuneArgs } from './commands/tuneCommand';
 import { benchCommand, benchOptions, BenchArgs } from './commands/benchCommand';
 import { BACKENDS } from './params';
+import { accuracyCommand, AccuracyArgs } from './commands/accuracyCommand';
+
+/** match and export-mrf need a disparity range: without one it is a usage error, as a missing required option is. */
+function needsRange(a: { ndisp?: unknown; 'max-disp'?: unknown }): true {
+  if (a.ndisp === undefined && a['max-disp'] === undefined) throw new Error('Missing required argument: ndisp (or give --max-disp)');
+  return true;
+}
 
 /**
  * The command line. Every command's handler returns an exit code; every
@@ -31,6 +38,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       .option('ndisp', { type: 'number', describe: 'number of disparities (labels 0..ndisp−1); or give --max-disp' })
       .option('min-disp', { type: 'number', describe: 'smallest disparity: label l is disparity min-disp + l (default 0)' })
       .option('max-disp', { type: 'number', describe: 'largest disparity (instead of --ndisp)' })
+      .check(needsRange)
       .option('output', { alias: 'o', type: 'string', demandOption: true, describe: 'disparity PNG to write' })
       .option('pfm', { type: 'string', describe: 'also write the disparity in pixels as PFM' })
       .option('scale', { type: 'number', describe: 'PNG grey = disparity × scale (default: fill 0–255)' })
@@ -68,6 +76,12 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       .example('$0 run ../shared/data/middlebury/tsukuba ../shared/data/middlebury/teddy --report out/report.html', '')
       .example('$0 run MiddEval3/trainingQ/Adirondack --middeval3 MiddEval3 --middeval3-name SCUT', ''),
     (a) => { task = run(() => runCommand(a as unknown as RunArgs, io)); })
+    .command('accuracy <scenes..>', 'the default setting on Middlebury scene folders: bad % at 0.5 / 1 / 2 px beside OpenCV StereoSGBM, mean and ratio', (y: Argv) => withParamOptions(y)
+      .positional('scenes', { type: 'string', array: true, describe: 'scene folders with ground truth' })
+      .option('scene-params', { type: 'boolean', default: false, describe: 'tsukuba, venus, teddy and cones with their own parameters instead of the default' })
+      .option('json', { type: 'boolean', default: false })
+      .example('$0 accuracy ../shared/data/middlebury/* --backend bk', ''),
+    (a) => { task = run(() => accuracyCommand(a as unknown as AccuracyArgs, io)); })
     .command('demo', 'match the built-in synthetic scene and score it', (y: Argv) => withParamOptions(y)
       .option('out', { type: 'string', default: 'stereocut-demo', describe: 'folder to write into' })
       .option('seed', { type: 'number', default: 1, describe: 'scene seed' })
@@ -83,6 +97,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       .option('ndisp', { type: 'number', describe: 'number of disparities (labels 0..ndisp−1); or give --max-disp' })
       .option('min-disp', { type: 'number', describe: 'smallest disparity: label l is disparity min-disp + l (default 0)' })
       .option('max-disp', { type: 'number', describe: 'largest disparity (instead of --ndisp)' })
+      .check(needsRange)
       .option('output', { alias: 'o', type: 'string', demandOption: true, describe: 'SMRF1 file to write' })
       .option('labels', { type: 'string', describe: 'also write the initial labeling (uint16) here' })
       .example('$0 export-mrf im2.png im6.png --ndisp 60 -o teddy.smrf --labels teddy.init.u16', ''),
