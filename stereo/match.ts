@@ -7,6 +7,7 @@ import type { MoveSolver } from '../expansion/moveSolver';
 import { isWebGpuAvailable } from '../graphcut/gpuBackend';
 import { createMoveSolver, type BackendOptions } from './backends';
 import { leftRightCheck, mirroredSwappedPair, mirrorRows } from './leftRightCheck';
+import { refineSubpixel } from './subpixel';
 import { BackendName, COSTS_MODES, DEFAULT_PARAMS, MAX_VOLUME_ENTRIES, MatchParams } from './params';
 
 export interface MatchOptions extends Partial<MatchParams> {
@@ -48,6 +49,8 @@ export interface PhaseTimes {
   totalMs: number;
   /** The right view's match and the left–right check (lrCheck). */
   rightViewMs?: number;
+  /** Sub-pixel refinement (subpixel). */
+  subpixelMs?: number;
 }
 
 /** What match() returns: the expansion's report (energies per cycle, cuts, backend) plus the disparity and how it was made. */
@@ -61,6 +64,8 @@ export interface MatchResult extends Omit<ExpansionResult, 'labels'> {
   disparity: Uint16Array;
   /** Pixels the left–right check marked (lrCheck). */
   inconsistentPixels?: number;
+  /** Refined disparity in pixels (subpixel), +inf where invalid; PFM outputs and evaluation use it. */
+  subpixel?: Float32Array;
   params: MatchParams;
   /** The integer factor every cost carries (fractional λ made exact); energies are in these units. */
   costScale: number;
@@ -199,12 +204,23 @@ export async function startingLabels(energy: StereoEnergy, p: MatchParams, solve
  * weights, an initial labeling, then `cycles` cycles of expansion moves.
  */
 export async function match(left: Raster, right: Raster, options: MatchOptions): Promise<MatchResult> {
+  const r = await checkedMatch(left, right, options);
+  if (!r.params.subpixel) return r;
+  const t0 = performance.now();
+  const p = r.params;
+  const subpixel = refineSubpixel(left, right, r.disparity, r.minDisp, r.ndisp, { kind: p.cost, tau: p.tau, border: p.border, censusWindow: p.censusWindow }, p.window);
+  const ms = performance.now() - t0;
+  return { ...r, subpixel, times: { ...r.times, subpixelMs: ms, totalMs: r.times.totalMs + ms } };
+}
+
+/** The integer disparity of the left view, with the left–right check when asked for. */
+async function checkedMatch(left: Raster, right: Raster, options: MatchOptions): Promise<MatchResult> {
   const r = await matchOneView(left, right, options);
   if (!r.params.lrCheck) return r;
   const t0 = performance.now();
   // The right view's disparity: the same energy on the mirrored, swapped pair (no given start, no callbacks).
   const [ml, mr] = mirroredSwappedPair(left, right);
-  const rv = await matchOneView(ml, mr, { ...options, initialLabels: undefined, onMove: undefined, onCycle: undefined, lrCheck: false });
+  const rv = await matchOneView(ml, mr, { ...options, initialLabels: undefined, onMove: undefined, onCycle: undefined, lrCheck: false, subpixel: false });
   const dispRight = mirrorRows(rv.disparity, r.width, r.height);
   const checked = leftRightCheck(r.disparity, dispRight, r.width, r.height, r.params.lrFill);
   const extraMs = performance.now() - t0;
@@ -283,4 +299,9 @@ export function labelsToDisparity(labels: Uint16Array, minDisp: number): Uint16A
   const out = new Uint16Array(labels.length);
   for (let i = 0; i < labels.length; i++) out[i] = labels[i] + minDisp;
   return out;
+}
+
+/** The disparity in pixels a result stands for: the sub-pixel map where refined, else the integer one (what PFM outputs and scores use). */
+export function disparityInPixels(r: Pick<MatchResult, 'disparity' | 'subpixel'>): ArrayLike<number> {
+  return r.subpixel ?? r.disparity;
 }

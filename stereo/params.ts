@@ -48,6 +48,8 @@ export interface MatchParams {
   lrCheck: boolean;
   /** Fill the pixels the check marks from their row neighbours (the farther of the two); off leaves them invalid. */
   lrFill: boolean;
+  /** Sub-pixel refinement (stereo/subpixel.ts): a parabola through the box-summed costs at d − 1, d, d + 1; written to PFM outputs. */
+  subpixel: boolean;
 }
 
 /**
@@ -76,4 +78,5 @@ export const DEFAULT_PARAMS: MatchParams = {
   costs: 'auto',
   lrCheck: true,
   lrFill: true,
+  subpixel: false,
 };

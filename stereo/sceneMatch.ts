@@ -1,6 +1,6 @@
 import type { Scene } from '../data/sceneTypes';
 import { evaluateDisparity, type Evaluation } from '../data/metrics';
-import { match, type MatchOptions, type MatchResult } from './match';
+import { disparityInPixels, match, type MatchOptions, type MatchResult } from './match';
 import { sceneParamsFor } from './sceneParams';
 import type { MatchParams } from './params';
 
@@ -26,7 +26,7 @@ export async function matchScene(
   const own = useSceneParams === false ? {} : sceneParamsFor(scene.name);
   const result = await match(scene.left, scene.right, { ...own, ...overrides, ...rest, ndisp: scene.ndisp, minDisp: scene.minDisp ?? 0 });
   const evaluation = scene.groundTruth
-    ? evaluateDisparity(result.disparity, scene.groundTruth, result.width, result.height, { thresholds, masks: scene.masks, nonoccDerived: scene.nonoccDerived })
+    ? evaluateDisparity(disparityInPixels(result), scene.groundTruth, result.width, result.height, { thresholds, masks: scene.masks, nonoccDerived: scene.nonoccDerived })
     : undefined;
   return { scene, result, evaluation, sceneParams: Object.keys(own).length > 0 };
 }

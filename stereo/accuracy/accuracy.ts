@@ -1,6 +1,7 @@
 import { evaluateDisparity } from '../../data/metrics';
 import type { Scene } from '../../data/sceneTypes';
 import { matchScene } from '../sceneMatch';
+import { disparityInPixels } from '../match';
 import type { BackendName, MatchParams } from '../params';
 import { SGBM_REFERENCE, type SgbmFigure } from './sgbmReference';
 
@@ -45,7 +46,7 @@ export async function accuracyRow(scene: Scene, o: AccuracyOptions): Promise<Acc
   const m = await matchScene(scene, o.overrides ?? {}, { backend: o.backend, sceneParams: o.sceneParams ?? false });
   const region = accuracyRegion(scene);
   const r = m.result;
-  const e = evaluateDisparity(r.disparity, scene.groundTruth, r.width, r.height, { thresholds: [...ACCURACY_THRESHOLDS], masks: scene.masks, regions: [region] });
+  const e = evaluateDisparity(disparityInPixels(r), scene.groundTruth, r.width, r.height, { thresholds: [...ACCURACY_THRESHOLDS], masks: scene.masks, regions: [region] });
   const bad = e.regions[0].bad as [number, number, number];
   const rightViewMs = r.times.rightViewMs ?? 0;
   return {

@@ -1,5 +1,5 @@
 import { readImage } from '../../data/imageIO';
-import { labelsToDisparity, match } from '../match';
+import { disparityInPixels, labelsToDisparity, match } from '../match';
 import { autoPngScale, writeDisparityPfm, writeDisparityPng } from '../disparityOutput';
 import { matchSummaryJson, matchSummaryLines } from '../summary';
 import type { BackendName } from '../params';
@@ -44,7 +44,7 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   });
   const scale = a.scale ?? autoPngScale(r.minDisp + r.ndisp);
   await writeDisparityPng(a.output, r.disparity, r.width, r.height, scale);
-  if (a.pfm) writeDisparityPfm(a.pfm, r.disparity, r.width, r.height);
+  if (a.pfm) writeDisparityPfm(a.pfm, disparityInPixels(r), r.width, r.height);
   if (a.json) {
     io.out(JSON.stringify({ ...matchSummaryJson(r), output: a.output, pngScale: scale, pfm: a.pfm ?? null, checkpoint: checkpoint ?? null }, null, 2));
   } else {

@@ -28,6 +28,7 @@ export function withParamOptions<T>(y: Argv<T>) {
     .option('skip-unchanged', { type: 'boolean', describe: 'skip moves that cannot lower the energy: nothing changed since the label was last expanded (default true; --no-skip-unchanged runs every move)' })
     .option('costs', { choices: ['auto', 'volume', 'on-demand'], describe: 'data costs as a W×H×L volume, or per label when needed (GPU only); auto: on demand beyond 2^28 costs (default auto)' })
     .option('lr-check', { type: 'boolean', describe: 'left–right consistency check: match the right view too and mark pixels whose views differ by more than 1 (--no-lr-check: off)' })
+    .option('subpixel', { type: 'boolean', describe: 'sub-pixel refinement: parabola through the window-summed costs at d−1, d, d+1, written to PFM outputs and scored (default true; --no-subpixel: integer disparities)' })
     .option('lr-fill', { type: 'boolean', describe: 'fill the pixels the check marks from the nearest consistent pixels of their row, the farther of the two (default true; --no-lr-fill leaves them invalid: 0 in PNG, inf in PFM)' })
     .option('backend', { choices: BACKENDS as unknown as string[], default: 'auto', describe: 'max-flow backend' })
     .option('progress', { type: 'boolean', default: false, describe: 'print a line per α-expansion move on stderr (cycle, move, pixels changed, seconds)' })
@@ -38,7 +39,7 @@ export interface ParamArgs {
   cost?: string; tau?: number; border?: string; lambda?: number; smoothness?: string; truncation?: number;
   'cue-threshold'?: number; 'cue-factor'?: number; init?: string; window?: number; order?: string; graph?: string;
   cycles?: string; seed?: number; 'skip-unchanged'?: boolean; costs?: string;
-  'census-window'?: string; 'lr-check'?: boolean; 'lr-fill'?: boolean;
+  'census-window'?: string; 'lr-check'?: boolean; 'lr-fill'?: boolean; subpixel?: boolean;
 }
 
 function finiteNonNegative(name: string, v: number | undefined): number | undefined {
@@ -84,6 +85,7 @@ export function paramsFromArgs(a: ParamArgs): { params: Partial<MatchParams>; in
     censusWindow: a['census-window'] === undefined ? undefined : parseCensusWindow(a['census-window']),
     lrCheck: a['lr-check'],
     lrFill: a['lr-fill'],
+    subpixel: a.subpixel,
   };
   if (params.cueFactor !== undefined && (!Number.isFinite(params.cueFactor) || params.cueFactor < 1)) {
     throw new Error(`--cue-factor: must be a finite number ≥ 1 (got ${String(params.cueFactor)})`);

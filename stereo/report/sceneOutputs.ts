@@ -5,7 +5,7 @@ import { writePng } from '../../data/imageIO';
 import { colorizeDisparity, errorImage } from '../../data/metrics';
 import type { Scene } from '../../data/sceneTypes';
 import { autoPngScale, writeDisparityPfm, writeDisparityPng } from '../disparityOutput';
-import type { MatchResult } from '../match';
+import { disparityInPixels, type MatchResult } from '../match';
 import { badTable } from '../tune/badPixels';
 import type { ReportScene } from './html';
 
@@ -39,9 +39,9 @@ export async function writeSceneOutputs(dir: string, reportDir: string, scene: S
     images.push({ label: 'ground truth, colour-mapped', file: rel('gt-color.png') });
     await writePng(path.join(dir, 'error.png'), errorImage(scene.left, r.disparity, scene.groundTruth, 1, scene.masks.nonocc));
     images.push({ label: `errors > 1 px${scene.masks.nonocc ? ' (nonocc)' : ''} in red`, file: rel('error.png') });
-    bad = badTable(scene, r.disparity, thresholds);
+    bad = badTable(scene, disparityInPixels(r), thresholds);
   }
-  writeDisparityPfm(path.join(dir, 'disp.pfm'), r.disparity, W, H);
+  writeDisparityPfm(path.join(dir, 'disp.pfm'), disparityInPixels(r), W, H);
   links.push({ label: 'disparity PFM', file: rel('disp.pfm') });
   const section: ReportScene = {
     name: scene.name, width: W, height: H, ndisp: r.ndisp, images, links, bad, thresholds,

@@ -1,4 +1,4 @@
-import { match } from '../match';
+import { disparityInPixels, match } from '../match';
 import { DEFAULT_PARAMS, type BackendName, type MatchParams } from '../params';
 import { sceneParamsFor } from '../sceneParams';
 import type { Scene } from '../../data/sceneTypes';
@@ -76,7 +76,7 @@ export async function runTrial(job: TrialJob, cache: SceneCache): Promise<TrialR
   const t0 = performance.now();
   const r = await match(scene.left, scene.right, { ...params, ndisp: scene.ndisp, minDisp: scene.minDisp ?? 0, backend: job.backend });
   const timeMs = performance.now() - t0;
-  const bad: BadTable = badTable(scene, r.disparity, job.thresholds);
+  const bad: BadTable = badTable(scene, disparityInPixels(r), job.thresholds);
   const energy = r.finalEnergy.total / r.costScale;
   return {
     key: job.key, scene: job.scene, sceneSpec: job.sceneSpec, point: job.point, params: r.params, metric: job.metric,
