@@ -138,3 +138,14 @@ describe('left–right consistency check', () => {
     expect(marked.inconsistentPixels).toBeGreaterThanOrEqual(occMarked);
   });
 });
+
+describe('census costs and ranges on the device solver', () => {
+  test('gpu.js CPU backend: the census volume with a disparity range gives the labels BK gives', async () => {
+    const small = generateSyntheticScene({ width: 40, height: 24, ndisp: 8, seed: 5 });
+    const p = { cost: 'census' as const, ndisp: 6, minDisp: 1, lrCheck: false, cycles: 1 };
+    const bk = await match(small.left, small.right, { ...p, backend: 'bk' });
+    const dev = await match(small.left, small.right, { ...p, backend: 'gpujs-cpu' });
+    expect(dev.finalEnergy.total).toBe(bk.finalEnergy.total);
+    expect(Array.from(dev.disparity)).toEqual(Array.from(bk.disparity));
+  });
+});
