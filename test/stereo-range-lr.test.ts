@@ -149,3 +149,22 @@ describe('census costs and ranges on the device solver', () => {
     expect(Array.from(dev.disparity)).toEqual(Array.from(bk.disparity));
   });
 });
+
+describe('scene folders: ranges from calib.txt and from the options', () => {
+  const root = [process.env.STEREO_DATA, path.join(__dirname, '..', '..', 'shared', 'data', 'middlebury')].find((c): c is string => !!c && fs.existsSync(path.join(c, 'tsukuba')));
+  const maybe = root ? test : test.skip;
+  maybe('run: min > max and a range past the image are one-line errors naming the option', async () => {
+    const dir = path.join(root!, 'tsukuba');
+    for (const [args, re] of [
+      [['--min-disp', '10', '--max-disp', '3'], /^stereocut: --min-disp: 10 is above the largest disparity 3$/],
+      [['--max-disp', '400'], /^stereocut: --max-disp: 400 is not below the image width 384$/],
+      [['--min-disp', '-2'], /^stereocut: --min-disp: /],
+    ] as [string[], RegExp][]) {
+      const err: string[] = [];
+      const code = await main(['run', dir, '--backend', 'bk', ...args], { out: () => undefined, err: (s: string) => err.push(s) });
+      expect(code).not.toBe(0);
+      expect(err).toHaveLength(1);
+      expect(err[0]).toMatch(re);
+    }
+  });
+});
