@@ -1,5 +1,5 @@
 import type { Raster } from '../data/raster';
-import { buildStereoEnergy, wtaFromMatcher, wtaInit, type StereoEnergy } from '../costs';
+import { buildStereoEnergy, COST_KINDS, wtaFromMatcher, wtaInit, type IntensityImage, type StereoEnergy } from '../costs';
 import { alphaExpansion, type ExpansionOptions, type ExpansionResult, type MoveProgress } from '../expansion/alphaExpansion';
 import { warmUpGpuClocks, type ClockWarmupReport } from '../graphcut/gpuClockWarmup';
 import { isMetricSmoothness } from '../expansion/gpuMoveSolver';
@@ -152,21 +152,20 @@ export async function costsLeftToDevice(p: MatchParams, ndisp: number, backend: 
   return isMetricSmoothness(p.smoothness, p.truncation, ndisp);
 }
 
-/** Whether the device's move kernels compute this cost kind from the images (census and label offsets are host-side only). */
+/** Whether the device's move kernels compute this cost kind from device inputs (every kind, any label offset: expansion/gpuMoveKernels.ts). */
 export function deviceComputesCosts(kind: MatchParams['cost'], minDisp: number): boolean {
-  return kind !== 'census' && minDisp === 0;
+  return COST_KINDS.includes(kind) && Number.isInteger(minDisp) && minDisp >= 0;
 }
 
 /** The options that hand an energy's costs to createMoveSolver: the images when it has no volume, and the volume's builder when that was a choice. */
 export function costOptions(energy: StereoEnergy, leftToDevice: boolean): Pick<BackendOptions, 'dataSource' | 'buildVolume'> {
   if (!costsOnDemand(energy)) return {};
   const m = energy.matcher;
-  const { kind, minDisp } = m.options;
-  if (kind === 'census' || minDisp !== 0) {
-    throw new Error(`--costs: census costs and --min-disp need the cost volume (the device computes sad, ssd and sad+sgrad per label only); give --costs volume`);
-  }
+  const { kind, minDisp, scale, maxCost, border } = m.options;
+  // Census: the device reads the pair's census codes (16-bit halves) instead of the images.
+  const [left, right, channels] = kind === 'census' ? censusHalves(m) : [m.leftIntensity, m.rightIntensity, m.channels];
   return {
-    dataSource: { kind: 'images', left: m.leftIntensity, right: m.rightIntensity, costs: { kind, channels: m.channels, scale: m.options.scale, maxCost: m.options.maxCost, border: m.options.border } },
+    dataSource: { kind: 'images', left, right, costs: { kind, channels, scale, maxCost, border, minDisp } },
     ...(leftToDevice ? { buildVolume: () => { if (costsOnDemand(energy)) energy.data = m.volume(energy.labels); } } : {}),
   };
 }
@@ -291,6 +290,21 @@ export async function warmUpForBackend(backend: BackendName, enabled: boolean | 
   if (enabled === false || (backend !== 'gpu' && backend !== 'auto')) return undefined;
   if (enabled === undefined && costsOnDevice) return { dispatches: 0, skipped: 'the costs and the WTA are left to the device, which would wait behind it' };
   return warmUpGpuClocks();
+}
+
+/** The census codes of a matcher's pair as images of 16-bit halves (channels = 2 per 32-bit word), what the device's census kernels read. */
+function censusHalves(m: StereoEnergy['matcher']): [IntensityImage, IntensityImage, number] {
+  const { left, right, words } = m.censusCodes();
+  const K = 2 * words;
+  const split = (codes: Int32Array): IntensityImage => {
+    const data = new Int32Array(codes.length * 2);
+    for (let i = 0; i < codes.length; i++) {
+      data[2 * i] = codes[i] & 0xffff;
+      data[2 * i + 1] = codes[i] >>> 16;
+    }
+    return { width: m.width, height: m.height, channels: K, data };
+  };
+  return [split(left), split(right), K];
 }
 
 /** Disparities minDisp + label (the labels themselves when minDisp is 0). */
