@@ -1,8 +1,11 @@
 /**
- * The data-cost options: kinds, border rule, default truncations and their
- * validation. Shared by the cost computation (dataCost.ts) and the worker
- * jobs that carry options to other threads (parallelCosts.ts).
+ * The data-cost options: kinds, border rule, census window, disparity range,
+ * default truncations and their validation. Shared by the cost computation
+ * (dataCost.ts) and the worker jobs that carry options to other threads
+ * (parallelCosts.ts).
  */
+import { censusBits, DEFAULT_CENSUS_WINDOW, validateCensusWindow, type CensusWindow } from './census';
+
 /**
  * Per-pixel matching costs D_p(d): left pixel (x,y) against right pixel
  * (x−d, y), on 8-bit-scale integer samples (see intensity.ts).
@@ -10,6 +13,8 @@
  *   sad        Σ_c |L − R|
  *   ssd        Σ_c (L − R)²
  *   sad+sgrad  Σ_c |L − R| + |∂x L − ∂x R| + |∂y L − ∂y R|
+ *   census     Hamming distance of the census codes of a w×h window
+ *              (census.ts; grey from RGB, bit = neighbour < centre)
  *
  * Gradients are forward differences on each channel of each image,
  * ∂x I(x,y) = I(x+1,y) − I(x,y) and ∂y I(x,y) = I(x,y+1) − I(x,y), taken as 0
@@ -19,10 +24,14 @@
  * Every raw cost is truncated, D = min(raw, τ), then multiplied by the
  * integer cost scale (see smoothness.ts, costScale): D = min(raw·s, round(τ·s)).
  * Truncation keeps occluded or mismatched pixels from dominating the energy.
+ *
+ * Disparity range: label l is disparity minDisp + l (options --min-disp,
+ * --max-disp), so a pair whose disparities lie in M..N needs N − M + 1
+ * labels instead of N + 1. Every routine here takes labels and adds minDisp.
  */
-export type CostKind = 'sad' | 'ssd' | 'sad+sgrad';
+export type CostKind = 'sad' | 'ssd' | 'sad+sgrad' | 'census';
 
-export const COST_KINDS: readonly CostKind[] = ['sad', 'ssd', 'sad+sgrad'];
+export const COST_KINDS: readonly CostKind[] = ['sad', 'ssd', 'sad+sgrad', 'census'];
 
 /**
  * What a left pixel whose match x−d falls left of the right image gets.
@@ -55,6 +64,10 @@ export interface DataCostOptions {
   scale?: number;
   /** Rule for x−d < 0. Default 'clamp'. */
   border?: BorderRule;
+  /** Census window (option --census-window). Default 7×7. Used by kind 'census' only. */
+  censusWindow?: CensusWindow;
+  /** Disparity of label 0 (option --min-disp). Default 0. */
+  minDisp?: number;
 }
 
 /**
@@ -67,13 +80,26 @@ export interface DataCostOptions {
  * defaults were best or within 0.6 points of the best on every scene, while
  * the alternatives each lost 1–3.5 points somewhere.
  */
-export function defaultTau(kind: CostKind, channels: number): number {
+export function defaultTau(kind: CostKind, channels: number, censusWindow: CensusWindow = DEFAULT_CENSUS_WINDOW): number {
+  if (kind === 'census') return defaultCensusTau(censusWindow);
   const perChannel = kind === 'sad' ? 20 : kind === 'ssd' ? 400 : 40;
   return perChannel * channels;
 }
 
+/**
+ * Census truncation: 13/24 of the code's bits (26 of the 48 bits of 7×7),
+ * so that windows of every size saturate at the same fraction of differing
+ * comparisons; 26 for 7×7 is the value `stereocut tune` chose on the ten
+ * shared scenes (NOTES-issue25.md). Census costs do not depend on the
+ * channel count.
+ */
+export function defaultCensusTau(w: CensusWindow): number {
+  return Math.round((censusBits(w) * 13) / 24);
+}
+
 /** Largest raw (untruncated) cost of a kind: gradients span −255..255, so their differences reach 510. */
-export function maxRawCost(kind: CostKind, channels: number): number {
+export function maxRawCost(kind: CostKind, channels: number, censusWindow: CensusWindow = DEFAULT_CENSUS_WINDOW): number {
+  if (kind === 'census') return censusBits(censusWindow);
   const perChannel = kind === 'sad' ? 255 : kind === 'ssd' ? 255 * 255 : 255 + 510 + 510;
   return perChannel * channels;
 }
@@ -85,6 +111,8 @@ export interface ResolvedDataCostOptions {
   border: BorderRule;
   /** round(τ·scale): the largest cost any pixel gets. */
   maxCost: number;
+  censusWindow: CensusWindow;
+  minDisp: number;
 }
 
 const INT32_MAX = 2 ** 31 - 1;
@@ -95,7 +123,10 @@ export function resolveDataCostOptions(options: DataCostOptions, channels: numbe
   if (!COST_KINDS.includes(kind)) {
     throw new Error(`--cost: unknown cost kind '${String(kind)}' (expected ${COST_KINDS.join(', ')})`);
   }
-  const tau = options.tau ?? defaultTau(kind, channels);
+  const censusWindow = validateCensusWindow(options.censusWindow ?? DEFAULT_CENSUS_WINDOW);
+  const minDisp = options.minDisp ?? 0;
+  if (!Number.isInteger(minDisp) || minDisp < 0) throw new Error(`--min-disp: must be an integer ≥ 0 (got ${String(minDisp)})`);
+  const tau = options.tau ?? defaultTau(kind, channels, censusWindow);
   if (typeof tau !== 'number' || !Number.isFinite(tau) || tau < 0) {
     throw new Error(`--tau: truncation must be a finite number ≥ 0 (got ${String(tau)})`);
   }
@@ -108,8 +139,8 @@ export function resolveDataCostOptions(options: DataCostOptions, channels: numbe
   const maxCost = Math.round(tau * scale);
   if (maxCost > INT32_MAX) throw new Error(`--tau: τ·scale = ${tau}·${scale} does not fit a 32-bit cost`);
   // The kernels clamp with int32 arithmetic, so every raw·scale must fit too.
-  if (maxRawCost(kind, channels) * scale > INT32_MAX) {
+  if (maxRawCost(kind, channels, censusWindow) * scale > INT32_MAX) {
     throw new Error(`cost scale ${scale} is too large: ${kind} costs times the scale would not fit 32 bits`);
   }
-  return { kind, tau, scale, border, maxCost };
+  return { kind, tau, scale, border, maxCost, censusWindow, minDisp };
 }

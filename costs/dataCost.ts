@@ -3,6 +3,7 @@ import { volumeOnThreads } from './parallelCosts';
 import { forwardGradients } from '../data/costImage';
 import { toIntensity8, type IntensityImage } from './intensity';
 import { resolveDataCostOptions, type CostKind, type DataCostOptions, type ResolvedDataCostOptions } from './costOptions';
+import { censusTransform, censusWords, popcount32 } from './census';
 
 /**
  * A left/right pair prepared for cost evaluation (integer samples and, for
@@ -23,6 +24,10 @@ export class DataCostMatcher {
   private readonly gyL: Int32Array;
   private readonly gxR: Int32Array;
   private readonly gyR: Int32Array;
+  /** Census codes (kind 'census'), censusWords per pixel. */
+  private readonly cL: Int32Array;
+  private readonly cR: Int32Array;
+  private readonly words: number;
 
   /** The pair as given (worker threads build their own matcher from it). */
   readonly left: Raster;
@@ -53,14 +58,28 @@ export class DataCostMatcher {
     } else {
       this.gxL = this.gyL = this.gxR = this.gyR = new Int32Array(0);
     }
+    if (this.options.kind === 'census') {
+      this.words = censusWords(this.options.censusWindow);
+      this.cL = censusTransform(li, this.options.censusWindow).codes;
+      this.cR = censusTransform(ri, this.options.censusWindow).codes;
+    } else {
+      this.words = 0;
+      this.cL = this.cR = new Int32Array(0);
+    }
+  }
+
+  /** The census codes of both images (kind 'census'; empty otherwise), for a device that computes costs from them. */
+  censusCodes(): { left: Int32Array; right: Int32Array; words: number } {
+    return { left: this.cL, right: this.cR, words: this.words };
   }
 
   /**
-   * Costs of row y at disparity d, written to out[offset + x·stride]. The one
-   * per-pixel routine behind both the volume (stride = labels) and the slice
-   * (stride = 1).
+   * Costs of row y at label l (disparity d = minDisp + l), written to
+   * out[offset + x·stride]. The one per-pixel routine behind both the volume
+   * (stride = labels) and the slice (stride = 1).
    */
-  costRow(y: number, d: number, out: Int32Array, offset: number, stride: number): void {
+  costRow(y: number, l: number, out: Int32Array, offset: number, stride: number): void {
+    const d = l + this.options.minDisp;
     const W = this.width;
     const C = this.channels;
     const { kind, scale, maxCost, border } = this.options;
@@ -71,12 +90,71 @@ export class DataCostMatcher {
       for (let x = 0; x < firstValid; x++) out[offset + x * stride] = maxCost;
     } else if (firstValid > 0) {
       // Clamp: every one of them is compared with column 0 (right step 0).
-      this.run(kind, rowBase, rowBase, 0, firstValid, scale, maxCost, out, offset, stride);
+      if (kind === 'census') this.censusRun(y * W, y * W, 0, firstValid, scale, maxCost, out, offset, stride);
+      else this.run(kind, rowBase, rowBase, 0, firstValid, scale, maxCost, out, offset, stride);
     }
     const n = W - firstValid;
     if (n > 0) {
+      if (kind === 'census') {
+        const p = y * W + firstValid;
+        this.censusRun(p, p - d, 1, n, scale, maxCost, out, offset + firstValid * stride, stride);
+        return;
+      }
       const il = rowBase + firstValid * C;
       this.run(kind, il, il - d * C, C, n, scale, maxCost, out, offset + firstValid * stride, stride);
+    }
+  }
+
+  /**
+   * The census volume pixel by pixel, all labels of a pixel in one run, so
+   * the writes are contiguous rather than strided by L. The same values as
+   * costRow.
+   */
+  private censusVolumeRows(vol: Int32Array, L: number, y0: number, y1: number): void {
+    const W = this.width;
+    const K = this.words;
+    const cL = this.cL;
+    const cR = this.cR;
+    const { scale, maxCost: cap, border, minDisp } = this.options;
+    for (let y = y0; y < y1; y++) {
+      const rowPix = y * W;
+      for (let x = 0; x < W; x++) {
+        const p = rowPix + x;
+        let o = p * L;
+        const a = p * K;
+        for (let l = 0; l < L; l++, o++) {
+          let xr = x - minDisp - l;
+          if (xr < 0) {
+            if (border === 'tau') { vol[o] = cap; continue; }
+            xr = 0;
+          }
+          const b = (rowPix + xr) * K;
+          let raw = popcount32(cL[a] ^ cR[b]);
+          for (let w = 1; w < K; w++) raw += popcount32(cL[a + w] ^ cR[b + w]);
+          vol[o] = imin(raw * scale, cap);
+        }
+      }
+    }
+  }
+
+  /** n left pixels from pixel index pl against right pixels from pr advancing by prStep: Hamming distances of their codes. */
+  private censusRun(pl: number, pr: number, prStep: number, n: number, scale: number, cap: number, out: Int32Array, o: number, stride: number): void {
+    const K = this.words;
+    const cL = this.cL;
+    const cR = this.cR;
+    if (K === 2) {
+      for (let k = 0; k < n; k++, pl++, pr += prStep, o += stride) {
+        const a = pl * 2;
+        const b = pr * 2;
+        const raw = popcount32(cL[a] ^ cR[b]) + popcount32(cL[a + 1] ^ cR[b + 1]);
+        out[o] = imin(raw * scale, cap);
+      }
+      return;
+    }
+    for (let k = 0; k < n; k++, pl++, pr += prStep, o += stride) {
+      let raw = 0;
+      for (let w = 0, a = pl * K, b = pr * K; w < K; w++) raw += popcount32(cL[a + w] ^ cR[b + w]);
+      out[o] = imin(raw * scale, cap);
     }
   }
 
@@ -98,7 +176,7 @@ export class DataCostMatcher {
     else sgradRun(this.L, this.R, this.gxL, this.gyL, this.gxR, this.gyR, this.channels, il, ir, irStep, n, scale, cap, out, o, stride);
   }
 
-  /** D(·, d) for every pixel, index y·W + x. */
+  /** D(·, l) for every pixel at label l (disparity minDisp + l), index y·W + x. */
   slice(d: number, out?: Int32Array): Int32Array {
     if (!Number.isInteger(d) || d < 0) throw new Error(`disparity must be an integer ≥ 0 (got ${d})`);
     const W = this.width;
@@ -135,6 +213,10 @@ export class DataCostMatcher {
   /** Rows y0..y1 − 1 of the volume, written into `vol` (the whole volume's array). */
   volumeRows(vol: Int32Array, ndisp: number, y0: number, y1: number): void {
     const W = this.width;
+    if (this.options.kind === 'census') {
+      this.censusVolumeRows(vol, ndisp, y0, y1);
+      return;
+    }
     for (let y = y0; y < y1; y++) {
       const base = y * W * ndisp;
       for (let d = 0; d < ndisp; d++) this.costRow(y, d, vol, base + d, ndisp);

@@ -1,4 +1,5 @@
 import type { Raster } from '../data/raster';
+import type { CostImage } from '../data/costImage';
 import type { DataTerm, MrfEnergy, SmoothnessKind } from '../data/energy';
 import { DataCostMatcher, validateNdisp } from './dataCost';
 import type { DataCostOptions } from './costOptions';
@@ -51,6 +52,8 @@ export function buildStereoEnergy(left: Raster, right: Raster, options: StereoEn
     kind: options.kind,
     tau: options.tau,
     border: options.border,
+    censusWindow: options.censusWindow,
+    minDisp: options.minDisp,
     scale,
   });
   const data: DataTerm = options.onDemand ? imagesTerm(matcher) : { kind: 'volume', costs: matcher.volume(options.ndisp) };
@@ -74,7 +77,26 @@ export function buildStereoEnergy(left: Raster, right: Raster, options: StereoEn
   };
 }
 
-/** The 'images' data term of a matcher: its intensities and resolved options (the spec the device cost kernels read). */
+/**
+ * The 'images' data term of a matcher: what the device cost kernels read
+ * (their spec is the matcher's resolved options). For census costs the
+ * "images" are the pair's census codes as 16-bit halves, two channels per
+ * 32-bit word, least significant first (an f32 holds 16-bit integers
+ * exactly); for the other kinds, the 8-bit intensities.
+ */
 export function imagesTerm(matcher: DataCostMatcher): DataTerm {
+  if (matcher.options.kind === 'census') {
+    const { left, right, words } = matcher.censusCodes();
+    const channels = 2 * words;
+    const halves = (codes: Int32Array): CostImage => {
+      const data = new Int32Array(codes.length * 2);
+      for (let i = 0; i < codes.length; i++) {
+        data[2 * i] = codes[i] & 0xffff;
+        data[2 * i + 1] = codes[i] >>> 16;
+      }
+      return { width: matcher.width, height: matcher.height, channels, data };
+    };
+    return { kind: 'images', left: halves(left), right: halves(right), spec: { ...matcher.options, channels } };
+  }
   return { kind: 'images', left: matcher.leftIntensity, right: matcher.rightIntensity, spec: { ...matcher.options, channels: matcher.channels } };
 }

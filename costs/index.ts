@@ -1,7 +1,9 @@
 export { toIntensity8, validateRaster, type IntensityImage } from './intensity';
+export { censusGrey, censusTransform, censusBits, censusWords, parseCensusWindow, popcount32, MAX_CENSUS_SIDE, validateCensusWindow, DEFAULT_CENSUS_WINDOW, type CensusWindow, type CensusCodes } from './census';
 export {
   COST_KINDS,
   defaultTau,
+  defaultCensusTau,
   maxRawCost,
   resolveDataCostOptions,
   type BorderRule,

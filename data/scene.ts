@@ -24,6 +24,10 @@ import { readCalib } from './calib';
 export interface LoadSceneOptions {
   /** Number of disparity labels; overrides the dataset's own (ndispSource 'option'). */
   ndisp?: number;
+  /** Smallest disparity (label 0); overrides the dataset's own (option --min-disp). */
+  minDisp?: number;
+  /** Largest disparity; the labels are minDisp..maxDisp (option --max-disp; not with ndisp). */
+  maxDisp?: number;
   /** Ground-truth scale (gray / scale = disparity) for 2005/2006 folders whose size the rule below cannot place. */
   gtScale?: number;
 }
@@ -145,6 +149,13 @@ async function readOptional(file: string): Promise<Raster | undefined> {
   return isFile(file) ? readImage(file) : undefined;
 }
 
+/**
+ * MiddEval3 folders: the labels span calib.txt's vmin..vmax widened by this
+ * many pixels on each side (vmin and vmax bound the ground truth; the margin
+ * keeps pixels at the bounds from being pinned to the end labels).
+ */
+export const CALIB_RANGE_MARGIN = 2;
+
 export async function loadScene(dir: string, options: LoadSceneOptions = {}): Promise<Scene> {
   if (!isDir(dir)) throw new Error(`${dir}: scene folder not found`);
   if (options.ndisp !== undefined && !(Number.isInteger(options.ndisp) && options.ndisp >= 1)) {
@@ -153,6 +164,10 @@ export async function loadScene(dir: string, options: LoadSceneOptions = {}): Pr
   if (options.gtScale !== undefined && !(options.gtScale > 0 && Number.isFinite(options.gtScale))) {
     throw new Error(`gtScale option must be a positive number, got ${options.gtScale}`);
   }
+  for (const [key, v] of [['min-disp', options.minDisp], ['max-disp', options.maxDisp]] as const) {
+    if (v !== undefined && !(Number.isInteger(v) && v >= 0)) throw new Error(`--${key}: must be an integer ≥ 0 (got ${String(v)})`);
+  }
+  if (options.maxDisp !== undefined && options.ndisp !== undefined) throw new Error('--max-disp: give either --ndisp or --max-disp, not both');
   const spec = detectLayout(dir);
   if (!spec) throw new Error(`${dir}: not a recognised scene folder; looked for ${lookedFor()}`);
   const name = path.basename(path.resolve(dir));
@@ -190,6 +205,7 @@ export async function loadScene(dir: string, options: LoadSceneOptions = {}): Pr
   const masks: SceneMasks = {};
   let nonoccDerived = false;
   let ndisp: number | undefined = spec.ndisp;
+  let minDisp = 0;
   let ndispSource: Scene['ndispSource'] = 'dataset convention';
 
   if (spec.layout === 'middlebury2014') {
@@ -202,6 +218,13 @@ export async function loadScene(dir: string, options: LoadSceneOptions = {}): Pr
       if (calib.ndisp !== undefined) {
         ndisp = calib.ndisp;
         ndispSource = 'calib ndisp';
+      }
+      if (calib.vmin !== undefined && calib.vmax !== undefined && calib.vmin <= calib.vmax) {
+        // vmin/vmax bound the ground truth tightly; the margin keeps a sub-pixel or rounding excess in range.
+        minDisp = Math.max(0, Math.floor(calib.vmin) - CALIB_RANGE_MARGIN);
+        const top = Math.min(Math.ceil(calib.vmax) + CALIB_RANGE_MARGIN, left.width - 1);
+        ndisp = top - minDisp + 1;
+        ndispSource = 'calib vmin/vmax';
       }
     }
     const maskPath = path.join(dir, 'mask0nocc.png');
@@ -243,6 +266,16 @@ export async function loadScene(dir: string, options: LoadSceneOptions = {}): Pr
   }
   if (options.ndisp !== undefined) {
     ndisp = options.ndisp;
+    minDisp = 0;
+    ndispSource = 'option';
+  }
+  if (options.minDisp !== undefined || options.maxDisp !== undefined) {
+    const top = options.maxDisp ?? (options.ndisp !== undefined ? options.ndisp - 1 : minDisp + (ndisp as number) - 1);
+    const bottom = options.minDisp ?? (options.ndisp !== undefined ? 0 : minDisp);
+    if (bottom > top) throw new Error(`--min-disp: ${bottom} is above the largest disparity ${top}`);
+    if (top >= left.width) throw new Error(`--max-disp: ${top} is not below the image width ${left.width}`);
+    minDisp = bottom;
+    ndisp = top - bottom + 1;
     ndispSource = 'option';
   }
 
@@ -259,6 +292,7 @@ export async function loadScene(dir: string, options: LoadSceneOptions = {}): Pr
     groundTruthPath: groundTruth ? gtLeftPath : undefined,
     groundTruthScale,
     ndisp: ndisp as number,
+    ...(minDisp > 0 ? { minDisp } : {}),
     ndispSource,
     masks,
     nonoccDerived,

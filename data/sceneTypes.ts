@@ -32,10 +32,12 @@ export interface Scene {
   groundTruthPath?: string;
   /** Integer scale of the ground-truth file (gray / scale = disparity), 1 for PFM. */
   groundTruthScale: number;
-  /** Number of disparity labels 0..ndisp-1. */
+  /** Number of disparity labels: disparities minDisp..minDisp + ndisp − 1. */
   ndisp: number;
-  /** Where ndisp came from. */
-  ndispSource: 'dataset convention' | 'calib ndisp' | 'ground-truth maximum' | 'generator' | 'option';
+  /** Disparity of label 0 (undefined = 0). */
+  minDisp?: number;
+  /** Where the range came from. */
+  ndispSource: 'dataset convention' | 'calib ndisp' | 'calib vmin/vmax' | 'ground-truth maximum' | 'generator' | 'option';
   masks: SceneMasks;
   /** True when masks.nonocc was derived from left-right consistency of the two ground truths (2005/2006). */
   nonoccDerived: boolean;

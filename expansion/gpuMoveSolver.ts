@@ -293,7 +293,8 @@ export class GpuMoveSolver implements MoveSolver {
       for (let i = 0; i < D.length; i++) if (D[i] > maxD) maxD = D[i];
     } else if (spec) {
       maxD = spec.maxCost;
-      const rawMax = (spec.kind === 'sad' ? 255 : spec.kind === 'ssd' ? 255 * 255 : 1275) * spec.channels;
+      // Census: 16 bits per channel (a 16-bit half of a code word); the others: 8-bit samples, gradients differ by up to 510.
+      const rawMax = (spec.kind === 'census' ? 16 : spec.kind === 'sad' ? 255 : spec.kind === 'ssd' ? 255 * 255 : 1275) * spec.channels;
       if (rawMax * spec.scale > MAX_GPU_EXACT_CAPACITY) throw new GpuPrecisionError(`raw costs up to ${rawMax}·${spec.scale} exceed 2^24`);
     }
     let maxW = 0;

@@ -6,6 +6,12 @@ import { tuneOptions } from './commands/tuneOptions';
 import { benchOptions } from './commands/benchOptions';
 import { BACKENDS } from './params';
 
+/** match and export-mrf need a disparity range: without one it is a usage error, as a missing required option is. */
+function needsRange(a: { ndisp?: unknown; 'max-disp'?: unknown }): true {
+  if (a.ndisp === undefined && a['max-disp'] === undefined) throw new Error('Missing required argument: ndisp (or give --max-disp)');
+  return true;
+}
+
 /**
  * The command line. Every command's handler returns an exit code; every
  * error becomes one line "stereocut: <message>": exit code 2 when the
@@ -107,7 +113,10 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
     .command('match <left> <right>', 'disparity map of a rectified stereo pair', (y: Argv) => withParamOptions(y)
       .positional('left', { type: 'string', describe: 'left image (PNG, JPEG, PPM/PGM, PFM)' })
       .positional('right', { type: 'string', describe: 'right image' })
-      .option('ndisp', { type: 'number', demandOption: true, describe: 'number of disparities (labels 0..ndisp−1)' })
+      .option('ndisp', { type: 'number', describe: 'number of disparities (labels 0..ndisp−1); or give --max-disp' })
+      .option('min-disp', { type: 'number', describe: 'smallest disparity: label l is disparity min-disp + l (default 0)' })
+      .option('max-disp', { type: 'number', describe: 'largest disparity (instead of --ndisp)' })
+      .check(needsRange)
       .option('output', { alias: 'o', type: 'string', demandOption: true, describe: 'disparity PNG to write (.png)' })
       .option('pfm', { type: 'string', describe: 'also write the disparity in pixels as PFM (.pfm)' })
       .option('png-scale', { alias: 'scale', type: 'number', describe: 'PNG grey = disparity × this (default: fill 0–255)' })
@@ -131,6 +140,9 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
     .command('run <scenes..>', 'match and evaluate Middlebury scene folders, one row per scene', (y: Argv) => withParamOptions(y)
       .positional('scenes', { type: 'string', array: true, describe: 'scene folders' })
       .option('ndisp', { type: 'number', describe: 'override the scene\'s number of disparities' })
+      .option('min-disp', { type: 'number', describe: 'smallest disparity (label 0); default 0, or calib vmin − 2 for MiddEval3 folders' })
+      .option('max-disp', { type: 'number', describe: 'largest disparity; default ndisp − 1, or calib vmax + 2 for MiddEval3 folders' })
+      .option('scene-params', { type: 'boolean', default: true, describe: 'tsukuba, venus, teddy and cones get their own parameters (--no-scene-params: every scene gets the defaults)' })
       .option('out-dir', { alias: 'out', type: 'string', describe: 'folder for per-scene outputs (disparity PNG/PFM, colour map, error image, metrics.json); created if missing' })
       .option('report', { type: 'string', describe: 'write a self-contained HTML report here (.html; images in <name>-files/ beside it)' })
       .option('inline', { type: 'boolean', default: false, describe: 'embed the report images as data URIs' })
@@ -142,6 +154,12 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       .example('$0 run ../shared/data/middlebury/tsukuba ../shared/data/middlebury/teddy --report out/report.html', '')
       .example('$0 run MiddEval3/trainingQ/Adirondack --middeval3 MiddEval3 --middeval3-name SCUT', ''),
     handle(async (a) => (await import('./commands/runCommand')).runCommand(a, io)))
+    .command('accuracy <scenes..>', 'the default setting on Middlebury scene folders: bad % at 0.5 / 1 / 2 px beside OpenCV StereoSGBM, mean and ratio', (y: Argv) => withParamOptions(y)
+      .positional('scenes', { type: 'string', array: true, describe: 'scene folders with ground truth' })
+      .option('scene-params', { type: 'boolean', default: false, describe: 'tsukuba, venus, teddy and cones with their own parameters instead of the default' })
+      .option('json', { type: 'boolean', default: false, describe: 'print the rows as JSON' })
+      .example('$0 accuracy ../shared/data/middlebury/* --backend bk', ''),
+    handle(async (a) => (await import('./commands/accuracyCommand')).accuracyCommand(a, io)))
     .command('demo', 'match the built-in synthetic scene and score it', (y: Argv) => withParamOptions(y)
       .option('out-dir', { alias: 'out', type: 'string', default: 'stereocut-demo', describe: 'folder to write into (created if missing)' })
       .option('scene-seed', { type: 'number', default: 1, describe: 'seed of the synthetic scene (--seed is the label-order seed, as in every command)' })
@@ -155,7 +173,10 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
     .command('export-mrf <left> <right>', 'write the stereo energy as an SMRF1 file (for outside solvers, or solve-mrf)', (y: Argv) => withParamOptions(y, 'energy')
       .positional('left', { type: 'string', describe: 'left image (PNG, JPEG, PPM/PGM, PFM)' })
       .positional('right', { type: 'string', describe: 'right image' })
-      .option('ndisp', { type: 'number', demandOption: true, describe: 'number of disparities (labels 0..ndisp−1)' })
+      .option('ndisp', { type: 'number', describe: 'number of disparities (labels 0..ndisp−1); or give --max-disp' })
+      .option('min-disp', { type: 'number', describe: 'smallest disparity: label l is disparity min-disp + l (default 0)' })
+      .option('max-disp', { type: 'number', describe: 'largest disparity (instead of --ndisp)' })
+      .check(needsRange)
       .option('output', { alias: 'o', type: 'string', demandOption: true, describe: 'SMRF1 file to write (.smrf)' })
       .option('labels', { type: 'string', describe: 'also write the initial labeling (--init wta or zero) here as uint16 (.u16)' })
       .example('$0 export-mrf im2.png im6.png --ndisp 60 -o teddy.smrf --labels teddy.init.u16', ''),

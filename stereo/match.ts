@@ -9,11 +9,15 @@ import type { MoveSolver } from '../expansion/moveSolver';
 import { mayUseWebGpu, runsOnWebGpu } from '../graphcut/backends';
 import { createMoveSolver, type BackendOptions } from './backends';
 import type { GpuDeviceSettings } from '../expansion/gpuMoveSettings';
+import { leftRightCheck, mirroredSwappedPair, mirrorRows } from './leftRightCheck';
+import { refineSubpixel } from './subpixel';
 import { BackendName, COSTS_MODES, DEFAULT_PARAMS, MAX_VOLUME_ENTRIES, MatchParams } from './params';
 
 export interface MatchOptions extends Partial<MatchParams> {
-  /** Disparities 0..ndisp−1. */
+  /** Number of labels: disparities minDisp..minDisp + ndisp − 1. */
   ndisp: number;
+  /** Disparity of label 0 (option --min-disp). Default 0. */
+  minDisp?: number;
   /** A given initial disparity map instead of WTA / zero. */
   initialLabels?: Uint16Array;
   backend?: BackendName;
@@ -67,6 +71,10 @@ export interface PhaseTimes {
   flowMs: number;
   expansionMs: number;
   totalMs: number;
+  /** The right view's match and the left–right check (lrCheck). */
+  rightViewMs?: number;
+  /** Sub-pixel refinement (subpixel). */
+  subpixelMs?: number;
 }
 
 /** What match() returns: the expansion's report (energies per cycle, cuts, backend) plus the disparity and how it was made. */
@@ -74,12 +82,18 @@ export interface MatchResult extends Omit<ExpansionResult, 'labels'> {
   width: number;
   height: number;
   ndisp: number;
-  /** Disparity per pixel (integer labels), row-major. */
+  /** Disparity of label 0: disparity = minDisp + label. */
+  minDisp: number;
+  /** Disparity per pixel (minDisp + label), row-major; INVALID_DISPARITY where the left–right check left a pixel unfilled. */
   disparity: Uint16Array;
   /** Every parameter with the value that ran (τ filled in from the cost kind's default when not given). */
   params: MatchParams & { tau: number };
   /** The initial labeling that ran (params.init says only wta or zero). */
   init: InitRecord;
+  /** Pixels the left–right check marked (lrCheck). */
+  inconsistentPixels?: number;
+  /** Refined disparity in pixels (subpixel), +inf where invalid; PFM outputs and evaluation use it. */
+  subpixel?: Float32Array;
   /** The integer factor every cost carries (fractional λ made exact); energies are in these units. */
   costScale: number;
   times: PhaseTimes;
@@ -99,8 +113,16 @@ function deviceSettings(gpu: GpuDeviceSettings | undefined): GpuDeviceSettings |
   return gpu;
 }
 
-/** Validates a width-dependent ndisp (the costs check the rest). */
-function checkNdisp(ndisp: number, width: number): void {
+/** Validates a width-dependent label range (the costs check the rest). */
+function checkNdisp(ndisp: number, width: number, minDisp = 0): void {
+  if (!Number.isInteger(minDisp) || minDisp < 0) throw new Error(`--min-disp: must be an integer ≥ 0 (got ${String(minDisp)})`);
+  if (minDisp > 0) {
+    if (minDisp >= width) throw new Error(`--min-disp: ${minDisp} is not below the image width ${width}`);
+    if (!Number.isInteger(ndisp) || ndisp <= 0 || minDisp + ndisp > width) {
+      throw new Error(`--max-disp: the largest disparity ${minDisp + ndisp - 1} must be below the image width ${width}`);
+    }
+    return;
+  }
   if (!Number.isInteger(ndisp) || ndisp <= 0 || ndisp >= width) {
     throw new Error(`--ndisp: must be an integer with 0 < ndisp < image width ${width} (got ${String(ndisp)})`);
   }
@@ -110,7 +132,7 @@ export function resolveParams(options: Partial<MatchParams>): MatchParams {
   const p: MatchParams = { ...DEFAULT_PARAMS };
   // Only parameter keys are taken: MatchOptions also carries ndisp, backend, callbacks.
   for (const [k, v] of Object.entries(options)) {
-    if (v !== undefined && (k in DEFAULT_PARAMS || k === 'tau')) (p as unknown as Record<string, unknown>)[k] = v;
+    if (v !== undefined && (k in DEFAULT_PARAMS || k === 'tau' || k === 'censusWindow')) (p as unknown as Record<string, unknown>)[k] = v;
   }
   if (!Number.isInteger(p.window) || p.window < 1 || p.window % 2 === 0) throw new InputError(`--window: must be an odd integer ≥ 1 (got ${p.window})`);
   if (p.init !== 'wta' && p.init !== 'zero') throw new Error(`--init: unknown value '${String(p.init)}' (expected wta, zero, or a disparity file)`);
@@ -134,14 +156,14 @@ export function volumeTooLarge(left: Raster, ndisp: number): boolean {
  * and with --costs auto when it is too large or `costsOnDevice` says the
  * device computes the costs (costsLeftToDevice).
  */
-export function stereoEnergy(left: Raster, right: Raster, ndisp: number, p: MatchParams, costsOnDevice = false): StereoEnergy {
+export function stereoEnergy(left: Raster, right: Raster, ndisp: number, p: MatchParams, costsOnDevice = false, minDisp = 0): StereoEnergy {
   if (left.width !== right.width || left.height !== right.height) {
     throw new Error(`left image is ${left.width}×${left.height} but right image is ${right.width}×${right.height}`);
   }
-  checkNdisp(ndisp, left.width);
+  checkNdisp(ndisp, left.width, minDisp);
   const onDemand = p.costs === 'on-demand' || (p.costs === 'auto' && (costsOnDevice || volumeTooLarge(left, ndisp)));
   return buildStereoEnergy(left, right, {
-    ndisp, kind: p.cost, tau: p.tau, border: p.border, lambda: p.lambda,
+    ndisp, minDisp, kind: p.cost, tau: p.tau, border: p.border, censusWindow: p.censusWindow, lambda: p.lambda,
     cueThreshold: p.cueThreshold, cueFactor: p.cueFactor, smoothness: p.smoothness, truncation: p.truncation, onDemand,
   });
 }
@@ -180,9 +202,15 @@ export function costOptions(energy: StereoEnergy, leftToDevice: boolean): Pick<B
 export function initialLabeling(energy: StereoEnergy, p: MatchParams, given?: Uint16Array): Uint16Array {
   const n = energy.width * energy.height;
   if (given) {
+    const m = energy.matcher.options.minDisp;
     if (given.length !== n) throw new Error(`--init: the initial disparity map has ${given.length} pixels, the images ${n}`);
-    for (let i = 0; i < n; i++) if (given[i] >= energy.labels) throw new Error(`--init: disparity ${given[i]} at pixel ${i} is outside 0..${energy.labels - 1}`);
-    return given.slice();
+    const labels = new Uint16Array(n);
+    for (let i = 0; i < n; i++) {
+      const l = given[i] - m;
+      if (l < 0 || l >= energy.labels) throw new Error(`--init: disparity ${given[i]} at pixel ${i} is outside ${m}..${m + energy.labels - 1}`);
+      labels[i] = l;
+    }
+    return labels;
   }
   if (p.init === 'zero') return new Uint16Array(n);
   if (costsOnDemand(energy)) return wtaFromMatcher(energy.matcher, energy.labels, p.window);
@@ -203,22 +231,47 @@ export async function startingLabels(energy: StereoEnergy, p: MatchParams, solve
  * weights, an initial labeling, then `cycles` cycles of expansion moves.
  */
 export async function match(leftImage: Raster | string, rightImage: Raster | string, options: MatchOptions): Promise<MatchResult> {
-  const t0 = performance.now();
   const left = await asRaster(leftImage, 'left');
   const right = await asRaster(rightImage, 'right');
   if (!options || typeof options !== 'object' || options.ndisp === undefined) throw new TypeError('match: options must give ndisp (the number of disparities), e.g. { ndisp: 64 }');
+  const r = await checkedMatch(left, right, options);
+  if (!r.params.subpixel) return r;
+  const t0 = performance.now();
+  const p = r.params;
+  const subpixel = refineSubpixel(left, right, r.disparity, r.minDisp, r.ndisp, { kind: p.cost, tau: p.tau, border: p.border, censusWindow: p.censusWindow }, p.window);
+  const ms = performance.now() - t0;
+  return { ...r, subpixel, times: { ...r.times, subpixelMs: ms, totalMs: r.times.totalMs + ms } };
+}
+
+/** The integer disparity of the left view, with the left–right check when asked for. */
+async function checkedMatch(left: Raster, right: Raster, options: MatchOptions): Promise<MatchResult> {
+  const r = await matchOneView(left, right, options);
+  if (!r.params.lrCheck) return r;
+  const t0 = performance.now();
+  // The right view's disparity: the same energy on the mirrored, swapped pair (no given start, no callbacks or events).
+  const [ml, mr] = mirroredSwappedPair(left, right);
+  const rv = await matchOneView(ml, mr, { ...options, initialLabels: undefined, onMove: undefined, onCycle: undefined, onEvent: undefined, lrCheck: false, subpixel: false });
+  const dispRight = mirrorRows(rv.disparity, r.width, r.height);
+  const checked = leftRightCheck(r.disparity, dispRight, r.width, r.height, r.params.lrFill);
+  const extraMs = performance.now() - t0;
+  return { ...r, disparity: checked.disparity, inconsistentPixels: checked.invalid, times: { ...r.times, totalMs: r.times.totalMs + extraMs, rightViewMs: extraMs } };
+}
+
+async function matchOneView(left: Raster, right: Raster, options: MatchOptions): Promise<MatchResult> {
+  const t0 = performance.now();
   const resolved = resolveParams(options);
   const backend = options.backend ?? 'auto';
   const verify = options.verify ?? false;
   const emit = options.onEvent ?? (() => undefined);
-  const params = { ...resolved, tau: resolved.tau ?? defaultTau(resolved.cost, left.channels) };
+  const minDisp = options.minDisp ?? 0;
+  const params = { ...resolved, tau: resolved.tau ?? defaultTau(resolved.cost, left.channels, resolved.censusWindow) };
   const init: InitRecord = options.initialLabels ? { kind: 'given', ...options.initSource }
     : params.init === 'wta' ? { kind: 'wta', window: params.window } : { kind: 'zero' };
   emit({ kind: 'start', width: left.width, height: left.height, ndisp: options.ndisp, params, init, backend });
   const leftToDevice = await costsLeftToDevice(params, options.ndisp, backend, verify);
   const clockWarmup = await warmUpForBackend(backend, options.warmUpClocks, leftToDevice);
   // The energy is built from the parameters as given (τ undefined = the matcher's default); `params` records the value that ran.
-  const energy = stereoEnergy(left, right, options.ndisp, resolved, leftToDevice);
+  const energy = stereoEnergy(left, right, options.ndisp, resolved, leftToDevice, minDisp);
   const t1 = performance.now();
   emit({ kind: 'costs', ms: t1 - t0 });
   const fallbacks: string[] = [];
@@ -256,7 +309,8 @@ export async function match(leftImage: Raster | string, rightImage: Raster | str
     width: energy.width,
     height: energy.height,
     ndisp: energy.labels,
-    disparity: labels,
+    minDisp,
+    disparity: labelsToDisparity(labels, minDisp),
     params,
     init,
     costScale: energy.scale,
@@ -289,4 +343,17 @@ export async function warmUpForBackend(backend: BackendName, enabled: boolean | 
   if (enabled === false || !mayUseWebGpu(backend)) return undefined;
   if (enabled === undefined && costsOnDevice) return { dispatches: 0, skipped: 'the costs and the WTA are left to the device, which would wait behind it' };
   return warmUpGpuClocks();
+}
+
+/** Disparities minDisp + label (the labels themselves when minDisp is 0). */
+export function labelsToDisparity(labels: Uint16Array, minDisp: number): Uint16Array {
+  if (minDisp === 0) return labels;
+  const out = new Uint16Array(labels.length);
+  for (let i = 0; i < labels.length; i++) out[i] = labels[i] + minDisp;
+  return out;
+}
+
+/** The disparity in pixels a result stands for: the sub-pixel map where refined, else the integer one (what PFM outputs and scores use). */
+export function disparityInPixels(r: Pick<MatchResult, 'disparity' | 'subpixel'>): ArrayLike<number> {
+  return r.subpixel ?? r.disparity;
 }

@@ -1,4 +1,4 @@
-import type { CostKind, BorderRule } from '../costs';
+import type { CostKind, BorderRule, CensusWindow } from '../costs';
 import type { SmoothnessKind } from '../data/energy';
 import type { GraphVariant } from '../expansion/binaryStep';
 import type { LabelOrder } from '../expansion/labelOrder';
@@ -24,6 +24,8 @@ export interface MatchParams {
   /** Data-cost truncation τ (8-bit scale, summed over channels); undefined = the cost kind's default. */
   tau?: number;
   border: BorderRule;
+  /** Census window (cost census); undefined = 7×7. */
+  censusWindow?: CensusWindow;
   lambda: number;
   smoothness: SmoothnessKind;
   /** Truncation T of the smoothness term, in disparities. */
@@ -41,23 +43,39 @@ export interface MatchParams {
   /** Skip moves that cannot lower the energy (nothing changed since the label's last expansion). */
   skipUnchanged: boolean;
   costs: CostsMode;
+  /** Left–right consistency check (stereo/leftRightCheck.ts): match the mirrored pair too and mark pixels whose views differ by more than 1. */
+  lrCheck: boolean;
+  /** Fill the pixels the check marks from their row neighbours (the farther of the two); off leaves them invalid. */
+  lrFill: boolean;
+  /** Sub-pixel refinement (stereo/subpixel.ts): a parabola through the box-summed costs at d − 1, d, d + 1; written to PFM outputs. */
+  subpixel: boolean;
 }
 
-/** Defaults for a pair we know nothing about. */
+/**
+ * Defaults for a pair we know nothing about: the setting `stereocut tune`
+ * chose on the ten shared Middlebury scenes (lowest mean bad > 1 px in each
+ * scene's region among the settings that beat OpenCV's StereoSGBM on every
+ * scene; search, in-sample and leave-one-scene-out figures in
+ * NOTES-issue25.md): 7×7 census truncated at 26 bits, λ 5, cue threshold 12,
+ * two cycles, left–right check with row fill.
+ */
 export const DEFAULT_PARAMS: MatchParams = {
-  cost: 'sad',
+  cost: 'census',
   border: 'clamp',
-  lambda: 20,
+  lambda: 5,
   smoothness: 'linear',
   truncation: 2,
-  cueThreshold: 5,
+  cueThreshold: 12,
   cueFactor: 2,
   init: 'wta',
   window: 9,
   order: 'frequent',
   graph: 'reversed',
-  cycles: 4,
+  cycles: 2,
   seed: 1,
   skipUnchanged: true,
   costs: 'auto',
+  lrCheck: true,
+  lrFill: true,
+  subpixel: false,
 };

@@ -1,7 +1,7 @@
 import type { Scene } from '../data/sceneTypes';
 import { loadScene } from '../data/scene';
 import { evaluateDisparity, type Evaluation } from '../data/metrics';
-import { match, type MatchOptions, type MatchResult } from './match';
+import { disparityInPixels, match, type MatchOptions, type MatchResult } from './match';
 import { sceneParamsFor } from './sceneParams';
 import type { MatchParams } from './params';
 
@@ -10,6 +10,8 @@ export interface SceneMatch {
   result: MatchResult;
   /** Scores over known / nonocc / all / disc at the thresholds asked for; undefined without ground truth. */
   evaluation?: Evaluation;
+  /** Whether the scene got its own parameters (sceneParams.ts) rather than the defaults. */
+  sceneParams: boolean;
 }
 
 /**
@@ -20,18 +22,19 @@ export interface SceneMatch {
 export async function matchScene(
   sceneOrFolder: Scene | string,
   overrides: Partial<MatchParams> = {},
-  options: Omit<MatchOptions, keyof MatchParams | 'ndisp'> & { thresholds?: number[] } = {},
+  options: Omit<MatchOptions, keyof MatchParams | 'ndisp'> & { thresholds?: number[]; sceneParams?: boolean } = {},
 ): Promise<SceneMatch> {
   const scene = typeof sceneOrFolder === 'string' ? await loadScene(sceneOrFolder) : sceneOrFolder;
   if (!scene || typeof scene !== 'object' || !scene.left || !scene.right) {
     throw new TypeError(`matchScene: expected a scene folder path or a scene from loadScene(), got ${describeValue(sceneOrFolder)}`);
   }
-  const { thresholds, ...rest } = options;
-  const result = await match(scene.left, scene.right, { ...sceneParamsFor(scene.name), ...overrides, ...rest, ndisp: scene.ndisp });
+  const { thresholds, sceneParams: useSceneParams, ...rest } = options;
+  const own = useSceneParams === false ? {} : sceneParamsFor(scene.name);
+  const result = await match(scene.left, scene.right, { ...own, ...overrides, ...rest, ndisp: scene.ndisp, minDisp: scene.minDisp ?? 0 });
   const evaluation = scene.groundTruth
-    ? evaluateDisparity(result.disparity, scene.groundTruth, result.width, result.height, { thresholds, masks: scene.masks, nonoccDerived: scene.nonoccDerived })
+    ? evaluateDisparity(disparityInPixels(result), scene.groundTruth, result.width, result.height, { thresholds, masks: scene.masks, nonoccDerived: scene.nonoccDerived })
     : undefined;
-  return { scene, result, evaluation };
+  return { scene, result, evaluation, sceneParams: Object.keys(own).length > 0 };
 }
 
 /** "a number (3)", "undefined", "an object with keys a, b": what a caller from JavaScript passed instead. */

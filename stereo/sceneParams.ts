@@ -1,17 +1,19 @@
 import type { MatchParams } from './params';
 
 /**
- * Parameters for the Middlebury scenes `stereocut run` recognises by folder
- * name, in the spirit of Choi & Park's Table 2 (cost kind and static cue per
- * scene as the paper has them; λ, T and τ set on our cost scale, see the
- * README's "Per-scene parameters"). Options given on the command line
- * override them; unknown scenes get DEFAULT_PARAMS.
+ * Per-scene parameters for the four Middlebury v2 scenes of the paper's
+ * Table 4 (tsukuba, venus, teddy, cones), which `stereocut run` recognises by
+ * folder name and uses unless --no-scene-params is given. Chosen with
+ * `stereocut tune` on each scene alone (NOTES-issue25.md), so they are
+ * fitted to the scene: every other folder, and every scene with
+ * --no-scene-params, gets DEFAULT_PARAMS. Options given on the command line
+ * override them.
  */
 export const SCENE_PARAMS: Record<string, Partial<MatchParams>> = {
-  tsukuba: { cost: 'sad', lambda: 20, truncation: 2, cueFactor: 2 },
-  venus: { cost: 'sad', lambda: 20, truncation: 2, cueFactor: 2 },
-  teddy: { cost: 'sad+sgrad', lambda: 20, truncation: 2, cueFactor: 2 },
-  cones: { cost: 'sad+sgrad', lambda: 20, truncation: 2, cueFactor: 2 },
+  tsukuba: { cost: 'census', censusWindow: { width: 9, height: 7 }, tau: 26, lambda: 12, cueThreshold: 16, cycles: 3, lrCheck: false },
+  venus: { cost: 'census', censusWindow: { width: 5, height: 5 }, tau: 10, lambda: 16, cueThreshold: 16, cycles: 3, lrCheck: false },
+  teddy: { cost: 'census', censusWindow: { width: 7, height: 7 }, tau: 26, lambda: 5, cueThreshold: 12, cycles: 2, lrCheck: true },
+  cones: { cost: 'census', censusWindow: { width: 7, height: 7 }, tau: 26, lambda: 4, cueThreshold: 12, cycles: 2, lrCheck: true },
 };
 
 /** Known parameters for a scene folder name (case-insensitive), or {}. */

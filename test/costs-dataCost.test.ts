@@ -191,7 +191,7 @@ describe('data cost options and inputs', () => {
     for (const tau of [-1, NaN, Infinity]) {
       expect(() => computeDataCostVolume(a, a, 4, { tau })).toThrow(/^--tau: /);
     }
-    expect(() => computeDataCostVolume(a, a, 4, { kind: 'census' as CostKind })).toThrow(/^--cost: unknown cost kind 'census'/);
+    expect(() => computeDataCostVolume(a, a, 4, { kind: 'bogus' as CostKind })).toThrow(/^--cost: unknown cost kind 'bogus'/);
     expect(() => computeDataCostVolume(a, a, 0)).toThrow(/^--ndisp: /);
     expect(() => computeDataCostVolume(a, a, 2.5)).toThrow(/^--ndisp: /);
     expect(() => computeDataCostVolume(a, a, 4, { scale: 0 })).toThrow(/cost scale/);

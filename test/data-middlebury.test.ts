@@ -50,7 +50,7 @@ const EXPECT: Record<string, Expect> = {
   Rocks1: { layout: 'middlebury2005', width: 638, height: 555, channels: 3, ndisp: 86, ndispSource: 'ground-truth maximum', scale: 2, gtMax: 85, masks: ['nonocc'], derived: true, right: true },
   Baby1: { layout: 'middlebury2005', width: 620, height: 555, channels: 3, ndisp: 70, ndispSource: 'ground-truth maximum', scale: 2, gtMax: 68.5, masks: ['nonocc'], derived: true, right: true },
   Art_ThirdSize: { layout: 'middlebury2005', width: 463, height: 370, channels: 3, ndisp: 76, ndispSource: 'ground-truth maximum', scale: 3, gtMax: 224 / 3, masks: ['nonocc'], derived: true, right: true },
-  Adirondack_TrainingQ: { layout: 'middlebury2014', width: 718, height: 496, channels: 3, ndisp: 73, ndispSource: 'calib ndisp', scale: 1, gtMax: 63.04, masks: ['all', 'nonocc'], derived: false, right: false },
+  Adirondack_TrainingQ: { layout: 'middlebury2014', width: 718, height: 496, channels: 3, ndisp: 62, ndispSource: 'calib vmin/vmax', scale: 1, gtMax: 63.04, masks: ['all', 'nonocc'], derived: false, right: false },
 };
 
 function count(a: ArrayLike<number>, pred: (v: number) => boolean): number {
@@ -99,7 +99,8 @@ describeData('real Middlebury folders', () => {
     expect(lo).toBeGreaterThan(0); // 0 in an integer file means unknown, never a disparity
     // Labels 0..ndisp-1 cover the ground truth to within rounding (venus: max 19.75 with 20 labels);
     // a ground-truth-maximum range is ceil(max) + 1 labels.
-    expect(hi).toBeLessThan(s.ndisp);
+    expect(hi).toBeLessThan((s.minDisp ?? 0) + s.ndisp);
+    expect(lo).toBeGreaterThanOrEqual(s.minDisp ?? 0);
     if (e.ndispSource === 'ground-truth maximum') expect(s.ndisp).toBe(Math.ceil(e.gtMax) + 1);
     expect(Object.keys(s.masks).sort()).toEqual(e.masks);
     for (const m of Object.values(s.masks)) {
@@ -138,8 +139,9 @@ describeData('real Middlebury folders', () => {
     expect(count(s.masks.all!, (v) => v === 0)).toBe(3406);
   });
 
-  test('Adirondack: PFM ground truth 9.46..63.04, ~99.7% finite, calib ndisp 73, mask0nocc masks', () => {
+  test('Adirondack: PFM ground truth 9.46..63.04, ~99.7% finite, labels calib vmin 8 − 2 .. vmax 65 + 2, mask0nocc masks', () => {
     const s = get('Adirondack_TrainingQ');
+    expect([s.minDisp, s.minDisp! + s.ndisp - 1]).toEqual([6, 67]);
     const [lo, hi] = finiteRange(s.groundTruth!);
     expect(lo).toBeCloseTo(9.46, 2);
     expect(hi).toBeCloseTo(63.04, 2);

@@ -4,14 +4,27 @@ import { loadScene } from '../data/scene';
 import { regionScore } from '../data/metrics';
 import { matchScene } from '../stereo/sceneMatch';
 import { FULL_TESTS } from './support/testScope';
+import { accuracyRow } from '../stereo/accuracy/accuracy';
+import { SGBM_REFERENCE } from '../stereo/accuracy/sgbmReference';
 
 /**
- * The README's per-scene parameters on the Middlebury v2 scenes must reach
- * the issue's bad-pixel bounds (threshold 1, nonocc), full 4-cycle runs on
- * the CPU solver. A solver on the same kind of energy (gco) reaches 2.08,
- * 0.94, 9.80 and 4.27.
+ * Bad pixels (> 1 px) on the shared Middlebury scenes, whenever the data is
+ * present.
+ *
+ * Per-scene parameters (stereo/sceneParams.ts) on the paper's four scenes,
+ * nonocc: the bounds below, measured with `stereocut accuracy --scene-params`
+ * (NOTES-issue25.md). The issue's Table 4 targets are 1.9 / 0.75 / 6.0 / 3.3;
+ * venus and cones meet them, tsukuba (1.95) and teddy (6.24) do not yet, so
+ * their bounds are the measured figures rounded up, not the targets. The
+ * earlier bounds (2.3, 1.2, 11.0, 5.0) are kept as the outer limit.
+ *
+ * The default setting (no per-scene values), each scene in its region of
+ * ../shared/anchors/README.md: below OpenCV StereoSGBM on every scene, mean
+ * over the ten at most 6.5 %, Adirondack at most 8 %.
  */
-const BOUNDS: Record<string, number> = { tsukuba: 2.3, venus: 1.2, teddy: 11.0, cones: 5.0 };
+const OUTER: Record<string, number> = { tsukuba: 2.3, venus: 1.2, teddy: 11.0, cones: 5.0 };
+const PER_SCENE: Record<string, number> = { tsukuba: 2.0, venus: 0.75, teddy: 6.3, cones: 3.3 };
+const TEN = ['tsukuba', 'venus', 'sawtooth', 'map', 'teddy', 'cones', 'Rocks1', 'Baby1', 'Art_ThirdSize', 'Adirondack_TrainingQ'];
 
 function middleburyRoot(): string | undefined {
   const candidates = [process.env.STEREO_DATA, path.join(__dirname, '..', '..', 'shared', 'data', 'middlebury')];
@@ -23,21 +36,55 @@ const root = middleburyRoot();
 if (!root) {
   test.skip('Middlebury accuracy: data not found (set STEREO_DATA or place ../shared/data beside the project)', () => undefined);
 } else {
-  describe('Middlebury bad pixels with the documented per-scene parameters', () => {
+  describe('Middlebury bad pixels with the per-scene parameters', () => {
     // By default the two small scenes; teddy and cones (15 s each on the CPU) under STEREOCUT_FULL_TESTS=1.
-    const scenes = Object.entries(BOUNDS).filter(([name]) => FULL_TESTS || name === 'tsukuba' || name === 'venus');
+    const scenes = Object.entries(PER_SCENE).filter(([name]) => FULL_TESTS || name === 'tsukuba' || name === 'venus');
     test.each(scenes)('%s: nonocc bad > 1 px at most %f%%', async (name, bound) => {
       const scene = await loadScene(path.join(root, name));
       const m = await matchScene(scene, {}, { backend: 'bk' });
+      expect(m.sceneParams).toBe(true);
       const nonocc = regionScore(m.evaluation!, 'nonocc')!.bad[0];
       console.log(`${name}: nonocc ${nonocc.toFixed(2)}% (bound ${bound}%), energy ${m.result.finalEnergy.total}, ${(m.result.times.totalMs / 1000).toFixed(2)} s`);
       expect(nonocc).toBeLessThanOrEqual(bound);
+      expect(nonocc).toBeLessThanOrEqual(OUTER[name]);
       // The energy never rises from init through the cycles.
       let last = m.result.initialEnergy.total;
       for (const c of m.result.cycles) {
         expect(c.energy.total).toBeLessThanOrEqual(last);
         last = c.energy.total;
       }
+    });
+  });
+
+  // The ten scenes take minutes on two cores (each is matched twice, for the left–right check): by default the two
+  // smallest, each below SGBM; the whole set and its mean under STEREOCUT_FULL_TESTS=1 (what CI runs).
+  const present = TEN.filter((n) => fs.existsSync(path.join(root, n)));
+  const maybe = FULL_TESTS && present.length === TEN.length ? describe : describe.skip;
+  describe('Middlebury bad pixels with the single default setting, small scenes', () => {
+    test.each(['map', 'venus'].filter((n) => present.includes(n)))('%s: below OpenCV StereoSGBM', async (name) => {
+      const row = await accuracyRow(await loadScene(path.join(root, name)), { backend: 'bk', sceneParams: false });
+      expect(row.sceneParams).toBe(false);
+      expect(row.region).toBe(SGBM_REFERENCE[name].region);
+      expect(row.bad[1]).toBeLessThan(SGBM_REFERENCE[name].bad['1']);
+    });
+  });
+  maybe('Middlebury bad pixels with the single default setting', () => {
+    const bad: Record<string, number> = {};
+    test.each(TEN)('%s: below OpenCV StereoSGBM', async (name) => {
+      const row = await accuracyRow(await loadScene(path.join(root, name)), { backend: 'bk', sceneParams: false });
+      expect(row.sceneParams).toBe(false);
+      const sgbm = SGBM_REFERENCE[name];
+      expect(row.region).toBe(sgbm.region);
+      bad[name] = row.bad[1];
+      console.log(`${name}: ${row.region} ${row.bad[1].toFixed(2)}% (SGBM ${sgbm.bad['1']}%), ${(row.totalMs / 1000).toFixed(1)} s`);
+      expect(row.bad[1]).toBeLessThan(sgbm.bad['1']);
+      if (name === 'Adirondack_TrainingQ') expect(row.bad[1]).toBeLessThanOrEqual(8);
+    });
+    test('mean over the ten at most 6.5 %', () => {
+      expect(Object.keys(bad).sort()).toEqual([...TEN].sort());
+      const mean = TEN.reduce((s, n) => s + bad[n], 0) / TEN.length;
+      console.log(`mean ${mean.toFixed(2)}%`);
+      expect(mean).toBeLessThanOrEqual(6.5);
     });
   });
 }

@@ -7,13 +7,13 @@ import { autoPngScale, writeDisparityPng } from '../disparityOutput';
 import type { BackendName } from '../params';
 import { checkInputFile, checkOutputPath, Io } from './common';
 import { paramsFromArgs, ParamArgs } from './paramOptions';
+import { labelRange, type RangeArgs } from './rangeOptions';
 import type { GraphVariant } from '../../expansion/binaryStep';
 import type { LabelOrder } from '../../expansion/labelOrder';
 
-export interface ExportMrfArgs extends ParamArgs {
+export interface ExportMrfArgs extends ParamArgs, RangeArgs {
   left: string;
   right: string;
-  ndisp: number;
   output: string;
   labels?: string;
 }
@@ -33,9 +33,10 @@ export async function exportMrfCommand(a: ExportMrfArgs, io: Io): Promise<number
   }
   // SMRF stores the whole cost volume: never on demand here.
   const p = resolveParams({ ...params, costs: 'volume' });
-  const energy = stereoEnergy(left, right, a.ndisp, p);
+  const range = labelRange(a, left.width);
+  const energy = stereoEnergy(left, right, range.ndisp, p, false, range.minDisp);
   writeSmrf(a.output, energy);
-  io.out(`wrote ${a.output}: ${energy.width}×${energy.height}, ${energy.labels} labels, ${energy.smoothness} T=${energy.truncation}, cost scale ×${energy.scale}`);
+  io.out(`wrote ${a.output}: ${energy.width}×${energy.height}, ${energy.labels} labels${range.minDisp > 0 ? ` (label l = disparity ${range.minDisp} + l)` : ''}, ${energy.smoothness} T=${energy.truncation}, cost scale ×${energy.scale}`);
   if (a.labels) {
     writeLabeling(a.labels, initialLabeling(energy, p));
     io.out(`wrote ${a.labels}: ${p.init} initial labeling (uint16)`);

@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { COST_KINDS } from '../../costs';
+import { COST_KINDS, parseCensusWindow } from '../../costs';
 import { LABEL_ORDERS } from '../../expansion/labelOrder';
 import { BACKENDS, type MatchParams } from '../params';
 import { checkNumber, NUMBER_RULES, valueError } from './optionValues';
@@ -18,8 +18,9 @@ export function withParamOptions<T>(y: Argv<T>, scope: 'energy' | 'all' = 'all')
 
 function withEnergyOptions<T>(y: Argv<T>) {
   return y
-    .option('cost', { choices: COST_KINDS as unknown as string[], describe: 'data cost: SAD, SSD or SAD + gradient differences (default sad)' })
-    .option('tau', { type: 'number', describe: 'data cost truncation τ, 8-bit scale summed over channels (default per cost kind)' })
+    .option('cost', { choices: COST_KINDS as unknown as string[], describe: 'data cost: census (Hamming distance of census codes), SAD, SSD or SAD + gradient differences (default census)' })
+    .option('census-window', { type: 'string', describe: 'census window WxH, odd sizes (default 7x7)' })
+    .option('tau', { type: 'number', describe: 'data cost truncation τ: differing census bits, or the 8-bit scale summed over channels (default per cost kind)' })
     .option('border', { choices: ['tau', 'clamp'], describe: 'cost where x−d < 0: τ (no evidence) or the clamped column (default clamp)' })
     .option('lambda', { type: 'number', describe: 'smoothness weight λ (default 20)' })
     .option('smoothness', { choices: ['linear', 'quadratic', 'potts'], describe: 'smoothness V: truncated linear, truncated quadratic or Potts (default linear)' })
@@ -38,6 +39,9 @@ function withSolverOptions<T>(y: Argv<T>) {
     .option('seed', { type: 'number', describe: 'seed of the random label order (default 1)' })
     .option('skip-unchanged', { type: 'boolean', describe: 'skip moves that cannot lower the energy: nothing changed since the label was last expanded (default true; --no-skip-unchanged runs every move)' })
     .option('costs', { choices: ['auto', 'volume', 'on-demand'], describe: 'data costs as a W×H×L volume, or per label when needed (GPU only); auto: on demand beyond 2^28 costs (default auto)' })
+    .option('lr-check', { type: 'boolean', describe: 'left–right consistency check: match the right view too and mark pixels whose views differ by more than 1 (--no-lr-check: off)' })
+    .option('subpixel', { type: 'boolean', describe: 'sub-pixel refinement: parabola through the window-summed costs at d−1, d, d+1, written to PFM outputs and scored (default true; --no-subpixel: integer disparities)' })
+    .option('lr-fill', { type: 'boolean', describe: 'fill the pixels the check marks from the nearest consistent pixels of their row, the farther of the two (default true; --no-lr-fill leaves them invalid: 0 in PNG, inf in PFM)' })
     .option('backend', { choices: BACKENDS as unknown as string[], default: 'auto', describe: 'max-flow backend' })
     .option('progress', { type: 'boolean', default: false, describe: 'print a line per α-expansion move on stderr (cycle, move, pixels changed, seconds)' })
     .option('verify', { type: 'boolean', default: false, describe: 'solve every cut also with the CPU solver and fail on any difference' });
@@ -47,6 +51,7 @@ export interface ParamArgs {
   cost?: string; tau?: number; border?: string; lambda?: number; smoothness?: string; truncation?: number;
   'cue-threshold'?: number; 'cue-factor'?: number; init?: string; window?: number; order?: string; graph?: string;
   cycles?: string; seed?: number; 'skip-unchanged'?: boolean; costs?: string;
+  'census-window'?: string; 'lr-check'?: boolean; 'lr-fill'?: boolean; subpixel?: boolean;
 }
 
 /** A number option's value checked against its rule (optionValues.ts NUMBER_RULES), or undefined when not given. */
@@ -88,6 +93,10 @@ export function paramsFromArgs(a: ParamArgs): { params: Partial<MatchParams>; in
     seed: checked('seed', a.seed),
     skipUnchanged: a['skip-unchanged'],
     costs: a.costs as MatchParams['costs'] | undefined,
+    censusWindow: a['census-window'] === undefined ? undefined : parseCensusWindow(a['census-window']),
+    lrCheck: a['lr-check'],
+    lrFill: a['lr-fill'],
+    subpixel: a.subpixel,
   };
   for (const k of Object.keys(params) as (keyof MatchParams)[]) if (params[k] === undefined) delete params[k];
   return { params, initFile };

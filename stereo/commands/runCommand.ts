@@ -6,7 +6,8 @@ import { writeSceneOutputs } from '../report/sceneOutputs';
 import { RunOutputs } from '../report/runOutputs';
 import { matchScene, type SceneMatch } from '../sceneMatch';
 import { matchSummaryJson } from '../summary';
-import type { BackendName } from '../params';
+import type { BackendName, MatchParams } from '../params';
+import { DEFAULT_CENSUS_WINDOW } from '../../costs';
 import { checkOutputFolder, checkOutputPath, Io } from './common';
 import { StopRequest, StoppedError, yieldToEventLoop } from './interrupt';
 import { LiveMatch } from './liveProgress';
@@ -25,6 +26,9 @@ export interface RunArgs extends ParamArgs {
   threshold?: number[];
   json: boolean;
   quiet: boolean;
+  'scene-params'?: boolean;
+  'min-disp'?: number;
+  'max-disp'?: number;
   backend: string;
   verify: boolean;
   progress?: boolean;
@@ -37,15 +41,22 @@ const bad = (e: Evaluation | undefined, region: RegionName, i: number): number |
 const knownIsAll = (results: SceneMatch[], thresholds: number[]): boolean =>
   results.every(({ evaluation: e }) => !e || thresholds.every((_, i) => bad(e, 'all', i) !== undefined && bad(e, 'known', i) === bad(e, 'all', i)));
 
+/** The energy's main settings in one cell. */
+function paramsText(p: MatchParams): string {
+  const w = p.censusWindow ?? DEFAULT_CENSUS_WINDOW;
+  const cost = p.cost === 'census' ? `census ${w.width}x${w.height}` : p.cost;
+  return `${cost} λ=${p.lambda} T=${p.truncation} cue×${p.cueFactor}${p.lrCheck ? ' lr' : ''}`;
+}
+
 /** The table of a run: a row per scene, a column group per threshold. */
 export function runTableLines(results: SceneMatch[], thresholds: number[]): string[] {
   const regions: RegionName[] = knownIsAll(results, thresholds) ? ['nonocc', 'all', 'disc'] : ['nonocc', 'all', 'disc', 'known'];
   const head = ['scene', 'size', 'ndisp', ...thresholds.flatMap((t) => regions.map((r) => `${r}>${t}`)), 'energy', 'total s', 'params', 'backend'];
   const rows = results.map(({ scene, result: r, evaluation: e }) => [
-    scene.name, `${r.width}×${r.height}`, String(r.ndisp),
+    scene.name, `${r.width}×${r.height}`, r.minDisp > 0 ? `${r.minDisp}..${r.minDisp + r.ndisp - 1}` : String(r.ndisp),
     ...thresholds.flatMap((_, i) => regions.map((reg) => pct(bad(e, reg, i)))),
     String(r.finalEnergy.total), (r.times.totalMs / 1000).toFixed(2),
-    `${r.params.cost} λ=${r.params.lambda} T=${r.params.truncation} cue×${r.params.cueFactor}`, r.backend,
+    paramsText(r.params), r.backend,
   ]);
   return tableLines(head, rows);
 }
@@ -71,7 +82,7 @@ export async function runCommand(a: RunArgs, io: Io): Promise<number> {
   for (const dir of a.scenes) {
     if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`scene folder ${dir}: no such folder`);
     extra.checkScene(dir);
-    scenes.push(await loadScene(dir, { ndisp: a.ndisp }));
+    scenes.push(await loadScene(dir, { ndisp: a.ndisp, minDisp: a['min-disp'], maxDisp: a['max-disp'] }));
   }
   const thresholds = a.threshold ?? [1];
   const results: SceneMatch[] = [];
@@ -86,7 +97,7 @@ export async function runCommand(a: RunArgs, io: Io): Promise<number> {
         if (stop.requested) throw new StoppedError();
       };
       const m = await matchScene(scene, params, {
-        backend: a.backend as BackendName, verify: a.verify, thresholds, onMove: live.onMove, onEvent: live.onEvent, onCycle,
+        backend: a.backend as BackendName, verify: a.verify, thresholds, onMove: live.onMove, onEvent: live.onEvent, onCycle, sceneParams: a['scene-params'] !== false,
       }).finally(() => live.finish());
       live.finish(m.result);
       results.push(m);
@@ -94,7 +105,8 @@ export async function runCommand(a: RunArgs, io: Io): Promise<number> {
       await extra.add(scene, m.result);
       if (!a.json && !a.quiet) {
         const scores = thresholds.map((t, i) => `nonocc>${t} ${pct(bad(m.evaluation, 'nonocc', i))}%`).join(', ');
-        io.out(`[${k + 1}/${scenes.length}] ${scene.name}: ${m.evaluation ? scores : 'no ground truth'}, energy ${m.result.finalEnergy.total}, ${(m.result.times.totalMs / 1000).toFixed(2)} s on ${m.result.backend}`);
+        const own = m.sceneParams ? ', per-scene parameters' : '';
+        io.out(`[${k + 1}/${scenes.length}] ${scene.name}: ${m.evaluation ? scores : 'no ground truth'}, energy ${m.result.finalEnergy.total}, ${(m.result.times.totalMs / 1000).toFixed(2)} s on ${m.result.backend}${own}`);
       }
       await yieldToEventLoop();
       if (stop.requested && k + 1 < scenes.length) throw new StoppedError();
@@ -108,7 +120,8 @@ export async function runCommand(a: RunArgs, io: Io): Promise<number> {
   const reportFile = results.length > 0 ? extra.finish(`${results.length} scene(s)${stopped ? ` of ${scenes.length}; stopped by Ctrl-C` : ''}`) : undefined;
   if (a.json) {
     io.out(JSON.stringify(results.map((m) => ({
-      scene: m.scene.name, dir: m.scene.dir, layout: m.scene.layout, ndisp: m.scene.ndisp, ndispSource: m.scene.ndispSource,
+      scene: m.scene.name, dir: m.scene.dir, layout: m.scene.layout, ndisp: m.scene.ndisp, minDisp: m.scene.minDisp ?? 0, ndispSource: m.scene.ndispSource,
+      sceneParams: m.sceneParams,
       evaluation: m.evaluation ?? null, ...matchSummaryJson(m.result),
     })), null, 2));
   } else {
@@ -116,6 +129,8 @@ export async function runCommand(a: RunArgs, io: Io): Promise<number> {
     for (const l of runTableLines(results, thresholds)) io.out(l);
     if (!a.quiet) io.out(REGION_LEGEND);
     for (const { scene, evaluation } of results) if (evaluation?.note) io.out(`${scene.name}: ${evaluation.note}`);
+    const own = results.filter((m) => m.sceneParams).map((m) => m.scene.name);
+    if (own.length > 0) io.out(`per-scene parameters (stereo/sceneParams.ts) for ${own.join(', ')}; the others got the defaults (--no-scene-params: the defaults for all)`);
     if (outDir !== undefined) io.out(`wrote per-scene outputs under ${outDir}`);
     if (reportFile) io.out(`wrote ${reportFile}`);
     if (a.middeval3) io.out(`wrote MiddEval3 results under ${a.middeval3}`);

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import type { Scene } from '../../data/sceneTypes';
-import type { MatchResult } from '../match';
+import { disparityInPixels, type MatchResult } from '../match';
 import { checkAlgorithmName, checkSetName, middeval3Place, writeMiddEval3 } from '../middeval3';
 import { writeReport, type ReportScene } from './html';
 import { writeSceneOutputs } from './sceneOutputs';
@@ -65,7 +65,7 @@ export class RunOutputs {
     if (this.o.middeval3 !== undefined) {
       const place = middeval3Place(scene.dir, this.o.middeval3Set);
       const p = writeMiddEval3(this.o.middeval3, this.name, {
-        set: place.set, scene: place.scene, width: r.width, height: r.height, disparity: r.disparity, seconds: r.times.totalMs / 1000,
+        set: place.set, scene: place.scene, width: r.width, height: r.height, disparity: disparityInPixels(r), seconds: r.times.totalMs / 1000,
       });
       written.push(p.pfm, p.time);
     }

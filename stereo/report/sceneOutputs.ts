@@ -5,7 +5,7 @@ import { writePng } from '../../data/imageIO';
 import { colorizeDisparity, errorImage } from '../../data/metrics';
 import type { Scene } from '../../data/sceneTypes';
 import { autoPngScale, writeDisparityPfm, writeDisparityPng } from '../disparityOutput';
-import type { MatchResult } from '../match';
+import { disparityInPixels, type MatchResult } from '../match';
 import { recordedParams } from '../summary';
 import { badTable } from '../tune/badPixels';
 import type { ReportScene } from './html';
@@ -28,10 +28,10 @@ export async function writeSceneOutputs(dir: string, reportDir: string, scene: S
   const links: ReportScene['links'] = [];
   await writePng(path.join(dir, 'left.png'), scene.left);
   images.push({ label: 'left image', file: rel('left.png') });
-  const scale = autoPngScale(r.ndisp);
+  const scale = autoPngScale(r.minDisp + r.ndisp);
   await writeDisparityPng(path.join(dir, 'disp.png'), r.disparity, W, H, scale);
   images.push({ label: `disparity (grey = d × ${scale})`, file: rel('disp.png') });
-  await writePng(path.join(dir, 'disp-color.png'), colorizeDisparity(r.disparity, W, H, r.ndisp - 1));
+  await writePng(path.join(dir, 'disp-color.png'), colorizeDisparity(r.disparity, W, H, r.minDisp + r.ndisp - 1));
   images.push({ label: 'disparity, colour-mapped', file: rel('disp-color.png') });
   let bad: ReportScene['bad'];
   if (scene.groundTruth) {
@@ -40,9 +40,9 @@ export async function writeSceneOutputs(dir: string, reportDir: string, scene: S
     images.push({ label: 'ground truth, colour-mapped', file: rel('gt-color.png') });
     await writePng(path.join(dir, 'error.png'), errorImage(scene.left, r.disparity, scene.groundTruth, 1, scene.masks.nonocc));
     images.push({ label: `errors > 1 px${scene.masks.nonocc ? ' (nonocc)' : ''} in red`, file: rel('error.png') });
-    bad = badTable(scene, r.disparity, thresholds);
+    bad = badTable(scene, disparityInPixels(r), thresholds);
   }
-  writeDisparityPfm(path.join(dir, 'disp.pfm'), r.disparity, W, H);
+  writeDisparityPfm(path.join(dir, 'disp.pfm'), disparityInPixels(r), W, H);
   links.push({ label: 'disparity PFM', file: rel('disp.pfm') });
   const section: ReportScene = {
     name: scene.name, width: W, height: H, ndisp: r.ndisp, images, links, bad, thresholds,

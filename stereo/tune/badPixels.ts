@@ -15,8 +15,9 @@ export function badTable(scene: Scene, disparity: ArrayLike<number>, thresholds:
   if (scene.masks.nonocc) wanted.push(['nonocc', 'nonocc']);
   wanted.push(['all', scene.masks.all ? 'all' : 'known']);
   if (scene.masks.disc) wanted.push(['disc', 'disc']);
+  wanted.push(['scene', scene.masks.nonocc && !scene.nonoccDerived ? 'nonocc' : 'known']);
   const e = evaluateDisparity(disparity, scene.groundTruth, scene.left.width, scene.left.height, {
-    thresholds, masks: scene.masks, regions: wanted.map(([, r]) => r),
+    thresholds, masks: scene.masks, regions: [...new Set(wanted.map(([, r]) => r))],
   });
   const out: BadTable = {};
   for (const [mask, region] of wanted) {

@@ -5,15 +5,21 @@ export type Objective =
   | { kind: 'bad'; threshold: number; mask: MaskName; text: string }
   | { kind: 'energy'; text: string };
 
-export type MaskName = 'nonocc' | 'all' | 'disc';
-export const MASKS: readonly MaskName[] = ['nonocc', 'all', 'disc'];
+/**
+ * 'scene' is each scene's evaluation region as ../shared/anchors/README.md
+ * and `stereocut accuracy` use it: nonocc where the dataset gives the mask
+ * (v2 nonocc.png, MiddEval3 mask0nocc.png), every known pixel elsewhere (a
+ * nonocc mask stereocut derived itself is not used).
+ */
+export type MaskName = 'nonocc' | 'all' | 'disc' | 'scene';
+export const MASKS: readonly MaskName[] = ['nonocc', 'all', 'disc', 'scene'];
 /** Thresholds recorded for every trial, so any of them can be ranked later without re-running. */
 export const RECORDED_THRESHOLDS: readonly number[] = [0.5, 1, 2, 4];
 
 export function parseObjective(text: string): Objective {
   if (text === 'energy') return { kind: 'energy', text };
-  const m = /^bad(\d+(?:\.\d+)?)-(nonocc|all|disc)$/.exec(text);
-  if (!m) throw new Error(`--metric: unknown metric '${text}' (expected bad<threshold>-<nonocc|all|disc>, e.g. bad1-nonocc, or energy)`);
+  const m = /^bad(\d+(?:\.\d+)?)-(nonocc|all|disc|scene)$/.exec(text);
+  if (!m) throw new Error(`--metric: unknown metric '${text}' (expected bad<threshold>-<nonocc|all|disc|scene>, e.g. bad1-nonocc, or energy)`);
   return { kind: 'bad', threshold: Number(m[1]), mask: m[2] as MaskName, text };
 }
 
@@ -21,7 +27,7 @@ export function parseObjective(text: string): Objective {
 export function checkSceneForObjective(scene: Scene, where: string, o: Objective): void {
   if (o.kind !== 'bad') return;
   if (!scene.groundTruth) throw new Error(`scene ${where}: no ground truth, which --metric ${o.text} needs`);
-  if (o.mask !== 'all' && !scene.masks[o.mask]) throw new Error(`scene ${where}: no ${o.mask} mask, which --metric ${o.text} needs`);
+  if (o.mask !== 'all' && o.mask !== 'scene' && !scene.masks[o.mask]) throw new Error(`scene ${where}: no ${o.mask} mask, which --metric ${o.text} needs`);
 }
 
 /** Per-mask, per-threshold bad-pixel percentages of one trial. */

@@ -18,6 +18,39 @@ export interface BestSettings {
   overall?: PointSummary;
   /** Per scene: the best trial, and the scene's own (hand-set) parameters where they were run. */
   perScene: Record<string, { point: ParamPoint; objective: number; handSet?: number }>;
+  /** Leave-one-scene-out check of `overall` (two or more scenes, complete points only). */
+  leaveOneOut?: LeaveOneOut;
+}
+
+/**
+ * Leave-one-scene-out: for each scene, the point with the lowest mean over
+ * the *other* scenes, scored on the scene left out. Its mean is what the
+ * chosen setting can be expected to do on a pair it was not chosen on; the
+ * gap to the in-sample mean of `overall` shows how much the choice is fitted.
+ */
+export interface LeaveOneOut {
+  mean: number;
+  perScene: Record<string, { point: ParamPoint; objective: number }>;
+}
+
+export function leaveOneOut(points: PointSummary[], scenes: string[]): LeaveOneOut | undefined {
+  const complete = points.filter((p) => p.complete);
+  if (scenes.length < 2 || complete.length === 0) return undefined;
+  const perScene: LeaveOneOut['perScene'] = {};
+  let sum = 0;
+  for (const held of scenes) {
+    let best: PointSummary | undefined;
+    let bestMean = Infinity;
+    for (const p of complete) {
+      let m = 0;
+      for (const sc of scenes) if (sc !== held) m += p.perScene[sc];
+      m /= scenes.length - 1;
+      if (m < bestMean || (m === bestMean && best && p.key < best.key)) { best = p; bestMean = m; }
+    }
+    perScene[held] = { point: best!.point, objective: best!.perScene[held] };
+    sum += best!.perScene[held];
+  }
+  return { mean: sum / scenes.length, perScene };
 }
 
 /** The hand-set baseline is the empty point: the scene's own parameters with nothing searched. */
@@ -57,7 +90,8 @@ export function bestSettings(records: TrialRecord[], scenes: string[]): BestSett
     }
     if (best) perScene[sc] = { point: best.point, objective: best.objective, handSet };
   }
-  return { overall: points.find((p) => p.complete), perScene };
+  const loo = leaveOneOut(points, scenes);
+  return { overall: points.find((p) => p.complete), perScene, ...(loo ? { leaveOneOut: loo } : {}) };
 }
 
 const fmt = (v: number | undefined): string => (v === undefined || Number.isNaN(v) ? '–' : (Math.abs(v) >= 1000 ? v.toFixed(0) : v.toFixed(2)));
@@ -89,6 +123,13 @@ export function bestTableLines(best: BestSettings, scenes: string[], metric: str
     const hs = scenes.map((sc) => best.perScene[sc]?.handSet);
     const hsMean = hs.every((v) => v !== undefined) ? (hs as number[]).reduce((a, b) => a + b, 0) / hs.length : undefined;
     lines.push(`overall best (mean ${metric} ${fmt(best.overall.mean)}${hsMean !== undefined ? ` vs hand-set ${fmt(hsMean)}` : ''}): ${describePoint(best.overall.point)}`);
+  }
+  if (best.leaveOneOut) {
+    lines.push(`leave-one-scene-out: mean ${metric} ${fmt(best.leaveOneOut.mean)} (each scene scored with the best setting of the other scenes; in-sample ${fmt(best.overall?.mean)})`);
+    for (const sc of scenes) {
+      const l = best.leaveOneOut.perScene[sc];
+      if (l) lines.push(`  ${sc}: ${fmt(l.objective)} with ${describePoint(l.point)}`);
+    }
   }
   return lines;
 }

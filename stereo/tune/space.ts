@@ -1,4 +1,4 @@
-import { COST_KINDS } from '../../costs';
+import { COST_KINDS, MAX_CENSUS_SIDE, parseCensusWindow } from '../../costs';
 import { LABEL_ORDERS } from '../../expansion/labelOrder';
 import { seededRandom } from '../../data/random';
 import type { MatchParams } from '../params';
@@ -14,7 +14,7 @@ import type { MatchParams } from '../params';
 
 export type TunableName =
   | 'lambda' | 'truncation' | 'tau' | 'cost' | 'cueFactor' | 'cueThreshold' | 'cycles' | 'window'
-  | 'smoothness' | 'border' | 'order' | 'graph' | 'init';
+  | 'smoothness' | 'border' | 'order' | 'graph' | 'init' | 'censusWindow' | 'lrCheck';
 
 export type ParamValue = number | string;
 /** One setting of the searched parameters. */
@@ -44,13 +44,23 @@ const SPECS: Record<TunableName, ParamSpec> = {
   order: { kind: 'enum', values: LABEL_ORDERS },
   graph: { kind: 'enum', values: ['reversed', 'classic'] },
   init: { kind: 'enum', values: ['wta', 'zero'] },
+  censusWindow: { kind: 'enum', values: censusWindowNames() },
+  lrCheck: { kind: 'enum', values: ['on', 'off'] },
 };
+
+/** Every census window a point may name, "WxH" with odd sides (as --census-window takes them). */
+function censusWindowNames(): string[] {
+  const out: string[] = [];
+  for (let w = 1; w <= MAX_CENSUS_SIDE; w += 2) for (let h = 1; h <= MAX_CENSUS_SIDE; h += 2) if (w * h > 1) out.push(`${w}x${h}`);
+  return out;
+}
 
 export const TUNABLE_NAMES = Object.keys(SPECS) as TunableName[];
 
 /** Accepted spellings → canonical names (the command-line option names and the paper's symbols). */
 const ALIASES: Record<string, TunableName> = {
   T: 'truncation', 'λ': 'lambda', 'τ': 'tau', 'cue-factor': 'cueFactor', 'cue-threshold': 'cueThreshold',
+  'census-window': 'censusWindow', 'lr-check': 'lrCheck',
 };
 
 export function canonicalParamName(name: string): TunableName {
@@ -215,6 +225,10 @@ export function randomPoints(space: SearchSpace, count: number, seed: number): P
 /** A point as MatchParams overrides. */
 export function pointToParams(point: ParamPoint): Partial<MatchParams> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(point)) out[k] = v;
+  for (const [k, v] of Object.entries(point)) {
+    if (k === 'censusWindow') out[k] = parseCensusWindow(String(v));
+    else if (k === 'lrCheck') out[k] = v === 'on';
+    else out[k] = v;
+  }
   return out as Partial<MatchParams>;
 }

@@ -1,4 +1,4 @@
-import { match } from '../match';
+import { disparityInPixels, match } from '../match';
 import { DEFAULT_PARAMS, type BackendName, type MatchParams } from '../params';
 import { sceneParamsFor } from '../sceneParams';
 import type { Scene } from '../../data/sceneTypes';
@@ -74,9 +74,9 @@ export async function runTrial(job: TrialJob, cache: SceneCache): Promise<TrialR
   if (sceneLabel(job.sceneSpec, scene) !== job.scene) throw new Error(`scene ${job.sceneSpec}: loads as '${sceneLabel(job.sceneSpec, scene)}', expected '${job.scene}'`);
   const params = trialParams(job);
   const t0 = performance.now();
-  const r = await match(scene.left, scene.right, { ...params, ndisp: scene.ndisp, backend: job.backend });
+  const r = await match(scene.left, scene.right, { ...params, ndisp: scene.ndisp, minDisp: scene.minDisp ?? 0, backend: job.backend });
   const timeMs = performance.now() - t0;
-  const bad: BadTable = badTable(scene, r.disparity, job.thresholds);
+  const bad: BadTable = badTable(scene, disparityInPixels(r), job.thresholds);
   const energy = r.finalEnergy.total / r.costScale;
   return {
     key: job.key, scene: job.scene, sceneSpec: job.sceneSpec, point: job.point, params: r.params, metric: job.metric,

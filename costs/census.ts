@@ -1,0 +1,123 @@
+import type { IntensityImage } from './intensity';
+
+/**
+ * The census transform (Zabih & Woodfill 1994) and its Hamming-distance cost.
+ *
+ * Grey: a colour sample is reduced to grey by the integer Rec. 601 luma
+ * g = (299 R + 587 G + 114 B + 500) div 1000 on the 8-bit scale of
+ * intensity.ts (a grey image is used as it is). Integer arithmetic, so the
+ * codes do not depend on floating-point rounding.
+ *
+ * Code: for a window of w × h pixels (both odd) centred on p, one bit per
+ * neighbour q ≠ p in row-major window order, set when g(q) < g(p). Pixels
+ * outside the image read the nearest pixel inside (borders replicated). The
+ * bits are packed 32 to a word, `words` words per pixel, least significant
+ * bit first.
+ *
+ * Cost: the Hamming distance of the left code at (x, y) and the right code
+ * at (x − d, y), counted by popcount. Only the order of grey values enters,
+ * so any strictly increasing change of one image's brightness (gain and
+ * offset) leaves every cost unchanged.
+ */
+
+export interface CensusWindow {
+  width: number;
+  height: number;
+}
+
+/** Largest window side: 31×31 = 960 bits per pixel is already far beyond what matching needs. */
+export const MAX_CENSUS_SIDE = 31;
+export const DEFAULT_CENSUS_WINDOW: CensusWindow = { width: 7, height: 7 };
+
+/** Parses a `--census-window` value: "WxH" or "N" (N×N), odd sizes 1..31, at least 2 pixels. */
+export function parseCensusWindow(text: string | number): CensusWindow {
+  const s = String(text).trim();
+  const m = /^(\d+)(?:\s*[x×X]\s*(\d+))?$/.exec(s);
+  if (!m) throw new Error(`--census-window: expected WxH with odd sizes, e.g. 7x7 or 9x7 (got '${s}')`);
+  const width = Number(m[1]);
+  const height = m[2] === undefined ? width : Number(m[2]);
+  return validateCensusWindow({ width, height });
+}
+
+export function validateCensusWindow(w: CensusWindow): CensusWindow {
+  const ok = (v: number): boolean => Number.isInteger(v) && v >= 1 && v <= MAX_CENSUS_SIDE && v % 2 === 1;
+  if (!w || !ok(w.width) || !ok(w.height)) {
+    throw new Error(`--census-window: sizes must be odd integers in 1..${MAX_CENSUS_SIDE} (got ${w ? `${w.width}x${w.height}` : String(w)})`);
+  }
+  if (w.width * w.height < 2) throw new Error(`--census-window: a 1x1 window compares nothing (got ${w.width}x${w.height})`);
+  return { width: w.width, height: w.height };
+}
+
+/** Bits per code: every window pixel but the centre. */
+export function censusBits(w: CensusWindow): number {
+  return w.width * w.height - 1;
+}
+
+/** 32-bit words per pixel. */
+export function censusWords(w: CensusWindow): number {
+  return Math.ceil(censusBits(w) / 32);
+}
+
+/** Grey samples 0..255 of an 8-bit-scale image (the integer luma above for RGB). */
+export function censusGrey(im: IntensityImage): Int32Array {
+  const n = im.width * im.height;
+  const { data, channels: C } = im;
+  if (C === 1) return data.slice(0, n);
+  const g = new Int32Array(n);
+  for (let i = 0, j = 0; i < n; i++, j += 3) g[i] = ((299 * data[j] + 587 * data[j + 1] + 114 * data[j + 2] + 500) / 1000) | 0;
+  return g;
+}
+
+/** Census codes of an image: codes[(y·W + x)·words + k], see the module comment. */
+export interface CensusCodes {
+  width: number;
+  height: number;
+  window: CensusWindow;
+  words: number;
+  codes: Int32Array;
+}
+
+export function censusTransform(im: IntensityImage, window: CensusWindow): CensusCodes {
+  validateCensusWindow(window);
+  const W = im.width;
+  const H = im.height;
+  const g = censusGrey(im);
+  const words = censusWords(window);
+  const codes = new Int32Array(W * H * words);
+  const rx = (window.width - 1) >> 1;
+  const ry = (window.height - 1) >> 1;
+  // Column of every x + dx, clamped to the image, so the inner loop has no border test.
+  const colOf = new Int32Array(W + 2 * rx);
+  for (let x = -rx; x < W + rx; x++) colOf[x + rx] = x < 0 ? 0 : x >= W ? W - 1 : x;
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      const p = y * W + x;
+      const centre = g[p];
+      let o = p * words;
+      let bit = 0;
+      let word = 0;
+      for (let dy = -ry; dy <= ry; dy++) {
+        const yy = y + dy < 0 ? 0 : y + dy >= H ? H - 1 : y + dy;
+        const row = yy * W;
+        for (let dx = -rx; dx <= rx; dx++) {
+          if (dx === 0 && dy === 0) continue;
+          if (g[row + colOf[x + dx + rx]] < centre) word |= 1 << bit;
+          if (++bit === 32) {
+            codes[o++] = word;
+            word = 0;
+            bit = 0;
+          }
+        }
+      }
+      if (bit > 0) codes[o] = word;
+    }
+  }
+  return { width: W, height: H, window: { ...window }, words, codes };
+}
+
+/** Number of set bits of a 32-bit integer. */
+export function popcount32(v: number): number {
+  v = v - ((v >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+}

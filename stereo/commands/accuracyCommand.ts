@@ -1,0 +1,56 @@
+import * as fs from 'fs';
+import { loadScene } from '../../data/scene';
+import { accuracyRow, summarise, type AccuracyRow } from '../accuracy/accuracy';
+import type { BackendName } from '../params';
+import type { Io } from './common';
+import { paramsFromArgs, type ParamArgs } from './paramOptions';
+import { tableLines } from './scoreFormat';
+
+export interface AccuracyArgs extends ParamArgs {
+  scenes: string[];
+  'scene-params': boolean;
+  backend: string;
+  json: boolean;
+}
+
+const f2 = (v: number | undefined): string => (v === undefined ? '–' : v.toFixed(2));
+
+/**
+ * `stereocut accuracy`: the default setting (or with --scene-params the
+ * per-scene table) on each scene, bad % at 0.5 / 1 / 2 px in the scene's
+ * region beside OpenCV StereoSGBM's figures, the mean and the ratio; and how
+ * much of each run the data costs took.
+ */
+export async function accuracyCommand(a: AccuracyArgs, io: Io): Promise<number> {
+  const { params, initFile } = paramsFromArgs(a);
+  if (initFile) throw new Error(`--init: accuracy takes wta or zero (got ${initFile})`);
+  const scenes = [];
+  for (const dir of a.scenes) {
+    if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`scene folder ${dir}: no such folder`);
+    const s = await loadScene(dir);
+    if (!s.groundTruth) throw new Error(`scene folder ${dir}: no ground truth to score against`);
+    scenes.push(s);
+  }
+  const rows: AccuracyRow[] = [];
+  for (const s of scenes) rows.push(await accuracyRow(s, { backend: a.backend as BackendName, sceneParams: a['scene-params'], overrides: params }));
+  const sum = summarise(rows);
+  if (a.json) {
+    io.out(JSON.stringify({ rows, summary: sum }, null, 2));
+    return 0;
+  }
+  const head = ['scene', 'region', 'bad>0.5', 'bad>1', 'bad>2', 'SGBM>0.5', 'SGBM>1', 'SGBM>2', 'ratio>1', 'costs s', 'left view s', 'costs %', 'total s', 'params'];
+  const body = rows.map((r) => {
+    const sg = r.sgbm && r.sgbm.region === r.region ? r.sgbm : undefined;
+    return [
+      r.scene, r.region, f2(r.bad[0]), f2(r.bad[1]), f2(r.bad[2]), f2(sg?.bad['0.5']), f2(sg?.bad['1']), f2(sg?.bad['2']),
+      sg ? (r.bad[1] / sg.bad['1']).toFixed(2) : '–', (r.costsMs / 1000).toFixed(2), (r.leftViewMs / 1000).toFixed(2),
+      ((100 * r.costsMs) / r.leftViewMs).toFixed(1), (r.totalMs / 1000).toFixed(2), r.sceneParams ? 'per-scene' : 'default',
+    ];
+  });
+  body.push(['mean', '', f2(sum.mean[0]), f2(sum.mean[1]), f2(sum.mean[2]), '', f2(sum.sgbmMean1), '', sum.sgbmMean1 ? (sum.oursMean1OnSgbmScenes! / sum.sgbmMean1).toFixed(2) : '–', '', '', '', '', '']);
+  for (const l of tableLines(head, body)) io.out(l);
+  io.out(`bad = |d − ground truth| > threshold, % of the region's pixels with ground truth; an invalid pixel counts as bad. SGBM: OpenCV 4.6 StereoSGBM, best mode and block per scene (stereo/accuracy/sgbmReference.ts).`);
+  io.out(`costs % = data costs (census codes, cost volume) and smoothness weights, share of the left view's match; the right view of the left–right check costs the same again.`);
+  if (sum.notBelowSgbm.length > 0) io.out(`not below SGBM at 1 px: ${sum.notBelowSgbm.join(', ')}`);
+  return 0;
+}
