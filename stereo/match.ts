@@ -50,7 +50,7 @@ export interface MatchOptions extends Partial<MatchParams> {
 
 /** The phases of a match as they end, in this order ('cycle' once per cycle). */
 export type MatchEvent =
-  | { kind: 'start'; width: number; height: number; ndisp: number; params: MatchParams & { tau: number }; init: InitRecord; backend: BackendName }
+  | { kind: 'start'; width: number; height: number; ndisp: number; minDisp: number; params: MatchParams & { tau: number }; init: InitRecord; backend: BackendName }
   | { kind: 'costs'; ms: number }
   | { kind: 'solver'; backend: string; device: string; ms: number; fallbacks: string[] }
   | { kind: 'init'; ms: number }
@@ -267,7 +267,7 @@ async function matchOneView(left: Raster, right: Raster, options: MatchOptions):
   const params = { ...resolved, tau: resolved.tau ?? defaultTau(resolved.cost, left.channels, resolved.censusWindow) };
   const init: InitRecord = options.initialLabels ? { kind: 'given', ...options.initSource }
     : params.init === 'wta' ? { kind: 'wta', window: params.window } : { kind: 'zero' };
-  emit({ kind: 'start', width: left.width, height: left.height, ndisp: options.ndisp, params, init, backend });
+  emit({ kind: 'start', width: left.width, height: left.height, ndisp: options.ndisp, minDisp, params, init, backend });
   const leftToDevice = await costsLeftToDevice(params, options.ndisp, backend, verify);
   const clockWarmup = await warmUpForBackend(backend, options.warmUpClocks, leftToDevice);
   // The energy is built from the parameters as given (τ undefined = the matcher's default); `params` records the value that ran.

@@ -1,3 +1,4 @@
+import { DEFAULT_CENSUS_WINDOW } from '../costs';
 import type { CycleReport } from '../expansion/alphaExpansion';
 import type { EnergyBreakdown } from '../data/energy';
 import type { InitRecord, MatchResult } from './match';
@@ -14,10 +15,14 @@ export function initText(init: InitRecord): string {
 }
 
 /** Every parameter that shaped the run, on one line (the header of a match). */
-export function paramsLine(width: number, height: number, ndisp: number, p: MatchParams & { tau: number }, init: InitRecord): string {
-  return `${width}×${height} pixels, ${ndisp} disparities; cost ${p.cost} τ=${p.tau} border ${p.border}, λ=${p.lambda}, ${p.smoothness} T=${p.truncation}, ` +
+export function paramsLine(width: number, height: number, ndisp: number, p: MatchParams & { tau: number }, init: InitRecord, minDisp = 0): string {
+  const range = minDisp > 0 ? `disparities ${minDisp}..${minDisp + ndisp - 1}` : `${ndisp} disparities`;
+  const w = p.censusWindow ?? DEFAULT_CENSUS_WINDOW;
+  const cost = p.cost === 'census' ? `census ${w.width}x${w.height}` : p.cost;
+  const post = `${p.lrCheck ? `, left-right check${p.lrFill ? ' and fill' : ''}` : ''}${p.subpixel ? ', sub-pixel' : ''}`;
+  return `${width}×${height} pixels, ${range}; cost ${cost} τ=${p.tau} border ${p.border}, λ=${p.lambda}, ${p.smoothness} T=${p.truncation}, ` +
     `cue ${p.cueThreshold}/×${p.cueFactor}, init ${initText(init)}, graph ${p.graph}, order ${p.order}${p.order === 'random' ? ` seed ${p.seed}` : ''}, ` +
-    `cycles ${p.cycles}${p.skipUnchanged ? '' : ', every move run'}, costs ${p.costs}`;
+    `cycles ${p.cycles}${p.skipUnchanged ? '' : ', every move run'}, costs ${p.costs}${post}`;
 }
 
 export const energyText = (e: EnergyBreakdown): string => `${e.total} (data ${e.data}, smoothness ${e.smoothness})`;
@@ -51,7 +56,7 @@ export function matchSummaryLines(r: MatchResult): string[] {
     `backend: ${r.backend} on ${r.device}`,
     ...r.fallbacks.map((f) => `note: ${f}`),
     ...(w ? [w.dispatches > 0 ? `GPU clock warm-up: ${w.dispatches} spin dispatches queued before the costs` : `GPU clock warm-up skipped: ${w.skipped}`] : []),
-    paramsLine(r.width, r.height, r.ndisp, r.params, r.init) + (r.costScale !== 1 ? `; energies × ${r.costScale}` : ''),
+    paramsLine(r.width, r.height, r.ndisp, r.params, r.init, r.minDisp) + (r.costScale !== 1 ? `; energies × ${r.costScale}` : ''),
     `energy after init: ${energyText(r.initialEnergy)}`,
     ...r.cycles.map(cycleLine),
     ...closingLines(r),

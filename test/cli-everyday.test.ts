@@ -95,7 +95,7 @@ describe('bugs 2 and 3: the record says exactly what ran, every parameter includ
   });
 
   test('--json and metrics.json list every parameter with its effective value (τ from the cost kind when not given)', async () => {
-    const j = JSON.parse((await cli(['match', L, R, '--ndisp', 8, '-o', f('p.png'), '--cycles', 1, '--backend', 'bk', '--json'])).out);
+    const j = JSON.parse((await cli(['match', L, R, '--ndisp', 8, '-o', f('p.png'), '--cost', 'sad', '--cycles', 1, '--backend', 'bk', '--json'])).out);
     for (const k of Object.keys(DEFAULT_PARAMS)) expect(j.params).toHaveProperty(k);
     expect(j.params.tau).toBe(20 * 3); // SAD's default: 20 per channel, 3 channels
     expect(j.params.ndisp).toBe(8);
@@ -127,7 +127,7 @@ describe('bug 5: a bad value is one line naming the option, the value as typed a
     [['--window', '4'], 1, "stereocut: --window: got '4', expected an odd integer ≥ 1"],
     [['-T', '1.5'], 1, "stereocut: -T: got '1.5', expected an integer ≥ 0"],
     [['--truncation=x'], 1, "stereocut: --truncation: got 'x', expected an integer ≥ 0"],
-    [['--cost', 'ncc'], 2, "stereocut: --cost: got 'ncc', expected one of sad, ssd, sad+sgrad"],
+    [['--cost', 'ncc'], 2, "stereocut: --cost: got 'ncc', expected one of sad, ssd, sad+sgrad, census"],
     [['--backend', 'quantum'], 2, "stereocut: --backend: got 'quantum', expected one of auto, gpu, gpujs-cpu, bk"],
     [['--cycles', 'many'], 1, "stereocut: --cycles: got 'many', expected an integer ≥ 0 or converge"],
   ])('match %j', async (bad, code, message) => {
@@ -238,7 +238,7 @@ describe('live progress', () => {
   test('match prints the parameters and the backend before the first cycle ends, a bar on a terminal, notices only on stderr', async () => {
     const r = await cli(['match', L, R, '--ndisp', 8, '-o', f('live.png'), '--cycles', 2], { status: true });
     expect(r.code).toBe(0);
-    expect(r.outLines[0]).toMatch(/^64×48 pixels, 8 disparities; cost sad τ=60/);
+    expect(r.outLines[0]).toMatch(/^64×48 pixels, 8 disparities; cost census 7x7 τ=26 .*, left-right check and fill$/);
     expect(r.outLines[1]).toMatch(/^backend: /);
     expect(r.outLines[2]).toMatch(/^energy after init: /);
     expect(r.outLines[3]).toMatch(/^cycle 1: /);

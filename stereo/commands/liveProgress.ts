@@ -44,7 +44,7 @@ export class LiveMatch {
       case 'start':
         this.cycles = e.params.cycles;
         this.backendAsked = e.backend;
-        this.line(paramsLine(e.width, e.height, e.ndisp, e.params, e.init));
+        this.line(paramsLine(e.width, e.height, e.ndisp, e.params, e.init, e.minDisp));
         this.status('data costs…');
         break;
       case 'costs':
