@@ -90,7 +90,7 @@ export function defaultTau(kind: CostKind, channels: number, censusWindow: Censu
  * Census truncation: 13/24 of the code's bits (26 of the 48 bits of 7×7),
  * so that windows of every size saturate at the same fraction of differing
  * comparisons; 26 for 7×7 is the value `stereocut tune` chose on the ten
- * shared scenes (NOTES-issue25.md). Census costs do not depend on the
+ * shared scenes (BENCHMARKS.md, "Accuracy"). Census costs do not depend on the
  * channel count.
  */
 export function defaultCensusTau(w: CensusWindow): number {

@@ -48,14 +48,16 @@ export interface MatchOptions extends Partial<MatchParams> {
   warmUpClocks?: boolean;
 }
 
-/** The phases of a match as they end, in this order ('cycle' once per cycle). */
+/** The phases of a match as they end, in this order ('cycle' once per cycle; 'rightView' when the left–right check starts its second match, 'leftRightCheck' when it ends). */
 export type MatchEvent =
   | { kind: 'start'; width: number; height: number; ndisp: number; minDisp: number; params: MatchParams & { tau: number }; init: InitRecord; backend: BackendName }
   | { kind: 'costs'; ms: number }
   | { kind: 'solver'; backend: string; device: string; ms: number; fallbacks: string[] }
   | { kind: 'init'; ms: number }
   | { kind: 'initialEnergy'; energy: EnergyBreakdown }
-  | { kind: 'cycle'; report: CycleReport; of: number | 'converge' };
+  | { kind: 'cycle'; report: CycleReport; of: number | 'converge' }
+  | { kind: 'rightView' }
+  | { kind: 'leftRightCheck'; ms: number; inconsistent: number; filled: boolean };
 
 /** What the initial labeling was: a method, or a given map (and the file and scale it was read from, when the caller says). */
 export type InitRecord = { kind: 'wta'; window: number } | { kind: 'zero' } | { kind: 'given'; file?: string; scale?: number };
@@ -248,12 +250,14 @@ async function checkedMatch(left: Raster, right: Raster, options: MatchOptions):
   const r = await matchOneView(left, right, options);
   if (!r.params.lrCheck) return r;
   const t0 = performance.now();
+  options.onEvent?.({ kind: 'rightView' });
   // The right view's disparity: the same energy on the mirrored, swapped pair (no given start, no callbacks or events).
   const [ml, mr] = mirroredSwappedPair(left, right);
   const rv = await matchOneView(ml, mr, { ...options, initialLabels: undefined, onMove: undefined, onCycle: undefined, onEvent: undefined, lrCheck: false, subpixel: false });
   const dispRight = mirrorRows(rv.disparity, r.width, r.height);
   const checked = leftRightCheck(r.disparity, dispRight, r.width, r.height, r.params.lrFill);
   const extraMs = performance.now() - t0;
+  options.onEvent?.({ kind: 'leftRightCheck', ms: extraMs, inconsistent: checked.invalid, filled: r.params.lrFill });
   return { ...r, disparity: checked.disparity, inconsistentPixels: checked.invalid, times: { ...r.times, totalMs: r.times.totalMs + extraMs, rightViewMs: extraMs } };
 }
 

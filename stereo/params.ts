@@ -56,7 +56,7 @@ export interface MatchParams {
  * chose on the ten shared Middlebury scenes (lowest mean bad > 1 px in each
  * scene's region among the settings that beat OpenCV's StereoSGBM on every
  * scene; search, in-sample and leave-one-scene-out figures in
- * NOTES-issue25.md): 7×7 census truncated at 26 bits, λ 5, cue threshold 12,
+ * BENCHMARKS.md, "Accuracy"): 7×7 census truncated at 26 bits, λ 5, cue threshold 12,
  * two cycles, left–right check with row fill.
  */
 export const DEFAULT_PARAMS: MatchParams = {

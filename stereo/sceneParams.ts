@@ -4,7 +4,7 @@ import type { MatchParams } from './params';
  * Per-scene parameters for the four Middlebury v2 scenes of the paper's
  * Table 4 (tsukuba, venus, teddy, cones), which `stereocut run` recognises by
  * folder name and uses unless --no-scene-params is given. Chosen with
- * `stereocut tune` on each scene alone (NOTES-issue25.md), so they are
+ * `stereocut tune` on each scene alone (BENCHMARKS.md, "Accuracy"), so they are
  * fitted to the scene: every other folder, and every scene with
  * --no-scene-params, gets DEFAULT_PARAMS. Options given on the command line
  * override them.

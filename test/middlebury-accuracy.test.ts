@@ -13,7 +13,7 @@ import { SGBM_REFERENCE } from '../stereo/accuracy/sgbmReference';
  *
  * Per-scene parameters (stereo/sceneParams.ts) on the paper's four scenes,
  * nonocc: the bounds below, measured with `stereocut accuracy --scene-params`
- * (NOTES-issue25.md). The issue's Table 4 targets are 1.9 / 0.75 / 6.0 / 3.3;
+ * (BENCHMARKS.md, "Accuracy"). The issue's Table 4 targets are 1.9 / 0.75 / 6.0 / 3.3;
  * venus and cones meet them, tsukuba (1.95) and teddy (6.24) do not yet, so
  * their bounds are the measured figures rounded up, not the targets. The
  * earlier bounds (2.3, 1.2, 11.0, 5.0) are kept as the outer limit.

@@ -1,6 +1,6 @@
 import type { MoveProgress } from '../../expansion/alphaExpansion';
 import type { MatchEvent, MatchResult } from '../match';
-import { cycleLine, energyText, paramsLine } from '../summary';
+import { checkLine, cycleLine, energyText, paramsLine } from '../summary';
 import type { Io } from './common';
 
 /** How a command shows a match while it runs. */
@@ -64,6 +64,12 @@ export class LiveMatch {
         break;
       case 'cycle':
         this.line(cycleLine(e.report));
+        break;
+      case 'rightView':
+        this.status('right view for the left-right check…');
+        break;
+      case 'leftRightCheck':
+        this.line(checkLine(e.ms, e.inconsistent, e.filled));
         break;
     }
   };

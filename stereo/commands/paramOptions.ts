@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { COST_KINDS, parseCensusWindow } from '../../costs';
 import { LABEL_ORDERS } from '../../expansion/labelOrder';
-import { BACKENDS, type MatchParams } from '../params';
+import { BACKENDS, DEFAULT_PARAMS as D, type MatchParams } from '../params';
 import { checkNumber, NUMBER_RULES, valueError } from './optionValues';
 
 /**
@@ -22,25 +22,25 @@ function withEnergyOptions<T>(y: Argv<T>) {
     .option('census-window', { type: 'string', describe: 'census window WxH, odd sizes (default 7x7)' })
     .option('tau', { type: 'number', describe: 'data cost truncation τ: differing census bits, or the 8-bit scale summed over channels (default per cost kind)' })
     .option('border', { choices: ['tau', 'clamp'], describe: 'cost where x−d < 0: τ (no evidence) or the clamped column (default clamp)' })
-    .option('lambda', { type: 'number', describe: 'smoothness weight λ (default 20)' })
+    .option('lambda', { type: 'number', describe: `smoothness weight λ (default ${D.lambda})` })
     .option('smoothness', { choices: ['linear', 'quadratic', 'potts'], describe: 'smoothness V: truncated linear, truncated quadratic or Potts (default linear)' })
-    .option('truncation', { alias: 'T', type: 'number', describe: 'smoothness truncation T in disparities (default 2)' })
-    .option('cue-threshold', { type: 'number', describe: 'static cue: neighbours closer than this in intensity… (default 5)' })
-    .option('cue-factor', { type: 'number', describe: '…get λ × this factor; 1 disables the cue (default 2)' })
+    .option('truncation', { alias: 'T', type: 'number', describe: `smoothness truncation T in disparities (default ${D.truncation})` })
+    .option('cue-threshold', { type: 'number', describe: `static cue: neighbours closer than this in intensity (max over channels)… (default ${D.cueThreshold})` })
+    .option('cue-factor', { type: 'number', describe: `…get λ × this factor; 1 disables the cue (default ${D.cueFactor})` })
     .option('init', { type: 'string', describe: 'initial labeling: wta, zero, or a disparity file (default wta)' })
-    .option('window', { type: 'number', describe: 'WTA window size, odd (default 9)' });
+    .option('window', { type: 'number', describe: `WTA window size, odd (default ${D.window})` });
 }
 
 function withSolverOptions<T>(y: Argv<T>) {
   return y
     .option('order', { choices: LABEL_ORDERS as unknown as string[], describe: 'label order per cycle (default frequent)' })
     .option('graph', { choices: ['reversed', 'classic'], describe: 'binary graph construction (default reversed, Choi & Park §3.2)' })
-    .option('cycles', { type: 'string', describe: 'α-expansion cycles, or "converge" (default 4)' })
+    .option('cycles', { type: 'string', describe: `α-expansion cycles, or "converge" (default ${D.cycles})` })
     .option('seed', { type: 'number', describe: 'seed of the random label order (default 1)' })
     .option('skip-unchanged', { type: 'boolean', describe: 'skip moves that cannot lower the energy: nothing changed since the label was last expanded (default true; --no-skip-unchanged runs every move)' })
     .option('costs', { choices: ['auto', 'volume', 'on-demand'], describe: 'data costs as a W×H×L volume, or per label when needed (GPU only); auto: on demand beyond 2^28 costs (default auto)' })
-    .option('lr-check', { type: 'boolean', describe: 'left–right consistency check: match the right view too and mark pixels whose views differ by more than 1 (--no-lr-check: off)' })
-    .option('subpixel', { type: 'boolean', describe: 'sub-pixel refinement: parabola through the window-summed costs at d−1, d, d+1, written to PFM outputs and scored (default true; --no-subpixel: integer disparities)' })
+    .option('lr-check', { type: 'boolean', describe: 'left–right consistency check: match the right view too and mark pixels whose views differ by more than 1 (default on; --no-lr-check: off)' })
+    .option('subpixel', { type: 'boolean', describe: 'sub-pixel refinement: parabola through the window-summed costs at d−1, d, d+1, written to PFM outputs and scored (default off)' })
     .option('lr-fill', { type: 'boolean', describe: 'fill the pixels the check marks from the nearest consistent pixels of their row, the farther of the two (default true; --no-lr-fill leaves them invalid: 0 in PNG, inf in PFM)' })
     .option('backend', { choices: BACKENDS as unknown as string[], default: 'auto', describe: 'max-flow backend' })
     .option('progress', { type: 'boolean', default: false, describe: 'print a line per α-expansion move on stderr (cycle, move, pixels changed, seconds)' })
