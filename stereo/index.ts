@@ -5,8 +5,8 @@
  *   import { loadScene, match, evaluate } from 'stereocut';
  *   async function main(): Promise<void> {
  *     const scene = await loadScene('data/middlebury/teddy');
- *     const r = await match(scene.left, scene.right, { ndisp: scene.ndisp, cost: 'sad+sgrad', lambda: 20 });
- *     const score = evaluate(r.disparity, scene, { thresholds: [1, 2] });
+ *     const r = await match(scene.left, scene.right, { ndisp: scene.ndisp });
+ *     const score = evaluate(disparityInPixels(r), scene, { thresholds: [1, 2] });
  *   }
  *   main();
  *
@@ -16,7 +16,8 @@
 import { evaluateDisparity, type Evaluation, type EvaluateOptions } from '../data/metrics';
 import type { Scene } from '../data/sceneTypes';
 
-export { match, resolveParams, type MatchOptions, type MatchResult, type PhaseTimes } from './match';
+export { match, resolveParams, disparityInPixels, type MatchOptions, type MatchResult, type MatchEvent, type PhaseTimes } from './match';
+export { INVALID_DISPARITY } from './leftRightCheck';
 export { matchScene, type SceneMatch } from './sceneMatch';
 export { DEFAULT_PARAMS, BACKENDS, type MatchParams, type BackendName } from './params';
 export { SCENE_PARAMS, sceneParamsFor } from './sceneParams';
