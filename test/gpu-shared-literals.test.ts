@@ -25,7 +25,7 @@ interface Binding { source: string; value?: unknown }
 interface TracedPlan { steps: Array<{ argBindings: Binding[] }> }
 interface PipelineInternals { plan: TracedPlan | null; _buildPlan(): TracedPlan; destroy(): Promise<void> }
 interface Executor { _compile(args: unknown[]): Promise<void>; destroy(): void }
-interface SolverInternals { plan(m: number, r: number, b: number, v: boolean): { pipe: { pipeline: PipelineInternals } }; schedule: { bfs: number }; flowsInOut: boolean; literals: readonly Input[] }
+interface SolverInternals { plans: { get(r: number, b: number, v: boolean): { pipe: { pipeline: PipelineInternals } } }; schedule: { bfs: number }; flowsInOut: boolean; program: { literals: readonly Input[] } }
 
 /** A stand-in for createGpuContext('webgpu'): its gpu.js instance is adapted as createGpuContext's are. */
 function webgpuContext(): ConstructorParameters<typeof GpuMoveSolver>[0] {
@@ -42,7 +42,7 @@ function newSolver(W: number, H: number, seed: number, ctx = webgpuContext()): G
 /** A plan of `rounds` rounds of the solver, traced. */
 function tracedPlan(solver: GpuMoveSolver, rounds: number): PipelineInternals {
   const s = solver as unknown as SolverInternals;
-  const pipeline = s.plan(1, rounds, s.schedule.bfs, false).pipe.pipeline;
+  const pipeline = s.plans.get(rounds, s.schedule.bfs, false).pipe.pipeline;
   pipeline.plan = pipeline._buildPlan();
   return pipeline;
 }
@@ -75,7 +75,7 @@ describe('literals shared between the plans of a solver', () => {
   test('the trace binds each of the solver\'s literals as itself in every plan and seat; with sharing off gpu.js copies it per seat', () => {
     for (const [W, H, seed] of [[7, 5, 1], [12, 9, 2], [3, 16, 3]]) {
       const solver = newSolver(W, H, seed);
-      const own = (solver as unknown as SolverInternals).literals;
+      const own = (solver as unknown as SolverInternals).program.literals;
       expect(own).toHaveLength(4);
       for (const rounds of [1, 3]) {
         const seats = literalSeats(withSharing(true, () => tracedPlan(solver, rounds)).plan!);
@@ -119,7 +119,7 @@ describe('literals shared between the plans of a solver', () => {
   test('the first plan on the device makes one buffer per literal, holding its values; later plans make none and destroy none; the solver frees them once', async () => {
     for (const [W, H, seed] of [[9, 7, 4], [16, 5, 5]]) {
       const solver = newSolver(W, H, seed);
-      const own = (solver as unknown as SolverInternals).literals;
+      const own = (solver as unknown as SolverInternals).program.literals;
       const hits = sharedLiterals.hits;
       const first = await compiled(solver, 2);
       expect(first.made).toHaveLength(own.length);
@@ -146,7 +146,7 @@ describe('literals shared between the plans of a solver', () => {
 
   test('literal buffers take queue writes: a refill replaces a literal\'s values on the host and in its device buffer, and refuses another length', async () => {
     const solver = newSolver(10, 6, 31);
-    const own = (solver as unknown as SolverInternals).literals;
+    const own = (solver as unknown as SolverInternals).program.literals;
     const first = await compiled(solver, 2);
     const COPY_DST = 0x08;
     const STORAGE = 0x80;
