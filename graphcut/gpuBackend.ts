@@ -48,13 +48,12 @@ export const BOUNDS_CHECKS_VARIABLE = 'STEREOCUT_GPU_BOUNDS_CHECKS';
 /**
  * Dawn's instance flags. By default Dawn's robustness is turned off: it
  * clamps every storage-buffer index in the generated shaders (and asks
- * Vulkan for robust buffer access), and those clamps cost about a tenth of
- * the moves' time (BENCHMARKS.md). Turning them off is sound only because every kernel this
+ * Vulkan for robust buffer access), and those clamps are a noticeable part
+ * of the moves' time. Turning them off is sound only because every kernel this
  * project builds reads inside its arrays: test/gpu-kernels-in-bounds
  * runs the solvers' kernels on gpu.js's cpu backend, which reads the same
  * elements, with every read checked and no read where WGSL's select would
- * make one the cpu backend skips. Vulkan's hardware checks
- * (vulkan_use_buffer_robust_access2) did not recover the time.
+ * make one the cpu backend skips.
  * STEREOCUT_GPU_BOUNDS_CHECKS=1 keeps the checks (for a new kernel's first
  * runs on a GPU); anything but 0 or 1 is refused, naming the variable.
  */

@@ -21,7 +21,7 @@ import type { GPU, IGPUKernelSettings } from 'gpu.js';
  * sink never breaks the labeling (the sink's height is fixed), so it is
  * done the moment the flow arrives, and a pixel never holds excess and sink
  * residual at once. Every state pass writes four planes instead of five,
- * which took 5–8 % off Adirondack's runs (BENCHMARKS.md).
+ * and the passes are bound by memory traffic.
  *
  * gpu.js threads write only their own output element and have no barriers or
  * atomics, so every step is a gather: a thread recomputes the push decisions
@@ -200,8 +200,8 @@ export function pushRelabelSource(): string {
  * Global relabel. The BFS passes change only the heights, so they work on a
  * distance array D [W, H] of their own, one thread per pixel, instead of the
  * [W, H, 4] state, whose three other planes every pass would copy (a copy
- * costs about as much as the pass: at 3000×2000 on the H200 a gated copy of
- * the state took 0.79 ms against 0.92 ms for a BFS scan). bfsStart or
+ * of the state costs about as much as a BFS scan: both are bound by memory
+ * traffic). bfsStart or
  * bfsHeights begin D, the passes relax it, and withHeights writes it back.
  */
 

@@ -37,8 +37,8 @@
  * been asked for ahead yet, together, with the descriptors gpu.js's build
  * uses. (A kernel whose settings change after it was met is built as
  * without the prewarm.) Created together, the pipelines of a size new to
- * the process take a fraction of the time of one-by-one creation
- * (BENCHMARKS.md). A prewarm that fails in any way is dropped: the compile then
+ * the process take a fraction of the time of one-by-one creation (the
+ * driver compiles them in parallel). A prewarm that fails in any way is dropped: the compile then
  * builds as it always did and reports any error itself.
  */
 import { Input } from 'gpu.js';

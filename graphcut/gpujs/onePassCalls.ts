@@ -3,14 +3,13 @@
  *
  * gpu.js's fused executor (gpu.js 2.24.1, web-gpu/pipeline-executor.js)
  * records every step of a call as a compute pass of its own: begin, set
- * pipeline, set bind group, dispatch, end. A move's call has 600–1000 steps,
- * and recording them cost 11–17 µs a step on the host of an H100 machine,
- * as much as a third of the device's own time per step (gpuBench `host`,
- * BENCHMARKS.md). WebGPU orders the dispatches of one compute pass and makes
- * each one's writes visible to the next, so the same steps can be recorded
- * as dispatches of a single pass, with the pipeline and bind group set only
- * when they change: 8–13 µs a step, and whole runs 7–23 % faster, at the
- * same energies.
+ * pipeline, set bind group, dispatch, end. A move's call has hundreds of
+ * steps, and the host's recording of a pass per step is a large part of the
+ * device's own time per step. WebGPU orders the dispatches of one compute
+ * pass and makes each one's writes visible to the next, so the same steps
+ * can be recorded as dispatches of a single pass, with the pipeline and
+ * bind group set only when they change: less host work per step, the same
+ * results.
  *
  * gpu.js has no hook for this, so `installOnePassCalls` replaces the
  * executor's `execute` with the same call recorded in one pass. It does so

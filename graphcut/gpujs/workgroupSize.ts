@@ -2,9 +2,9 @@
  * Workgroups of 256 threads for gpu.js's 2D and 3D WebGPU kernels.
  *
  * gpu.js 2.24.1 gives every 2D/3D kernel 8×8 = 64-thread workgroups
- * (web-gpu/kernel.js, assembleWGSL); a pass in 256-thread workgroups of
- * any shape runs at less than half the time of the same pass in 8×8
- * (BENCHMARKS.md). Every pass of a move is such a kernel.
+ * (web-gpu/kernel.js, assembleWGSL); 64-thread workgroups leave much of a
+ * GPU's scheduling capacity idle, and the same pass in 256-thread
+ * workgroups runs in far less time. Every pass of a move is such a kernel.
  *
  * A kernel's threads find their element from their global invocation id and
  * return when it lies outside the output (gpu.js's generated `main` checks
@@ -27,7 +27,7 @@ export type WorkgroupShape = readonly [number, number];
 
 /**
  * Default: 16×16, the fastest of the 256-thread shapes on whole runs at
- * the Middlebury sizes (BENCHMARKS.md).
+ * the Middlebury sizes (bench/gpuBench.ts section `workgroups` compares them).
  */
 export const DEFAULT_WORKGROUP: WorkgroupShape = [16, 16];
 
