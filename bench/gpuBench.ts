@@ -116,9 +116,11 @@ import { sharedLiterals } from '../graphcut/gpujs/sharedLiterals';
 import { DEFAULT_WORKGROUP, setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpujs/workgroupSize';
 import { Input, type IGPUKernelSettings } from 'gpu.js';
 import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../graphcut/pushRelabel';
-import {
-  bfsPassSource, bfsScanSource, bfsStartSource, gatedKernel, globalRelabelPasses, iterationPasses, pushRelabelSource, STATE_PLANES, sweepPushSource, UNCHANGED_STATE, withHeightsSource, type PushScheme,
-} from '../graphcut/pushRelabelKernels';
+import { gatedKernel, globalRelabelPasses, iterationPasses, UNCHANGED_STATE, type PushScheme } from '../graphcut/pushRelabelKernels';
+import { bfsPassSource, bfsScanSource, bfsStartSource, withHeightsSource } from '../graphcut/bfsKernels';
+import { pushRelabelSource } from '../graphcut/lockstepKernels';
+import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
+import { sweepPushSource } from '../graphcut/sweepKernels';
 import { expansionLikeGraph } from '../test/support/randomGraphs';
 import { checkTilesSource, MOVE_DONE_GATE, orTilesSource, reductionLevels, TILE } from '../expansion/gpuMoveKernels';
 import { createMoveSolver } from '../stereo/backends';

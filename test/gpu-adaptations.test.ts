@@ -13,7 +13,8 @@ import { installedGpuJsRelease, WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs
 import { adaptInstance, adaptsFor } from '../graphcut/gpujs/scope';
 import { DEFAULT_WORKGROUP, setKernelWorkgroup } from '../graphcut/gpujs/workgroupSize';
 import { webGpuDeviceDescription } from '../graphcut/gpuBackend';
-import { bfsScanSource, STATE_PLANES } from '../graphcut/pushRelabelKernels';
+import { bfsScanSource } from '../graphcut/bfsKernels';
+import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
 import { assembleWgsl } from './support/wgslAssembly';
 
 describe('gpu.js adaptations', () => {

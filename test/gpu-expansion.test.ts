@@ -14,7 +14,7 @@ import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
 import { flattenState } from '../graphcut/pushRelabel';
-import { PLANE, STATE_PLANES } from '../graphcut/pushRelabelKernels';
+import { PLANE, STATE_PLANES } from '../graphcut/pushRelabelLayout';
 import type { Raster } from '../data/raster';
 import { loadScene } from '../data/scene';
 import { randomEnergy, randomLabels } from './support/randomEnergy';

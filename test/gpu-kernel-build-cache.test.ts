@@ -18,7 +18,10 @@ import {
 } from '../graphcut/gpujs/kernelBuildCache';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
 import { randomEnergy } from './support/randomEnergy';
-import { bfsScanSource, gatedSource, sweepGatherSource, sweepPushSource, STATE_PLANES, UNCHANGED_STATE } from '../graphcut/pushRelabelKernels';
+import { gatedSource, UNCHANGED_STATE } from '../graphcut/pushRelabelKernels';
+import { bfsScanSource } from '../graphcut/bfsKernels';
+import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
+import { sweepGatherSource, sweepPushSource } from '../graphcut/sweepKernels';
 import { checkTilesSource, MOVE_DONE_GATE, startMoveSource } from '../expansion/gpuMoveKernels';
 import { assembleWgsl } from './support/wgslAssembly';
 import { RecordingDevice, useStandInDevice } from './support/recordingDevice';
