@@ -96,6 +96,7 @@
  * Scenes come from $STEREO_DATA (Middlebury folders). The JSON is rewritten
  * after every run, so a run cut short still reports.
  */
+import { deviceFlags, DEFAULT_WORKGROUP } from '../graphcut/deviceFlags';
 import { seededRandom } from '../data/random';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -110,10 +111,8 @@ import { type GpuMoveOptions } from '../expansion/gpuMoveSettings';
 import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
 import { createGpuContext } from '../graphcut/gpuBackend';
 import { parallelCosts } from '../costs/parallelCosts';
-import { clearKernelBuildCache, kernelBuildCache } from '../graphcut/gpujs/kernelBuildCache';
-import { onePassCalls } from '../graphcut/gpujs/onePassCalls';
-import { sharedLiterals } from '../graphcut/gpujs/sharedLiterals';
-import { DEFAULT_WORKGROUP, setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpujs/workgroupSize';
+import { clearKernelBuildCache } from '../graphcut/gpujs/kernelBuildCache';
+import { setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpujs/workgroupSize';
 import { Input, type IGPUKernelSettings } from 'gpu.js';
 import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../graphcut/pushRelabel';
 import { gatedKernel, globalRelabelPasses, iterationPasses, UNCHANGED_STATE, type PushScheme } from '../graphcut/pushRelabelKernels';
@@ -545,9 +544,9 @@ async function main(): Promise<void> {
       const profiled = async (s: string, off: { onePass?: false; ahead?: false; shared?: false; inPlace?: false; literals?: false } = {}): Promise<Json> => {
         const { onePass = true, ahead = true, shared = true, inPlace = true, literals = true } = off;
         profiler.onePass = onePass;
-        kernelBuildCache.enabled = shared;
-        onePassCalls.inPlace = inPlace;
-        sharedLiterals.enabled = literals;
+        deviceFlags.kernelBuildCache = shared;
+        deviceFlags.inPlaceCalls = inPlace;
+        deviceFlags.sharedLiterals = literals;
         // Every run builds as a fresh process would: nothing kept from the runs before.
         clearKernelBuildCache();
         profiler.take();
@@ -555,9 +554,9 @@ async function main(): Promise<void> {
           const r = await runScene(await scene(s), { backend: 'gpu', gpu: { recordAhead: ahead } });
           return { ...r, onePass, recordAhead: ahead, sharedBuilds: shared, inPlace, sharedLiterals: literals, host: profiler.take() };
         } finally {
-          kernelBuildCache.enabled = true;
-          onePassCalls.inPlace = true;
-          sharedLiterals.enabled = true;
+          deviceFlags.kernelBuildCache = true;
+          deviceFlags.inPlaceCalls = true;
+          deviceFlags.sharedLiterals = true;
         }
       };
       // Per section: the label of a run with its switch off, and the switch.
@@ -630,14 +629,14 @@ async function main(): Promise<void> {
         for (const together of [true, false]) {
           const W = (width += 8);
           await add(sec, `synthetic ${W}x240 ${together ? 'pipelines together' : 'pipelines one by one'}`, async () => {
-            kernelBuildCache.parallelPipelines = together;
+            deviceFlags.parallelPipelines = together;
             clearKernelBuildCache();
             profiler.take();
             try {
               const r = await runScene(generateSyntheticScene({ width: W, height: 240, ndisp: 32, seed: 7 }), { backend: 'gpu' });
               return { ...r, parallelPipelines: together, host: profiler.take() };
             } finally {
-              kernelBuildCache.parallelPipelines = true;
+              deviceFlags.parallelPipelines = true;
             }
           });
         }

@@ -4,7 +4,8 @@ import { pairwise, type MrfEnergy } from '../data/energy';
 import type { GpuContext } from '../graphcut/gpuBackend';
 import { canRefillSharedLiterals, refillSharedLiteral, releaseSharedLiterals, shareLiterals } from '../graphcut/gpujs/sharedLiterals';
 import { takeKeptProgram } from './gpuKeptPrograms';
-import { gatedKernel, globalRelabelPasses, iterationPasses, STATE_PLANES, type GlobalRelabel, type StatePass } from '../graphcut/pushRelabelKernels';
+import { gatedKernel, globalRelabelPasses, iterationPasses, type GlobalRelabel, type StatePass } from '../graphcut/pushRelabelKernels';
+import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
 import {
   applyCutSource, capacitySource, changedTilesSource, checkTilesSource, flowPlanesSource, initStateSource, MOVE_DONE_GATE, orTilesSource, reductionLevels,
   startMoveSource, sumFinalSource, sumTilesSource, tallySource, type DataSourceKind, type ImageCostSpec,

@@ -1,3 +1,4 @@
+import { deviceFlags } from '../graphcut/deviceFlags';
 import * as os from 'os';
 import { Input, type KernelOutput } from 'gpu.js';
 import type { GpuContext } from '../graphcut/gpuBackend';
@@ -324,7 +325,7 @@ export class GpuMoveSolver implements MoveSolver {
   /** Whether this solver's cycles run as resident moves (see the option resident). */
   residentApplies(): boolean {
     const bytes = 8 * this.n * (this.energy.labels + 4);
-    return this.o.resident && this.residentOff === undefined && this.ctx.mode === 'webgpu' && onePassCalls.installed && onePassCalls.enabled && onePassCalls.inPlace
+    return this.o.resident && this.residentOff === undefined && this.ctx.mode === 'webgpu' && onePassCalls.installed && deviceFlags.onePassCalls && deviceFlags.inPlaceCalls
       && !this.verifier && this.warmStart && this.o.resume && this.flowsInOut && bytes <= RESIDENT_FLOWS_MAX_BYTES;
   }
 

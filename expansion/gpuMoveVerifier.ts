@@ -3,7 +3,7 @@ import { VerificationError } from '../data/errors';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { cutCapacity } from '../graphcut/gridGraph';
 import { sinkResidualOf } from '../graphcut/pushRelabel';
-import { PLANE } from '../graphcut/pushRelabelKernels';
+import { PLANE } from '../graphcut/pushRelabelLayout';
 import { BinaryStepBuilder, type GraphVariant } from './binaryStep';
 import type { Planes } from './gpuDeviceProgram';
 

@@ -1,3 +1,4 @@
+import { deviceFlags } from './deviceFlags';
 import { isMainThread } from 'worker_threads';
 import { isWebGpuAvailable } from './gpuBackend';
 import { gpuJsInternal } from './gpujs/internals';
@@ -14,16 +15,14 @@ import { gpuJsInternal } from './gpujs/internals';
  *
  * So the run queues a batch of spin dispatches before it computes its
  * costs and initial labeling on the host, which block the main thread. The
- * batch (clockWarmup.dispatches) is sized to last about as long as the
+ * batch (deviceFlags.clockWarmupDispatches) is sized to last about as long as the
  * clock takes to rise from idle, and to cost on a raised clock less GPU
  * time than the host's own work covers; a longer batch would delay the
  * first move. It is skipped when this process used the device within
- * clockWarmup.recentMs, since the clock is still raised then. The batch
+ * deviceFlags.clockWarmupRecentMs, since the clock is still raised then. The batch
  * computes nothing: its result is never read.
  */
 
-/** The batch, and how recent device work must be for the clock to count as raised. */
-export const clockWarmup = { dispatches: 500, recentMs: 1000 };
 
 /** What the warm-up did: the spin dispatches it queued, or why it queued none. */
 export interface ClockWarmupReport {
@@ -89,17 +88,17 @@ async function kernelDevice(): Promise<SpinDevice | null> {
 /**
  * Queues the warm-up on the WebGPU device that the kernels will use
  * (`device`: gpu.js's shared device by default) unless there is none, the
- * device was active within clockWarmup.recentMs, clockWarmup.dispatches is
+ * device was active within deviceFlags.clockWarmupRecentMs, deviceFlags.clockWarmupDispatches is
  * 0, or this is a worker thread (Dawn's Node binding aborts the process
  * when a second thread uses it). A warm-up that fails leaves the run as it
  * would have been, and says why.
  */
 export async function warmUpGpuClocks(device: () => Promise<SpinDevice | null> = kernelDevice): Promise<ClockWarmupReport> {
-  const n = clockWarmup.dispatches;
-  if (!(Number.isInteger(n) && n >= 0)) throw new Error(`clockWarmup.dispatches: expected an integer ≥ 0, got ${String(n)}`);
+  const n = deviceFlags.clockWarmupDispatches;
+  if (!(Number.isInteger(n) && n >= 0)) throw new Error(`deviceFlags.clockWarmupDispatches: expected an integer ≥ 0, got ${String(n)}`);
   if (n === 0) return { dispatches: 0, skipped: 'turned off' };
   if (!isMainThread) return { dispatches: 0, skipped: 'not the main thread' };
-  if (performance.now() - lastActive < clockWarmup.recentMs) return { dispatches: 0, skipped: `the device was active within the last ${clockWarmup.recentMs} ms` };
+  if (performance.now() - lastActive < deviceFlags.clockWarmupRecentMs) return { dispatches: 0, skipped: `the device was active within the last ${deviceFlags.clockWarmupRecentMs} ms` };
   try {
     const d = await device();
     if (!d) return { dispatches: 0, skipped: 'no WebGPU adapter' };

@@ -9,6 +9,7 @@
  * the GPU runs the shared builds is checked there (--verify, equal
  * energies: BENCHMARKS.md).
  */
+import { deviceFlags } from '../graphcut/deviceFlags';
 import { seededRandom } from '../data/random';
 import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
 import { GPU, Input } from 'gpu.js';
@@ -56,11 +57,11 @@ function randomCase(rng: () => number): Case {
 }
 
 function build(c: Case, shared: boolean): string {
-  kernelBuildCache.enabled = shared;
+  deviceFlags.kernelBuildCache = shared;
   try {
     return assembleWgsl(c.source, c.output, c.args, c.constants, c.settings).wgsl;
   } finally {
-    kernelBuildCache.enabled = true;
+    deviceFlags.kernelBuildCache = true;
   }
 }
 
@@ -162,9 +163,9 @@ describe('kernel builds shared between plans', () => {
     expect(other.createShaderModule({ code: 'A' })).not.toBe(a);
     expect(made).toBe(3);
     expect(device.createShaderModule({ code: 'A', label: 'x' } as { code: string })).not.toBe(a);
-    kernelBuildCache.enabled = false;
+    deviceFlags.kernelBuildCache = false;
     expect(device.createShaderModule({ code: 'A' })).not.toBe(a);
-    kernelBuildCache.enabled = true;
+    deviceFlags.kernelBuildCache = true;
     expect(device.createShaderModule({ code: 'A' })).toBe(a);
     expect(made).toBe(5);
     // A wrapper of the device class (a profiler) sees the modules made, not those shared.

@@ -7,6 +7,7 @@
  * runs the shared buffers is checked there (--verify, equal energies:
  * BENCHMARKS.md).
  */
+import { deviceFlags } from '../graphcut/deviceFlags';
 import { seededRandom } from '../data/random';
 import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
 import { GPU, Input } from 'gpu.js';
@@ -51,11 +52,11 @@ function tracedPlan(solver: GpuMoveSolver, rounds: number): PipelineInternals {
 const literalSeats = (plan: TracedPlan): unknown[] => plan.steps.flatMap((s) => s.argBindings.filter((b) => b.source === 'literal' && typeof b.value === 'object').map((b) => b.value));
 
 function withSharing<T>(on: boolean, f: () => T): T {
-  sharedLiterals.enabled = on;
+  deviceFlags.sharedLiterals = on;
   try {
     return f();
   } finally {
-    sharedLiterals.enabled = true;
+    deviceFlags.sharedLiterals = true;
   }
 }
 
@@ -174,7 +175,7 @@ describe('literals shared between the plans of a solver', () => {
   test('with sharing off, every plan makes a buffer per seat and destroys it with its executor, as gpu.js does', async () => {
     const solver = newSolver(8, 6, 9);
     const seats = literalSeats(withSharing(false, () => tracedPlan(solver, 2)).plan!).length;
-    sharedLiterals.enabled = false;
+    deviceFlags.sharedLiterals = false;
     try {
       for (const rounds of [2, 3]) {
         const p = await compiled(solver, rounds);
@@ -183,7 +184,7 @@ describe('literals shared between the plans of a solver', () => {
         expect(p.made.every((b) => b.destroyed === 1)).toBe(true);
       }
     } finally {
-      sharedLiterals.enabled = true;
+      deviceFlags.sharedLiterals = true;
       solver.dispose();
     }
   });
@@ -201,7 +202,7 @@ describe('the solver with shared literals, on gpu.js\'s cpu backend', () => {
         const init = randomLabels(rng, W * H, 4);
         const ref = await alphaExpansion(energy, init, new GraphMoveSolver(energy, new BoykovKolmogorovSolver(), 'reversed'), { cycles: 2 });
         for (const on of [true, false]) {
-          sharedLiterals.enabled = on;
+          deviceFlags.sharedLiterals = on;
           try {
             const solver = new GpuMoveSolver(ctx, energy, { variant: 'reversed', iterationsPerRound: 8, initialRounds: 2 });
             const res = await alphaExpansion(energy, init, solver, { cycles: 2 });
@@ -209,7 +210,7 @@ describe('the solver with shared literals, on gpu.js\'s cpu backend', () => {
             expect(res.cycles.map((c) => c.energy.total)).toEqual(ref.cycles.map((c) => c.energy.total));
             expect(Array.from(res.labels)).toEqual(Array.from(ref.labels));
           } finally {
-            sharedLiterals.enabled = true;
+            deviceFlags.sharedLiterals = true;
           }
         }
       }
