@@ -27,6 +27,8 @@ export interface DeviceFlags {
   /** Spin dispatches queued to raise an idle GPU's clock, and how recent device work must be for the clock to count as raised (gpuClockWarmup.ts). */
   clockWarmupDispatches: number;
   clockWarmupRecentMs: number;
+  /** Dawn's bounds checks on the WebGPU device (read once, when the process sets WebGPU up); undefined: as BOUNDS_CHECKS_VARIABLE says. */
+  boundsChecks: boolean | undefined;
 }
 
 /**
@@ -47,7 +49,20 @@ export const deviceFlags: DeviceFlags = {
   workgroup: DEFAULT_WORKGROUP,
   clockWarmupDispatches: 500,
   clockWarmupRecentMs: 1000,
+  boundsChecks: undefined,
 };
+
+/** The environment variable that keeps Dawn's bounds checks on (1) or leaves them off (0, the default) where deviceFlags.boundsChecks is unset. */
+export const BOUNDS_CHECKS_VARIABLE = 'STEREOCUT_GPU_BOUNDS_CHECKS';
+
+/** Whether Dawn's bounds checks stay on: deviceFlags.boundsChecks, else the variable; a value of it other than 0 or 1 is refused, naming it. */
+export function boundsChecksOn(env: NodeJS.ProcessEnv = process.env): boolean {
+  if (deviceFlags.boundsChecks !== undefined) return deviceFlags.boundsChecks;
+  const value = env[BOUNDS_CHECKS_VARIABLE];
+  if (value === undefined || value === '' || value === '0') return false;
+  if (value === '1') return true;
+  throw new Error(`${BOUNDS_CHECKS_VARIABLE}: expected 0 or 1, got '${value}'`);
+}
 
 /** Runs `fn` with `flags` set in deviceFlags, restoring the earlier values after it. */
 export async function withDeviceFlags<T>(flags: Partial<DeviceFlags>, fn: () => Promise<T> | T): Promise<T> {
