@@ -7,9 +7,9 @@
  *              re-solved by BK on the CPU (graph, flow and cut compared)
  *   scenes     full 4-cycle runs of the same four and Adirondack, device and
  *              BK, with the phase split, cuts, rounds and iterations
- *   ablation   teddy and tsukuba: graph variant, init, order, K, moves per
- *              call, fixed vs adaptive rounds, and the per-graph solver of
- *              phase 1 with fused and per-pass global relabel
+ *   ablation   teddy and tsukuba: graph variant, init, order, K and B,
+ *              fixed vs adaptive rounds, and the per-graph solver of phase 1
+ *              with fused and per-pass global relabel
  *   kernels    tsukuba and teddy: push sweep vs lockstep, BFS scan vs level,
  *              K, B and the reach of sweeps and scans
  *   resume     tsukuba, teddy and Adirondack with moves that did not
