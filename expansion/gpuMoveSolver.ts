@@ -238,13 +238,11 @@ export class GpuMoveSolver implements MoveSolver {
         rounds: plan.rounds, bfs: plan.bfs, resumed: resuming, warm: kind === 'warm', compiled, failedChecks: T.failedChecks, converged,
         deviceMs: tBack - tCall, submitMs: Number.isNaN(tSubmitted) ? tBack - tCall : tSubmitted - tCall, lookAhead: false,
       });
-      const elapsed = performance.now() - t0;
-      this.counters.hostMs += elapsed - (tBack - tCall);
       if (converged) {
         // Rounds of the earlier calls of the move, and the checks that failed in this one.
         const rounds = spent + T.failedChecks;
         const result: MoveResult = {
-          changed, predictedEnergy: NaN, buildMs: 0, flowMs: elapsed + unfinishedMs, truncatedTerms: 0,
+          changed, predictedEnergy: NaN, buildMs: 0, flowMs: 0, truncatedTerms: 0,
           stats: {
             gpuMoves: 1, rounds, iterations: rounds * K,
             redoneMoves: attempts > 0 && !resuming ? 1 : 0, resumedCalls: resuming ? attempts : 0,
@@ -264,10 +262,16 @@ export class GpuMoveSolver implements MoveSolver {
         }
         this.counters.moves++;
         if (borrowed !== undefined) this.counters.borrowedMoves++;
+        // The move's time: this call (with the checks and flows above) and the calls before it that did not converge.
+        const elapsed = performance.now() - t0;
+        result.flowMs = elapsed + unfinishedMs;
+        this.counters.hostMs += elapsed - (tBack - tCall);
         this.schedule.movesDone([rounds], kind);
         this.guessedPlan = guessed;
         return result;
       }
+      const elapsed = performance.now() - t0;
+      this.counters.hostMs += elapsed - (tBack - tCall);
       // A call that did not converge is charged to the move, which the next converging call finishes.
       unfinishedMs += elapsed;
       attempts++;
