@@ -204,7 +204,7 @@ export class GpuMoveSolver implements MoveSolver {
         this.counters.guessedCalls++;
         if (guessed === plan) this.counters.guessHits++;
       }
-      this.labelsF.set(labels); // Uint16 → f32 is exact; set() converts natively, about 15 times faster than a JS loop
+      this.labelsF.set(labels); // Uint16 → f32 is exact; set() converts natively, far faster than a JS loop
       const before = this.verifier ? labels.slice() : undefined;
       const args: Input[] = [
         new Input(this.labelsF as unknown as number[], [this.W, this.H]),
