@@ -19,7 +19,8 @@ import { Input } from 'gpu.js';
 import { createGpuContext, type GpuContext, type GpuPreference } from '../graphcut/gpuBackend';
 import type { GridGraph } from '../graphcut/gridGraph';
 import { GpuPrecisionError, PushRelabelSolver, type PushRelabelOptions } from '../graphcut/pushRelabel';
-import { pushRelabelSource, STATE_PLANES } from '../graphcut/pushRelabelKernels';
+import { pushRelabelSource } from '../graphcut/lockstepKernels';
+import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
 import { expansionLikeGraph, randomGridGraph, RANDOM_GRAPH_KINDS } from '../test/support/randomGraphs';
 
 type Json = Record<string, unknown>;

@@ -7,9 +7,9 @@
  *              re-solved by BK on the CPU (graph, flow and cut compared)
  *   scenes     full 4-cycle runs of the same four and Adirondack, device and
  *              BK, with the phase split, cuts, rounds and iterations
- *   ablation   teddy and tsukuba: graph variant, init, order, K, moves per
- *              call, fixed vs adaptive rounds, and the per-graph solver of
- *              phase 1 with fused and per-pass global relabel
+ *   ablation   teddy and tsukuba: graph variant, init, order, K and B,
+ *              fixed vs adaptive rounds, and the per-graph solver of phase 1
+ *              with fused and per-pass global relabel
  *   kernels    tsukuba and teddy: push sweep vs lockstep, BFS scan vs level,
  *              K, B and the reach of sweeps and scans
  *   resume     tsukuba, teddy and Adirondack with moves that did not
@@ -96,6 +96,7 @@
  * Scenes come from $STEREO_DATA (Middlebury folders). The JSON is rewritten
  * after every run, so a run cut short still reports.
  */
+import { deviceFlags, DEFAULT_WORKGROUP } from '../graphcut/deviceFlags';
 import { seededRandom } from '../data/random';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -110,15 +111,15 @@ import { type GpuMoveOptions } from '../expansion/gpuMoveSettings';
 import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
 import { createGpuContext } from '../graphcut/gpuBackend';
 import { parallelCosts } from '../costs/parallelCosts';
-import { clearKernelBuildCache, kernelBuildCache } from '../graphcut/gpujs/kernelBuildCache';
-import { onePassCalls } from '../graphcut/gpujs/onePassCalls';
-import { sharedLiterals } from '../graphcut/gpujs/sharedLiterals';
-import { DEFAULT_WORKGROUP, setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpujs/workgroupSize';
+import { clearKernelBuildCache } from '../graphcut/gpujs/kernelBuildCache';
+import { setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpujs/workgroupSize';
 import { Input, type IGPUKernelSettings } from 'gpu.js';
 import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../graphcut/pushRelabel';
-import {
-  bfsPassSource, bfsScanSource, bfsStartSource, gatedKernel, globalRelabelPasses, iterationPasses, pushRelabelSource, STATE_PLANES, sweepPushSource, UNCHANGED_STATE, withHeightsSource, type PushScheme,
-} from '../graphcut/pushRelabelKernels';
+import { gatedKernel, globalRelabelPasses, iterationPasses, UNCHANGED_STATE, type PushScheme } from '../graphcut/pushRelabelKernels';
+import { bfsPassSource, bfsScanSource, bfsStartSource, withHeightsSource } from '../graphcut/bfsKernels';
+import { pushRelabelSource } from '../graphcut/lockstepKernels';
+import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
+import { sweepPushSource } from '../graphcut/sweepKernels';
 import { expansionLikeGraph } from '../test/support/randomGraphs';
 import { checkTilesSource, MOVE_DONE_GATE, orTilesSource, reductionLevels, TILE } from '../expansion/gpuMoveKernels';
 import { createMoveSolver } from '../stereo/backends';
@@ -185,7 +186,7 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
   };
 }
 
-/** Idle time before each run of the clocks section: the H200's clock dropped about 1.5 s after the last work. */
+/** Idle time before each run of the clocks section: longer than a GPU driver keeps its clock raised after the last work, so each run starts from the idle clock. */
 const CLOCK_IDLE_MS = 4500;
 
 /** Sections that run tsukuba, teddy and Adirondack with one device option changed: the label of the runs and the option. */
@@ -543,9 +544,9 @@ async function main(): Promise<void> {
       const profiled = async (s: string, off: { onePass?: false; ahead?: false; shared?: false; inPlace?: false; literals?: false } = {}): Promise<Json> => {
         const { onePass = true, ahead = true, shared = true, inPlace = true, literals = true } = off;
         profiler.onePass = onePass;
-        kernelBuildCache.enabled = shared;
-        onePassCalls.inPlace = inPlace;
-        sharedLiterals.enabled = literals;
+        deviceFlags.kernelBuildCache = shared;
+        deviceFlags.inPlaceCalls = inPlace;
+        deviceFlags.sharedLiterals = literals;
         // Every run builds as a fresh process would: nothing kept from the runs before.
         clearKernelBuildCache();
         profiler.take();
@@ -553,9 +554,9 @@ async function main(): Promise<void> {
           const r = await runScene(await scene(s), { backend: 'gpu', gpu: { recordAhead: ahead } });
           return { ...r, onePass, recordAhead: ahead, sharedBuilds: shared, inPlace, sharedLiterals: literals, host: profiler.take() };
         } finally {
-          kernelBuildCache.enabled = true;
-          onePassCalls.inPlace = true;
-          sharedLiterals.enabled = true;
+          deviceFlags.kernelBuildCache = true;
+          deviceFlags.inPlaceCalls = true;
+          deviceFlags.sharedLiterals = true;
         }
       };
       // Per section: the label of a run with its switch off, and the switch.
@@ -628,14 +629,14 @@ async function main(): Promise<void> {
         for (const together of [true, false]) {
           const W = (width += 8);
           await add(sec, `synthetic ${W}x240 ${together ? 'pipelines together' : 'pipelines one by one'}`, async () => {
-            kernelBuildCache.parallelPipelines = together;
+            deviceFlags.parallelPipelines = together;
             clearKernelBuildCache();
             profiler.take();
             try {
               const r = await runScene(generateSyntheticScene({ width: W, height: 240, ndisp: 32, seed: 7 }), { backend: 'gpu' });
               return { ...r, parallelPipelines: together, host: profiler.take() };
             } finally {
-              kernelBuildCache.parallelPipelines = true;
+              deviceFlags.parallelPipelines = true;
             }
           });
         }
@@ -665,8 +666,6 @@ async function main(): Promise<void> {
           ['K64 B16', { backend: 'gpu', gpu: { iterationsPerRound: 64, bfsPasses: 16 } }],
           ['K128 B16', { backend: 'gpu', gpu: { iterationsPerRound: 128, bfsPasses: 16 } }],
           ['B32', { backend: 'gpu', gpu: { bfsPasses: 32 } }],
-          ['movesPerCall1', { backend: 'gpu', gpu: { movesPerCall: 1 } }],
-          ['movesPerCall4', { backend: 'gpu', gpu: { movesPerCall: 4 } }],
           ['fixedRounds4', { backend: 'gpu', gpu: { fixedRounds: true, initialRounds: 4 } }],
           ['phase1 per-graph pipeline', { backend: 'pr-pipeline' }],
           ['phase1 per-graph perPass', { backend: 'pr-perPass', params: { cycles: 1 } }],

@@ -15,6 +15,7 @@
  * (graphcut/gpujs/onePassCalls.ts: every step a dispatch of one compute pass)
  * and gpu.js's own (a compute pass per step), to measure the difference.
  */
+import { deviceFlags } from '../graphcut/deviceFlags';
 import { createHash } from 'crypto';
 import { kernelBuildCache } from '../graphcut/gpujs/kernelBuildCache';
 import { sharedLiterals } from '../graphcut/gpujs/sharedLiterals';
@@ -119,8 +120,8 @@ export function installHostProfiler(): HostProfiler {
   installOnePassCalls();
   const execute = WebGPUPipelineExecutor.prototype.execute;
   const profiler: HostProfiler = {
-    get onePass() { return onePassCalls.enabled; },
-    set onePass(on: boolean) { onePassCalls.enabled = on; },
+    get onePass() { return deviceFlags.onePassCalls; },
+    set onePass(on: boolean) { deviceFlags.onePassCalls = on; },
     take: () => {
       const c = kernelBuildCache;
       const out = { ...p, distinctSources: sources.size, recordedAhead: onePassCalls.recordedAhead, aheadMs: onePassCalls.aheadMs, takenAhead: onePassCalls.takenAhead, translationHits: c.translationHits, translationMisses: c.translationMisses, moduleHits: c.moduleHits, moduleMisses: c.moduleMisses, prewarmedPipelines: c.prewarmedPipelines, prewarmMs: c.prewarmMs, literalHits: sharedLiterals.hits, literalsMade: sharedLiterals.made, literalBytes: sharedLiterals.madeBytes };

@@ -3,8 +3,8 @@
 // process `runs` times (after one warm-up run that fills the OS file cache),
 // and the table gives the median, the fastest and the slowest wall time.
 // Usage: node bench/startup.js [runs] [other/bin/stereocut.js]   (needs `npm run build` first)
-// A second launcher (another checkout, built) adds its --help row to the same table, for a comparison
-// measured under the same load.
+// A second launcher (another checkout, built) adds its --help row to the same table, so that both
+// are timed under the same load.
 const { spawnSync } = require('child_process');
 const path = require('path');
 

@@ -94,8 +94,6 @@ export async function alphaExpansion(
   const labels = initial.slice();
   const backup = new Uint16Array(n);
   const energyOf = (l: Uint16Array): Promise<EnergyBreakdown> | EnergyBreakdown => (solver.energyOf ? solver.energyOf(l) : computeEnergy(energy, l));
-  // Whole cycles at once where the solver offers it (its moves are never truncated); --check-moves needs every move on its own.
-  const batch = typeof solver.moveSequence === 'function' && (solver.movesPerCall ?? 1) > 1 && !options.checkMoves;
   const initialEnergy = await energyOf(labels);
   options.onStart?.(initialEnergy);
   let current = initialEnergy;
@@ -127,23 +125,8 @@ export async function alphaExpansion(
       record(alphas[i], changed);
       options.onMove?.({ cycle: c + 1, alpha: alphas[i], index: i, count: alphas.length, changed, stats: r.stats });
     };
-    // A batch runs a whole cycle on the solver, so it is skipped only as a whole.
-    const skipCycle = batch && alphas.every(skippable);
-    if (skipCycle) {
-      report.skipped = alphas.length;
-      for (let i = 0; i < alphas.length; i++) options.onMove?.({ cycle: c + 1, alpha: alphas[i], index: i, count: alphas.length, changed: 0 });
-    }
-    if (batch && !skipCycle) {
-      const results = await solver.moveSequence!(alphas, labels);
-      if (results.length !== alphas.length) throw new Error(`α-expansion: ${solver.backend} returned ${results.length} moves for ${alphas.length} labels`);
-      for (let i = 0; i < alphas.length; i++) {
-        const r = results[i];
-        if (r.truncatedTerms > 0) throw new Error(`α-expansion: ${solver.backend} truncated a graph in a batched cycle (α=${alphas[i]})`);
-        account(i, r, r.changed);
-      }
-    }
-    // The solver runs the cycle itself, asking before each move whether to skip it (same moves, same order).
-    const cycleRun = !batch && typeof solver.runCycle === 'function' && !options.checkMoves;
+    // The solver runs the cycle itself, asking before each move whether to skip it (same moves, same order); --check-moves needs every move on its own.
+    const cycleRun = typeof solver.runCycle === 'function' && !options.checkMoves;
     if (cycleRun) {
       await solver.runCycle!(alphas, labels, {
         skip: skippable,
@@ -159,7 +142,7 @@ export async function alphaExpansion(
         },
       });
     }
-    for (let i = 0; i < (batch || cycleRun ? 0 : alphas.length); i++) {
+    for (let i = 0; i < (cycleRun ? 0 : alphas.length); i++) {
       const alpha = alphas[i];
       if (skippable(alpha)) {
         report.skipped++;

@@ -17,7 +17,6 @@ export interface GpuMoveCounters {
   borrowedMoves: number;
   /** failed checks whose BFS had not reached its fixed point (each doubled the BFS passes) */
   bfsShortfalls: number;
-  discardedMoves: number;
   plans: number;
   rounds: number;
   iterations: number;
@@ -38,10 +37,9 @@ export interface GpuMoveCounters {
 
 /** One pipeline call, for time models. */
 export interface GpuCallRecord {
-  /** rounds and BFS passes per global relabel of the plan, moves it chained */
+  /** rounds and BFS passes per global relabel of the plan */
   rounds: number;
   bfs: number;
-  moves: number;
   /** whether it continued a move from its read-back flows */
   resumed: boolean;
   /** whether its move started from stored flows (warmStart) */
@@ -94,7 +92,7 @@ export function readTally(T: ArrayLike<number>): MoveTally {
  */
 export class CallLog {
   readonly counters: GpuMoveCounters = {
-    pipelineCalls: 0, moves: 0, redoneMoves: 0, resumedCalls: 0, warmMoves: 0, borrowedMoves: 0, bfsShortfalls: 0, discardedMoves: 0, plans: 0, rounds: 0, iterations: 0,
+    pipelineCalls: 0, moves: 0, redoneMoves: 0, resumedCalls: 0, warmMoves: 0, borrowedMoves: 0, bfsShortfalls: 0, plans: 0, rounds: 0, iterations: 0,
     bfsPasses: 0, guessedCalls: 0, guessHits: 0, recordedAhead: 0, lookAheadCalls: 0, droppedCalls: 0, auxPipelines: 0, deviceMs: 0, hostMs: 0,
   };
   /** Every pipeline call so far, in order. */
@@ -104,18 +102,18 @@ export class CallLog {
 
   /**
    * A call's results are on the host: its record, and the work of its
-   * plan's `moves` moves: the plan's rounds, their checks (one more) and
-   * their global relabels (the last one finalBfsFactor times longer).
+   * move: the plan's rounds, their checks (one more) and their global
+   * relabels (the last one finalBfsFactor times longer).
    */
-  called(record: GpuCallRecord, moves: number): void {
+  called(record: GpuCallRecord): void {
     const c = this.counters;
     c.pipelineCalls++;
     if (record.resumed) c.resumedCalls++;
     if (record.lookAhead) c.lookAheadCalls++;
     c.deviceMs += record.deviceMs;
     this.calls.push(record);
-    c.rounds += moves * (record.rounds + 1);
-    c.iterations += moves * record.rounds * this.work.iterationsPerRound;
-    c.bfsPasses += moves * (record.rounds + this.work.finalBfsFactor) * record.bfs;
+    c.rounds += record.rounds + 1;
+    c.iterations += record.rounds * this.work.iterationsPerRound;
+    c.bfsPasses += (record.rounds + this.work.finalBfsFactor) * record.bfs;
   }
 }

@@ -1,8 +1,11 @@
 import { Input, type GPU, type IGPUKernelSettings, type IKernelRunShortcut, type IPipelineRunShortcut } from 'gpu.js';
 import { forwardGradients, type CostImage } from '../data/costImage';
+import { pairwise, type MrfEnergy } from '../data/energy';
 import type { GpuContext } from '../graphcut/gpuBackend';
-import { releaseSharedLiterals } from '../graphcut/gpujs/sharedLiterals';
-import { gatedKernel, globalRelabelPasses, iterationPasses, STATE_PLANES, type GlobalRelabel, type StatePass } from '../graphcut/pushRelabelKernels';
+import { canRefillSharedLiterals, refillSharedLiteral, releaseSharedLiterals, shareLiterals } from '../graphcut/gpujs/sharedLiterals';
+import { takeKeptProgram } from './gpuKeptPrograms';
+import { gatedKernel, globalRelabelPasses, iterationPasses, type GlobalRelabel, type StatePass } from '../graphcut/pushRelabelKernels';
+import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
 import {
   applyCutSource, capacitySource, changedTilesSource, checkTilesSource, flowPlanesSource, initStateSource, MOVE_DONE_GATE, orTilesSource, reductionLevels,
   startMoveSource, sumFinalSource, sumTilesSource, tallySource, type DataSourceKind, type ImageCostSpec,
@@ -20,7 +23,6 @@ import type { ResolvedGpuMoveOptions } from './gpuMoveSettings';
 
 export interface Plan {
   pipe: IPipelineRunShortcut;
-  moves: number;
   rounds: number;
   bfs: number;
   verify: boolean;
@@ -30,7 +32,7 @@ export interface Plan {
 
 export interface Kernels {
   caps: IKernelRunShortcut;
-  /** the init from zero flow (chained moves), and the one from given flows (single moves with resume or warmStart) */
+  /** the init from zero flow (plans without flows in and out), and the one from given flows (resume or warmStart) */
   init: IKernelRunShortcut;
   initFromFlows: IKernelRunShortcut;
   /** the flow planes of a state, [W, H, 2] */
@@ -147,8 +149,8 @@ export function imagePlanes(left: CostImage, right: CostImage, spec: ImageCostSp
 export type Planes = ArrayLike<ArrayLike<ArrayLike<number>>>;
 
 /** The plan cache's key: one compiled plan per shape. */
-export function planKey(moves: number, rounds: number, bfs: number, verify: boolean): string {
-  return `${moves}:${rounds}:${bfs}:${verify ? 1 : 0}`;
+export function planKey(rounds: number, bfs: number, verify: boolean): string {
+  return `${rounds}:${bfs}:${verify ? 1 : 0}`;
 }
 
 /** Kernel settings; loopMaxIterations (a real gpu.js setting missing from its typings) lifts the cap on the row loops. */
@@ -156,3 +158,73 @@ export function kernelSettings(output: number[], constants: Record<string, numbe
   return { output, constants, precision: 'single', loopMaxIterations: 1 << 20 } as IGPUKernelSettings;
 }
 
+
+/** A solver's program: taken from a kept one of the same shape (refilled with this energy) or built; `key` is what it is kept under after the solver (null: released then). */
+export interface AcquiredProgram {
+  program: DeviceProgram;
+  key: string | null;
+  /** whether the program was taken from an earlier solver (it came with compiled plans) */
+  tookKeptPlans: boolean;
+}
+
+/**
+ * The program for `energy` on `ctx`: the constant inputs (data term as a
+ * volume or as image planes, smoothness weights, V table, zeros) are
+ * captured by the plans as literals, so each is uploaded once per device,
+ * never per call. A program kept by an earlier solver of the same shape
+ * and options (keepPlans) is taken and refilled with this energy's values.
+ */
+export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: ImageCostSpec | null, o: ResolvedGpuMoveOptions, flowsInOut: boolean): AcquiredProgram {
+  const source = energy.data;
+  const { width: W, height: H, labels: L } = energy;
+  const n = W * H;
+  let dataDims: [number, number, number];
+  let dataValues: () => Float32Array;
+  if (source.kind === 'volume') {
+    const costs = source.costs;
+    if (costs.length !== n * L) throw new Error(`gpu expansion: data term has ${costs.length} entries, expected ${n * L} (${W}×${H}×${L})`);
+    dataDims = [L, W, H];
+    dataValues = () => Float32Array.from(costs);
+  } else {
+    const spec = costSpec!;
+    const C = spec.channels;
+    for (const [name, im] of [['left', source.left], ['right', source.right]] as const) {
+      if (im.width !== W || im.height !== H || im.channels !== C) throw new Error(`gpu expansion: ${name} image is ${im.width}×${im.height}×${im.channels}, the energy ${W}×${H}×${C}`);
+    }
+    dataDims = [W * C, H, 6];
+    dataValues = () => imagePlanes(source.left, source.right, spec);
+  }
+  const wt = new Float32Array(2 * n);
+  wt.set(energy.wH, 0);
+  wt.set(energy.wV, n);
+  const vt = new Float32Array(L * L);
+  for (let a = 0; a < L; a++) for (let b = 0; b < L; b++) vt[a * L + b] = pairwise(energy.smoothness, energy.truncation, a, b);
+
+  // Everything the kernels and plans depend on besides the energy's values.
+  const key = o.keepPlans && n <= MAX_KEPT_PROGRAM_PIXELS && REFILLABLE_MODES.has(ctx.mode)
+    ? JSON.stringify([ctx.mode, W, H, L, source.kind, costSpec, dataDims, o.variant, o.push, o.bfs, o.reach, o.gate, o.tileSide, o.iterationsPerRound, o.finalBfsFactor, flowsInOut, o.maxCachedPlans])
+    : null;
+  let program = key === null ? undefined : takeKeptProgram<DeviceProgram>(key);
+  if (program && (program.ctx.destroyed || !canRefillSharedLiterals(program.literals))) {
+    releaseProgram(program);
+    program = undefined;
+  }
+  if (program) {
+    // The new energy's values replace the last solver's, on the host and in the device buffers the plans bind.
+    const [data, weights, vTable] = program.literals;
+    refillSharedLiteral(data, source.kind === 'volume' ? source.costs : dataValues());
+    refillSharedLiteral(weights, wt);
+    refillSharedLiteral(vTable, vt);
+  } else {
+    const literals: DeviceProgram['literals'] = [
+      new Input(dataValues() as unknown as number[], dataDims),
+      new Input(wt as unknown as number[], [W, H, 2]),
+      new Input(vt as unknown as number[], [L, L]),
+      new Input(new Float32Array(4) as unknown as number[], [4]),
+    ];
+    // Changed only between solvers (refillSharedLiteral): every plan binds and uploads them once per device, not once per plan and seat (graphcut/gpujs/sharedLiterals.ts).
+    shareLiterals(literals);
+    program = { ctx, kernels: createKernels(ctx.gpu, { W, H, L, sourceKind: source.kind, costSpec }, o), plans: new Map(), literals, aux: new Map() };
+  }
+  return { program, key, tookKeptPlans: program.plans.size > 0 };
+}

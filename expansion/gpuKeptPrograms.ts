@@ -15,8 +15,7 @@
  * beyond it is released. `releaseKeptPrograms` frees them all.
  */
 
-/** Whether solvers give their programs back and take kept ones. */
-export const keptPrograms = { enabled: true };
+import { deviceFlags } from '../graphcut/deviceFlags';
 
 /** Programs kept at once: a program holds the device buffers of all its plans. */
 const MAX_KEPT_PROGRAMS = 1;
@@ -31,7 +30,7 @@ const kept = new Map<string, Kept>();
 
 /** The program kept under `key`, removed from the cache (the caller owns it now), or undefined. */
 export function takeKeptProgram<T>(key: string): T | undefined {
-  if (!keptPrograms.enabled) return undefined;
+  if (!deviceFlags.keptPrograms) return undefined;
   const found = kept.get(key);
   if (!found) return undefined;
   kept.delete(key);
@@ -45,7 +44,7 @@ export function takeKeptProgram<T>(key: string): T | undefined {
  * at once.
  */
 export function keepProgram(key: string, program: unknown, release: () => void): void {
-  if (!keptPrograms.enabled) {
+  if (!deviceFlags.keptPrograms) {
     release();
     return;
   }

@@ -4,8 +4,9 @@ import type { BfsScheme, PushScheme } from '../graphcut/pushRelabelKernels';
 /**
  * The settings of the device moves (GpuMoveSolver): every option, its
  * default, and the defaults that depend on the grid's size, computed here
- * and nowhere else (resolveGpuMoveOptions). Defaults are the measured best
- * at the Middlebury sizes (BENCHMARKS.md has the runs).
+ * and nowhere else (resolveGpuMoveOptions). The defaults are chosen for the
+ * fastest whole runs at the Middlebury sizes; none changes a result (every
+ * setting gives the same labels and energies).
  */
 
 export interface GpuMoveOptions {
@@ -18,11 +19,9 @@ export interface GpuMoveOptions {
   finalBfsFactor?: number;
   /** Rounds per move in the first plan; later plans adapt to the rounds moves needed (default: defaultInitialRounds). */
   initialRounds?: number;
-  /** Moves chained in one pipeline call (default 1: the rounds moves need vary so much that chained moves are redone more than they save). */
-  movesPerCall?: number;
   /** Keep the number of rounds fixed instead of adapting it (ablation). */
   fixedRounds?: boolean;
-  /** --verify: every cut is re-solved on the CPU with BK and compared (graph, flow and cut); one move per call. */
+  /** --verify: every cut is re-solved on the CPU with BK and compared (graph, flow and cut). */
   verify?: boolean;
   /** Safety limit: a move needing more push-relabel iterations than this throws (default 4·10^6). */
   maxIterations?: number;
@@ -35,17 +34,16 @@ export interface GpuMoveOptions {
   /**
    * A move that has not converged continues from the edge flows it had
    * reached, in the next call, instead of being redone from scratch
-   * (default true). Each single-move call then also reads back its flows
-   * ([W, H, 2] floats); moves chained in one call (movesPerCall > 1) are
-   * still redone.
+   * (default true). Each call then also reads back its move's flows
+   * ([W, H, 2] floats).
    */
   resume?: boolean;
   /**
    * Start each move from the edge flows that the same α's previous move
    * ended with (clamped to the new graph; initStateSource) instead of from
-   * zero flow. Needs one move per call; the flows of every label are kept
-   * on the host, 8·W·H·L bytes (default: on when that is at most a quarter
-   * of the machine's memory and moves are not chained).
+   * zero flow. The flows of every label are kept on the host, 8·W·H·L
+   * bytes (default: on when that is at most a quarter of the machine's
+   * memory).
    */
   warmStart?: boolean;
   /** Compiled plans kept (each holds device buffers); the least recently used is dropped beyond it (default: defaultMaxCachedPlans). */
@@ -54,7 +52,8 @@ export interface GpuMoveOptions {
    * What compiling a plan shape not in the cache costs, in rounds, when the
    * rounds of the next calls are chosen: planCompileRounds plus
    * planCompileRoundsPerRound for each round of the plan (defaults 10 and
-   * 2.5, measured; both 0 ignore compiles).
+   * 2.5: a compile's time grows with the passes it traces and binds; both 0
+   * ignore compiles).
    */
   planCompileRounds?: number;
   planCompileRoundsPerRound?: number;
@@ -94,8 +93,8 @@ export interface GpuMoveOptions {
    * Run each cycle's moves (runCycle) with the flows of every label kept on
    * the device and the next move submitted before the last one's results
    * are read, taking that move's labels on the device (default true where
-   * it applies: WebGPU with one-pass calls, warmStart and resume on, one
-   * move per call, no --verify, and the device flows within
+   * it applies: WebGPU with one-pass calls, warmStart and resume on, no
+   * --verify, and the device flows within
    * RESIDENT_FLOWS_MAX_BYTES). A look-ahead move is dropped, and submitted
    * again, when the move before it had not converged or changed which
    * label comes next; the labels are those of one-by-one moves either way
@@ -200,7 +199,7 @@ export type ResolvedGpuMoveOptions = Required<Omit<GpuMoveOptions, 'warmStart'>>
 /** The options of a solver on a W×H grid: defaults, then gpuMoveFlags, then `options`. */
 export function resolveGpuMoveOptions(width: number, height: number, options: GpuMoveOptions): ResolvedGpuMoveOptions {
   return {
-    iterationsPerRound: 24, bfsPasses: defaultBfsPasses(width, height), initialRounds: defaultInitialRounds(width, height), movesPerCall: 1, fixedRounds: false, verify: false, maxIterations: 4_000_000,
+    iterationsPerRound: 24, bfsPasses: defaultBfsPasses(width, height), initialRounds: defaultInitialRounds(width, height), fixedRounds: false, verify: false, maxIterations: 4_000_000,
     push: defaultPush(width, height), bfs: 'scan', reach: defaultReach(width, height), resume: true,
     maxCachedPlans: defaultMaxCachedPlans(width * height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, planCompileRoundsPerRound: PLAN_COMPILE_ROUNDS_PER_ROUND, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR, tileSide: TILE_SIDE, borrowFlows: true, keepPlans: true, resident: true,
     ...gpuMoveFlags,

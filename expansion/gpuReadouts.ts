@@ -1,9 +1,10 @@
 import { Input, type GPU, type IKernelRunShortcut, type IPipelineRunShortcut } from 'gpu.js';
 import { InputError } from '../data/errors';
-import type { EnergyBreakdown } from '../data/energy';
+import { pairwise, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { returnFlatResults } from '../graphcut/gpujs/onePassCalls';
 import { bindSharedLiterals } from '../graphcut/gpujs/sharedLiterals';
 import { MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
+import { GpuPrecisionError } from '../graphcut/pushRelabel';
 import type { GpuMoveCounters } from './gpuCallLog';
 import { kernelSettings, type DeviceProgram } from './gpuDeviceProgram';
 import { energyChunksSource, energyTermsSource, wtaCostsSource, wtaPickSource, wtaRowSumsSource, type DataSourceKind, type ImageCostSpec } from './gpuMoveKernels';
@@ -186,4 +187,42 @@ export function readLabels(out: ArrayLike<ArrayLike<number>>, labels: Uint16Arra
     const row = out[y];
     for (let x = 0; x < W; x++, p++) labels[p] = row[x];
   }
+}
+
+/** The largest terms of an energy the device moves accept: they bound the flows, the WTA's window sums and the energy's partial sums. */
+export interface TermBounds {
+  /** The largest data cost (the volume's largest entry, or the images' τ·scale). */
+  maxDataCost: number;
+  /** The largest w·V(a, b) of a smoothness term. */
+  maxEdgeTerm: number;
+}
+
+/**
+ * The bounds of `energy`'s terms, after refusing (GpuPrecisionError) an
+ * energy whose graphs could hold a value that f32 does not represent
+ * exactly: heights up to W·H + 1, raw image costs, and the excess and
+ * capacities a move's graph can reach.
+ */
+export function exactTermBounds(energy: MrfEnergy, spec: ImageCostSpec | null): TermBounds {
+  const source = energy.data;
+  const n = energy.width * energy.height;
+  if (n + 2 > MAX_GPU_EXACT_CAPACITY) throw new GpuPrecisionError(`grid has ${n} pixels; heights up to ${n + 1} exceed 2^24`);
+  let maxD = 0;
+  if (source.kind === 'volume') {
+    const D = source.costs;
+    for (let i = 0; i < D.length; i++) if (D[i] > maxD) maxD = D[i];
+  } else if (spec) {
+    maxD = spec.maxCost;
+    // Census: 16 bits per channel (a 16-bit half of a code word); the others: 8-bit samples, gradients differ by up to 510.
+    const rawMax = (spec.kind === 'census' ? 16 : spec.kind === 'sad' ? 255 : spec.kind === 'ssd' ? 255 * 255 : 1275) * spec.channels;
+    if (rawMax * spec.scale > MAX_GPU_EXACT_CAPACITY) throw new GpuPrecisionError(`raw costs up to ${rawMax}·${spec.scale} exceed 2^24`);
+  }
+  let maxW = 0;
+  for (let i = 0; i < n; i++) maxW = Math.max(maxW, energy.wH[i], energy.wV[i]);
+  let maxV = 0;
+  for (let a = 0; a < energy.labels; a++) for (let b = 0; b < energy.labels; b++) maxV = Math.max(maxV, pairwise(energy.smoothness, energy.truncation, a, b));
+  // Unary: |D(α) − D(l)| plus two terms of at most w·V per incident edge; excess can also receive 4 edge capacities of at most 2·w·V.
+  const bound = maxD + 16 * maxW * maxV;
+  if (bound > MAX_GPU_EXACT_CAPACITY) throw new GpuPrecisionError(`excess and capacities can reach ${bound}, above the f32-exact bound 2^24`);
+  return { maxDataCost: maxD, maxEdgeTerm: maxW * maxV };
 }

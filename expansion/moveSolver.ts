@@ -39,25 +39,13 @@ export interface MoveSolver {
   /** Replaces `labels` by the optimal expansion of `alpha` from them. */
   move(alpha: number, labels: Uint16Array): Promise<MoveResult>;
   /**
-   * Optional: the moves of `alphas` in order, each exactly as move() would
-   * make it, in as few device round trips as the solver can. Offered only by
-   * solvers whose graphs are never truncated (truncatedTerms is always 0), so
-   * the driver needs no per-move energy check. predictedEnergy may be NaN.
-   */
-  moveSequence?(alphas: readonly number[], labels: Uint16Array): Promise<MoveResult[]>;
-  /**
-   * How many moves moveSequence puts in one device round trip. The driver
-   * batches a cycle only when this is above 1: with one move per trip,
-   * single moves cost the same and keep per-label skipping and per-move
-   * progress.
-   */
-  readonly movesPerCall?: number;
-  /**
    * Optional: the moves of one cycle, `alphas` in order, each skipped or
    * made exactly as move() would make it, reporting each through
    * hooks.done. A solver offers it to overlap a move's device work with
    * the next one's (the default driver calls move() per label). Offered
-   * only by solvers whose graphs are never truncated.
+   * only by solvers whose graphs are never truncated (truncatedTerms is
+   * always 0), so the driver needs no per-move energy check;
+   * predictedEnergy may be NaN.
    */
   runCycle?(alphas: readonly number[], labels: Uint16Array, hooks: CycleHooks): Promise<void>;
   /**

@@ -58,15 +58,13 @@ export interface RoundScheduleOptions {
   flowsInOut: boolean;
   /** A move that did not converge continues from its flows (else it is redone from scratch). */
   resume: boolean;
-  /** Moves in one call. */
-  movesPerCall: number;
   /** A compile of an R-round plan is priced planCompileRounds + planCompileRoundsPerRound·R rounds. */
   planCompileRounds: number;
   planCompileRoundsPerRound: number;
 }
 
-/** Whether the plan of `moves` moves, `rounds` rounds and `bfs` BFS passes is compiled already. */
-export type PlanCompiled = (moves: number, rounds: number, bfs: number) => boolean;
+/** Whether the plan of `rounds` rounds and `bfs` BFS passes is compiled already. */
+export type PlanCompiled = (rounds: number, bfs: number) => boolean;
 
 export class RoundSchedule {
   private readonly next: Record<StartKind, number>;
@@ -116,7 +114,7 @@ export class RoundSchedule {
    */
   continuation(spent: number, last: number, kind: StartKind): number {
     const rest = this.history[kind].filter((need) => need > spent).map((need) => need - spent);
-    return rest.length > 0 ? this.cheapestRounds(rest, true, 1) : Math.min(2 * last, MAX_ROUNDS);
+    return rest.length > 0 ? this.cheapestRounds(rest, true) : Math.min(2 * last, MAX_ROUNDS);
   }
 
   /**
@@ -129,17 +127,17 @@ export class RoundSchedule {
     const history = this.history[kind];
     history.push(...needed);
     if (history.length > ADAPT_WINDOW) history.splice(0, history.length - ADAPT_WINDOW);
-    this.next[kind] = this.cheapestRounds(history, this.o.resume && this.o.flowsInOut, this.o.movesPerCall);
+    this.next[kind] = this.cheapestRounds(history, this.o.resume && this.o.flowsInOut);
   }
 
-  /** The rounds R among ROUND_CHOICES that would have cost `needs` least (the cost model above), for plans of `moves` moves. */
-  cheapestRounds(needs: readonly number[], resume: boolean, moves: number): number {
+  /** The rounds R among ROUND_CHOICES that would have cost `needs` least (the cost model above). */
+  cheapestRounds(needs: readonly number[], resume: boolean): number {
     const perCall = CALL_COST_IN_ROUNDS + (this.o.flowsInOut ? FLOWS_COST_IN_ROUNDS : 0);
     const overshoot = this.o.gate ? GATED_ROUND_COST : 1;
     let best = 1;
     let bestCost = Infinity;
     for (const R of ROUND_CHOICES) {
-      let cost = this.compiled(moves, R, this.bfsNow) ? 0 : this.o.planCompileRounds + this.o.planCompileRoundsPerRound * R;
+      let cost = this.compiled(R, this.bfsNow) ? 0 : this.o.planCompileRounds + this.o.planCompileRoundsPerRound * R;
       for (const need of needs) {
         let covered = 0;
         for (let r = R; ; r = Math.min(2 * r, MAX_ROUNDS)) {

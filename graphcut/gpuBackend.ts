@@ -1,5 +1,6 @@
 import * as path from 'path';
 import { GPU } from 'gpu.js';
+import { boundsChecksOn } from './deviceFlags';
 import { describeAdaptations, installGpuJsAdaptations, type GpuJsAdaptations } from './gpujs/install';
 import { adaptInstance } from './gpujs/scope';
 
@@ -42,27 +43,20 @@ interface DawnModule { create(flags: string[]): NavigatorGpuLike }
 
 let webgpuSetup: Promise<{ adapterInfo: string; errors: string[] } | null> | null = null;
 
-/** The environment variable that keeps Dawn's bounds checks on (1) or leaves them off (0, the default). */
-export const BOUNDS_CHECKS_VARIABLE = 'STEREOCUT_GPU_BOUNDS_CHECKS';
-
 /**
  * Dawn's instance flags. By default Dawn's robustness is turned off: it
  * clamps every storage-buffer index in the generated shaders (and asks
- * Vulkan for robust buffer access), and those clamps cost about a tenth of
- * the moves' time (BENCHMARKS.md). Turning them off is sound only because every kernel this
+ * Vulkan for robust buffer access), and those clamps are a noticeable part
+ * of the moves' time. Turning them off is sound only because every kernel this
  * project builds reads inside its arrays: test/gpu-kernels-in-bounds
  * runs the solvers' kernels on gpu.js's cpu backend, which reads the same
  * elements, with every read checked and no read where WGSL's select would
- * make one the cpu backend skips. Vulkan's hardware checks
- * (vulkan_use_buffer_robust_access2) did not recover the time.
- * STEREOCUT_GPU_BOUNDS_CHECKS=1 keeps the checks (for a new kernel's first
- * runs on a GPU); anything but 0 or 1 is refused, naming the variable.
+ * make one the cpu backend skips.
+ * The checks stay on where boundsChecksOn says so (deviceFlags.boundsChecks,
+ * else STEREOCUT_GPU_BOUNDS_CHECKS=1: for a new kernel's first runs on a GPU).
  */
 export function dawnFlags(env: NodeJS.ProcessEnv = process.env): string[] {
-  const value = env[BOUNDS_CHECKS_VARIABLE];
-  if (value === undefined || value === '' || value === '0') return ['enable-dawn-features=disable_robustness'];
-  if (value === '1') return [];
-  throw new Error(`${BOUNDS_CHECKS_VARIABLE}: expected 0 or 1, got '${value}'`);
+  return boundsChecksOn(env) ? [] : ['enable-dawn-features=disable_robustness'];
 }
 
 /**

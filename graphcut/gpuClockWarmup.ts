@@ -1,3 +1,4 @@
+import { deviceFlags } from './deviceFlags';
 import { isMainThread } from 'worker_threads';
 import { isWebGpuAvailable } from './gpuBackend';
 import { gpuJsInternal } from './gpujs/internals';
@@ -6,31 +7,22 @@ import { gpuJsInternal } from './gpujs/internals';
  * Wakes an idle GPU's clocks while the host prepares a run.
  *
  * An idle GPU sits at its lowest clock, and its driver raises the clock only
- * after it has seen a few hundred ms of sustained work. On the H200 (driver
- * 580.159.04, nvidia-smi sampled every 20 ms) the SM clock stayed at 345 MHz
- * against 1980 MHz until 250–350 ms of back-to-back dispatches had run, and
- * dropped again about 1.5 s after the last work. A run's first moves are
- * that work: they ran 3–5 times slower than the same moves on a raised
- * clock, and tsukuba's moves, too light to keep the GPU busy, spent most of
- * their time there (whole runs after 4.5 s idle: 0.55–0.90 s; right after
- * another run: 0.39–0.43 s).
+ * after it has seen a few hundred ms of sustained work, and lowers it again
+ * a second or two after the last work. A run's first moves would be that
+ * work, and run several times slower than on a raised clock; light scenes,
+ * whose moves do not keep the GPU busy, would spend most of their time
+ * there.
  *
  * So the run queues a batch of spin dispatches before it computes its
  * costs and initial labeling on the host, which block the main thread. The
- * batch lasts about the rise at the idle clock (500 dispatches, about
- * 0.7 ms each at 345 MHz and 0.12 ms at 1980 MHz) and costs about 60 ms of
- * GPU time on a raised clock, which the host's own work covers. Whole
- * match() runs after 4.5 s idle, three per size, medians: tsukuba 696 ms
- * without, 672 ms with 500 dispatches (555 ms with 250); teddy 2180 →
- * 1875 ms (1872); Adirondack 8361 → 7959 ms (8455). A batch longer than the
- * host's work delays the first move, which is why tsukuba, whose costs and
- * first plan take about 0.2 s, gains least. It is skipped when this process
- * used the device within the last second, since the clock is still raised
- * then. The batch computes nothing: its result is never read.
+ * batch (deviceFlags.clockWarmupDispatches) is sized to last about as long as the
+ * clock takes to rise from idle, and to cost on a raised clock less GPU
+ * time than the host's own work covers; a longer batch would delay the
+ * first move. It is skipped when this process used the device within
+ * deviceFlags.clockWarmupRecentMs, since the clock is still raised then. The batch
+ * computes nothing: its result is never read.
  */
 
-/** The batch, and how recent device work must be for the clock to count as raised. */
-export const clockWarmup = { dispatches: 500, recentMs: 1000 };
 
 /** What the warm-up did: the spin dispatches it queued, or why it queued none. */
 export interface ClockWarmupReport {
@@ -52,8 +44,8 @@ export interface SpinDevice {
 }
 
 /**
- * The spin kernel: 1056 workgroups of 64 threads (8 per SM of an H100 or
- * H200) each chain 65536 multiply-adds, so every SM stays busy; a
+ * The spin kernel: 1056 workgroups of 64 threads (8 per SM of a 132-SM
+ * GPU) each chain 65536 multiply-adds, so every SM stays busy; a
  * comparison the compiler cannot decide keeps the loop from being removed.
  */
 export const SPIN_WORKGROUPS = 1056;
@@ -96,17 +88,17 @@ async function kernelDevice(): Promise<SpinDevice | null> {
 /**
  * Queues the warm-up on the WebGPU device that the kernels will use
  * (`device`: gpu.js's shared device by default) unless there is none, the
- * device was active within clockWarmup.recentMs, clockWarmup.dispatches is
+ * device was active within deviceFlags.clockWarmupRecentMs, deviceFlags.clockWarmupDispatches is
  * 0, or this is a worker thread (Dawn's Node binding aborts the process
  * when a second thread uses it). A warm-up that fails leaves the run as it
  * would have been, and says why.
  */
 export async function warmUpGpuClocks(device: () => Promise<SpinDevice | null> = kernelDevice): Promise<ClockWarmupReport> {
-  const n = clockWarmup.dispatches;
-  if (!(Number.isInteger(n) && n >= 0)) throw new Error(`clockWarmup.dispatches: expected an integer ≥ 0, got ${String(n)}`);
+  const n = deviceFlags.clockWarmupDispatches;
+  if (!(Number.isInteger(n) && n >= 0)) throw new Error(`deviceFlags.clockWarmupDispatches: expected an integer ≥ 0, got ${String(n)}`);
   if (n === 0) return { dispatches: 0, skipped: 'turned off' };
   if (!isMainThread) return { dispatches: 0, skipped: 'not the main thread' };
-  if (performance.now() - lastActive < clockWarmup.recentMs) return { dispatches: 0, skipped: `the device was active within the last ${clockWarmup.recentMs} ms` };
+  if (performance.now() - lastActive < deviceFlags.clockWarmupRecentMs) return { dispatches: 0, skipped: `the device was active within the last ${deviceFlags.clockWarmupRecentMs} ms` };
   try {
     const d = await device();
     if (!d) return { dispatches: 0, skipped: 'no WebGPU adapter' };

@@ -2,9 +2,8 @@ import { Input, type IGPUKernelSettings, type IPipelineRunShortcut, type KernelO
 import { MAX_GPU_EXACT_CAPACITY, validateGridGraph, type GridGraph } from './gridGraph';
 import type { MaxFlowResult, MaxFlowSolver } from './maxflow';
 import type { GpuContext } from './gpuBackend';
-import {
-  CAPACITY_PLANES, checkKernelScheme, globalRelabelPasses, iterationPasses, PLANE, STATE_PLANES, type BfsScheme, type GlobalRelabel, type PushScheme, type StatePass,
-} from './pushRelabelKernels';
+import { checkKernelScheme, globalRelabelPasses, iterationPasses, type BfsScheme, type GlobalRelabel, type PushScheme, type StatePass } from './pushRelabelKernels';
+import { CAPACITY_PLANES, PLANE, STATE_PLANES } from './pushRelabelLayout';
 
 /**
  * Exact push-relabel max-flow on gpu.js kernels (WebGPU on a real GPU, or

@@ -9,7 +9,7 @@ import {
 } from '../expansion/roundSchedule';
 
 const base: RoundScheduleOptions = {
-  initialRounds: 4, bfsPasses: 16, maxBfsPasses: 1000, fixedRounds: false, gate: true, flowsInOut: true, resume: true, movesPerCall: 1,
+  initialRounds: 4, bfsPasses: 16, maxBfsPasses: 1000, fixedRounds: false, gate: true, flowsInOut: true, resume: true,
   planCompileRounds: 10, planCompileRoundsPerRound: 2.5,
 };
 
@@ -43,10 +43,10 @@ describe('round schedule', () => {
     for (let t = 0; t < 300; t++) {
       const o: RoundScheduleOptions = { ...base, gate: rand() < 0.5, flowsInOut: rand() < 0.7, planCompileRounds: Math.floor(rand() * 40), planCompileRoundsPerRound: rand() * 4 };
       const compiledSet = new Set(ROUND_CHOICES.filter(() => rand() < 0.2));
-      const s = new RoundSchedule(o, (_m, R) => compiledSet.has(R));
+      const s = new RoundSchedule(o, (R) => compiledSet.has(R));
       const needs = Array.from({ length: 1 + Math.floor(rand() * 12) }, () => Math.floor(rand() ** 2 * 60));
       const resume = rand() < 0.5;
-      const chosen = s.cheapestRounds(needs, resume, 1);
+      const chosen = s.cheapestRounds(needs, resume);
       const costs = ROUND_CHOICES.map((R) => costOf(o, needs, R, resume, compiledSet.has(R)));
       const least = Math.min(...costs);
       expect(ROUND_CHOICES).toContain(chosen);
@@ -66,10 +66,10 @@ describe('round schedule', () => {
     expect(s.bfs).toBe(16);
     expect(s.rounds('cold')).toBe(4);
     const warm = s.rounds('warm');
-    expect(warm).toBe(s.cheapestRounds([0, 0, 0, 1], true, 1));
+    expect(warm).toBe(s.cheapestRounds([0, 0, 0, 1], true));
     // Only the last ADAPT_WINDOW needs count: a long run of 12s outweighs the early small needs.
     s.movesDone(Array.from({ length: ADAPT_WINDOW }, () => 12), 'cold');
-    expect(s.rounds('cold')).toBe(s.cheapestRounds(Array.from({ length: ADAPT_WINDOW }, () => 12), true, 1));
+    expect(s.rounds('cold')).toBe(s.cheapestRounds(Array.from({ length: ADAPT_WINDOW }, () => 12), true));
     expect(s.rounds('warm')).toBe(warm);
   });
 
@@ -86,7 +86,7 @@ describe('round schedule', () => {
   test('a continuation serves the recent needs beyond what the move spent, or doubles the last call when none was that long', () => {
     const s = new RoundSchedule({ ...base, planCompileRounds: 0, planCompileRoundsPerRound: 0 }, () => true);
     s.movesDone([3, 5, 9, 20], 'cold');
-    expect(s.continuation(4, 4, 'cold')).toBe(s.cheapestRounds([1, 5, 16], true, 1));
+    expect(s.continuation(4, 4, 'cold')).toBe(s.cheapestRounds([1, 5, 16], true));
     expect(s.continuation(25, 6, 'cold')).toBe(12);
     expect(s.continuation(25, MAX_ROUNDS, 'warm')).toBe(MAX_ROUNDS);
   });

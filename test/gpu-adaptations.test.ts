@@ -5,15 +5,17 @@
  * description names what is off; the adapted prototypes run gpu.js's own
  * code for gpu.js instances the project did not make.
  */
+import { DEFAULT_WORKGROUP } from '../graphcut/deviceFlags';
 import * as fs from 'fs';
 import * as path from 'path';
 import { Input } from 'gpu.js';
 import { ADAPTATIONS, describeAdaptations, installGpuJsAdaptations } from '../graphcut/gpujs/install';
 import { installedGpuJsRelease, WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
 import { adaptInstance, adaptsFor } from '../graphcut/gpujs/scope';
-import { DEFAULT_WORKGROUP, setKernelWorkgroup } from '../graphcut/gpujs/workgroupSize';
+import { setKernelWorkgroup } from '../graphcut/gpujs/workgroupSize';
 import { webGpuDeviceDescription } from '../graphcut/gpuBackend';
-import { bfsScanSource, STATE_PLANES } from '../graphcut/pushRelabelKernels';
+import { bfsScanSource } from '../graphcut/bfsKernels';
+import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
 import { assembleWgsl } from './support/wgslAssembly';
 
 describe('gpu.js adaptations', () => {

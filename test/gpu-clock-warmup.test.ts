@@ -4,15 +4,16 @@
  * match() reports it for the device backends only. Whether it raises the
  * clock is measured on the GPU (gpuBench clocks, BENCHMARKS.md).
  */
-import { clockWarmup, noteDeviceActive, queueSpin, SPIN_SHADER, SPIN_WORKGROUPS, warmUpGpuClocks } from '../graphcut/gpuClockWarmup';
+import { deviceFlags } from '../graphcut/deviceFlags';
+import { noteDeviceActive, queueSpin, SPIN_SHADER, SPIN_WORKGROUPS, warmUpGpuClocks } from '../graphcut/gpuClockWarmup';
 import { isWebGpuAvailable } from '../graphcut/gpuBackend';
 import { generateSyntheticScene } from '../data/synthetic';
 import { match, warmUpForBackend } from '../stereo/match';
 import { matchSummaryJson, matchSummaryLines } from '../stereo/summary';
 import { RecordingDevice } from './support/recordingDevice';
 
-const saved = { ...clockWarmup };
-afterEach(() => Object.assign(clockWarmup, saved));
+const saved = { ...deviceFlags };
+afterEach(() => Object.assign(deviceFlags, saved));
 
 function pipelineCode(device: RecordingDevice): string[] {
   return device.made.map((d) => (JSON.parse(d) as [string, unknown, string])[2]);
@@ -31,10 +32,10 @@ describe('queueSpin', () => {
 describe('warmUpGpuClocks', () => {
   const standIn = (device: RecordingDevice) => async () => device;
 
-  it('queues clockWarmup.dispatches on the device when it has been idle', async () => {
-    clockWarmup.recentMs = 0;
+  it('queues deviceFlags.clockWarmupDispatches on the device when it has been idle', async () => {
+    deviceFlags.clockWarmupRecentMs = 0;
     for (const n of [1, 3, 500]) {
-      clockWarmup.dispatches = n;
+      deviceFlags.clockWarmupDispatches = n;
       const device = new RecordingDevice();
       await expect(warmUpGpuClocks(standIn(device))).resolves.toEqual({ dispatches: n });
       expect(device.dispatched).toHaveLength(n);
@@ -42,36 +43,36 @@ describe('warmUpGpuClocks', () => {
   });
 
   it('skips the warm-up while the device was active within recentMs, and queues it again after', async () => {
-    clockWarmup.recentMs = 60_000;
+    deviceFlags.clockWarmupRecentMs = 60_000;
     noteDeviceActive();
     const device = new RecordingDevice();
     const r = await warmUpGpuClocks(standIn(device));
     expect(r).toEqual({ dispatches: 0, skipped: 'the device was active within the last 60000 ms' });
     expect(device.dispatched).toHaveLength(0);
-    clockWarmup.recentMs = 0;
-    await expect(warmUpGpuClocks(standIn(device))).resolves.toEqual({ dispatches: clockWarmup.dispatches });
+    deviceFlags.clockWarmupRecentMs = 0;
+    await expect(warmUpGpuClocks(standIn(device))).resolves.toEqual({ dispatches: deviceFlags.clockWarmupDispatches });
   });
 
   it('queues nothing when turned off or when there is no device, and says why', async () => {
-    clockWarmup.recentMs = 0;
+    deviceFlags.clockWarmupRecentMs = 0;
     await expect(warmUpGpuClocks(async () => null)).resolves.toEqual({ dispatches: 0, skipped: 'no WebGPU adapter' });
-    clockWarmup.dispatches = 0;
+    deviceFlags.clockWarmupDispatches = 0;
     const device = new RecordingDevice();
     await expect(warmUpGpuClocks(standIn(device))).resolves.toEqual({ dispatches: 0, skipped: 'turned off' });
     expect(device.submitted).toBe(0);
   });
 
   it('never fails the run: a device that throws is reported', async () => {
-    clockWarmup.recentMs = 0;
+    deviceFlags.clockWarmupRecentMs = 0;
     await expect(warmUpGpuClocks(async () => { throw new Error('device lost'); })).resolves.toEqual({ dispatches: 0, skipped: 'failed: device lost' });
     const broken = new RecordingDevice();
     broken.queue.submit = () => { throw new Error('queue gone'); };
     await expect(warmUpGpuClocks(async () => broken)).resolves.toEqual({ dispatches: 0, skipped: 'failed: queue gone' });
   });
 
-  it.each([-1, 1.5, Number.NaN])('refuses clockWarmup.dispatches = %p by name', async (n) => {
-    clockWarmup.dispatches = n;
-    await expect(warmUpGpuClocks(async () => new RecordingDevice())).rejects.toThrow(/clockWarmup\.dispatches: expected an integer ≥ 0/);
+  it.each([-1, 1.5, Number.NaN])('refuses deviceFlags.clockWarmupDispatches = %p by name', async (n) => {
+    deviceFlags.clockWarmupDispatches = n;
+    await expect(warmUpGpuClocks(async () => new RecordingDevice())).rejects.toThrow(/deviceFlags\.clockWarmupDispatches: expected an integer ≥ 0/);
   });
 });
 
@@ -93,17 +94,17 @@ describe('match() and the warm-up', () => {
     await expect(warmUpForBackend('gpu', undefined, true)).resolves.toEqual(why);
     await expect(warmUpForBackend('auto', false, true)).resolves.toBeUndefined();
     await expect(warmUpForBackend('bk', undefined, true)).resolves.toBeUndefined();
-    clockWarmup.recentMs = 0;
+    deviceFlags.clockWarmupRecentMs = 0;
     const asked = await warmUpForBackend('auto', true, true);
-    expect(asked?.dispatches === clockWarmup.dispatches || asked?.skipped === 'no WebGPU adapter').toBe(true);
+    expect(asked?.dispatches === deviceFlags.clockWarmupDispatches || asked?.skipped === 'no WebGPU adapter').toBe(true);
     if (await isWebGpuAvailable()) expect((await run({ backend: 'auto' })).clockWarmup).toEqual(why);
   });
 
   it('tries it for auto when the host computes the costs, and reports what it did', async () => {
-    clockWarmup.recentMs = 0;
+    deviceFlags.clockWarmupRecentMs = 0;
     const r = await run({ backend: 'auto', costs: 'volume' });
     if (await isWebGpuAvailable()) {
-      expect(r.clockWarmup).toEqual({ dispatches: clockWarmup.dispatches });
+      expect(r.clockWarmup).toEqual({ dispatches: deviceFlags.clockWarmupDispatches });
     } else {
       expect(r.clockWarmup).toEqual({ dispatches: 0, skipped: 'no WebGPU adapter' });
       expect(matchSummaryLines(r)).toContain('GPU clock warm-up skipped: no WebGPU adapter');

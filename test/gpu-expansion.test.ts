@@ -14,7 +14,7 @@ import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
 import { flattenState } from '../graphcut/pushRelabel';
-import { PLANE, STATE_PLANES } from '../graphcut/pushRelabelKernels';
+import { PLANE, STATE_PLANES } from '../graphcut/pushRelabelLayout';
 import type { Raster } from '../data/raster';
 import { loadScene } from '../data/scene';
 import { randomEnergy, randomLabels } from './support/randomEnergy';
@@ -43,7 +43,7 @@ async function expectSameAsBk(ctx: GpuContext, energy: MrfEnergy, init: Uint16Ar
   const ref = await alphaExpansion(energy, init, new GraphMoveSolver(energy, new BoykovKolmogorovSolver(), variant), { cycles: 2 });
   // The image source never needs the host volume: the device solver gets the energy without it.
   const gpuEnergy = source.kind === 'images' ? { ...energy, data: source } : energy;
-  const gpu = new GpuMoveSolver(ctx, gpuEnergy, { variant, iterationsPerRound: 8, bfsPasses: 16, initialRounds: 2, movesPerCall: 4, ...options });
+  const gpu = new GpuMoveSolver(ctx, gpuEnergy, { variant, iterationsPerRound: 8, bfsPasses: 16, initialRounds: 2, ...options });
   const res = await alphaExpansion(energy, init, gpu, { cycles: 2 });
   expect(res.cycles.map((c) => c.energy.total)).toEqual(ref.cycles.map((c) => c.energy.total));
   const diff = res.labels.findIndex((v, p) => v !== ref.labels[p]);
@@ -96,10 +96,8 @@ describe('GpuMoveSolver against the BK path', () => {
     expect(() => make({ resident: 'on' })).toThrow(/option resident/);
     // Resident moves are WebGPU's: on gpu.js's CPU backend a cycle runs move by move.
     expect(make({}).residentApplies()).toBe(false);
-    expect(() => make({ warmStart: true, movesPerCall: 4 })).toThrow(/option warmStart: needs one move per call/);
-    // By default warm starts are on with one move per call (the store is tiny here) and off for chained moves.
+    // By default warm starts are on (the store is tiny here).
     expect(make({}).warmStart).toBe(true);
-    expect(make({ movesPerCall: 4 }).warmStart).toBe(false);
   });
 
   // By default one scheme per push kind (graphcut-pushrelabel.test.ts runs every scheme on random grids); all under STEREOCUT_FULL_TESTS=1.
@@ -117,7 +115,7 @@ describe('GpuMoveSolver against the BK path', () => {
     for (const resume of [true, false]) {
       // One round of one iteration and one BFS pass per call: nearly every move needs several calls, and the BFS falls short.
       const g = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, `synthetic resume ${resume}`, {
-        movesPerCall: 1, iterationsPerRound: 1, bfsPasses: 1, initialRounds: 1, fixedRounds: true, reach: 2, resume, maxCachedPlans: 3,
+        iterationsPerRound: 1, bfsPasses: 1, initialRounds: 1, fixedRounds: true, reach: 2, resume, maxCachedPlans: 3,
       });
       expect(g.counters.bfsShortfalls).toBeGreaterThan(0);
       if (resume) {
@@ -148,7 +146,7 @@ describe('GpuMoveSolver against the BK path', () => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
     const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     // Small rounds and BFS passes make the moves' needs vary, so the adaptive choice moves between shapes.
-    const options = { movesPerCall: 1, iterationsPerRound: 2, bfsPasses: 4, initialRounds: 1, reach: 2 } as const;
+    const options = { iterationsPerRound: 2, bfsPasses: 4, initialRounds: 1, reach: 2 } as const;
     const free = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'compiles ignored', { ...options, planCompileRounds: 0, planCompileRoundsPerRound: 0 });
     const counted = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'compiles counted', { ...options, planCompileRounds: 1000 });
     // Priced by the plan's rounds alone: long plans cost more to compile, so the choice compiles fewer shapes than when compiles are free.
@@ -172,7 +170,7 @@ describe('GpuMoveSolver against the BK path', () => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
     const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     // Few BFS passes, so that a short last BFS falls short and the move needs another call.
-    const options = { movesPerCall: 1, iterationsPerRound: 2, bfsPasses: 3, initialRounds: 1, reach: 2 } as const;
+    const options = { iterationsPerRound: 2, bfsPasses: 3, initialRounds: 1, reach: 2 } as const;
     const passes: number[] = [];
     for (const finalBfsFactor of [1, 2, 5]) {
       const g = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, `finalBfsFactor ${finalBfsFactor}`, { ...options, finalBfsFactor });
@@ -185,7 +183,7 @@ describe('GpuMoveSolver against the BK path', () => {
   test('the reductions\' tile side changes no result and no call: sides 1, 3 and 8 give BK\'s labels and the default\'s calls', async () => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
     const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
-    const options = { movesPerCall: 1, iterationsPerRound: 2, bfsPasses: 3, initialRounds: 1, reach: 2 } as const;
+    const options = { iterationsPerRound: 2, bfsPasses: 3, initialRounds: 1, reach: 2 } as const;
     const calls: unknown[] = [];
     for (const tileSide of [undefined, 1, 3, 8]) {
       const g = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, `tileSide ${String(tileSide)}`, tileSide === undefined ? options : { ...options, tileSide });
@@ -197,7 +195,7 @@ describe('GpuMoveSolver against the BK path', () => {
   test('first-cycle moves borrow the last converged move\'s flows (borrowFlows): BK\'s labels with it on and off, and it needs warm starts', async () => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
     const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
-    const options = { movesPerCall: 1, iterationsPerRound: 4, initialRounds: 2 } as const;
+    const options = { iterationsPerRound: 4, initialRounds: 2 } as const;
     const on = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'borrowFlows on', options);
     // Every move of the first cycle but the first has no flows of its own α and borrows; later cycles start from their own.
     expect(on.counters.borrowedMoves).toBe(energy.labels - 1);
@@ -212,7 +210,7 @@ describe('GpuMoveSolver against the BK path', () => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
     const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     // 12 fixed rounds per call: most moves converge after a few, and the gated plans copy the state for the rest.
-    const options = { movesPerCall: 3, initialRounds: 12, fixedRounds: true } as const;
+    const options = { initialRounds: 12, fixedRounds: true } as const;
     const gated = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'gated', { ...options, gate: true });
     const ungated = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'ungated', { ...options, gate: false });
     expect(gated.counters.moves).toBe(16);
@@ -284,7 +282,7 @@ describe('GpuMoveSolver warm starts (each move from the flows its α\'s previous
     const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     // One iteration per round: most moves need more than a call gives them, so many calls continue a move from its read-back flows.
     const g = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'shared plans', {
-      movesPerCall: 1, iterationsPerRound: 1, bfsPasses: 8, initialRounds: 1, reach: 2, verify: true, maxCachedPlans: 64,
+      iterationsPerRound: 1, bfsPasses: 8, initialRounds: 1, reach: 2, verify: true, maxCachedPlans: 64,
     });
     const kinds = (c: { resumed: boolean; warm: boolean }): string => (c.resumed ? 'continued' : c.warm ? 'warm' : 'cold');
     const shapes = new Map<string, Set<string>>();
@@ -303,7 +301,7 @@ describe('GpuMoveSolver warm starts (each move from the flows its α\'s previous
     const scene = generateSyntheticScene({ width: 48, height: 36, ndisp: 8, seed: 3 });
     const energy = buildStereoEnergy(scene.left, scene.right, { ndisp: 8, kind: 'sad', lambda: 20, smoothness: 'linear', truncation: 2 });
     const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
-    const options = { movesPerCall: 1, iterationsPerRound: 2, bfsPasses: 8, initialRounds: 1, reach: 4 } as const;
+    const options = { iterationsPerRound: 2, bfsPasses: 8, initialRounds: 1, reach: 4 } as const;
     const cold = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'cold', { ...options, warmStart: false });
     const warm = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'warm', { ...options, warmStart: true });
     expect(cold.counters.warmMoves).toBe(0);
@@ -336,7 +334,7 @@ describe('GpuMoveSolver on grids wider than one reduction level', () => {
     expect(defaultInitialRounds(512, 512)).toBe(8);
     expect(defaultPush(1500, 1000)).toBe('split-sweep');
     expect(defaultPush(718, 496)).toBe('sweep');
-    const g = await expectSameAsBk(wasm, energy, init, 'reversed', { kind: 'volume' }, 'wide synthetic', { iterationsPerRound: 4, bfsPasses: 4, movesPerCall: 1 });
+    const g = await expectSameAsBk(wasm, energy, init, 'reversed', { kind: 'volume' }, 'wide synthetic', { iterationsPerRound: 4, bfsPasses: 4 });
     expect(g.counters.moves).toBe(g.counters.pipelineCalls - g.counters.redoneMoves - g.counters.resumedCalls);
     // With the defaults, the first call gets the first rounds of a grid this wide.
     const defaults = new GpuMoveSolver(wasm, energy, { variant: 'reversed' });

@@ -6,12 +6,13 @@
  * tested on a stand-in device in gpu-shared-literals.test.ts, and the GPU
  * runs are in BENCHMARKS.md.
  */
+import { deviceFlags } from '../graphcut/deviceFlags';
 import { seededRandom } from '../data/random';
 import { buildStereoEnergy, resolveDataCostOptions, toIntensity8, wtaInit } from '../costs';
 import { generateSyntheticScene } from '../data/synthetic';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import { volumeOf, type DataTerm, type MrfEnergy } from '../data/energy';
-import { keptProgramCount, keptPrograms, releaseKeptPrograms } from '../expansion/gpuKeptPrograms';
+import { keptProgramCount, releaseKeptPrograms } from '../expansion/gpuKeptPrograms';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
 import { type GpuMoveOptions } from '../expansion/gpuMoveSettings';
 import { GraphMoveSolver } from '../expansion/moveSolver';
@@ -132,11 +133,11 @@ describe('programs kept between solvers of the same shape', () => {
     expect((await runAndCheck(cpu, e2, init(e2), 'keepPlans false', { keepPlans: false })).tookKeptPlans).toBe(false);
     expect(keptProgramCount()).toBe(1);
     // Keeping off for the process.
-    keptPrograms.enabled = false;
+    deviceFlags.keptPrograms = false;
     try {
       expect((await runAndCheck(cpu, e2, init(e2), 'keeping off')).tookKeptPlans).toBe(false);
     } finally {
-      keptPrograms.enabled = true;
+      deviceFlags.keptPrograms = true;
     }
     // A program whose context was destroyed is dropped, not taken.
     releaseKeptPrograms();

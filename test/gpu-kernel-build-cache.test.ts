@@ -9,6 +9,7 @@
  * the GPU runs the shared builds is checked there (--verify, equal
  * energies: BENCHMARKS.md).
  */
+import { deviceFlags } from '../graphcut/deviceFlags';
 import { seededRandom } from '../data/random';
 import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
 import { GPU, Input } from 'gpu.js';
@@ -18,7 +19,10 @@ import {
 } from '../graphcut/gpujs/kernelBuildCache';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
 import { randomEnergy } from './support/randomEnergy';
-import { bfsScanSource, gatedSource, sweepGatherSource, sweepPushSource, STATE_PLANES, UNCHANGED_STATE } from '../graphcut/pushRelabelKernels';
+import { gatedSource, UNCHANGED_STATE } from '../graphcut/pushRelabelKernels';
+import { bfsScanSource } from '../graphcut/bfsKernels';
+import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
+import { sweepGatherSource, sweepPushSource } from '../graphcut/sweepKernels';
 import { checkTilesSource, MOVE_DONE_GATE, startMoveSource } from '../expansion/gpuMoveKernels';
 import { assembleWgsl } from './support/wgslAssembly';
 import { RecordingDevice, useStandInDevice } from './support/recordingDevice';
@@ -53,11 +57,11 @@ function randomCase(rng: () => number): Case {
 }
 
 function build(c: Case, shared: boolean): string {
-  kernelBuildCache.enabled = shared;
+  deviceFlags.kernelBuildCache = shared;
   try {
     return assembleWgsl(c.source, c.output, c.args, c.constants, c.settings).wgsl;
   } finally {
-    kernelBuildCache.enabled = true;
+    deviceFlags.kernelBuildCache = true;
   }
 }
 
@@ -159,9 +163,9 @@ describe('kernel builds shared between plans', () => {
     expect(other.createShaderModule({ code: 'A' })).not.toBe(a);
     expect(made).toBe(3);
     expect(device.createShaderModule({ code: 'A', label: 'x' } as { code: string })).not.toBe(a);
-    kernelBuildCache.enabled = false;
+    deviceFlags.kernelBuildCache = false;
     expect(device.createShaderModule({ code: 'A' })).not.toBe(a);
-    kernelBuildCache.enabled = true;
+    deviceFlags.kernelBuildCache = true;
     expect(device.createShaderModule({ code: 'A' })).toBe(a);
     expect(made).toBe(5);
     // A wrapper of the device class (a profiler) sees the modules made, not those shared.
@@ -199,16 +203,16 @@ describe('pipelines created ahead of a plan\'s compile', () => {
   useStandInDevice(device);
   beforeAll(() => installKernelBuildCache());
 
-  /** A solver's plan of `moves` moves, traced, with an executor for it and its first call's arguments. */
-  function solverPlan(W: number, H: number, moves: number, rounds: number, given?: GpuMoveSolver): { executor: CompilingExecutor; args: unknown[]; solver: GpuMoveSolver } {
+  /** A solver's plan of `rounds` rounds, traced, with an executor for it and its first call's arguments. */
+  function solverPlan(W: number, H: number, rounds: number, given?: GpuMoveSolver): { executor: CompilingExecutor; args: unknown[]; solver: GpuMoveSolver } {
     const ctx = { gpu: new GPU({ mode: 'webgpu' }), mode: 'webgpu' as const, device: 'stand-in', deviceErrors: [], destroyed: false, destroy: () => undefined };
     // Adapted as createGpuContext's instances are.
     adaptInstance(ctx.gpu);
-    const solver = given ?? new GpuMoveSolver(ctx, randomEnergy(seededRandom(W * 31 + H), W, H, 5, 'linear'), { variant: 'reversed', movesPerCall: moves });
-    const internals = solver as unknown as { plan(m: number, r: number, b: number, v: boolean): { pipe: { pipeline: { plan: unknown; _buildPlan(): unknown } } }; flowsInOut: boolean; schedule: { bfs: number } };
-    const pipeline = internals.plan(moves, rounds, internals.schedule.bfs, false).pipe.pipeline;
+    const solver = given ?? new GpuMoveSolver(ctx, randomEnergy(seededRandom(W * 31 + H), W, H, 5, 'linear'), { variant: 'reversed' });
+    const internals = solver as unknown as { plans: { get(r: number, b: number, v: boolean): { pipe: { pipeline: { plan: unknown; _buildPlan(): unknown } } } }; flowsInOut: boolean; schedule: { bfs: number } };
+    const pipeline = internals.plans.get(rounds, internals.schedule.bfs, false).pipe.pipeline;
     pipeline.plan = pipeline._buildPlan();
-    const args: unknown[] = [new Input(new Float32Array(W * H) as unknown as number[], [W, H]), new Input(new Float32Array(moves) as unknown as number[], [moves])];
+    const args: unknown[] = [new Input(new Float32Array(W * H) as unknown as number[], [W, H]), new Input(new Float32Array(1) as unknown as number[], [1])];
     if (internals.flowsInOut) args.push(new Input(new Float32Array(2 * W * H) as unknown as number[], [W, H, 2]));
     const { WebGPUPipelineExecutor } = gpuJsInternal<{ WebGPUPipelineExecutor: new (p: unknown, plan: unknown) => CompilingExecutor }>('web-gpu/pipeline-executor');
     return { executor: new WebGPUPipelineExecutor(pipeline, pipeline.plan), args, solver };
@@ -222,10 +226,10 @@ describe('pipelines created ahead of a plan\'s compile', () => {
     clearKernelBuildCache();
     // Everything asked ahead on this device: a pipeline asked for by an earlier plan is not asked again.
     const everAhead = new Set<string>();
-    for (const [W, H, moves] of [[13, 9, 1], [21, 6, 4], [21, 6, 2]]) {
+    for (const [W, H, rounds] of [[13, 9, 2], [21, 6, 2], [21, 6, 3]]) {
       device.made.length = 0;
       device.ahead.length = 0;
-      const { executor, args } = solverPlan(W, H, moves, 2);
+      const { executor, args } = solverPlan(W, H, rounds);
       const compiling = executor._compile(args);
       await settle();
       // Every pipeline requested is requested before the first one is answered, and none twice.
@@ -240,13 +244,13 @@ describe('pipelines created ahead of a plan\'s compile', () => {
       const made = new Set(device.made);
       expect(device.ahead.filter((p) => !made.has(p))).toEqual([]);
       expect([...made].filter((p) => !everAhead.has(p))).toEqual([]);
-      if (moves === 1) expect(asked).toBeGreaterThanOrEqual(10);
+      if (W === 13) expect(asked).toBeGreaterThanOrEqual(10);
     }
   });
 
   test('later plans of the same kernels ask for none ahead, and the same solver\'s plan none of its kernels; a refused pipeline is left to the compile', async () => {
     clearKernelBuildCache();
-    const first = solverPlan(17, 8, 1, 2);
+    const first = solverPlan(17, 8, 2);
     device.ahead.length = 0;
     const warming = prewarmPipelines(first.executor, first.args, device as unknown as PipelineDevice);
     await settle();
@@ -257,23 +261,23 @@ describe('pipelines created ahead of a plan\'s compile', () => {
     await expect(warming).resolves.toBeUndefined();
     device.refuse = false;
     // Same size, more rounds, another solver: the same programs, none asked again.
-    const second = solverPlan(17, 8, 1, 5);
+    const second = solverPlan(17, 8, 5);
     await prewarmPipelines(second.executor, second.args, device as unknown as PipelineDevice);
     expect(device.ahead.length).toBe(asked);
     // The same solver's next plan: its kernels were planned with these arguments, so no throwaway clone is made.
-    const third = solverPlan(17, 8, 1, 7, first.solver);
+    const third = solverPlan(17, 8, 7, first.solver);
     const pipeline = (third.executor as unknown as { pipeline: { _cloneKernel: unknown } }).pipeline;
     const clone = jest.spyOn(pipeline as { _cloneKernel(): unknown }, '_cloneKernel');
     await prewarmPipelines(third.executor, third.args, device as unknown as PipelineDevice);
     expect(clone).not.toHaveBeenCalled();
     expect(device.ahead.length).toBe(asked);
     // Another solver of the same size: its programs are keyed by source, constants and arguments, so none is planned again either.
-    const fourth = solverPlan(17, 8, 1, 9);
+    const fourth = solverPlan(17, 8, 9);
     const cloneOther = jest.spyOn((fourth.executor as unknown as { pipeline: { _cloneKernel(): unknown } }).pipeline, '_cloneKernel');
     await prewarmPipelines(fourth.executor, fourth.args, device as unknown as PipelineDevice);
     expect(cloneOther).not.toHaveBeenCalled();
     // A solver of another size has other constants: its programs are planned (and asked for) anew.
-    const fifth = solverPlan(13, 8, 1, 2);
+    const fifth = solverPlan(13, 8, 2);
     const cloneFifth = jest.spyOn((fifth.executor as unknown as { pipeline: { _cloneKernel(): unknown } }).pipeline, '_cloneKernel');
     const warmingFifth = prewarmPipelines(fifth.executor, fifth.args, device as unknown as PipelineDevice);
     await settle();
@@ -286,7 +290,7 @@ describe('pipelines created ahead of a plan\'s compile', () => {
   test('the pipelines made ahead are kept alive (Dawn shares a pipeline only while it lives), refused ones are not, and a cleared cache asks again', async () => {
     clearKernelBuildCache();
     device.ahead.length = 0;
-    const first = solverPlan(11, 7, 1, 2);
+    const first = solverPlan(11, 7, 2);
     const warming = prewarmPipelines(first.executor, first.args, device as unknown as PipelineDevice);
     await settle();
     const asked = device.ahead.length;
@@ -303,14 +307,14 @@ describe('pipelines created ahead of a plan\'s compile', () => {
     expect(kept).toHaveLength(asked - 1);
     expect(new Set(kept).size).toBe(asked - 1);
     // The same programs again: nothing asked, the same pipelines kept.
-    const again = solverPlan(11, 7, 1, 3);
+    const again = solverPlan(11, 7, 3);
     await prewarmPipelines(again.executor, again.args, device as unknown as PipelineDevice);
     expect(device.ahead).toHaveLength(asked);
     expect(keptPipelines(device)).toEqual(kept);
     // Cleared: none kept, and the next plan asks for all of them again.
     clearKernelBuildCache();
     expect(keptPipelines(device)).toHaveLength(0);
-    const fresh = solverPlan(11, 7, 1, 2);
+    const fresh = solverPlan(11, 7, 2);
     const rewarming = prewarmPipelines(fresh.executor, fresh.args, device as unknown as PipelineDevice);
     await settle();
     expect(device.ahead).toHaveLength(2 * asked);

@@ -11,7 +11,8 @@ import { type GpuMoveOptions } from '../expansion/gpuMoveSettings';
 import { FULL_TESTS, sample } from './support/testScope';
 import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { BOUNDS_CHECKS_VARIABLE, createGpuContext, dawnFlags, type GpuContext } from '../graphcut/gpuBackend';
+import { createGpuContext, dawnFlags, type GpuContext } from '../graphcut/gpuBackend';
+import { BOUNDS_CHECKS_VARIABLE } from '../graphcut/deviceFlags';
 import { PushRelabelSolver, type PushRelabelOptions } from '../graphcut/pushRelabel';
 import { randomGridGraph, RANDOM_GRAPH_KINDS } from './support/randomGraphs';
 import { installReadChecks, type ReadChecks } from './support/checkedKernelReads';
@@ -107,7 +108,7 @@ describe('move kernels: every read inside its array', () => {
     { push: 'sweep', bfs: 'scan', reach: 5, tileSide: 3, gate: false },
     // Tiny rounds: moves continue from read-back flows, BFS shortfalls double the passes.
     { iterationsPerRound: 1, bfsPasses: 1, initialRounds: 1, fixedRounds: true, reach: 2, tileSide: 1 },
-    { movesPerCall: 3, tileSide: 4 },
+    { tileSide: 4 },
   ];
   // By default a 1×1 grid, a single row, a single column and the largest: every border case the kernels guard.
   const sizes = sample<[number, number]>([[1, 1], [1, 7], [6, 1], [2, 3], [5, 4], [11, 6], [9, 13]], [0, 1, 2, 6]);

@@ -5,6 +5,7 @@
  * pass's dispatches in order is WebGPU's guarantee, checked on the device by
  * --verify and by equal energies (BENCHMARKS.md).
  */
+import { deviceFlags } from '../graphcut/deviceFlags';
 import { seededRandom } from '../data/random';
 import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
 import { Input } from 'gpu.js';
@@ -142,7 +143,7 @@ describe('one compute pass per WebGPU pipeline call', () => {
         const logs: Op[][] = [];
         const results: unknown[] = [];
         for (const enabled of [false, true]) {
-          onePassCalls.enabled = enabled;
+          deviceFlags.onePassCalls = enabled;
           const log: Op[] = [];
           const { ex, args } = randomExecutor(seededRandom(seed), gpuJsExecutor, log, trial % 10 !== 0);
           results.push(await ex.execute(args));
@@ -160,7 +161,7 @@ describe('one compute pass per WebGPU pipeline call', () => {
         if (sets(ours) < sets(theirs)) fewerSets++;
       }
     } finally {
-      onePassCalls.enabled = true;
+      deviceFlags.onePassCalls = true;
     }
     expect(fewerSets).toBeGreaterThan(200);
   });
@@ -221,11 +222,11 @@ describe('one compute pass per WebGPU pipeline call', () => {
       const broken = Object.assign(Object.create(gpuJsExecutor) as FusedExecutor, ex, { [field]: value });
       expect(recordAhead({ pipeline: { _executor: broken } })).toBe(false);
     }
-    onePassCalls.enabled = false;
+    deviceFlags.onePassCalls = false;
     try {
       expect(recordAhead({ pipeline: { _executor: ex } })).toBe(false);
     } finally {
-      onePassCalls.enabled = true;
+      deviceFlags.onePassCalls = true;
     }
     expect(onePassCalls.recordedAhead).toBe(before);
     expect(log).toEqual([]);
@@ -327,8 +328,8 @@ describe('one compute pass per WebGPU pipeline call', () => {
       (c) => { c.pipeline._executor = undefined; },
       (c) => { c.pipeline._executor = false; },
       (c) => { c.pipeline._executor = { ...c.ex }; },
-      () => { onePassCalls.enabled = false; },
-      () => { onePassCalls.inPlace = false; },
+      () => { deviceFlags.onePassCalls = false; },
+      () => { deviceFlags.inPlaceCalls = false; },
       // Arguments the compiled plan no longer fits: gpu.js recompiles.
       (c) => { c.ex._checkArguments = () => { throw Object.assign(new Error('drifted'), { isFusionFallback: true, recompilable: true }); }; },
     ];
@@ -339,10 +340,10 @@ describe('one compute pass per WebGPU pipeline call', () => {
         await expect(callInPlace(c.pipe, c.args)).resolves.toBe('gpu.js call');
         expect(c.gpuJsCalls()).toBe(1);
         expect(c.log.filter((op) => op[0] === 'write')).toEqual([]);
-        Object.assign(onePassCalls, { enabled: true, inPlace: true });
+        Object.assign(deviceFlags, { onePassCalls: true, inPlaceCalls: true });
       }
     } finally {
-      Object.assign(onePassCalls, { enabled: true, inPlace: true });
+      Object.assign(deviceFlags, { onePassCalls: true, inPlaceCalls: true });
     }
     // Any other error of the executor is the caller's; a failed call drops the executor, as gpu.js's call does.
     const b = setUp(3);

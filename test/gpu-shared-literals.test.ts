@@ -7,6 +7,7 @@
  * runs the shared buffers is checked there (--verify, equal energies:
  * BENCHMARKS.md).
  */
+import { deviceFlags } from '../graphcut/deviceFlags';
 import { seededRandom } from '../data/random';
 import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
 import { GPU, Input } from 'gpu.js';
@@ -25,7 +26,7 @@ interface Binding { source: string; value?: unknown }
 interface TracedPlan { steps: Array<{ argBindings: Binding[] }> }
 interface PipelineInternals { plan: TracedPlan | null; _buildPlan(): TracedPlan; destroy(): Promise<void> }
 interface Executor { _compile(args: unknown[]): Promise<void>; destroy(): void }
-interface SolverInternals { plan(m: number, r: number, b: number, v: boolean): { pipe: { pipeline: PipelineInternals } }; schedule: { bfs: number }; flowsInOut: boolean; literals: readonly Input[] }
+interface SolverInternals { plans: { get(r: number, b: number, v: boolean): { pipe: { pipeline: PipelineInternals } } }; schedule: { bfs: number }; flowsInOut: boolean; program: { literals: readonly Input[] } }
 
 /** A stand-in for createGpuContext('webgpu'): its gpu.js instance is adapted as createGpuContext's are. */
 function webgpuContext(): ConstructorParameters<typeof GpuMoveSolver>[0] {
@@ -42,7 +43,7 @@ function newSolver(W: number, H: number, seed: number, ctx = webgpuContext()): G
 /** A plan of `rounds` rounds of the solver, traced. */
 function tracedPlan(solver: GpuMoveSolver, rounds: number): PipelineInternals {
   const s = solver as unknown as SolverInternals;
-  const pipeline = s.plan(1, rounds, s.schedule.bfs, false).pipe.pipeline;
+  const pipeline = s.plans.get(rounds, s.schedule.bfs, false).pipe.pipeline;
   pipeline.plan = pipeline._buildPlan();
   return pipeline;
 }
@@ -51,11 +52,11 @@ function tracedPlan(solver: GpuMoveSolver, rounds: number): PipelineInternals {
 const literalSeats = (plan: TracedPlan): unknown[] => plan.steps.flatMap((s) => s.argBindings.filter((b) => b.source === 'literal' && typeof b.value === 'object').map((b) => b.value));
 
 function withSharing<T>(on: boolean, f: () => T): T {
-  sharedLiterals.enabled = on;
+  deviceFlags.sharedLiterals = on;
   try {
     return f();
   } finally {
-    sharedLiterals.enabled = true;
+    deviceFlags.sharedLiterals = true;
   }
 }
 
@@ -75,7 +76,7 @@ describe('literals shared between the plans of a solver', () => {
   test('the trace binds each of the solver\'s literals as itself in every plan and seat; with sharing off gpu.js copies it per seat', () => {
     for (const [W, H, seed] of [[7, 5, 1], [12, 9, 2], [3, 16, 3]]) {
       const solver = newSolver(W, H, seed);
-      const own = (solver as unknown as SolverInternals).literals;
+      const own = (solver as unknown as SolverInternals).program.literals;
       expect(own).toHaveLength(4);
       for (const rounds of [1, 3]) {
         const seats = literalSeats(withSharing(true, () => tracedPlan(solver, rounds)).plan!);
@@ -119,7 +120,7 @@ describe('literals shared between the plans of a solver', () => {
   test('the first plan on the device makes one buffer per literal, holding its values; later plans make none and destroy none; the solver frees them once', async () => {
     for (const [W, H, seed] of [[9, 7, 4], [16, 5, 5]]) {
       const solver = newSolver(W, H, seed);
-      const own = (solver as unknown as SolverInternals).literals;
+      const own = (solver as unknown as SolverInternals).program.literals;
       const hits = sharedLiterals.hits;
       const first = await compiled(solver, 2);
       expect(first.made).toHaveLength(own.length);
@@ -146,7 +147,7 @@ describe('literals shared between the plans of a solver', () => {
 
   test('literal buffers take queue writes: a refill replaces a literal\'s values on the host and in its device buffer, and refuses another length', async () => {
     const solver = newSolver(10, 6, 31);
-    const own = (solver as unknown as SolverInternals).literals;
+    const own = (solver as unknown as SolverInternals).program.literals;
     const first = await compiled(solver, 2);
     const COPY_DST = 0x08;
     const STORAGE = 0x80;
@@ -174,7 +175,7 @@ describe('literals shared between the plans of a solver', () => {
   test('with sharing off, every plan makes a buffer per seat and destroys it with its executor, as gpu.js does', async () => {
     const solver = newSolver(8, 6, 9);
     const seats = literalSeats(withSharing(false, () => tracedPlan(solver, 2)).plan!).length;
-    sharedLiterals.enabled = false;
+    deviceFlags.sharedLiterals = false;
     try {
       for (const rounds of [2, 3]) {
         const p = await compiled(solver, rounds);
@@ -183,7 +184,7 @@ describe('literals shared between the plans of a solver', () => {
         expect(p.made.every((b) => b.destroyed === 1)).toBe(true);
       }
     } finally {
-      sharedLiterals.enabled = true;
+      deviceFlags.sharedLiterals = true;
       solver.dispose();
     }
   });
@@ -201,7 +202,7 @@ describe('the solver with shared literals, on gpu.js\'s cpu backend', () => {
         const init = randomLabels(rng, W * H, 4);
         const ref = await alphaExpansion(energy, init, new GraphMoveSolver(energy, new BoykovKolmogorovSolver(), 'reversed'), { cycles: 2 });
         for (const on of [true, false]) {
-          sharedLiterals.enabled = on;
+          deviceFlags.sharedLiterals = on;
           try {
             const solver = new GpuMoveSolver(ctx, energy, { variant: 'reversed', iterationsPerRound: 8, initialRounds: 2 });
             const res = await alphaExpansion(energy, init, solver, { cycles: 2 });
@@ -209,7 +210,7 @@ describe('the solver with shared literals, on gpu.js\'s cpu backend', () => {
             expect(res.cycles.map((c) => c.energy.total)).toEqual(ref.cycles.map((c) => c.energy.total));
             expect(Array.from(res.labels)).toEqual(Array.from(ref.labels));
           } finally {
-            sharedLiterals.enabled = true;
+            deviceFlags.sharedLiterals = true;
           }
         }
       }

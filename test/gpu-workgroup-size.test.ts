@@ -6,18 +6,21 @@
  * device runs the result is checked on the GPU (--verify, equal energies:
  * BENCHMARKS.md).
  */
+import { deviceFlags, DEFAULT_WORKGROUP } from '../graphcut/deviceFlags';
 import { seededRandom } from '../data/random';
 import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
 import { Input } from 'gpu.js';
-import { DEFAULT_WORKGROUP, installWorkgroupSize, kernelWorkgroup, setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpujs/workgroupSize';
-import { bfsScanSource, sweepPushSource, sweepGatherSource, STATE_PLANES } from '../graphcut/pushRelabelKernels';
+import { installWorkgroupSize, setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpujs/workgroupSize';
+import { bfsScanSource } from '../graphcut/bfsKernels';
+import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
+import { sweepGatherSource, sweepPushSource } from '../graphcut/sweepKernels';
 import { checkTilesSource, startMoveSource } from '../expansion/gpuMoveKernels';
 import { assembleWgsl, type WgslKernel } from './support/wgslAssembly';
 import { gpuJsInternal } from '../graphcut/gpujs/internals';
 
 /** gpu.js's build up to the WGSL, with `shape` set for the rewrite. */
 function assemble(source: string, output: number[], args: unknown[], constants: Record<string, number>, shape: WorkgroupShape): { wgsl: string; kernel: WgslKernel } {
-  const saved = kernelWorkgroup.shape;
+  const saved = deviceFlags.workgroup;
   setKernelWorkgroup(shape);
   try {
     return assembleWgsl(source, output, args, constants);
@@ -84,10 +87,10 @@ describe('workgroups of gpu.js WebGPU kernels', () => {
   test('shapes other than two positive integers with at most 256 threads are refused, naming the setting', () => {
     for (const bad of [[16, 32], [0, 8], [8], [8, 8, 1], [2.5, 4], '16x16', null, [-1, -1]]) {
       expect(() => setKernelWorkgroup(bad)).toThrow(/kernel workgroup shape: expected two positive integers/);
-      expect(kernelWorkgroup.shape).toEqual(DEFAULT_WORKGROUP);
+      expect(deviceFlags.workgroup).toEqual(DEFAULT_WORKGROUP);
     }
     setKernelWorkgroup([32, 8]);
-    expect(kernelWorkgroup.shape).toEqual([32, 8]);
+    expect(deviceFlags.workgroup).toEqual([32, 8]);
     setKernelWorkgroup(DEFAULT_WORKGROUP);
   });
 });

@@ -37,10 +37,11 @@
  * been asked for ahead yet, together, with the descriptors gpu.js's build
  * uses. (A kernel whose settings change after it was met is built as
  * without the prewarm.) Created together, the pipelines of a size new to
- * the process take a fraction of the time of one-by-one creation
- * (BENCHMARKS.md). A prewarm that fails in any way is dropped: the compile then
+ * the process take a fraction of the time of one-by-one creation (the
+ * driver compiles them in parallel). A prewarm that fails in any way is dropped: the compile then
  * builds as it always did and reports any error itself.
  */
+import { deviceFlags } from '../deviceFlags';
 import { Input } from 'gpu.js';
 import { isWrappedGpuJsRelease } from './release';
 import { gpuJsInternal } from './internals';
@@ -51,13 +52,8 @@ export const MAX_SHARED_MODULES = 512;
 /** Translations kept; beyond this the oldest is dropped. */
 export const MAX_SHARED_TRANSLATIONS = 512;
 
-/** Switch and counters. `enabled` may change at any time (gpuBench compares both). */
+/** Counters (the switches are deviceFlags.kernelBuildCache, parallelPipelines and keepPipelines, which may change at any time). */
 export const kernelBuildCache = {
-  enabled: true,
-  /** Pipelines of a plan created together before it compiles. */
-  parallelPipelines: true,
-  /** The pipelines created ahead kept alive, so that later solvers of the same size find them (off only to measure the difference). */
-  keepPipelines: true,
   installed: false,
   prewarmedPipelines: 0,
   prewarmMs: 0,
@@ -160,7 +156,7 @@ export function clearKernelBuildCache(): void {
 
 /** The translation of `kernel`, from the cache when an equal kernel was translated before. */
 function translateShared(kernel: TranslatingKernel, translate: () => void): void {
-  const key = kernelBuildCache.enabled ? translationKey(kernel) : null;
+  const key = deviceFlags.kernelBuildCache ? translationKey(kernel) : null;
   if (key === null) {
     translate();
     return;
@@ -199,7 +195,7 @@ export function shareShaderModules(device: ModuleDevice): void {
     value(this: ModuleDevice, descriptor: { code: string }): unknown {
       // Looked up at each call, so that wrappers of the device class (gpuBench's profiler) see the misses.
       const create = (Object.getPrototypeOf(device) as ModuleDevice).createShaderModule;
-      const shareable = kernelBuildCache.enabled && typeof descriptor?.code === 'string' && Object.keys(descriptor).length === 1;
+      const shareable = deviceFlags.kernelBuildCache && typeof descriptor?.code === 'string' && Object.keys(descriptor).length === 1;
       if (!shareable) return create.call(device, descriptor);
       if (kept.generation !== generation) {
         kept.modules.clear();
@@ -361,7 +357,7 @@ export async function prewarmPipelines(executor: CompilingExecutor, args: unknow
     const layout = device.createPipelineLayout({ bindGroupLayouts: [device.createBindGroupLayout({ entries: kernelLayoutEntries(p.arrays, p.constants) })] });
     // A rejection is left to the compile's own creation of the same pipeline to report.
     return device.createComputePipelineAsync({ layout, compute: { module: device.createShaderModule({ code: p.code }), entryPoint: 'main' } }).then(
-      (pipeline) => { if (codes.has(k) && kernelBuildCache.keepPipelines) codes.set(k, pipeline); },
+      (pipeline) => { if (codes.has(k) && deviceFlags.keepPipelines) codes.set(k, pipeline); },
       () => undefined,
     );
   }));
@@ -405,7 +401,7 @@ export function installKernelBuildCache(): boolean {
   };
   const compile = executorProto._compile;
   executorProto._compile = async function (this: CompilingExecutor, args: unknown[]) {
-    if (kernelBuildCache.enabled && kernelBuildCache.parallelPipelines && adaptsFor(this)) {
+    if (deviceFlags.kernelBuildCache && deviceFlags.parallelPipelines && adaptsFor(this)) {
       try {
         const { device } = await acquire();
         shareShaderModules(device);

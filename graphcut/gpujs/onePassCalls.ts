@@ -3,14 +3,13 @@
  *
  * gpu.js's fused executor (gpu.js 2.24.1, web-gpu/pipeline-executor.js)
  * records every step of a call as a compute pass of its own: begin, set
- * pipeline, set bind group, dispatch, end. A move's call has 600–1000 steps,
- * and recording them cost 11–17 µs a step on the host of an H100 machine,
- * as much as a third of the device's own time per step (gpuBench `host`,
- * BENCHMARKS.md). WebGPU orders the dispatches of one compute pass and makes
- * each one's writes visible to the next, so the same steps can be recorded
- * as dispatches of a single pass, with the pipeline and bind group set only
- * when they change: 8–13 µs a step, and whole runs 7–23 % faster, at the
- * same energies.
+ * pipeline, set bind group, dispatch, end. A move's call has hundreds of
+ * steps, and the host's recording of a pass per step is a large part of the
+ * device's own time per step. WebGPU orders the dispatches of one compute
+ * pass and makes each one's writes visible to the next, so the same steps
+ * can be recorded as dispatches of a single pass, with the pipeline and
+ * bind group set only when they change: less host work per step, the same
+ * results.
  *
  * gpu.js has no hook for this, so `installOnePassCalls` replaces the
  * executor's `execute` with the same call recorded in one pass. It does so
@@ -27,6 +26,7 @@
  * idles. The solver records ahead the call it expects next; a call that
  * finds its passes recorded submits them as they are.
  */
+import { deviceFlags } from '../deviceFlags';
 import { isWrappedGpuJsRelease } from './release';
 import { Input } from 'gpu.js';
 import { gpuJsInternal } from './internals';
@@ -142,7 +142,7 @@ export function callInOnePass(ex: FusedExecutor, args: unknown[], flattenTo: (a:
   if (!staging) return Promise.resolve(ex._shapeResults(args, null));
   return staging.mapAsync(MAP_MODE_READ).then(() => {
     const mapped = staging.getMappedRange();
-    const values = (onePassCalls.inPlace && ex.pipeline !== undefined && flatPipelines.has(ex.pipeline) ? flatResults(ex, mapped) : null) ?? ex._shapeResults(args, mapped);
+    const values = (deviceFlags.inPlaceCalls && ex.pipeline !== undefined && flatPipelines.has(ex.pipeline) ? flatResults(ex, mapped) : null) ?? ex._shapeResults(args, mapped);
     staging.unmap();
     return values;
   });
@@ -194,7 +194,7 @@ interface PipelineLike {
 export function callInPlace(pipe: (...a: unknown[]) => Promise<unknown>, args: unknown[]): Promise<unknown> {
   const pipeline = (pipe as unknown as { pipeline?: PipelineLike }).pipeline;
   const ex = liveExecutor(pipe);
-  if (!ex || !pipeline || !onePassCalls.inPlace || pipeline.destroyed || pipeline._inFlight !== 0) return pipe(...args);
+  if (!ex || !pipeline || !deviceFlags.inPlaceCalls || pipeline.destroyed || pipeline._inFlight !== 0) return pipe(...args);
   let pending: Promise<unknown>;
   try {
     pending = ex.execute(args);
@@ -215,12 +215,12 @@ export function callInPlace(pipe: (...a: unknown[]) => Promise<unknown>, args: u
 }
 
 /**
- * Whether calls are recorded in one pass (true once installed; gpuBench's
- * `host` section turns it off to compare), with counts of the calls
- * recorded ahead and of those a call took, and the time spent recording
- * ahead (for gpuBench's host profile).
+ * Whether the one-pass recording is installed (it applies while
+ * deviceFlags.onePassCalls is on), with counts of the calls recorded ahead
+ * and of those a call took, and the time spent recording ahead (for
+ * gpuBench's host profile).
  */
-export const onePassCalls = { enabled: true, installed: false, recordedAhead: 0, takenAhead: 0, aheadMs: 0, /** callInPlace and flat results (gpuBench's `inplace` section turns them off to compare). */ inPlace: true };
+export const onePassCalls = { installed: false, recordedAhead: 0, takenAhead: 0, aheadMs: 0 };
 
 /** gpu.js's WebGPU executor class, once installed: recordAhead and callInPlace take its instances only. */
 let executorProto: FusedExecutor | undefined;
@@ -231,7 +231,7 @@ let executorProto: FusedExecutor | undefined;
  * lost, its passes built); else null.
  */
 export function liveExecutor(pipe: unknown): FusedExecutor | null {
-  if (!executorProto || !onePassCalls.enabled) return null;
+  if (!executorProto || !deviceFlags.onePassCalls) return null;
   const ex = (pipe as { pipeline?: { _executor?: unknown } } | null)?.pipeline?._executor;
   if (typeof ex !== 'object' || ex === null || !executorProto.isPrototypeOf(ex)) return null;
   const fused = ex as FusedExecutor;
@@ -275,7 +275,7 @@ export function installOnePassCalls(): boolean {
   const execute = proto.execute;
   executorProto = proto;
   proto.execute = function (this: FusedExecutor, args: unknown[]) {
-    return onePassCalls.enabled && adaptsFor(this) ? callInOnePass(this, args, flattenTo) : execute.call(this, args);
+    return deviceFlags.onePassCalls && adaptsFor(this) ? callInOnePass(this, args, flattenTo) : execute.call(this, args);
   };
   onePassCalls.installed = true;
   return true;

@@ -4,8 +4,8 @@
  * A fused gpu.js call uploads every argument from the host and reads every
  * result back, so the next call can start only once the host has the last
  * one's results: the device idles for the readback, the host's work on the
- * results and the next upload; calls submitted back to back take much less
- * time each than the same calls awaited in turn (BENCHMARKS.md).
+ * results and the next upload; calls submitted back to back keep the
+ * device busy instead.
  *
  * Here a call's arguments may instead be copied on the device from buffers
  * that earlier calls left there (copyBufferToBuffer into the executor's

@@ -24,13 +24,13 @@
  *   them (`releaseSharedLiterals`) once its plans are gone.
  * A literal that is not registered is handled by gpu.js as before.
  */
+import { deviceFlags } from '../deviceFlags';
 import { isWrappedGpuJsRelease } from './release';
 import { gpuJsInternal } from './internals';
 import { adaptsFor } from './scope';
 
-/** Switch and counters (gpuBench compares sharing on and off). */
+/** Counters (the switch is deviceFlags.sharedLiterals). */
 export const sharedLiterals = {
-  enabled: true,
   installed: false,
   /** Seats of registered literals whose buffer a compile found made (by an earlier plan, or an earlier seat of its own), and the buffers made and filled for them, with their bytes. */
   hits: 0,
@@ -54,7 +54,7 @@ export function shareLiterals(values: readonly object[]): void {
 
 /** Whether `value` is registered (shareLiterals) and sharing is on. */
 export function isSharedLiteral(value: unknown): boolean {
-  return sharedLiterals.enabled && typeof value === 'object' && value !== null && registered.has(value);
+  return deviceFlags.sharedLiterals && typeof value === 'object' && value !== null && registered.has(value);
 }
 
 /** What bindSharedLiterals reads of gpu.js's trace (pipeline.js, PipelineTrace). */
@@ -68,7 +68,7 @@ interface TraceLike { handleMeta: WeakMap<object, unknown> }
  * copy. Outside a trace, or with sharing off, does nothing.
  */
 export function bindSharedLiterals(values: readonly object[]): void {
-  if (!sharedLiterals.enabled) return;
+  if (!deviceFlags.sharedLiterals) return;
   let trace: TraceLike | null;
   try {
     trace = gpuJsInternal<{ getActiveTrace(): TraceLike | null }>('pipeline').getActiveTrace();
@@ -107,7 +107,7 @@ export function refillSharedLiteral(value: { value: unknown }, data: ArrayLike<n
  * buffer was made without COPY_DST.
  */
 export function canRefillSharedLiterals(values: readonly object[]): boolean {
-  if (!sharedLiterals.enabled) return false;
+  if (!deviceFlags.sharedLiterals) return false;
   for (const v of values) {
     const buffers = registered.get(v);
     if (!buffers) return false;

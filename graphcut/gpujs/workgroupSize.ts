@@ -2,9 +2,9 @@
  * Workgroups of 256 threads for gpu.js's 2D and 3D WebGPU kernels.
  *
  * gpu.js 2.24.1 gives every 2D/3D kernel 8×8 = 64-thread workgroups
- * (web-gpu/kernel.js, assembleWGSL); a pass in 256-thread workgroups of
- * any shape runs at less than half the time of the same pass in 8×8
- * (BENCHMARKS.md). Every pass of a move is such a kernel.
+ * (web-gpu/kernel.js, assembleWGSL); 64-thread workgroups leave much of a
+ * GPU's scheduling capacity idle, and the same pass in 256-thread
+ * workgroups runs in far less time. Every pass of a move is such a kernel.
  *
  * A kernel's threads find their element from their global invocation id and
  * return when it lies outside the output (gpu.js's generated `main` checks
@@ -16,6 +16,7 @@
  * once. 1D kernels (gpu.js folds their dispatch with the workgroup width)
  * and graphical kernels are left alone.
  */
+import { deviceFlags } from '../deviceFlags';
 import { isWrappedGpuJsRelease } from './release';
 import { gpuJsInternal } from './internals';
 import { adaptsFor } from './scope';
@@ -25,18 +26,8 @@ const GPU_JS_SHAPE = '@workgroup_size(8, 8, 1)';
 /** Shapes a setting may take: at most 256 threads, WebGPU's default limit per workgroup. */
 export type WorkgroupShape = readonly [number, number];
 
-/**
- * Default: 16×16, the fastest of the 256-thread shapes on whole runs at
- * the Middlebury sizes (BENCHMARKS.md).
- */
-export const DEFAULT_WORKGROUP: WorkgroupShape = [16, 16];
-
-/**
- * The shape of the 2D/3D kernels built from now on (kernels built earlier
- * keep theirs), and whether the rewrite is installed. Set with
- * setKernelWorkgroup.
- */
-export const kernelWorkgroup: { readonly shape: WorkgroupShape; readonly installed: boolean } = { shape: DEFAULT_WORKGROUP, installed: false };
+/** Whether the rewrite is installed (the shape of the kernels built from now on is deviceFlags.workgroup; kernels built earlier keep theirs). */
+export const kernelWorkgroup: { readonly installed: boolean } = { installed: false };
 
 /**
  * Sets the workgroup shape of the 2D/3D kernels built from now on: two
@@ -46,7 +37,7 @@ export const kernelWorkgroup: { readonly shape: WorkgroupShape; readonly install
 export function setKernelWorkgroup(shape: unknown): void {
   const ok = Array.isArray(shape) && shape.length === 2 && shape.every((v) => Number.isInteger(v) && v >= 1) && shape[0] * shape[1] <= 256;
   if (!ok) throw new Error(`kernel workgroup shape: expected two positive integers with a product of at most 256, got ${JSON.stringify(shape)}`);
-  (kernelWorkgroup as { shape: WorkgroupShape }).shape = [shape[0], shape[1]];
+  deviceFlags.workgroup = [shape[0], shape[1]];
 }
 
 interface AssemblingKernel {
@@ -69,7 +60,7 @@ function withWorkgroupShape(kernel: AssemblingKernel, wgsl: string, shape: Workg
 }
 
 /**
- * Makes gpu.js's WebGPU kernels take kernelWorkgroup.shape (idempotent).
+ * Makes gpu.js's WebGPU kernels take deviceFlags.workgroup (idempotent).
  * Returns false, changing nothing, when gpu.js is not the version this was
  * written for or its kernel class lacks assembleWGSL.
  */
@@ -84,7 +75,7 @@ export function installWorkgroupSize(): boolean {
   if (!isWrappedGpuJsRelease() || typeof proto.assembleWGSL !== 'function') return false;
   const assemble = proto.assembleWGSL;
   proto.assembleWGSL = function (this: AssemblingKernel) {
-    return adaptsFor(this) ? withWorkgroupShape(this, assemble.call(this), kernelWorkgroup.shape) : assemble.call(this);
+    return adaptsFor(this) ? withWorkgroupShape(this, assemble.call(this), deviceFlags.workgroup) : assemble.call(this);
   };
   (kernelWorkgroup as { installed: boolean }).installed = true;
   return true;
