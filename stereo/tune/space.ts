@@ -67,7 +67,7 @@ export function canonicalParamName(name: string): TunableName {
   if ((TUNABLE_NAMES as string[]).includes(name)) return name as TunableName;
   const a = ALIASES[name];
   if (a) return a;
-  throw new Error(`--param: unknown parameter '${name}' (expected ${TUNABLE_NAMES.join(', ')}; T, cue-factor, cue-threshold also accepted)`);
+  throw new Error(`--param: unknown parameter '${name}' (expected ${TUNABLE_NAMES.join(', ')}; T, cue-factor, cue-threshold, census-window, lr-check also accepted)`);
 }
 
 /** A parameter's domain: a finite list, or a continuous interval (random search only). */
