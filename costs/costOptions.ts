@@ -97,6 +97,23 @@ export function defaultCensusTau(w: CensusWindow): number {
   return Math.round((censusBits(w) * 13) / 24);
 }
 
+/**
+ * One energy scale for grey and colour pairs. The SAD-family costs sum over
+ * channels, so a grey pair's costs (and default τ) are a third of its colour
+ * twin's while λ and the cue threshold are not: with the same λ a grey pair
+ * was smoothed three times harder. In the energy (buildStereoEnergy) a grey
+ * pair's SAD-family costs therefore count their one channel three times, as
+ * if it were replicated into R, G and B: the data term of a grey image equals
+ * the data term of the same image stored as RGB with R = G = B, for the
+ * default τ (20·C, 400·C, 40·C) and for any τ given as τ_RGB = 3·τ_grey.
+ * An integer weight, so energies stay exact. Census costs count differing
+ * bits of one grey code, the same for both (weight 1). The cue threshold
+ * compares the largest channel difference, which R = G = B leaves unchanged.
+ */
+export function channelWeight(kind: CostKind, channels: number): number {
+  return channels === 1 && kind !== 'census' ? 3 : 1;
+}
+
 /** Largest raw (untruncated) cost of a kind: gradients span −255..255, so their differences reach 510. */
 export function maxRawCost(kind: CostKind, channels: number, censusWindow: CensusWindow = DEFAULT_CENSUS_WINDOW): number {
   if (kind === 'census') return censusBits(censusWindow);

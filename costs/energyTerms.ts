@@ -2,7 +2,7 @@ import type { Raster } from '../data/raster';
 import type { CostImage } from '../data/costImage';
 import type { DataTerm, MrfEnergy, SmoothnessKind } from '../data/energy';
 import { DataCostMatcher, validateNdisp } from './dataCost';
-import type { DataCostOptions } from './costOptions';
+import { channelWeight, type DataCostOptions } from './costOptions';
 import { computeSmoothnessWeights, costScale, DEFAULT_CUE_FACTOR } from './smoothness';
 
 export interface StereoEnergyOptions extends Omit<DataCostOptions, 'scale'> {
@@ -27,7 +27,8 @@ export interface StereoEnergyOptions extends Omit<DataCostOptions, 'scale'> {
 }
 
 /**
- * The energy plus the cost scale its data and smoothness terms both carry,
+ * The energy plus the cost scale its data and smoothness terms both carry
+ * (a grey pair's SAD-family data costs carry it times channelWeight, 3),
  * and the matcher that computes any label's costs on the host (whichever
  * data term the energy holds).
  */
@@ -48,13 +49,14 @@ export function buildStereoEnergy(left: Raster, right: Raster, options: StereoEn
     throw new Error(`--truncation: must be an integer ≥ 0 (got ${String(truncation)})`);
   }
   const scale = costScale(options.lambda, options.cueFactor ?? DEFAULT_CUE_FACTOR);
+  // Grey and colour pairs on one scale (costOptions.ts channelWeight): the data term carries the weight, the smoothness term does not.
   const matcher = new DataCostMatcher(left, right, {
     kind: options.kind,
     tau: options.tau,
     border: options.border,
     censusWindow: options.censusWindow,
     minDisp: options.minDisp,
-    scale,
+    scale: scale * channelWeight(options.kind ?? 'sad', left.channels),
   });
   const data: DataTerm = options.onDemand ? imagesTerm(matcher) : { kind: 'volume', costs: matcher.volume(options.ndisp) };
   const { wH, wV } = computeSmoothnessWeights(left, {

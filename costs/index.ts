@@ -3,6 +3,7 @@ export { censusGrey, censusTransform, censusBits, censusWords, parseCensusWindow
 export {
   COST_KINDS,
   defaultTau,
+  channelWeight,
   defaultCensusTau,
   maxRawCost,
   resolveDataCostOptions,

@@ -38,7 +38,8 @@ test('sub-pixel refinement lowers the mean error on a slanted plane and stays wi
   const W = 120;
   const H = 40;
   const { left, right, gt } = slantedPlane(W, H);
-  const p = { ndisp: 14, backend: 'bk' as const, lrCheck: false, cost: 'sad' as const, lambda: 2 };
+  // A grey pair: its SAD costs count three times (costs/costOptions.ts channelWeight), so λ 6 here is λ 2 on the one-channel scale.
+  const p = { ndisp: 14, backend: 'bk' as const, lrCheck: false, cost: 'sad' as const, lambda: 6 };
   const integer = await match(left, right, { ...p, subpixel: false });
   const refined = await match(left, right, { ...p, subpixel: true });
   expect(integer.subpixel).toBeUndefined();
