@@ -8,8 +8,9 @@ import { gatedKernel, globalRelabelPasses, iterationPasses, type GlobalRelabel, 
 import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
 import {
   applyCutSource, capacitySource, changedTilesSource, checkTilesSource, flowPlanesSource, initStateSource, MOVE_DONE_GATE, orTilesSource, reductionLevels,
-  startMoveSource, sumFinalSource, sumTilesSource, tallySource, type DataSourceKind, type ImageCostSpec,
+  startMoveSource, sumFinalSource, sumTilesSource, tallySource,
 } from './gpuMoveKernels';
+import type { DataSourceKind, ImageCostSpec } from './gpuCostKernels';
 import type { ResolvedGpuMoveOptions } from './gpuMoveSettings';
 
 /**

@@ -6,7 +6,7 @@ import { callInPlace, onePassCalls, recordAhead } from '../graphcut/gpujs/onePas
 import { noteDeviceActive } from '../graphcut/gpuClockWarmup';
 import { checkKernelScheme } from '../graphcut/pushRelabelKernels';
 import { computeEnergy, isMetricTable, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
-import { imageCostSpec, type DataSourceKind, type ImageCostSpec } from './gpuMoveKernels';
+import { imageCostSpec, type DataSourceKind, type ImageCostSpec } from './gpuCostKernels';
 import { DeviceReadouts, exactTermBounds, readLabels } from './gpuReadouts';
 import { keepProgram } from './gpuKeptPrograms';
 import { RoundSchedule, type StartKind } from './roundSchedule';

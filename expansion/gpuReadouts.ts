@@ -7,7 +7,8 @@ import { MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
 import { GpuPrecisionError } from '../graphcut/pushRelabel';
 import type { GpuMoveCounters } from './gpuCallLog';
 import { kernelSettings, type DeviceProgram } from './gpuDeviceProgram';
-import { energyChunksSource, energyTermsSource, wtaCostsSource, wtaPickSource, wtaRowSumsSource, type DataSourceKind, type ImageCostSpec } from './gpuMoveKernels';
+import { energyChunksSource, energyTermsSource, wtaCostsSource, wtaPickSource, wtaRowSumsSource } from './gpuMoveKernels';
+import type { DataSourceKind, ImageCostSpec } from './gpuCostKernels';
 
 /**
  * Entries of a WTA chunk's [W, H, NC] intermediates: 2^24 floats (64 MiB)
