@@ -185,7 +185,8 @@ describe('GpuMoveSolver against the BK path', () => {
     const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     const options = { iterationsPerRound: 2, bfsPasses: 3, initialRounds: 1, reach: 2 } as const;
     const calls: unknown[] = [];
-    for (const tileSide of [undefined, 1, 3, 8]) {
+    // By default the default side against 3 (neither a divisor of the grid nor the default); 1 and 8 under STEREOCUT_FULL_TESTS=1.
+    for (const tileSide of [undefined, ...sample([1, 3, 8], [1])]) {
       const g = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, `tileSide ${String(tileSide)}`, tileSide === undefined ? options : { ...options, tileSide });
       calls.push(g.calls.map((c) => [c.rounds, c.bfs, c.resumed, c.failedChecks, c.converged]));
     }

@@ -103,7 +103,7 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
     let cases = 0;
     // Per scheme: small grids (every corner case of segments and borders), then a few up to 40×40.
     const small = scaled(100, 24);
-    const perScheme = small + scaled(10, 4);
+    const perScheme = small + scaled(10, 2);
     for (const scheme of schemes) {
       const solver = new PushRelabelSolver(cpu, { ...scheme, iterationsPerRelabel: 1 + Math.floor(rng() * 6), bfsPassesPerCall: 2, bfsContinuePasses: 4 });
       for (let i = 0; i < perScheme; i++) {
@@ -120,7 +120,7 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
 
   test('the split sweep (gather + apply) leaves exactly the state of the single-kernel sweep after every iteration, on random grids', async () => {
     const rng = seededRandom(777);
-    for (let i = 0; i < 40; i++) {
+    for (let i = 0; i < scaled(40, 16); i++) {
       const W = 1 + Math.floor(rng() * 30);
       const H = 1 + Math.floor(rng() * 30);
       const reach = 1 + Math.floor(rng() * 6);
