@@ -1,16 +1,11 @@
 import yargs, { Argv } from 'yargs';
 import { processIo, type Io } from './commands/io';
 import { withParamOptions } from './commands/paramOptions';
+import { withRangeOptions } from './commands/rangeOptions';
 import { checkNumberOptions, choiceError, setCommandLine } from './commands/optionValues';
 import { tuneOptions } from './commands/tuneOptions';
 import { benchOptions } from './commands/benchOptions';
 import { BACKENDS } from './params';
-
-/** match and export-mrf need a disparity range: without one it is a usage error, as a missing required option is. */
-function needsRange(a: { ndisp?: unknown; 'max-disp'?: unknown }): true {
-  if (a.ndisp === undefined && a['max-disp'] === undefined) throw new Error('Missing required argument: ndisp (or give --max-disp)');
-  return true;
-}
 
 /**
  * The command line. Every command's handler returns an exit code; every
@@ -110,13 +105,9 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
   const parser = yargs(argv)
     .scriptName('stereocut')
     .usage('$0 <command> [options]\n\nDisparity maps by α-expansion graph cuts, scored the Middlebury way. "stereocut help <command>" or "stereocut <command> --help" shows a command\'s options.')
-    .command('match <left> <right>', 'disparity map of a rectified stereo pair', (y: Argv) => withParamOptions(y)
+    .command('match <left> <right>', 'disparity map of a rectified stereo pair', (y: Argv) => withRangeOptions(withParamOptions(y))
       .positional('left', { type: 'string', describe: 'left image (PNG, JPEG, PPM/PGM, PFM)' })
       .positional('right', { type: 'string', describe: 'right image' })
-      .option('ndisp', { type: 'number', describe: 'number of disparities (labels 0..ndisp−1); or give --max-disp' })
-      .option('min-disp', { type: 'number', describe: 'smallest disparity: label l is disparity min-disp + l (default 0)' })
-      .option('max-disp', { type: 'number', describe: 'largest disparity (instead of --ndisp)' })
-      .check(needsRange)
       .option('output', { alias: 'o', type: 'string', demandOption: true, describe: 'disparity PNG to write (.png)' })
       .option('pfm', { type: 'string', describe: 'also write the disparity in pixels as PFM (.pfm)' })
       .option('png-scale', { alias: 'scale', type: 'number', describe: 'PNG grey = disparity × this (default: fill 0–255)' })
@@ -170,13 +161,9 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       .example('$0 demo', '')
       .example('$0 demo --scene-seed 3 --width 320 --height 240 --out-dir demo-3', ''),
     handle(async (a) => (await import('./commands/demoCommand')).demoCommand(a, io)))
-    .command('export-mrf <left> <right>', 'write the stereo energy as an SMRF1 file (for outside solvers, or solve-mrf)', (y: Argv) => withParamOptions(y, 'energy')
+    .command('export-mrf <left> <right>', 'write the stereo energy as an SMRF1 file (for outside solvers, or solve-mrf)', (y: Argv) => withRangeOptions(withParamOptions(y, 'energy'))
       .positional('left', { type: 'string', describe: 'left image (PNG, JPEG, PPM/PGM, PFM)' })
       .positional('right', { type: 'string', describe: 'right image' })
-      .option('ndisp', { type: 'number', describe: 'number of disparities (labels 0..ndisp−1); or give --max-disp' })
-      .option('min-disp', { type: 'number', describe: 'smallest disparity: label l is disparity min-disp + l (default 0)' })
-      .option('max-disp', { type: 'number', describe: 'largest disparity (instead of --ndisp)' })
-      .check(needsRange)
       .option('output', { alias: 'o', type: 'string', demandOption: true, describe: 'SMRF1 file to write (.smrf)' })
       .option('labels', { type: 'string', describe: 'also write the initial labeling (--init wta or zero) here as uint16 (.u16)' })
       .example('$0 export-mrf im2.png im6.png --ndisp 60 -o teddy.smrf --labels teddy.init.u16', ''),

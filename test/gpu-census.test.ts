@@ -2,10 +2,10 @@ import { buildStereoEnergy, imagesTerm, wtaInit } from '../costs';
 import type { BorderRule } from '../costs/costOptions';
 import { volumeOf } from '../data/energy';
 import { seededRandom } from '../data/random';
-import type { Raster } from '../data/raster';
 import { generateSyntheticScene } from '../data/synthetic';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
 import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
+import { randomRaster } from './support/randomRaster';
 import { match } from '../stereo/match';
 
 // The device's census costs (expansion/gpuMoveKernels.ts, from the codes as 16-bit halves) on gpu.js's cpu backend, against the host's.
@@ -14,12 +14,6 @@ jest.setTimeout(300_000);
 let cpu: GpuContext;
 beforeAll(async () => { cpu = await createGpuContext('cpu'); });
 afterAll(() => cpu.destroy());
-
-function randomRaster(W: number, H: number, channels: number, levels: number, rand: () => number): Raster {
-  const data = new Float32Array(W * H * channels);
-  for (let i = 0; i < data.length; i++) data[i] = Math.floor(rand() * levels) * Math.floor(255 / Math.max(1, levels - 1));
-  return { width: W, height: H, channels, data, maxval: 255 };
-}
 
 describe('census costs on the device', () => {
   test('the device WTA from the census codes equals the host WTA from the census volume: windows 3x3 to 11x9, borders, label offsets, grey and colour, window 1 (the costs themselves) and larger', async () => {

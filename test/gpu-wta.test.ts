@@ -4,10 +4,10 @@ import * as path from 'path';
 import { buildStereoEnergy, imagesTerm, wtaFromMatcher, wtaInit, type StereoEnergy } from '../costs';
 import { volumeOf, volumeTerm } from '../data/energy';
 import type { CostKind, BorderRule } from '../costs/costOptions';
-import type { Raster } from '../data/raster';
 import { loadScene } from '../data/scene';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
 import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
+import { randomRaster } from './support/randomRaster';
 import { costOptions } from '../stereo/match';
 import { fullTest } from './support/testScope';
 
@@ -17,13 +17,6 @@ jest.setTimeout(300_000);
 let cpu: GpuContext;
 beforeAll(async () => { cpu = await createGpuContext('cpu'); });
 afterAll(() => cpu.destroy());
-
-/** A random W×H image of `levels` grey levels per channel (few levels: many equal window sums, so ties decide). */
-function randomRaster(W: number, H: number, channels: number, levels: number, rand: () => number): Raster {
-  const data = new Float32Array(W * H * channels);
-  for (let i = 0; i < data.length; i++) data[i] = Math.floor(rand() * levels) * Math.floor(255 / Math.max(1, levels - 1));
-  return { width: W, height: H, channels, data, maxval: 255 };
-}
 
 
 function solverFor(e: StereoEnergy, kind: 'volume' | 'images'): GpuMoveSolver {

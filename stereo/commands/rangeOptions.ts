@@ -1,3 +1,5 @@
+import type { Argv } from 'yargs';
+
 /**
  * The disparity range of a pair given on the command line (match,
  * export-mrf): --ndisp N (disparities 0..N−1, as before) or --max-disp N,
@@ -35,4 +37,16 @@ export function labelRange(a: RangeArgs, width: number): LabelRange {
   if (minDisp > maxDisp) throw new Error(`--min-disp: ${minDisp} is above the largest disparity ${maxDisp}`);
   if (maxDisp >= width) throw new Error(`--max-disp: ${maxDisp} is not below the image width ${width}`);
   return { minDisp, ndisp: maxDisp - minDisp + 1 };
+}
+
+/** --ndisp / --min-disp / --max-disp as match and export-mrf declare them; without a range it is a usage error, as a missing required option is. */
+export function withRangeOptions<T>(y: Argv<T>) {
+  return y
+    .option('ndisp', { type: 'number', describe: 'number of disparities (labels 0..ndisp−1); or give --max-disp' })
+    .option('min-disp', { type: 'number', describe: 'smallest disparity: label l is disparity min-disp + l (default 0)' })
+    .option('max-disp', { type: 'number', describe: 'largest disparity (instead of --ndisp)' })
+    .check((a: { ndisp?: unknown; 'max-disp'?: unknown }) => {
+      if (a.ndisp === undefined && a['max-disp'] === undefined) throw new Error('Missing required argument: ndisp (or give --max-disp)');
+      return true;
+    });
 }
