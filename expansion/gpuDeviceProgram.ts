@@ -103,8 +103,8 @@ const constants = { W, H, INF: W * H + 1, L, REACH: o.reach };
     init: gpu.createKernel(initStateSource(sourceKind, costSpec, reversed), grid(STATE_PLANES)),
     initFromFlows: gpu.createKernel(initStateSource(sourceKind, costSpec, reversed, true), grid(STATE_PLANES)),
     flows: gpu.createKernel(flowPlanesSource(), grid(2)),
-    steps: iterationPasses(gpu, o.push, grid, gate),
-    relabel: globalRelabelPasses(gpu, o.bfs, grid, gate),
+    steps: iterationPasses(gpu, o.push, grid, gate, o.block),
+    relabel: globalRelabelPasses(gpu, o.bfs, grid, gate, o.block),
     // A gated check reports the tile as converged (code 0), which keeps the tally as it is.
     checkTiles: gatedKernel(gpu, checkTilesSource(side), kernelSettings(tiles[0], constants), gate, '0.0'),
     sumTiles: tiles.slice(1).map((out, i) => gpu.createKernel(sumTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
@@ -203,7 +203,7 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
 
   // Everything the kernels and plans depend on besides the energy's values.
   const key = o.keepPlans && n <= MAX_KEPT_PROGRAM_PIXELS && REFILLABLE_MODES.has(ctx.mode)
-    ? JSON.stringify([ctx.mode, W, H, L, source.kind, costSpec, dataDims, o.variant, o.push, o.bfs, o.reach, o.gate, o.tileSide, o.iterationsPerRound, o.finalBfsFactor, flowsInOut, o.maxCachedPlans])
+    ? JSON.stringify([ctx.mode, W, H, L, source.kind, costSpec, dataDims, o.variant, o.push, o.bfs, o.block, o.reach, o.gate, o.tileSide, o.iterationsPerRound, o.finalBfsFactor, flowsInOut, o.maxCachedPlans])
     : null;
   let program = key === null ? undefined : takeKeptProgram<DeviceProgram>(key);
   if (program && (program.ctx.destroyed || !canRefillSharedLiterals(program.literals))) {

@@ -302,7 +302,7 @@ export function startMoveSource(): string {
  * passes keep a plan's rounds after convergence (a plan cannot stop early)
  * down to copies.
  */
-export const MOVE_DONE_GATE: KernelGate = { skip: 'G[2] === 0.0 || G[0] > 0.0' };
+export const MOVE_DONE_GATE: KernelGate = { skip: 'G[2] === 0.0 || G[0] > 0.0', wgsl: 'get_user_G(0, 0, 2) == 0.0 || get_user_G(0, 0, 0) > 0.0' };
 
 /**
  * The cut applied to the labels, [W, H]: a pixel on the α side (sink side

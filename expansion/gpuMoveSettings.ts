@@ -1,5 +1,5 @@
 import type { GraphVariant } from './binaryStep';
-import type { BfsScheme, PushScheme } from '../graphcut/pushRelabelKernels';
+import { DEFAULT_BLOCK, type BfsScheme, type BlockSettings, type PushScheme } from '../graphcut/pushRelabelKernels';
 
 /**
  * The settings of the device moves (GpuMoveSolver): every option, its
@@ -25,10 +25,17 @@ export interface GpuMoveOptions {
   verify?: boolean;
   /** Safety limit: a move needing more push-relabel iterations than this throws (default 4·10^6). */
   maxIterations?: number;
-  /** Push kernels: 'sweep' (segmented runs, a horizontal and a vertical pass per iteration), 'split-sweep' (each sweep as a gather of the runs, walked once per pixel, and a loop-free apply) or 'lockstep' (one edge per pass); default: defaultPush. */
+  /**
+   * Push kernels: 'sweep' (segmented runs, a horizontal and a vertical pass per iteration),
+   * 'split-sweep' (each sweep as a gather of the runs, walked once per pixel, and a loop-free
+   * apply), 'lockstep' (one edge per pass) or 'block' (tiles in workgroup memory, many
+   * iterations per launch; an iteration of K is one launch of each of the two tilings); default: defaultPush.
+   */
   push?: PushScheme;
-  /** Global relabel passes: 'scan' (default: relaxation along straight residual runs) or 'level' (one BFS level per pass). */
+  /** Global relabel passes: 'scan' (relaxation along straight residual runs), 'level' (one BFS level per pass) or 'block' (each tile to its fixed point per launch); default: defaultBfs. */
   bfs?: BfsScheme;
+  /** The block schemes' tile and local iterations per push launch (default DEFAULT_BLOCK). */
+  block?: BlockSettings;
   /** Segment length of the sweeps and longest run of a BFS scan (default: defaultReach). */
   reach?: number;
   /**
@@ -200,7 +207,7 @@ export type ResolvedGpuMoveOptions = Required<Omit<GpuMoveOptions, 'warmStart'>>
 export function resolveGpuMoveOptions(width: number, height: number, options: GpuMoveOptions): ResolvedGpuMoveOptions {
   return {
     iterationsPerRound: 24, bfsPasses: defaultBfsPasses(width, height), initialRounds: defaultInitialRounds(width, height), fixedRounds: false, verify: false, maxIterations: 4_000_000,
-    push: defaultPush(width, height), bfs: 'scan', reach: defaultReach(width, height), resume: true,
+    push: defaultPush(width, height), bfs: 'scan', block: DEFAULT_BLOCK, reach: defaultReach(width, height), resume: true,
     maxCachedPlans: defaultMaxCachedPlans(width * height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, planCompileRoundsPerRound: PLAN_COMPILE_ROUNDS_PER_ROUND, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR, tileSide: TILE_SIDE, borrowFlows: true, keepPlans: true, resident: true,
     ...gpuMoveFlags,
     ...options,

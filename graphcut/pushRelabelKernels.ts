@@ -1,4 +1,5 @@
 import type { GPU, IGPUKernelSettings } from 'gpu.js';
+import { blockBfsPass, blockPushPasses, checkBlockSettings, DEFAULT_BLOCK_ITERATIONS, DEFAULT_BLOCK_TILE, type BlockTile } from './blockKernels';
 import { bfsHeightsSource, bfsPassSource, bfsScanSource, bfsStartSource, withHeightsSource } from './bfsKernels';
 import { pushRelabelSource } from './lockstepKernels';
 import { STATE_PLANES } from './pushRelabelLayout';
@@ -17,18 +18,30 @@ import { sweepApplySource, sweepGatherSource, sweepPushSource } from './sweepKer
  * along whole straight runs of admissible edges in one pass and lets the BFS
  * relax along straight residual runs: the number of passes then follows the
  * number of turns of the paths flow and distances travel, not their length.
+ * 'block' runs many iterations per launch tile by tile in workgroup memory,
+ * and a BFS launch takes each tile to its fixed point (blockKernels.ts;
+ * WebGPU only).
  */
-export type PushScheme = 'lockstep' | 'sweep' | 'split-sweep';
-export const PUSH_SCHEMES: readonly PushScheme[] = ['sweep', 'split-sweep', 'lockstep'];
-export type BfsScheme = 'level' | 'scan';
+export type PushScheme = 'lockstep' | 'sweep' | 'split-sweep' | 'block';
+export const PUSH_SCHEMES: readonly PushScheme[] = ['sweep', 'split-sweep', 'lockstep', 'block'];
+export type BfsScheme = 'level' | 'scan' | 'block';
+export const BFS_SCHEMES: readonly BfsScheme[] = ['scan', 'level', 'block'];
+
+/** The settings of the block schemes: the tile (threads = pixels per workgroup) and the local iterations per push launch. */
+export interface BlockSettings {
+  tile: BlockTile;
+  iterations: number;
+}
+export const DEFAULT_BLOCK: BlockSettings = { tile: DEFAULT_BLOCK_TILE, iterations: DEFAULT_BLOCK_ITERATIONS };
 
 /** Longest reach a scheme accepts (the walks are loops of that many steps per thread). */
 export const MAX_REACH = 4096;
 
 /** Checks a kernel scheme's settings; throws a one-line error naming the option, prefixed by `owner`. */
-export function checkKernelScheme(owner: string, o: { push: PushScheme; bfs: BfsScheme; reach: number }): void {
+export function checkKernelScheme(owner: string, o: { push: PushScheme; bfs: BfsScheme; reach: number; block?: BlockSettings }): void {
   if (!PUSH_SCHEMES.includes(o.push)) throw new Error(`${owner} option push: expected ${PUSH_SCHEMES.map((p) => `'${p}'`).join(', ')}, got '${String(o.push)}'`);
-  if (o.bfs !== 'scan' && o.bfs !== 'level') throw new Error(`${owner} option bfs: expected 'scan' or 'level', got '${String(o.bfs)}'`);
+  if (!BFS_SCHEMES.includes(o.bfs)) throw new Error(`${owner} option bfs: expected ${BFS_SCHEMES.map((p) => `'${p}'`).join(', ')}, got '${String(o.bfs)}'`);
+  if (o.block) checkBlockSettings(owner, o.block.tile, o.block.iterations);
   if (!Number.isInteger(o.reach) || o.reach < 1 || o.reach > MAX_REACH) throw new Error(`${owner} option reach: expected an integer in 1..${MAX_REACH}, got ${String(o.reach)}`);
 }
 
@@ -50,6 +63,8 @@ export type StatePass = (S: unknown, C: unknown, G?: unknown) => unknown;
 export interface KernelGate {
   /** a condition on G (e.g. 'G[2] === 0.0') under which the pass changes nothing */
   skip: string;
+  /** the same condition in WGSL over G's accessor (e.g. 'get_user_G(0, 0, 2) == 0.0'), for the block kernels */
+  wgsl: string;
 }
 
 /**
@@ -82,7 +97,12 @@ export function gatedKernel(gpu: GPU, source: string, settings: IGPUKernelSettin
  * [W, H] planes (the state has STATE_PLANES, a split sweep's gather 2).
  * With a gate, every pass takes the gate's input as its third argument.
  */
-export function iterationPasses(gpu: GPU, push: PushScheme, settings: (planes: number) => IGPUKernelSettings, gate?: KernelGate): StatePass[] {
+export function iterationPasses(gpu: GPU, push: PushScheme, settings: (planes: number) => IGPUKernelSettings, gate?: KernelGate, block: BlockSettings = DEFAULT_BLOCK): StatePass[] {
+  if (push === 'block') {
+    const s = settings(STATE_PLANES);
+    const [W, H] = s.output as number[];
+    return blockPushPasses(gpu, W, H, block.tile, block.iterations, s, gate ?? null);
+  }
   const state = (source: string): ((...a: unknown[]) => unknown) => gatedKernel(gpu, source, settings(STATE_PLANES), gate, UNCHANGED_STATE);
   if (push === 'lockstep') {
     const k = state(pushRelabelSource());
@@ -101,7 +121,7 @@ export function iterationPasses(gpu: GPU, push: PushScheme, settings: (planes: n
 }
 
 /** Source of one global-relabel pass of a BFS scheme. */
-export function bfsPassSourceOf(bfs: BfsScheme): string {
+export function bfsPassSourceOf(bfs: Exclude<BfsScheme, 'block'>): string {
   return bfs === 'scan' ? bfsScanSource() : bfsPassSource();
 }
 
@@ -118,12 +138,14 @@ export type GlobalRelabel = (S: unknown, C: unknown, passes: number, fromScratch
  * distance kernels return the distances they were given and withHeights
  * its input state.
  */
-export function globalRelabelPasses(gpu: GPU, bfs: BfsScheme, settings: (planes: number) => IGPUKernelSettings, gate?: KernelGate): GlobalRelabel {
+export function globalRelabelPasses(gpu: GPU, bfs: BfsScheme, settings: (planes: number) => IGPUKernelSettings, gate?: KernelGate, block: BlockSettings = DEFAULT_BLOCK): GlobalRelabel {
   const dist = settings(1);
   const own = 'S[1][this.thread.y][this.thread.x]';
   const start = gatedKernel(gpu, bfsStartSource(), dist, gate, own);
   const heights = gatedKernel(gpu, bfsHeightsSource(), dist, gate, own);
-  const pass = gatedKernel(gpu, bfsPassSourceOf(bfs), dist, gate, 'D[this.thread.y][this.thread.x]');
+  const pass = bfs === 'block'
+    ? blockBfsPass(gpu, (dist.output as number[])[0], (dist.output as number[])[1], block.tile, dist, gate ?? null)
+    : gatedKernel(gpu, bfsPassSourceOf(bfs), dist, gate, 'D[this.thread.y][this.thread.x]');
   const merge = gatedKernel(gpu, withHeightsSource(), settings(STATE_PLANES), gate, UNCHANGED_STATE);
   return (S, C, passes, fromScratch, G) => {
     if (passes === 0 && !fromScratch) return S;

@@ -149,7 +149,7 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
 
   test('gated passes: with the gate open they leave the ungated passes\' state, with it shut their input, on random grids of every scheme', async () => {
     const rng = seededRandom(4242);
-    const gate = { skip: 'G[2] === 0.0' };
+    const gate = { skip: 'G[2] === 0.0', wgsl: 'get_user_G(0, 0, 2) == 0.0' };
     const open = new Input(Float32Array.from([0, 0, 1, 0]) as unknown as number[], [4]);
     const shut = new Input(Float32Array.from([0, 0, 0, 0]) as unknown as number[], [4]);
     let changedByUngated = 0;

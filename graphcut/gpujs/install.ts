@@ -2,6 +2,7 @@ import { installKernelBuildCache } from './kernelBuildCache';
 import { installOnePassCalls } from './onePassCalls';
 import { installedGpuJsRelease, WRAPPED_GPU_JS_RELEASE } from './release';
 import { installSharedLiterals } from './sharedLiterals';
+import { installWorkgroupEntry } from './workgroupEntry';
 import { installWorkgroupSize } from './workgroupSize';
 
 /**
@@ -10,12 +11,15 @@ import { installWorkgroupSize } from './workgroupSize';
  *                     resident calls built on it (residentCalls.ts); without
  *                     it the device moves run host-driven only;
  *  - workgroupSize    the kernels' workgroup shape;
+ *  - workgroupEntry   kernels whose WGSL routine uses workgroup memory and
+ *                     barriers get an entry and dispatch of their own (the
+ *                     block schemes need it);
  *  - kernelBuildCache translations and shader modules shared between builds;
  *  - sharedLiterals   constant inputs bound once per device, refillable; the
  *                     programs kept between solvers need them.
  * Each is on, or off with the reason, so a run can say what it lacks.
  */
-export const ADAPTATIONS = ['onePassCalls', 'workgroupSize', 'kernelBuildCache', 'sharedLiterals'] as const;
+export const ADAPTATIONS = ['onePassCalls', 'workgroupSize', 'workgroupEntry', 'kernelBuildCache', 'sharedLiterals'] as const;
 export type AdaptationName = (typeof ADAPTATIONS)[number];
 
 export interface GpuJsAdaptations {
@@ -30,6 +34,7 @@ export interface GpuJsAdaptations {
 const INSTALLERS: Record<AdaptationName, () => boolean> = {
   onePassCalls: installOnePassCalls,
   workgroupSize: installWorkgroupSize,
+  workgroupEntry: installWorkgroupEntry,
   kernelBuildCache: installKernelBuildCache,
   sharedLiterals: installSharedLiterals,
 };

@@ -1,0 +1,434 @@
+/**
+ * Block kernels: push-relabel and the global relabel's BFS run tile by tile
+ * in workgroup memory, many iterations per launch (the state layout is
+ * pushRelabelLayout.ts's). Written in WGSL, as native functions that a
+ * workgroup entry calls (graphcut/gpujs/workgroupEntry.ts), so they run on
+ * WebGPU only.
+ *
+ * Block push-relabel. A workgroup loads a tile of pixels (one per thread)
+ * into workgroup memory and runs `iterations` lockstep push-relabel
+ * iterations there (the pushes of lockstepKernels.ts, then a relabel from
+ * the heights before the pushes) before it writes the tile back. Only the
+ * edges inside the tile carry flow in a launch; an edge that crosses the
+ * tile's border is frozen: neither side pushes over it, so its flow and the
+ * net values of both its ends change in one workgroup at most, and no flow
+ * is lost or counted twice without any exchange between workgroups. Two
+ * tilings alternate, the second shifted by half a tile in x and y, so every
+ * edge is inside a tile of one of them (a border of one tiling is never a
+ * border of the other). The heights of pixels outside the tile are read
+ * once, when the launch starts; heights only grow, so those readings are
+ * lower bounds, and a relabel that uses them keeps the labeling valid
+ * (h(p) ≤ h(q) + 1 on every residual edge) just as a relabel from the
+ * current heights would. A pixel whose only admissible edge is frozen is
+ * not relabelled: it waits for the other tiling.
+ *
+ * Block BFS. A launch relaxes the distances of a tile to the fixed point of
+ * the BFS equations with the distances outside the tile held at the values
+ * the launch read (Bellman–Ford inside the tile, one level per step, until
+ * a step changes nothing). Every value stays an upper bound of the residual
+ * distance to the sink and only decreases, so repeated launches reach the
+ * exact distances; a tile whose equations already hold stops after one
+ * step. Launches are repeated a fixed number of times per global relabel
+ * (a plan cannot branch); the convergence check reports distances that are
+ * not yet a fixed point, as it does for the other BFS schemes.
+ *
+ * Both read the gate's input G (when compiled with a gate) and copy their
+ * input unchanged once the gate holds.
+ */
+import type { GPU, IGPUKernelSettings } from 'gpu.js';
+import { workgroupEntryMarker } from './gpujs/workgroupEntry';
+
+/** The tile of a block kernel: threads (= pixels) per workgroup along x and y. */
+export interface BlockTile {
+  width: number;
+  height: number;
+}
+
+/** Default tile: 16×16 = 256 threads, the largest workgroup every WebGPU device must support. */
+export const DEFAULT_BLOCK_TILE: BlockTile = { width: 16, height: 16 };
+
+/** Default local push-relabel iterations per block launch. */
+export const DEFAULT_BLOCK_ITERATIONS = 16;
+
+/** Checks a block tile and iteration count; throws a one-line error naming the setting. */
+export function checkBlockSettings(owner: string, tile: BlockTile, iterations: number): void {
+  const ok = (v: number): boolean => Number.isInteger(v) && v >= 2;
+  if (!ok(tile.width) || !ok(tile.height) || tile.width * tile.height > 1024) {
+    throw new Error(`${owner} option blockTile: expected two integers of at least 2 with a product of at most 1024, got ${tile.width}x${tile.height}`);
+  }
+  if (!Number.isInteger(iterations) || iterations < 1 || iterations > 4096) throw new Error(`${owner} option blockIterations: expected an integer in 1..4096, got ${String(iterations)}`);
+}
+
+/** A gate as WGSL over the gate input's accessor (a KernelGate's WGSL twin of its JavaScript condition). */
+export interface WgslGate {
+  wgsl: string;
+}
+
+const f = (v: number): string => `${v}.0`;
+
+/** Workgroups along one axis for a tiling shifted by `offset`: enough to cover 0..len−1. */
+function groupsFor(len: number, tile: number, offset: number): number {
+  return Math.ceil((len + offset) / tile);
+}
+
+/**
+ * Position of the thread's pixel and which of its edges exist and lie
+ * inside the tile (in*) or cross its border (has* and not in*).
+ */
+function pixelHead(W: number, H: number, t: BlockTile, ox: number, oy: number): string {
+  return `
+  let lx = i32(lid.x);
+  let ly = i32(lid.y);
+  let i = ly * ${t.width} + lx;
+  let x = i32(wid.x) * ${t.width} - ${ox} + lx;
+  let y = i32(wid.y) * ${t.height} - ${oy} + ly;
+  let inside = x >= 0 && x < ${W} && y >= 0 && y < ${H};
+  let hasR = inside && x + 1 < ${W};
+  let hasD = inside && y + 1 < ${H};
+  let hasL = inside && x > 0;
+  let hasU = inside && y > 0;
+  let inR = hasR && lx + 1 < ${t.width};
+  let inD = hasD && ly + 1 < ${t.height};
+  let inL = hasL && lx > 0;
+  let inU = hasU && ly > 0;`;
+}
+
+/**
+ * The gate as a workgroup-uniform flag `gated` (every thread reads the same
+ * G, but the uniformity analysis cannot know that of a storage read).
+ */
+function gateHead(prefix: string, gate: WgslGate | null): string {
+  if (!gate) return 'let gated = 0u;';
+  return `if (lid.x == 0u && lid.y == 0u) { ${prefix}_gate = select(0u, 1u, ${gate.wgsl}); }
+  let gated = workgroupUniformLoad(&${prefix}_gate);`;
+}
+
+/**
+ * WGSL of one block push-relabel launch on a W×H grid: tiles of `tile`,
+ * shifted by (ox, oy), `iterations` local iterations. `name` must be unique
+ * per variant (it names the routine and its workgroup arrays).
+ */
+export function blockPushWgsl(name: string, W: number, H: number, tile: BlockTile, ox: number, oy: number, iterations: number, gate: WgslGate | null): string {
+  const N = tile.width * tile.height;
+  const TW = tile.width;
+  const INF = f(W * H + 1);
+  const groups: [number, number] = [groupsFor(W, tile.width, ox), groupsFor(H, tile.height, oy)];
+  const v = (s: string): string => `${name}_${s}`;
+  const out = (z: number): string => `u32(x + ${W} * (y + ${H} * ${z}))`;
+  return `${workgroupEntryMarker({ name, threads: [tile.width, tile.height], groups })}
+var<workgroup> ${v('e')} : array<f32, ${N}>;
+var<workgroup> ${v('h')} : array<f32, ${2 * N}>;
+var<workgroup> ${v('fr')} : array<f32, ${N}>;
+var<workgroup> ${v('fd')} : array<f32, ${N}>;
+var<workgroup> ${v('pr')} : array<f32, ${N}>;
+var<workgroup> ${v('pd')} : array<f32, ${N}>;
+var<workgroup> ${v('pl')} : array<f32, ${N}>;
+var<workgroup> ${v('pu')} : array<f32, ${N}>;
+var<workgroup> ${v('gate')} : u32;
+var<workgroup> ${v('anyAtomic')} : atomic<u32>;
+var<workgroup> ${v('any')} : u32;
+fn ${name}(lid : vec3<u32>, wid : vec3<u32>) {
+  ${pixelHead(W, H, tile, ox, oy)}
+  var e = 0.0;
+  var h = ${INF};
+  var fr = 0.0;
+  var fd = 0.0;
+  // Capacities of the pixel's edges (cL = c(p → p−1) = C1(p−1), cU = C3(p−W)); heights
+  // and residuals of the edges that cross the tile's border, fixed for the launch.
+  var cR = 0.0;
+  var cD = 0.0;
+  var cL = 0.0;
+  var cU = 0.0;
+  var hRo = ${INF};
+  var hDo = ${INF};
+  var hLo = ${INF};
+  var hUo = ${INF};
+  var rLo = 0.0;
+  var rUo = 0.0;
+  if (inside) {
+    e = get_user_S(0, y, x);
+    h = get_user_S(1, y, x);
+    fr = get_user_S(2, y, x);
+    fd = get_user_S(3, y, x);
+    if (hasR) {
+      cR = get_user_C(0, y, x);
+      if (!inR) { hRo = get_user_S(1, y, x + 1); }
+    }
+    if (hasD) {
+      cD = get_user_C(2, y, x);
+      if (!inD) { hDo = get_user_S(1, y + 1, x); }
+    }
+    if (hasL) {
+      cL = get_user_C(1, y, x - 1);
+      if (!inL) {
+        hLo = get_user_S(1, y, x - 1);
+        rLo = cL + get_user_S(2, y, x - 1);
+      }
+    }
+    if (hasU) {
+      cU = get_user_C(3, y - 1, x);
+      if (!inU) {
+        hUo = get_user_S(1, y - 1, x);
+        rUo = cU + get_user_S(3, y - 1, x);
+      }
+    }
+  }
+  ${gateHead(name, gate)}
+  if (inside && e > 0.0 && h < ${INF}) { atomicOr(&${v('anyAtomic')}, 1u); }
+  workgroupBarrier();
+  if (lid.x == 0u && lid.y == 0u) { ${v('any')} = atomicLoad(&${v('anyAtomic')}); }
+  let work = workgroupUniformLoad(&${v('any')});
+  if (gated == 0u && work != 0u) {
+    ${v('e')}[i] = e;
+    ${v('h')}[i] = h;
+    ${v('fr')}[i] = fr;
+    ${v('fd')}[i] = fd;
+    workgroupBarrier();
+    var cur = 0;
+    for (var it = 0; it < ${iterations}; it++) {
+      let c = cur * ${N};
+      let n = (1 - cur) * ${N};
+      let hh = ${v('h')}[c + i];
+      let ee = ${v('e')}[i];
+      // Pushes of the pixel, as lockstepKernels.ts decides them, over the tile's own edges only.
+      var pr = 0.0;
+      var pd = 0.0;
+      var pl = 0.0;
+      var pu = 0.0;
+      if (inside && ee > 0.0 && hh < ${INF}) {
+        var m = ee;
+        if (inR) {
+          if (${v('h')}[c + i + 1] + 1.0 == hh) { pr = min(m, cR - ${v('fr')}[i]); m = m - pr; }
+        }
+        if (m > 0.0 && inD) {
+          if (${v('h')}[c + i + ${TW}] + 1.0 == hh) { pd = min(m, cD - ${v('fd')}[i]); m = m - pd; }
+        }
+        if (m > 0.0 && inL) {
+          if (${v('h')}[c + i - 1] + 1.0 == hh) { pl = min(m, cL + ${v('fr')}[i - 1]); m = m - pl; }
+        }
+        if (m > 0.0 && inU) {
+          if (${v('h')}[c + i - ${TW}] + 1.0 == hh) { pu = min(m, cU + ${v('fd')}[i - ${TW}]); }
+        }
+      }
+      ${v('pr')}[i] = pr;
+      ${v('pd')}[i] = pd;
+      ${v('pl')}[i] = pl;
+      ${v('pu')}[i] = pu;
+      workgroupBarrier();
+      // Each pixel applies its own pushes and what its tile neighbours pushed to it; it owns
+      // fr and fd (the flows on its right and down edges), so every flow has one writer.
+      var inflow = 0.0;
+      var frN = ${v('fr')}[i] + pr;
+      var fdN = ${v('fd')}[i] + pd;
+      if (inL) { inflow = inflow + ${v('pr')}[i - 1]; }
+      if (inR) {
+        inflow = inflow + ${v('pl')}[i + 1];
+        frN = frN - ${v('pl')}[i + 1];
+      }
+      if (inU) { inflow = inflow + ${v('pd')}[i - ${TW}]; }
+      if (inD) {
+        inflow = inflow + ${v('pu')}[i + ${TW}];
+        fdN = fdN - ${v('pu')}[i + ${TW}];
+      }
+      let eN = ee - pr - pd - pl - pu + inflow;
+      ${v('e')}[i] = eN;
+      ${v('fr')}[i] = frN;
+      ${v('fd')}[i] = fdN;
+      workgroupBarrier();
+      // Relabel from the residuals after the pushes and the heights before them.
+      var hn = hh;
+      if (inside && eN > 0.0 && hh < ${INF}) {
+        var best = ${INF};
+        var admissible = false;
+        if (hasR) {
+          var hq = hRo;
+          if (inR) { hq = ${v('h')}[c + i + 1]; }
+          if (cR - frN > 0.0) {
+            if (hq + 1.0 == hh) { admissible = true; }
+            best = min(best, hq + 1.0);
+          }
+        }
+        if (hasD) {
+          var hq = hDo;
+          if (inD) { hq = ${v('h')}[c + i + ${TW}]; }
+          if (cD - fdN > 0.0) {
+            if (hq + 1.0 == hh) { admissible = true; }
+            best = min(best, hq + 1.0);
+          }
+        }
+        if (hasL) {
+          var hq = hLo;
+          var r = rLo;
+          if (inL) {
+            hq = ${v('h')}[c + i - 1];
+            r = cL + ${v('fr')}[i - 1];
+          }
+          if (r > 0.0) {
+            if (hq + 1.0 == hh) { admissible = true; }
+            best = min(best, hq + 1.0);
+          }
+        }
+        if (hasU) {
+          var hq = hUo;
+          var r = rUo;
+          if (inU) {
+            hq = ${v('h')}[c + i - ${TW}];
+            r = cU + ${v('fd')}[i - ${TW}];
+          }
+          if (r > 0.0) {
+            if (hq + 1.0 == hh) { admissible = true; }
+            best = min(best, hq + 1.0);
+          }
+        }
+        if (!admissible) { hn = min(best, ${INF}); }
+      }
+      ${v('h')}[n + i] = hn;
+      workgroupBarrier();
+      cur = 1 - cur;
+    }
+    e = ${v('e')}[i];
+    h = ${v('h')}[cur * ${N} + i];
+    fr = ${v('fr')}[i];
+    fd = ${v('fd')}[i];
+  }
+  if (inside) {
+    result[${out(0)}] = e;
+    result[${out(1)}] = h;
+    result[${out(2)}] = fr;
+    result[${out(3)}] = fd;
+  }
+}
+`;
+}
+
+/**
+ * WGSL of one block BFS launch over the distances D [W, H] (see the file's
+ * comment): the tile's distances relaxed to their fixed point, the
+ * distances outside it held.
+ */
+export function blockBfsWgsl(name: string, W: number, H: number, tile: BlockTile, gate: WgslGate | null): string {
+  const N = tile.width * tile.height;
+  const TW = tile.width;
+  const INF = f(W * H + 1);
+  const groups: [number, number] = [groupsFor(W, tile.width, 0), groupsFor(H, tile.height, 0)];
+  const v = (s: string): string => `${name}_${s}`;
+  return `${workgroupEntryMarker({ name, threads: [tile.width, tile.height], groups })}
+var<workgroup> ${v('d')} : array<f32, ${N}>;
+var<workgroup> ${v('gate')} : u32;
+var<workgroup> ${v('changedAtomic')} : atomic<u32>;
+var<workgroup> ${v('changed')} : u32;
+fn ${name}(lid : vec3<u32>, wid : vec3<u32>) {
+  ${pixelHead(W, H, tile, 0, 0)}
+  var d = ${INF};
+  var sink = false;
+  // Residual edges out of the pixel, and the distances across the tile's border (held).
+  var rR = false;
+  var rD = false;
+  var rL = false;
+  var rU = false;
+  var dRo = ${INF};
+  var dDo = ${INF};
+  var dLo = ${INF};
+  var dUo = ${INF};
+  if (inside) {
+    d = get_user_D(0, y, x);
+    sink = get_user_S(0, y, x) < 0.0;
+    if (hasR) {
+      rR = get_user_C(0, y, x) - get_user_S(2, y, x) > 0.0;
+      if (rR && !inR) { dRo = get_user_D(0, y, x + 1); }
+    }
+    if (hasD) {
+      rD = get_user_C(2, y, x) - get_user_S(3, y, x) > 0.0;
+      if (rD && !inD) { dDo = get_user_D(0, y + 1, x); }
+    }
+    if (hasL) {
+      rL = get_user_C(1, y, x - 1) + get_user_S(2, y, x - 1) > 0.0;
+      if (rL && !inL) { dLo = get_user_D(0, y, x - 1); }
+    }
+    if (hasU) {
+      rU = get_user_C(3, y - 1, x) + get_user_S(3, y - 1, x) > 0.0;
+      if (rU && !inU) { dUo = get_user_D(0, y - 1, x); }
+    }
+  }
+  ${gateHead(name, gate)}
+  if (gated == 0u) {
+    if (sink) { d = 1.0; }
+    ${v('d')}[i] = d;
+    workgroupBarrier();
+    // At most one step per tile pixel: each step that changes anything lowers a distance to its final value's path.
+    for (var step = 0; step < ${N + 1}; step++) {
+      var m = d;
+      if (inside && !sink) {
+        if (rR) {
+          var q = dRo;
+          if (inR) { q = ${v('d')}[i + 1]; }
+          m = min(m, q + 1.0);
+        }
+        if (rD) {
+          var q = dDo;
+          if (inD) { q = ${v('d')}[i + ${TW}]; }
+          m = min(m, q + 1.0);
+        }
+        if (rL) {
+          var q = dLo;
+          if (inL) { q = ${v('d')}[i - 1]; }
+          m = min(m, q + 1.0);
+        }
+        if (rU) {
+          var q = dUo;
+          if (inU) { q = ${v('d')}[i - ${TW}]; }
+          m = min(m, q + 1.0);
+        }
+        m = min(m, ${INF});
+      }
+      if (m < d) { atomicOr(&${v('changedAtomic')}, 1u); }
+      workgroupBarrier();
+      ${v('d')}[i] = m;
+      d = m;
+      if (lid.x == 0u && lid.y == 0u) {
+        ${v('changed')} = atomicLoad(&${v('changedAtomic')});
+        atomicStore(&${v('changedAtomic')}, 0u);
+      }
+      if (workgroupUniformLoad(&${v('changed')}) == 0u) { break; }
+    }
+  }
+  if (inside) {
+    result[u32(x + ${W} * y)] = d;
+  }
+}
+`;
+}
+
+/** A kernel whose work is the WGSL routine `name` (its JavaScript body only names it for gpu.js's translation). */
+function workgroupKernel(gpu: GPU, params: string, name: string, wgsl: string, settings: IGPUKernelSettings): (...a: unknown[]) => unknown {
+  const nativeFunctions = [{ name, source: wgsl, argumentTypes: { x: 'Number' }, returnType: 'Number' }];
+  return gpu.createKernel(`function (${params}) { return ${name}(0.0); }`, { ...settings, nativeFunctions } as IGPUKernelSettings) as unknown as (...a: unknown[]) => unknown;
+}
+
+/** Whether a gpu.js instance runs WGSL (the block kernels exist on WebGPU only). */
+export function runsWgsl(gpu: GPU): boolean {
+  return (gpu as unknown as { mode?: string }).mode === 'webgpu';
+}
+
+/**
+ * The two block push-relabel passes (the tiling and its half-tile shift),
+ * each `iterations` local iterations; a pass takes (S, C) and, with a gate,
+ * the gate's input G. `settings` gives the [W, H, 4] state kernel settings.
+ */
+export function blockPushPasses(gpu: GPU, W: number, H: number, tile: BlockTile, iterations: number, settings: IGPUKernelSettings, gate: WgslGate | null): Array<(S: unknown, C: unknown, G?: unknown) => unknown> {
+  if (!runsWgsl(gpu)) throw new Error('push scheme block: needs WebGPU (its kernels are WGSL with workgroup memory)');
+  const shifts: Array<[number, number]> = [[0, 0], [tile.width >> 1, tile.height >> 1]];
+  return shifts.map(([ox, oy]) => {
+    const name = `blockPush_${tile.width}x${tile.height}_${ox}_${oy}_${iterations}${gate ? '_g' : ''}`;
+    const k = workgroupKernel(gpu, gate ? 'S, C, G' : 'S, C', name, blockPushWgsl(name, W, H, tile, ox, oy, iterations, gate), settings);
+    return (S: unknown, C: unknown, G?: unknown) => (gate ? k(S, C, G) : k(S, C));
+  });
+}
+
+/** One block BFS launch over the distances, (S, C, D[, G]) → D; `settings` gives the [W, H] kernel settings. */
+export function blockBfsPass(gpu: GPU, W: number, H: number, tile: BlockTile, settings: IGPUKernelSettings, gate: WgslGate | null): (S: unknown, C: unknown, D: unknown, G?: unknown) => unknown {
+  if (!runsWgsl(gpu)) throw new Error('bfs scheme block: needs WebGPU (its kernels are WGSL with workgroup memory)');
+  const name = `blockBfs_${tile.width}x${tile.height}${gate ? '_g' : ''}`;
+  const k = workgroupKernel(gpu, gate ? 'S, C, D, G' : 'S, C, D', name, blockBfsWgsl(name, W, H, tile, gate), settings);
+  return (S, C, D, G) => (gate ? k(S, C, D, G) : k(S, C, D));
+}
