@@ -104,6 +104,14 @@ var<workgroup> tile: array<u32, ${n}>;
       staging.unmap();
       expect(Array.from(got)).toEqual(Array.from({ length: n }, (_, i) => 3 * (n - 1 - i)));
 
+      // A validation error (MAP_READ goes only with COPY_DST) reaches the device's listeners, as the browser reports it.
+      const seen: string[] = [];
+      device.addEventListener('uncapturederror', (ev) => { seen.push(ev.error.message); });
+      device.createBuffer({ size: 16, usage: 0x01 | 0x80 });
+      expect(await browser!.until(() => seen.length > 0)).toBe(true);
+      expect(seen[0]).toMatch(/usage/i);
+      expect(() => device.createTexture()).toThrow(/GPUDevice.createTexture is not supported/);
+
       const broken = device.createShaderModule({ code: '@compute @workgroup_size(1) fn main() {\n  let x: u32 = undefinedName;\n}' });
       const errors = (await broken.getCompilationInfo()).messages.filter((m) => m.type === 'error');
       expect(errors.length).toBeGreaterThan(0);
@@ -113,17 +121,33 @@ var<workgroup> tile: array<u32, ${n}>;
     }
   });
 
-  test('a WGSL compile error of a gpu.js kernel reaches the build with the compiler\'s message', async () => {
+  test('a WGSL compile error of a gpu.js kernel reaches the build with the compiler\'s message, and the device\'s uncaptured error the context', async () => {
     const gpu = (await createGpuContext('webgpu')).gpu;
-    gpu.addNativeFunction('broken', 'fn fn_broken(v: f32) -> f32 { return v * notDeclared; }', { argumentTypes: { v: 'Number' }, returnType: 'Number' });
-    const kernel = gpu.createKernel('function (a) { return broken(a[this.thread.x]); }').setOutput([4]);
-    await expect(Promise.resolve().then(() => kernel([1, 2, 3, 4]))).rejects.toThrow(/Error compiling WGSL compute shader[\s\S]*notDeclared/);
-    void gpu.destroy();
+    // gpu.js logs the device's uncaptured errors; this one is expected.
+    const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      gpu.addNativeFunction('broken', 'fn fn_broken(v: f32) -> f32 { return v * notDeclared; }', { argumentTypes: { v: 'Number' }, returnType: 'Number' });
+      const kernel = gpu.createKernel('function (a) { return broken(a[this.thread.x]); }').setOutput([4]);
+      await expect(Promise.resolve().then(() => kernel([1, 2, 3, 4]))).rejects.toThrow(/Error compiling WGSL compute shader[\s\S]*notDeclared/);
+      const reported = (): boolean => ctx.deviceErrors.some((e) => /notDeclared/.test(e));
+      expect(await browser!.until(reported)).toBe(true);
+      expect(logged).toHaveBeenCalledWith(expect.stringMatching(/notDeclared/));
+    } finally {
+      logged.mockRestore();
+      void gpu.destroy();
+    }
   });
+
+  /** Fails when the device reported an uncaptured error (a validation error of the project's WebGPU use) since `from`. */
+  async function expectNoDeviceErrorsSince(from: number): Promise<void> {
+    await browser!.settle();
+    expect(ctx.deviceErrors.slice(from)).toEqual([]);
+  }
 
   // One size per scheme: each new size compiles its kernels again, which SwiftShader does slowly.
   const schemes = PUSH_SCHEMES.flatMap((push) => BFS_SCHEMES.map((bfs) => [push, bfs] as [PushScheme, BfsScheme]));
   test.each(schemes)('push-relabel, %s push and %s BFS: the flow and the minimum cut of BK on random 13×10 grids, several seeds', async (push, bfs) => {
+    const errors = ctx.deviceErrors.length;
     const solver = await createMaxFlowSolver('gpu', { push, bfs, reach: 4, iterationsPerRelabel: 4, bfsPassesPerCall: 4, bfsContinuePasses: 8, fallbackToBk: false });
     try {
       expect(solver.device).toMatch(/swiftshader/);
@@ -137,6 +161,7 @@ var<workgroup> tile: array<u32, ${n}>;
         for (const [kind, g] of graphs) expectSameAsBk(g, await solver.solve(g), `${push}/${bfs} ${kind} seed ${seed}`);
       }
       expect((solver as PushRelabelSolver).executorKinds()).toContain('fused-encoder');
+      await expectNoDeviceErrorsSince(errors);
     } finally {
       solver.dispose?.();
     }
@@ -148,6 +173,7 @@ var<workgroup> tile: array<u32, ${n}>;
   /** match() on the device and with BK: the same disparities and energy; the device run really ran here. */
   async function expectMatchLikeBk(left: Raster, right: Raster, options: MatchOptions, label: string): Promise<void> {
     const events: MatchEvent[] = [];
+    const errors = ctx.deviceErrors.length;
     // The clock warm-up's spin dispatches are for a GPU's clock; SwiftShader would spend minutes on them.
     const dev = await withDeviceFlags({ clockWarmupDispatches: 0 }, () =>
       match(left, right, { ...options, backend: 'gpu', gpu: SMALL_GRID_SCHEDULE, onEvent: (e) => { events.push(e); } }));
@@ -158,6 +184,7 @@ var<workgroup> tile: array<u32, ${n}>;
     expect(dev.cycles.map((c) => c.energy.total)).toEqual(ref.cycles.map((c) => c.energy.total));
     const diff = dev.disparity.findIndex((d, p) => d !== ref.disparity[p]);
     if (diff >= 0) throw new Error(`${label}: disparity ${dev.disparity[diff]} at pixel ${diff}, BK ${ref.disparity[diff]}`);
+    await expectNoDeviceErrorsSince(errors);
   }
 
   const scene = generateSyntheticScene({ width: 32, height: 24, ndisp: 6, seed: 11 });

@@ -36,6 +36,15 @@ export interface BrowserWebGpu {
   readonly provider: WebGpuProvider;
   /** The browser's version line, for messages. */
   readonly version: string;
+  /**
+   * Waits until `condition` holds, asking the page between checks for the
+   * uncaptured errors and losses its devices reported (the browser reports
+   * them asynchronously, so one round trip may come too early); false if
+   * it still does not hold after `tries` round trips.
+   */
+  until(condition: () => boolean, tries?: number): Promise<boolean>;
+  /** One round trip to the page: what its devices reported so far reaches them. */
+  settle(): Promise<void>;
   /** Closes the browser (idempotent); every later WebGPU call fails, naming the bridge. */
   close(): Promise<void>;
 }
@@ -68,6 +77,14 @@ export async function openBrowserWebGpu(executable: string): Promise<BrowserWebG
     return {
       provider: { name: `headless ${version}`, gpu: new BridgeGpu(channel) },
       version,
+      until: async (condition, tries = 20) => {
+        for (let i = 0; i < tries && !condition(); i++) {
+          await channel.ping();
+          if (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        return condition();
+      },
+      settle: () => channel.ping(),
       close: async () => {
         if (closed) return;
         closed = true;

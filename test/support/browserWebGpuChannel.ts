@@ -100,6 +100,11 @@ export class PageChannel {
     });
   }
 
+  /** A round trip: the uncaptured errors and losses the page has seen so far reach their devices. */
+  async ping(): Promise<void> {
+    await this.request<true>({ k: 'ping' }, 'WebGPU bridge ping');
+  }
+
   watchDevice(id: number, events: DeviceEvents): void {
     this.devices.set(id, events);
   }

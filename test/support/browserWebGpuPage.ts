@@ -25,7 +25,10 @@ export type Wire = null | boolean | number | string | Wire[] | { [key: string]: 
  *  - done:     t.onSubmittedWorkDone();
  *  - map:      t.mapAsync(mode, offset, size); answers the mapped bytes;
  *  - unmap:    writes the given byte ranges into t's mapped range, then t.unmap();
- *  - drop:     forgets t (single-use objects: a pass after end, an encoder after finish, a command buffer after submit).
+ *  - drop:     forgets t (single-use objects: a pass after end, an encoder after finish, a command buffer after submit);
+ *  - ping:     answers once every live device's queue has done its work (Chromium delivers a
+ *              device's uncaptured errors only while it waits on the device), so that the
+ *              errors and losses of the work so far come back.
  */
 export type PageOp =
   | { k: 'call'; t: number; m: string; a: Wire[]; o?: number }
@@ -35,7 +38,8 @@ export type PageOp =
   | { k: 'scope' | 'compile' | 'done'; t: number; r: number }
   | { k: 'map'; t: number; a: [number, number, number]; r: number }
   | { k: 'unmap'; t: number; w: Array<[number, string]> }
-  | { k: 'drop'; t: number };
+  | { k: 'drop'; t: number }
+  | { k: 'ping'; r: number };
 
 /** Operations run in `seq` order, whatever order their batches reach the page in. */
 export interface PageBatch { seq: number; ops: PageOp[] }
@@ -73,6 +77,7 @@ export function installPageRuntime(key: string): void {
   const uncaptured: Array<[number, string]> = [];
   const lost: Array<[number, string, string]> = [];
   const compiled = new WeakMap<object, Promise<unknown>>();
+  const devices = new Set<Obj>();
   let turn = 0;
   const waiting = new Map<number, () => void>();
 
@@ -144,10 +149,14 @@ export function installPageRuntime(key: string): void {
         return (invoke(op.t, 'requestDevice', [decode(op.a)]) as Promise<Obj>).then((device) => {
           objects.set(op.o, device);
           objects.set(op.q, device.queue);
+          devices.add(device);
           (device.addEventListener as Method).call(device, 'uncapturederror', (ev: { error?: { message?: string } }) => {
             uncaptured.push([op.o, ev.error?.message ?? 'unknown WebGPU error']);
           });
-          void (device.lost as Promise<{ reason: string; message: string }>).then((info) => lost.push([op.o, info.reason, info.message]));
+          void (device.lost as Promise<{ reason: string; message: string }>).then((info) => {
+            devices.delete(device);
+            lost.push([op.o, info.reason, info.message]);
+          });
           return { limits: plain(device.limits as Obj), features: features(device.features) };
         });
       case 'pipeline':
@@ -186,6 +195,8 @@ export function installPageRuntime(key: string): void {
       case 'drop':
         objects.delete(op.t);
         return undefined;
+      case 'ping':
+        return Promise.all([...devices].map((d) => (d.queue as { onSubmittedWorkDone(): Promise<void> }).onSubmittedWorkDone().catch(() => undefined))).then(() => true);
     }
   };
 
