@@ -65,6 +65,8 @@ function expectSameAsBk(g: GridGraph, r: { flow: number; sinkSide: Uint8Array },
     expect(ctx.mode).toBe('webgpu');
     expect(ctx.device).toMatch(/^WebGPU \(Dawn\): .*swiftshader.*through headless/);
     for (const name of ADAPTATIONS) expect([name, ctx.adaptations?.adaptations[name]]).toEqual([name, true]);
+    // gpu.js keeps one device per process: a provider comes before the first set-up or not at all.
+    expect(() => installWebGpuProvider(null)).toThrow(/already set up/);
   });
 
   test('the bridge: required limits clamped to the adapter, workgroup memory and barriers run, WGSL errors come back with their line', async () => {
@@ -116,6 +118,47 @@ var<workgroup> tile: array<u32, ${n}>;
       const errors = (await broken.getCompilationInfo()).messages.filter((m) => m.type === 'error');
       expect(errors.length).toBeGreaterThan(0);
       expect(errors[0]).toMatchObject({ lineNum: 2, message: expect.stringMatching(/undefinedName/) });
+    } finally {
+      device.destroy();
+    }
+  });
+
+  test('the bridge: bytes written at creation, through a MAP_WRITE mapping and by queue writes reach the page; ranges detach at unmap', async () => {
+    const device = (await (await browser!.provider.gpu.requestAdapter())!.requestDevice()) as unknown as BridgeDevice;
+    try {
+      const [MAP_READ, MAP_WRITE, COPY_SRC, COPY_DST] = [0x01, 0x02, 0x04, 0x08];
+      /** The first `n` u32 of `source`, as the page's buffer holds them. */
+      const read = async (source: ReturnType<BridgeDevice['createBuffer']>, n: number): Promise<number[]> => {
+        const staging = device.createBuffer({ size: 4 * n, usage: MAP_READ | COPY_DST });
+        const encoder = device.createCommandEncoder();
+        encoder.copyBufferToBuffer(source, 0, staging, 0, 4 * n);
+        device.queue.submit([encoder.finish()]);
+        await staging.mapAsync(MAP_READ);
+        const range = staging.getMappedRange();
+        const values = Array.from(new Uint32Array(range));
+        staging.unmap();
+        expect(range.byteLength).toBe(0); // detached, as WebGPU leaves it
+        staging.destroy();
+        return values;
+      };
+      const atCreation = device.createBuffer({ size: 16, usage: COPY_SRC, mappedAtCreation: true });
+      new Uint32Array(atCreation.getMappedRange(0, 8)).set([1, 2]);
+      new Uint32Array(atCreation.getMappedRange(8, 8)).set([3, 4]);
+      atCreation.unmap();
+      expect(await read(atCreation, 4)).toEqual([1, 2, 3, 4]);
+
+      const writable = device.createBuffer({ size: 16, usage: MAP_WRITE | COPY_SRC });
+      await writable.mapAsync(MAP_WRITE, 8, 8);
+      expect(() => writable.getMappedRange(0, 8)).toThrow(/outside the mapped range/);
+      new Uint32Array(writable.getMappedRange(8, 8)).set([7, 8]);
+      writable.unmap();
+      expect(await read(writable, 4)).toEqual([0, 0, 7, 8]);
+
+      const written = device.createBuffer({ size: 16, usage: COPY_SRC | COPY_DST });
+      const data = new Uint32Array([9, 10, 11, 12]);
+      device.queue.writeBuffer(written, 4, data, 1, 2);
+      data.fill(0); // writeBuffer copied the data at the call
+      expect(await read(written, 4)).toEqual([0, 10, 11, 0]);
     } finally {
       device.destroy();
     }

@@ -78,6 +78,8 @@ export function installPageRuntime(key: string): void {
   const lost: Array<[number, string, string]> = [];
   const compiled = new WeakMap<object, Promise<unknown>>();
   const devices = new Set<Obj>();
+  /** Each mapped buffer's whole mapped range, as taken at its map. */
+  const mapped = new WeakMap<object, { offset: number; bytes: Uint8Array }>();
   let turn = 0;
   const waiting = new Map<number, () => void>();
 
@@ -181,14 +183,20 @@ export function installPageRuntime(key: string): void {
         return (invoke(op.t, 'onSubmittedWorkDone', []) as Promise<void>).then(() => true);
       case 'map': {
         const [mode, offset, size] = op.a;
-        return (invoke(op.t, 'mapAsync', [mode, offset, size]) as Promise<void>).then(() =>
-          toBase64(new Uint8Array(invoke(op.t, 'getMappedRange', [offset, size]) as ArrayBuffer)));
+        return (invoke(op.t, 'mapAsync', [mode, offset, size]) as Promise<void>).then(() => {
+          const bytes = new Uint8Array(invoke(op.t, 'getMappedRange', [offset, size]) as ArrayBuffer);
+          mapped.set(get(op.t), { offset, bytes });
+          return toBase64(bytes);
+        });
       }
       case 'unmap': {
-        for (const [offset, bytes] of op.w) {
-          const data = fromBase64(bytes);
-          new Uint8Array(invoke(op.t, 'getMappedRange', [offset, data.length]) as ArrayBuffer).set(data);
+        // The whole mapped range was taken once (at the map, or here for a buffer mapped at creation): ranges of one mapping must not overlap.
+        const buffer = get(op.t);
+        if (op.w.length > 0) {
+          const range = mapped.get(buffer) ?? { offset: 0, bytes: new Uint8Array(invoke(op.t, 'getMappedRange', []) as ArrayBuffer) };
+          for (const [offset, bytes] of op.w) range.bytes.set(fromBase64(bytes), offset - range.offset);
         }
+        mapped.delete(buffer);
         invoke(op.t, 'unmap', []);
         return undefined;
       }
