@@ -4,6 +4,9 @@
  * it. Node keeps a proxy per WebGPU object; the page keeps the real object
  * under the proxy's id and runs the operations Node recorded, in order.
  *
+ * The page keeps every object until a drop operation forgets it (only
+ * single-use objects are dropped), which suits the small runs of tests.
+ *
  * installPageRuntime is serialised into the page by puppeteer, so it must
  * stay self-contained: no imports, nothing from this module's scope, only
  * what a browser has (navigator.gpu, atob, btoa). The types below are
