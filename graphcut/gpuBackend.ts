@@ -6,9 +6,10 @@ import { adaptInstance } from './gpujs/scope';
 
 /**
  * Sets up gpu.js for the push-relabel kernels: WebGPU (Dawn, through the
- * `webgpu` package) when an adapter answers, otherwise gpu.js's WebAssembly
- * backend, otherwise its plain JavaScript cpu backend. The same kernels run
- * on all three.
+ * `webgpu` package, or a provider installed with installWebGpuProvider)
+ * when an adapter answers, otherwise gpu.js's WebAssembly backend,
+ * otherwise its plain JavaScript cpu backend. The same kernels run on all
+ * three.
  */
 
 export type GpuMode = 'webgpu' | 'webasm' | 'cpu';
@@ -30,18 +31,44 @@ export interface GpuContext {
 }
 
 /* Minimal structural types for the parts of the WebGPU API touched here (no DOM lib in this project). */
-interface AdapterInfoLike { vendor?: string; architecture?: string; device?: string; description?: string }
-interface DeviceLike {
+export interface AdapterInfoLike { vendor?: string; architecture?: string; device?: string; description?: string }
+export interface DeviceLike {
   addEventListener?: (type: string, fn: (ev: { error?: { message?: string } }) => void) => void;
 }
-interface AdapterLike {
+export interface AdapterLike {
   info?: AdapterInfoLike;
   requestDevice(descriptor?: unknown): Promise<DeviceLike>;
 }
-interface NavigatorGpuLike { requestAdapter(options?: unknown): Promise<AdapterLike | null> }
+/** What this module asks of `navigator.gpu`. */
+export interface NavigatorGpuLike { requestAdapter(options?: unknown): Promise<AdapterLike | null> }
 interface DawnModule { create(flags: string[]): NavigatorGpuLike }
 
+/**
+ * A WebGPU implementation other than Dawn's Node binding: a `navigator.gpu`
+ * and the name device descriptions give it (e.g. a test's bridge to a
+ * browser's WebGPU, or an embedder's own binding).
+ */
+export interface WebGpuProvider {
+  readonly name: string;
+  readonly gpu: NavigatorGpuLike;
+}
+
+let provider: WebGpuProvider | null = null;
 let webgpuSetup: Promise<{ adapterInfo: string; errors: string[] } | null> | null = null;
+
+/**
+ * Makes this process's WebGPU come from `p` instead of Dawn (null: Dawn
+ * again), for tests and embedders. Everything after the adapter is the
+ * same code as on Dawn: the device patching below, gpu.js's webgpu mode and
+ * every adaptation in gpujs/. Dawn's instance flags (dawnFlags) do not
+ * apply: the provider decides its own robustness. gpu.js keeps one device
+ * per process, so a provider must be installed before WebGPU is first set
+ * up (isWebGpuAvailable, createGpuContext); later it throws.
+ */
+export function installWebGpuProvider(p: WebGpuProvider | null): void {
+  if (webgpuSetup) throw new Error('installWebGpuProvider: WebGPU was already set up in this process (gpu.js keeps its one device)');
+  provider = p;
+}
 
 /**
  * Dawn's instance flags. By default Dawn's robustness is turned off: it
@@ -105,27 +132,33 @@ function wrapAdapter(adapter: AdapterLike, errors: string[]): AdapterLike {
   return adapter;
 }
 
-/** Installs navigator.gpu from Dawn once per process; resolves null when no adapter answers. */
+/** Dawn's navigator.gpu with `flags`, or null when the binding does not load or refuses them. */
+function dawnGpu(flags: string[]): NavigatorGpuLike | null {
+  const dawn = loadDawn();
+  if (!dawn) return null;
+  try {
+    return dawn.create(flags);
+  } catch {
+    return null;
+  }
+}
+
+/** Installs navigator.gpu (the provider's, else Dawn's) once per process; resolves null when no adapter answers. */
 function setUpWebGpu(): Promise<{ adapterInfo: string; errors: string[] } | null> {
   if (webgpuSetup) return webgpuSetup;
+  const installed = provider;
   webgpuSetup = (async () => {
-    const flags = dawnFlags();
-    const dawn = loadDawn();
-    if (!dawn) return null;
+    const flags = installed ? [] : dawnFlags();
+    const raw = installed ? installed.gpu : dawnGpu(flags);
+    if (!raw) return null;
     const errors: string[] = [];
-    let raw: NavigatorGpuLike;
-    try {
-      raw = dawn.create(flags);
-    } catch {
-      return null;
-    }
     const gpuApi: NavigatorGpuLike = {
       requestAdapter: async (options?: unknown) => {
         const adapter = await raw.requestAdapter(options);
         return adapter ? wrapAdapter(adapter, errors) : null;
       },
     };
-    // Keep the rest of the Dawn object (getPreferredCanvasFormat, wgslLanguageFeatures…) reachable.
+    // Keep the rest of the Dawn (or provider) object (getPreferredCanvasFormat, wgslLanguageFeatures…) reachable.
     Object.setPrototypeOf(gpuApi, raw as object);
     const g = globalThis as { navigator?: Record<string, unknown> };
     Object.defineProperty(globalThis, 'navigator', {
@@ -142,8 +175,9 @@ function setUpWebGpu(): Promise<{ adapterInfo: string; errors: string[] } | null
     if (!adapter) return null;
     const info = adapter.info ?? {};
     const adapterInfo = [info.vendor, info.architecture, info.description || info.device].filter((s) => s).join(' ');
-    // A run says what ran: the checks' state is part of the device's description.
-    return { adapterInfo: `${adapterInfo || 'unknown adapter'}${flags.length > 0 ? ' (shader bounds checks off)' : ''}`, errors };
+    // A run says what ran: the provider, and the checks' state, are part of the device's description.
+    const notes = [...(installed ? [`through ${installed.name}`] : []), ...(flags.length > 0 ? ['shader bounds checks off'] : [])];
+    return { adapterInfo: `${adapterInfo || 'unknown adapter'}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`, errors };
   })();
   return webgpuSetup;
 }

@@ -1,0 +1,253 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { seededRandom } from '../data/random';
+import { loadScene } from '../data/scene';
+import type { Raster } from '../data/raster';
+import { generateSyntheticScene } from '../data/synthetic';
+import { BoykovKolmogorovSolver } from '../graphcut/bk';
+import { withDeviceFlags } from '../graphcut/deviceFlags';
+import { createGpuContext, installWebGpuProvider, type GpuContext } from '../graphcut/gpuBackend';
+import { ADAPTATIONS } from '../graphcut/gpujs/install';
+import { cutCapacity, type GridGraph } from '../graphcut/gridGraph';
+import { PushRelabelSolver } from '../graphcut/pushRelabel';
+import { PUSH_SCHEMES, type BfsScheme, type PushScheme } from '../graphcut/pushRelabelKernels';
+import { createMaxFlowSolver } from '../graphcut/solverFactory';
+import { match, type MatchEvent, type MatchOptions } from '../stereo/match';
+import { findChromium, openBrowserWebGpu, type BrowserWebGpu } from './support/browserWebGpu';
+import type { BridgeDevice } from './support/browserWebGpuObjects';
+import { expansionLikeGraph, randomGridGraph } from './support/randomGraphs';
+
+/**
+ * The project's real WGSL on a real WebGPU implementation, on machines
+ * without a GPU: headless Chromium's WebGPU (SwiftShader) through the bridge
+ * in test/support/browserWebGpu.ts, installed as the process's WebGPU
+ * provider. Everything after the adapter is the code that runs on a GPU:
+ * gpuBackend's device set-up, gpu.js's webgpu mode, every adaptation in
+ * graphcut/gpujs/, the device moves. SwiftShader is a CPU, so the cases are
+ * small.
+ */
+jest.setTimeout(120_000);
+
+const chromium = findChromium();
+const SKIP = 'chromium not installed (apt-get install chromium)';
+
+/** Every BFS scheme: a scheme added to BfsScheme fails to compile here until it is listed. */
+const BFS_SCHEMES = Object.keys({ scan: true, level: true } satisfies Record<BfsScheme, true>) as BfsScheme[];
+
+let browser: BrowserWebGpu | undefined;
+let ctx: GpuContext;
+
+beforeAll(async () => {
+  if (!chromium) return;
+  browser = await openBrowserWebGpu(chromium);
+  installWebGpuProvider(browser.provider);
+  ctx = await createGpuContext('webgpu');
+}, 60_000);
+
+afterAll(async () => {
+  ctx?.destroy();
+  await browser?.close();
+});
+
+const bk = new BoykovKolmogorovSolver();
+
+/** Same flow as BK, a cut of that capacity, and BK's canonical cut (the source side: pixels that cannot reach the sink). */
+function expectSameAsBk(g: GridGraph, r: { flow: number; sinkSide: Uint8Array }, label: string): void {
+  const ref = bk.solveSync(g);
+  if (r.flow !== ref.flow) throw new Error(`${label}: flow ${r.flow}, BK ${ref.flow}`);
+  expect(cutCapacity(g, r.sinkSide)).toBe(r.flow);
+  const diff = r.sinkSide.findIndex((v, p) => v !== ref.sinkSide[p]);
+  if (diff >= 0) throw new Error(`${label}: source side differs from BK's at pixel ${diff}`);
+}
+
+(chromium ? describe : describe.skip)(`WebGPU in headless Chromium${chromium ? '' : ` (skipped: ${SKIP})`}`, () => {
+  test('the project sets WebGPU up through the provider: SwiftShader adapter, every gpu.js adaptation on', () => {
+    expect(ctx.mode).toBe('webgpu');
+    expect(ctx.device).toMatch(/^WebGPU \(Dawn\): .*swiftshader.*through headless/);
+    for (const name of ADAPTATIONS) expect([name, ctx.adaptations?.adaptations[name]]).toEqual([name, true]);
+    // gpu.js keeps one device per process: a provider comes before the first set-up or not at all.
+    expect(() => installWebGpuProvider(null)).toThrow(/already set up/);
+  });
+
+  test('the bridge: required limits clamped to the adapter, workgroup memory and barriers run, WGSL errors come back with their line', async () => {
+    const gpu = browser!.provider.gpu;
+    const adapter = (await gpu.requestAdapter())!;
+    const device = (await adapter.requestDevice({
+      requiredLimits: { maxComputeWorkgroupStorageSize: 1 << 20, maxComputeInvocationsPerWorkgroup: 4096 },
+    })) as unknown as BridgeDevice;
+    try {
+      const adapterLimits = (adapter as unknown as { limits: Record<string, number> }).limits;
+      expect(device.limits.maxComputeWorkgroupStorageSize).toBe(adapterLimits.maxComputeWorkgroupStorageSize);
+      expect(device.limits.maxComputeInvocationsPerWorkgroup).toBe(adapterLimits.maxComputeInvocationsPerWorkgroup);
+      expect(device.limits.maxComputeWorkgroupStorageSize).toBeGreaterThanOrEqual(16384);
+      // Each thread writes its slot of a workgroup array, waits at the barrier, and reads the mirror slot.
+      const n = 256;
+      const module = device.createShaderModule({
+        code: `@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+var<workgroup> tile: array<u32, ${n}>;
+@compute @workgroup_size(${n}) fn main(@builtin(local_invocation_index) i: u32) {
+  tile[i] = i * 3u; workgroupBarrier(); out[i] = tile[${n - 1}u - i];
+}`,
+      });
+      expect((await module.getCompilationInfo()).messages.filter((m) => m.type === 'error')).toEqual([]);
+      const pipeline = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' } });
+      const out = device.createBuffer({ size: 4 * n, usage: 0x80 | 0x04 }); // STORAGE | COPY_SRC
+      const staging = device.createBuffer({ size: 4 * n, usage: 0x01 | 0x08 }); // MAP_READ | COPY_DST
+      const encoder = device.createCommandEncoder();
+      const pass = encoder.beginComputePass();
+      pass.setPipeline(pipeline);
+      pass.setBindGroup(0, device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: out } }] }));
+      pass.dispatchWorkgroups(1);
+      pass.end();
+      encoder.copyBufferToBuffer(out, 0, staging, 0, 4 * n);
+      device.queue.submit([encoder.finish()]);
+      await staging.mapAsync(1);
+      const got = new Uint32Array(staging.getMappedRange().slice(0));
+      staging.unmap();
+      expect(Array.from(got)).toEqual(Array.from({ length: n }, (_, i) => 3 * (n - 1 - i)));
+
+      // A validation error (MAP_READ goes only with COPY_DST) reaches the device's listeners, as the browser reports it.
+      const seen: string[] = [];
+      device.addEventListener('uncapturederror', (ev) => { seen.push(ev.error.message); });
+      device.createBuffer({ size: 16, usage: 0x01 | 0x80 });
+      expect(await browser!.until(() => seen.length > 0)).toBe(true);
+      expect(seen[0]).toMatch(/usage/i);
+      expect(() => device.createTexture()).toThrow(/GPUDevice.createTexture is not supported/);
+
+      const broken = device.createShaderModule({ code: '@compute @workgroup_size(1) fn main() {\n  let x: u32 = undefinedName;\n}' });
+      const errors = (await broken.getCompilationInfo()).messages.filter((m) => m.type === 'error');
+      expect(errors.length).toBeGreaterThan(0);
+      expect(errors[0]).toMatchObject({ lineNum: 2, message: expect.stringMatching(/undefinedName/) });
+    } finally {
+      device.destroy();
+    }
+  });
+
+  test('the bridge: bytes written at creation, through a MAP_WRITE mapping and by queue writes reach the page; ranges detach at unmap', async () => {
+    const device = (await (await browser!.provider.gpu.requestAdapter())!.requestDevice()) as unknown as BridgeDevice;
+    try {
+      const [MAP_READ, MAP_WRITE, COPY_SRC, COPY_DST] = [0x01, 0x02, 0x04, 0x08];
+      /** The first `n` u32 of `source`, as the page's buffer holds them. */
+      const read = async (source: ReturnType<BridgeDevice['createBuffer']>, n: number): Promise<number[]> => {
+        const staging = device.createBuffer({ size: 4 * n, usage: MAP_READ | COPY_DST });
+        const encoder = device.createCommandEncoder();
+        encoder.copyBufferToBuffer(source, 0, staging, 0, 4 * n);
+        device.queue.submit([encoder.finish()]);
+        await staging.mapAsync(MAP_READ);
+        const range = staging.getMappedRange();
+        const values = Array.from(new Uint32Array(range));
+        staging.unmap();
+        expect(range.byteLength).toBe(0); // detached, as WebGPU leaves it
+        staging.destroy();
+        return values;
+      };
+      const atCreation = device.createBuffer({ size: 16, usage: COPY_SRC, mappedAtCreation: true });
+      new Uint32Array(atCreation.getMappedRange(0, 8)).set([1, 2]);
+      new Uint32Array(atCreation.getMappedRange(8, 8)).set([3, 4]);
+      atCreation.unmap();
+      expect(await read(atCreation, 4)).toEqual([1, 2, 3, 4]);
+
+      const writable = device.createBuffer({ size: 16, usage: MAP_WRITE | COPY_SRC });
+      await writable.mapAsync(MAP_WRITE, 8, 8);
+      expect(() => writable.getMappedRange(0, 8)).toThrow(/outside the mapped range/);
+      new Uint32Array(writable.getMappedRange(8, 8)).set([7, 8]);
+      writable.unmap();
+      expect(await read(writable, 4)).toEqual([0, 0, 7, 8]);
+
+      const written = device.createBuffer({ size: 16, usage: COPY_SRC | COPY_DST });
+      const data = new Uint32Array([9, 10, 11, 12]);
+      device.queue.writeBuffer(written, 4, data, 1, 2);
+      data.fill(0); // writeBuffer copied the data at the call
+      expect(await read(written, 4)).toEqual([0, 10, 11, 0]);
+    } finally {
+      device.destroy();
+    }
+  });
+
+  test('a WGSL compile error of a gpu.js kernel reaches the build with the compiler\'s message, and the device\'s uncaptured error the context', async () => {
+    const gpu = (await createGpuContext('webgpu')).gpu;
+    // gpu.js logs the device's uncaptured errors; this one is expected.
+    const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      gpu.addNativeFunction('broken', 'fn fn_broken(v: f32) -> f32 { return v * notDeclared; }', { argumentTypes: { v: 'Number' }, returnType: 'Number' });
+      const kernel = gpu.createKernel('function (a) { return broken(a[this.thread.x]); }').setOutput([4]);
+      await expect(Promise.resolve().then(() => kernel([1, 2, 3, 4]))).rejects.toThrow(/Error compiling WGSL compute shader[\s\S]*notDeclared/);
+      const reported = (): boolean => ctx.deviceErrors.some((e) => /notDeclared/.test(e));
+      expect(await browser!.until(reported)).toBe(true);
+      expect(logged).toHaveBeenCalledWith(expect.stringMatching(/notDeclared/));
+    } finally {
+      logged.mockRestore();
+      void gpu.destroy();
+    }
+  });
+
+  /** Fails when the device reported an uncaptured error (a validation error of the project's WebGPU use) since `from`. */
+  async function expectNoDeviceErrorsSince(from: number): Promise<void> {
+    await browser!.settle();
+    expect(ctx.deviceErrors.slice(from)).toEqual([]);
+  }
+
+  // One size per scheme: each new size compiles its kernels again, which SwiftShader does slowly.
+  const schemes = PUSH_SCHEMES.flatMap((push) => BFS_SCHEMES.map((bfs) => [push, bfs] as [PushScheme, BfsScheme]));
+  test.each(schemes)('push-relabel, %s push and %s BFS: the flow and the minimum cut of BK on random 13×10 grids, several seeds', async (push, bfs) => {
+    const errors = ctx.deviceErrors.length;
+    const solver = await createMaxFlowSolver('gpu', { push, bfs, reach: 4, iterationsPerRelabel: 4, bfsPassesPerCall: 4, bfsContinuePasses: 8, fallbackToBk: false });
+    try {
+      expect(solver.device).toMatch(/swiftshader/);
+      for (let seed = 1; seed <= 3; seed++) {
+        const rng = seededRandom(seed * 7919 + push.length * 31 + bfs.length);
+        const graphs: Array<[string, GridGraph]> = [
+          ['uniform', randomGridGraph(rng, 13, 10, 'uniform')],
+          ['tiny', randomGridGraph(rng, 13, 10, 'tiny')],
+          ['expansion', expansionLikeGraph(rng, 13, 10, { reversed: seed % 2 === 0 })],
+        ];
+        for (const [kind, g] of graphs) expectSameAsBk(g, await solver.solve(g), `${push}/${bfs} ${kind} seed ${seed}`);
+      }
+      expect((solver as PushRelabelSolver).executorKinds()).toContain('fused-encoder');
+      await expectNoDeviceErrorsSince(errors);
+    } finally {
+      solver.dispose?.();
+    }
+  });
+
+  /** K and B for grids this small: the defaults' passes per call are sized for Middlebury scenes, and each pass costs SwiftShader about a millisecond. */
+  const SMALL_GRID_SCHEDULE = { iterationsPerRound: 4, bfsPasses: 8 };
+
+  /** match() on the device and with BK: the same disparities and energy; the device run really ran here. */
+  async function expectMatchLikeBk(left: Raster, right: Raster, options: MatchOptions, label: string): Promise<void> {
+    const events: MatchEvent[] = [];
+    const errors = ctx.deviceErrors.length;
+    // The clock warm-up's spin dispatches are for a GPU's clock; SwiftShader would spend minutes on them.
+    const dev = await withDeviceFlags({ clockWarmupDispatches: 0 }, () =>
+      match(left, right, { ...options, backend: 'gpu', gpu: SMALL_GRID_SCHEDULE, onEvent: (e) => { events.push(e); } }));
+    const ref = await match(left, right, { ...options, backend: 'bk' });
+    const solver = events.find((e): e is Extract<MatchEvent, { kind: 'solver' }> => e.kind === 'solver');
+    expect(solver?.device).toMatch(/swiftshader/);
+    expect(dev.fallbacks).toEqual([]);
+    expect(dev.cycles.map((c) => c.energy.total)).toEqual(ref.cycles.map((c) => c.energy.total));
+    const diff = dev.disparity.findIndex((d, p) => d !== ref.disparity[p]);
+    if (diff >= 0) throw new Error(`${label}: disparity ${dev.disparity[diff]} at pixel ${diff}, BK ${ref.disparity[diff]}`);
+    await expectNoDeviceErrorsSince(errors);
+  }
+
+  const scene = generateSyntheticScene({ width: 32, height: 24, ndisp: 6, seed: 11 });
+  test.each([
+    ['census', 'auto'],
+    ['sad', 'volume'],
+  ] as const)('α-expansion on the device, synthetic 32×24, 6 labels, %s costs (%s): the labels and energy of BK', async (cost, costs) => {
+    await expectMatchLikeBk(scene.left, scene.right, { ndisp: 6, cost, costs, cycles: 2, lrCheck: false }, `synthetic ${cost}`);
+  });
+
+  const dataRoot = process.env.STEREO_DATA ?? path.join(__dirname, '..', '..', 'shared', 'data', 'middlebury');
+  const tsukuba = path.join(dataRoot, 'tsukuba');
+  (fs.existsSync(tsukuba) ? test : test.skip)(`α-expansion on the device, a 48×40 tsukuba crop, census costs: the labels and energy of BK${fs.existsSync(tsukuba) ? '' : ` (skipped: no scene at ${tsukuba})`}`, async () => {
+    const s = await loadScene(tsukuba);
+    const crop = (r: Raster): Raster => {
+      const [x0, y0, w, h, C] = [200, 150, 48, 40, r.channels];
+      const data = new Float32Array(w * h * C);
+      for (let y = 0; y < h; y++) data.set(r.data.subarray(((y0 + y) * r.width + x0) * C, ((y0 + y) * r.width + x0 + w) * C), y * w * C);
+      return { ...r, width: w, height: h, data };
+    };
+    await expectMatchLikeBk(crop(s.left), crop(s.right), { ndisp: 8, cost: 'census', cycles: 1, lrCheck: false }, 'tsukuba crop');
+  });
+});
