@@ -16,8 +16,9 @@
  * Exactness: greys are integers 0..255 and a half is a sum of distinct
  * powers 2^0..2^15, so every value is an integer below 2^16, exact in f32.
  */
+import { Input, type GPU, type IGPUKernelSettings, type IKernelRunShortcut } from 'gpu.js';
 import type { CostImage } from '../data/costImage';
-import { censusWords, type CensusWindow } from '../costs/census';
+import { censusTransform, censusWords, type CensusWindow } from '../costs/census';
 
 /** Samples per pixel of the code planes: two 16-bit halves per 32-bit word. */
 export function censusHalves(window: CensusWindow): number {
@@ -82,4 +83,56 @@ export function greyPlanes(left: CostImage, right: CostImage): Float32Array {
   g.set(left.data.subarray(0, n), 0);
   g.set(right.data.subarray(0, n), n);
   return g;
+}
+
+/** The code planes from the host's codes (costs/census.ts): where the device cannot take a literal from a kernel's output. */
+export function hostCensusPlanes(left: CostImage, right: CostImage, window: CensusWindow): Float32Array {
+  const n = left.width * left.height;
+  const C = censusHalves(window);
+  const planes = new Float32Array(6 * n * C);
+  for (const [plane, im] of [[0, left], [1, right]] as const) {
+    const codes = censusTransform(im, window).codes;
+    const o = plane * n * C;
+    for (let i = 0; i < codes.length; i++) {
+      planes[o + 2 * i] = codes[i] & 0xffff;
+      planes[o + 2 * i + 1] = codes[i] >>> 16;
+    }
+  }
+  return planes;
+}
+
+/** The kernel for a W×H pair and `window`, [W·C, H, 6]; `pipeline`: its output stays on the device (WebGPU). */
+export function createCensusKernel(gpu: GPU, W: number, H: number, window: CensusWindow, pipeline: boolean): IKernelRunShortcut {
+  // The settings of the program's other kernels (gpuDeviceProgram.ts kernelSettings), without an import cycle.
+  const settings = { output: [W * censusHalves(window), H, 6], precision: 'single', pipeline } as IGPUKernelSettings;
+  return gpu.createKernel(censusCodesSource(W, H, window), settings);
+}
+
+/** On a synchronous backend (gpu.js's CPU ones): the kernel's planes read back as one array in IM order. */
+export function censusPlanesOnBackend(gpu: GPU, left: CostImage, right: CostImage, window: CensusWindow): Float32Array {
+  const W = left.width;
+  const H = left.height;
+  const WC = W * censusHalves(window);
+  const k = createCensusKernel(gpu, W, H, window, false);
+  try {
+    const out = k(new Input(greyPlanes(left, right) as unknown as number[], [W, H, 2])) as unknown as ArrayLike<ArrayLike<ArrayLike<number>>>;
+    const planes = new Float32Array(6 * H * WC);
+    // Planes 2..5 are zero by construction; only the two code planes are copied.
+    for (let z = 0; z < 2; z++) for (let y = 0; y < H; y++) planes.set(out[z][y] as Float32Array, (z * H + y) * WC);
+    return planes;
+  } finally {
+    k.destroy();
+  }
+}
+
+/** A kernel output kept on the device (gpu.js's WebGPUBufferResult, as far as this reads it). */
+export interface DeviceResult { buffer: object; context: { device: unknown }; delete(): void }
+
+/**
+ * WebGPU: the codes computed by `kernel` (createCensusKernel, pipeline) into
+ * its output buffer on the device; only the grey planes are uploaded.
+ */
+export async function censusPlanesOnDevice(kernel: IKernelRunShortcut, left: CostImage, right: CostImage): Promise<DeviceResult> {
+  const g = greyPlanes(left, right);
+  return (await (kernel(new Input(g as unknown as number[], [left.width, left.height, 2])) as unknown as Promise<DeviceResult>));
 }

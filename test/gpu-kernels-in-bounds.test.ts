@@ -7,6 +7,7 @@ import { alphaExpansion } from '../expansion/alphaExpansion';
 import type { GraphVariant } from '../expansion/binaryStep';
 import { volumeOf, type DataTerm, type MrfEnergy, type SmoothnessKind } from '../data/energy';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
+import { censusHalves, censusPlanesOnBackend } from '../expansion/gpuCensusKernel';
 import { type GpuMoveOptions } from '../expansion/gpuMoveSettings';
 import { FULL_TESTS, sample } from './support/testScope';
 import { GraphMoveSolver } from '../expansion/moveSolver';
@@ -163,6 +164,19 @@ describe('WTA kernels: every read inside its array', () => {
             solver.dispose();
           }
         }
+      }
+    }
+  });
+});
+
+describe('census codes kernel: every read inside its array', () => {
+  test('windows wider and taller than the image, sizes 1×1 to 9×13 (replicated borders read clamped coordinates only)', () => {
+    const rand = seededRandom(25);
+    for (const window of [{ width: 3, height: 3 }, { width: 9, height: 7 }, { width: 11, height: 11 }, { width: 1, height: 5 }]) {
+      for (const [W, H] of [[1, 1], [2, 1], [1, 3], [9, 13], [5, 4]]) {
+        const grey = (): { width: number; height: number; channels: number; data: Int32Array } =>
+          ({ width: W, height: H, channels: 1, data: Int32Array.from({ length: W * H }, () => Math.floor(rand() * 256)) });
+        expect(censusPlanesOnBackend(cpu.gpu, grey(), grey(), window).length).toBe(6 * W * H * censusHalves(window));
       }
     }
   });
