@@ -1,7 +1,7 @@
 import type { Raster } from '../data/raster';
 import type { DataTerm, MrfEnergy, SmoothnessKind } from '../data/energy';
 import { DataCostMatcher, validateNdisp } from './dataCost';
-import { channelWeight, type DataCostOptions } from './costOptions';
+import { channelWeight, smoothnessUnit, type DataCostOptions } from './costOptions';
 import { censusWords } from './census';
 import { computeSmoothnessWeights, costScale, DEFAULT_CUE_FACTOR } from './smoothness';
 
@@ -49,6 +49,8 @@ export function buildStereoEnergy(left: Raster, right: Raster, options: StereoEn
     throw new Error(`--truncation: must be an integer ≥ 0 (got ${String(truncation)})`);
   }
   const scale = costScale(options.lambda, options.cueFactor ?? DEFAULT_CUE_FACTOR);
+  // λ on one scale for every cost kind (costOptions.ts smoothnessUnit): the data term carries den, the smoothness weights num.
+  const unit = smoothnessUnit(options.kind ?? 'sad');
   // Grey and colour pairs on one scale (costOptions.ts channelWeight): the data term carries the weight, the smoothness term does not.
   const matcher = new DataCostMatcher(left, right, {
     kind: options.kind,
@@ -56,7 +58,7 @@ export function buildStereoEnergy(left: Raster, right: Raster, options: StereoEn
     border: options.border,
     censusWindow: options.censusWindow,
     minDisp: options.minDisp,
-    scale: scale * channelWeight(options.kind ?? 'sad', left.channels),
+    scale: scale * unit.den * channelWeight(options.kind ?? 'sad', left.channels),
   });
   const data: DataTerm = options.onDemand ? imagesTerm(matcher) : { kind: 'volume', costs: matcher.volume(options.ndisp) };
   const { wH, wV } = computeSmoothnessWeights(left, {
@@ -64,6 +66,7 @@ export function buildStereoEnergy(left: Raster, right: Raster, options: StereoEn
     cueThreshold: options.cueThreshold,
     cueFactor: options.cueFactor,
     scale,
+    unit: unit.num,
   });
   return {
     width: matcher.width,

@@ -1,6 +1,6 @@
 import { seededRandom } from '../data/random';
 import { Input } from 'gpu.js';
-import { buildStereoEnergy, resolveDataCostOptions, toIntensity8, wtaInit } from '../costs';
+import { buildStereoEnergy, toIntensity8, wtaInit } from '../costs';
 import type { Raster } from '../data/raster';
 import { generateSyntheticScene } from '../data/synthetic';
 import { alphaExpansion } from '../expansion/alphaExpansion';
@@ -135,7 +135,7 @@ describe('move kernels: every read inside its array', () => {
     const params = { ndisp: 6, kind: 'sad' as const, lambda: 20, smoothness: 'linear' as const, truncation: 2 };
     const energy = buildStereoEnergy(scene.left, scene.right, params);
     const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 3);
-    const costs = resolveDataCostOptions({ kind: 'sad', scale: energy.scale }, scene.left.channels);
+    const costs = energy.matcher.options;
     const images: Source = { kind: 'images', left: toIntensity8(scene.left), right: toIntensity8(scene.right), spec: { ...costs, channels: scene.left.channels } };
     for (const variant of ['reversed', 'classic'] as const) {
       await expectChecked(energy, init, variant, images, {}, `synthetic images ${variant}`);
@@ -151,7 +151,7 @@ describe('WTA kernels: every read inside its array', () => {
       const image = (): Raster => ({ width: W, height: H, channels: 3, maxval: 255, data: Float32Array.from({ length: W * H * 3 }, () => Math.floor(rand() * 256)) });
       const [left, right] = [image(), image()];
       const energy = buildStereoEnergy(left, right, { ndisp: 5, kind: 'sad+sgrad', lambda: 20, smoothness: 'linear', truncation: 2 });
-      const costs = resolveDataCostOptions({ kind: 'sad+sgrad', scale: energy.scale }, 3);
+      const costs = energy.matcher.options;
       const images: Source = { kind: 'images', left: toIntensity8(left), right: toIntensity8(right), spec: { ...costs, channels: 3 } };
       for (const window of [1, 3, 15]) {
         const expected = wtaInit(volumeOf(energy), W, H, 5, window);
