@@ -29,7 +29,7 @@ export class DataCostMatcher {
    * a run whose costs the device computes (from the grey images, expansion/
    * gpuCensusKernel.ts) never needs them on the host.
    */
-  private codes?: { left: Int32Array; right: Int32Array };
+  private codes?: { left: Int32Array; right: Int32Array; y0: number; y1: number };
   private readonly words: number;
 
   /** The pair as given (worker threads build their own matcher from it). */
@@ -66,16 +66,24 @@ export class DataCostMatcher {
 
   /** The census codes of both images (kind 'census'; empty otherwise), computed once on the first call. */
   censusCodes(): { left: Int32Array; right: Int32Array; words: number } {
-    return { ...this.hostCodes(), words: this.words };
+    const { left, right } = this.hostCodes();
+    return { left, right, words: this.words };
   }
 
-  private hostCodes(): { left: Int32Array; right: Int32Array } {
-    if (!this.codes) {
+  /**
+   * The host codes, holding at least rows y0 .. y1 − 1 (every row by default):
+   * a worker thread that builds some rows of the volume transforms only
+   * those (its rows at the same y in both images).
+   */
+  private hostCodes(y0 = 0, y1 = this.height): { left: Int32Array; right: Int32Array } {
+    const have = this.codes;
+    if (!have || y0 < have.y0 || y1 > have.y1) {
+      const rows = { y0, y1 };
       this.codes = this.options.kind === 'census'
-        ? { left: censusTransform(this.leftIntensity, this.options.censusWindow).codes, right: censusTransform(this.rightIntensity, this.options.censusWindow).codes }
-        : { left: new Int32Array(0), right: new Int32Array(0) };
+        ? { left: censusTransform(this.leftIntensity, this.options.censusWindow, rows).codes, right: censusTransform(this.rightIntensity, this.options.censusWindow, rows).codes, y0, y1 }
+        : { left: new Int32Array(0), right: new Int32Array(0), y0: 0, y1: this.height };
     }
-    return this.codes;
+    return this.codes!;
   }
 
   /** The integer grey images the census codes are computed from (costs/census.ts censusGrey), for a device that computes the codes itself. */
@@ -124,7 +132,7 @@ export class DataCostMatcher {
   private censusVolumeRows(vol: Int32Array, L: number, y0: number, y1: number): void {
     const W = this.width;
     const K = this.words;
-    const { left: cL, right: cR } = this.hostCodes();
+    const { left: cL, right: cR } = this.hostCodes(y0, y1);
     const { scale, maxCost: cap, border, minDisp } = this.options;
     for (let y = y0; y < y1; y++) {
       const rowPix = y * W;
@@ -132,17 +140,29 @@ export class DataCostMatcher {
         const p = rowPix + x;
         let o = p * L;
         const a = p * K;
-        for (let l = 0; l < L; l++, o++) {
-          let xr = x - minDisp - l;
-          if (xr < 0) {
-            if (border === 'tau') { vol[o] = cap; continue; }
-            xr = 0;
+        // Labels 0 .. valid − 1 match inside the right image (x − minDisp − l ≥ 0); the rest all get the border cost.
+        const valid = Math.max(0, Math.min(L, x - minDisp + 1));
+        let b = (p - minDisp) * K;
+        if (K === 2) {
+          const a0 = cL[a];
+          const a1 = cL[a + 1];
+          for (let l = 0; l < valid; l++, o++, b -= 2) vol[o] = imin((popcount32(a0 ^ cR[b]) + popcount32(a1 ^ cR[b + 1])) * scale, cap);
+        } else {
+          for (let l = 0; l < valid; l++, o++, b -= K) {
+            let raw = 0;
+            for (let w = 0; w < K; w++) raw += popcount32(cL[a + w] ^ cR[b + w]);
+            vol[o] = imin(raw * scale, cap);
           }
-          const b = (rowPix + xr) * K;
-          let raw = popcount32(cL[a] ^ cR[b]);
-          for (let w = 1; w < K; w++) raw += popcount32(cL[a + w] ^ cR[b + w]);
-          vol[o] = imin(raw * scale, cap);
         }
+        if (valid === L) continue;
+        let rest = cap;
+        if (border === 'clamp') {
+          // Against the right image's column 0, the same for every remaining label.
+          let raw = 0;
+          for (let w = 0, b0 = rowPix * K; w < K; w++) raw += popcount32(cL[a + w] ^ cR[b0 + w]);
+          rest = imin(raw * scale, cap);
+        }
+        vol.fill(rest, o, p * L + L);
       }
     }
   }
