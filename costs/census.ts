@@ -77,6 +77,11 @@ export interface CensusCodes {
   codes: Int32Array;
 }
 
+/**
+ * The codes of every pixel, or of rows y0 .. y1 − 1 only (`rows`; the other
+ * rows stay 0): a worker thread that builds part of the volume needs the
+ * codes of its own rows alone.
+ */
 export function censusTransform(im: IntensityImage, window: CensusWindow, rows?: { y0: number; y1: number }): CensusCodes {
   validateCensusWindow(window);
   const W = im.width;
