@@ -59,7 +59,8 @@ async function expectSameAsBk(ctx: GpuContext, energy: MrfEnergy, init: Uint16Ar
 
 describe('GpuMoveSolver against the BK path', () => {
   const scene = generateSyntheticScene({ width: 48, height: 36, ndisp: 8, seed: 3 });
-  const params = { ndisp: 8, kind: 'sad' as const, lambda: 20, smoothness: 'linear' as const, truncation: 2 };
+  // λ on the census scale (costs/costOptions.ts smoothnessUnit): 9 weighs about what 20 grey levels did, so every label's move changes pixels.
+  const params = { ndisp: 8, kind: 'sad' as const, lambda: 9, smoothness: 'linear' as const, truncation: 2 };
 
   test.each(['reversed', 'classic'] as const)('synthetic 48×36, 8 labels, %s graph: volume and image sources', async (variant) => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
