@@ -5,6 +5,7 @@ import { censusCodesSource, censusHalves, greyPlanes } from '../expansion/gpuCen
 import { kernelSettings } from '../expansion/gpuDeviceProgram';
 import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
 import { randomRaster } from './support/randomRaster';
+import { assembleWgsl } from './support/wgslAssembly';
 
 // The device's census codes (expansion/gpuCensusKernel.ts) on gpu.js's cpu backend, bit for bit against the host's (costs/census.ts).
 jest.setTimeout(300_000);
@@ -57,6 +58,19 @@ describe('census codes on the device', () => {
         const diff = got.findIndex((v, i) => v !== expected[i]);
         if (diff !== -1) throw new Error(`${W}×${H}×${channels}: entry ${diff} (plane ${Math.floor(diff / (n * C))}) is ${got[diff]}, the host's ${expected[diff]}`);
       }
+    }
+  });
+
+  test('the kernel builds to WGSL with gpu.js\'s WebGPU backend (no device needed): every value f32, G read at i32 casts of clamped coordinates', () => {
+    for (const window of windows) {
+      const [W, H] = [13, 9];
+      const g = new Input(new Float32Array(2 * W * H) as unknown as number[], [W, H, 2]);
+      const { wgsl } = assembleWgsl(censusCodesSource(W, H, window), [W * censusHalves(window), H, 6], [g], {});
+      const body = wgsl.slice(wgsl.indexOf('fn main'));
+      expect(body).toContain('get_user_G(i32(user_z), i32(user_yr), i32(user_xr))');
+      expect(body).toContain('result[data_index] = user_v;');
+      // No integer-typed user variable but the loop counters: the arithmetic and comparisons stay in f32.
+      expect(body.match(/var user_\w+ : i32/g)).toEqual(['var user_i : i32', 'var user_j : i32']);
     }
   });
 
