@@ -77,39 +77,48 @@ export interface CensusCodes {
   codes: Int32Array;
 }
 
-export function censusTransform(im: IntensityImage, window: CensusWindow): CensusCodes {
+/**
+ * The codes of every pixel, or of rows y0 .. y1 − 1 only (`rows`; the other
+ * rows stay 0): a worker thread that builds part of the volume needs the
+ * codes of its own rows alone.
+ */
+export function censusTransform(im: IntensityImage, window: CensusWindow, rows?: { y0: number; y1: number }): CensusCodes {
   validateCensusWindow(window);
   const W = im.width;
   const H = im.height;
-  const g = censusGrey(im);
   const words = censusWords(window);
   const codes = new Int32Array(W * H * words);
+  const y0 = rows ? Math.max(0, rows.y0) : 0;
+  const y1 = rows ? Math.min(H, rows.y1) : H;
+  if (y0 >= y1) return { width: W, height: H, window: { ...window }, words, codes };
   const rx = (window.width - 1) >> 1;
   const ry = (window.height - 1) >> 1;
-  // Column of every x + dx, clamped to the image, so the inner loop has no border test.
-  const colOf = new Int32Array(W + 2 * rx);
-  for (let x = -rx; x < W + rx; x++) colOf[x + rx] = x < 0 ? 0 : x >= W ? W - 1 : x;
-  for (let y = 0; y < H; y++) {
-    for (let x = 0; x < W; x++) {
-      const p = y * W + x;
-      const centre = g[p];
-      let o = p * words;
-      let bit = 0;
-      let word = 0;
-      for (let dy = -ry; dy <= ry; dy++) {
-        const yy = y + dy < 0 ? 0 : y + dy >= H ? H - 1 : y + dy;
-        const row = yy * W;
-        for (let dx = -rx; dx <= rx; dx++) {
-          if (dx === 0 && dy === 0) continue;
-          if (g[row + colOf[x + dx + rx]] < centre) word |= 1 << bit;
-          if (++bit === 32) {
-            codes[o++] = word;
-            word = 0;
-            bit = 0;
-          }
-        }
+  // The grey rows y0 − ry .. y1 + ry, padded by rx columns and clamped rows: borders replicated, no test in the loops.
+  const g = censusGrey(im);
+  const PW = W + 2 * rx;
+  const PH = y1 - y0 + 2 * ry;
+  const padded = new Int32Array(PW * PH);
+  for (let py = 0; py < PH; py++) {
+    const yy = Math.min(H - 1, Math.max(0, y0 - ry + py)) * W;
+    const o = py * PW;
+    for (let px = 0; px < PW; px++) padded[o + px] = g[yy + Math.min(W - 1, Math.max(0, px - rx))];
+  }
+  // Word by word and row by row: each window offset is one pass over a row, its bit set where the neighbour is below
+  // the centre ((q − c) >>> 31 is 1 exactly when q < c; greys are 0..255), in the row-major bit order of the module comment.
+  const offsets: number[] = [];
+  for (let dy = -ry; dy <= ry; dy++) for (let dx = -rx; dx <= rx; dx++) if (dx !== 0 || dy !== 0) offsets.push(dy * PW + dx);
+  const acc = new Int32Array(W);
+  for (let y = y0; y < y1; y++) {
+    const centre = (y - y0 + ry) * PW + rx;
+    for (let w = 0; w < words; w++) {
+      acc.fill(0);
+      const last = Math.min(offsets.length, 32 * (w + 1));
+      for (let k = 32 * w; k < last; k++) {
+        const q = centre + offsets[k];
+        const bit = k & 31;
+        for (let x = 0; x < W; x++) acc[x] |= ((padded[q + x] - padded[centre + x]) >>> 31) << bit;
       }
-      if (bit > 0) codes[o] = word;
+      for (let x = 0, o = y * W * words + w; x < W; x++, o += words) codes[o] = acc[x];
     }
   }
   return { width: W, height: H, window: { ...window }, words, codes };

@@ -114,6 +114,38 @@ export function channelWeight(kind: CostKind, channels: number): number {
   return channels === 1 && kind !== 'census' ? 3 : 1;
 }
 
+/**
+ * λ on one scale for every cost kind. The data term of each kind is measured
+ * in its own unit (a census bit, a grey level summed over channels, its
+ * square, …), so one λ weighed smoothness very differently against each: the
+ * census default λ 5 smoothed SAD almost not at all. λ is therefore counted
+ * in units of 1/26 of a kind's default truncation at three channels, the
+ * census 7×7's τ of 26 bits being the reference: the energy is
+ *   den · D + num · λ · w · V,   num / den = defaultTau(kind, 3) / 26,
+ * which ranks labelings as D + λ · (τ_kind / 26) · w · V does, with integer
+ * terms only (energies exact). Census is the reference at every window
+ * (num = den = 1: its energies are those of λ in bits). The unit depends on
+ * the kind alone, never on a given --tau, so a τ search does not move λ.
+ * The cue threshold compares intensities, which no cost kind changes.
+ */
+export interface SmoothnessUnit {
+  /** Multiplies the smoothness weights. */
+  num: number;
+  /** Multiplies the data costs. */
+  den: number;
+}
+
+/** The census 7×7 default truncation the other kinds' λ is measured against. */
+export const LAMBDA_REFERENCE_TAU = 26;
+
+export function smoothnessUnit(kind: CostKind): SmoothnessUnit {
+  if (kind === 'census') return { num: 1, den: 1 };
+  const num = defaultTau(kind, 3);
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  const g = gcd(num, LAMBDA_REFERENCE_TAU);
+  return { num: num / g, den: LAMBDA_REFERENCE_TAU / g };
+}
+
 /** Largest raw (untruncated) cost of a kind: gradients span −255..255, so their differences reach 510. */
 export function maxRawCost(kind: CostKind, channels: number, censusWindow: CensusWindow = DEFAULT_CENSUS_WINDOW): number {
   if (kind === 'census') return censusBits(censusWindow);

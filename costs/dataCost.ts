@@ -1,9 +1,9 @@
 import type { Raster } from '../data/raster';
 import { volumeOnThreads } from './parallelCosts';
-import { forwardGradients } from '../data/costImage';
+import { forwardGradients, type CostImage } from '../data/costImage';
 import { toIntensity8, type IntensityImage } from './intensity';
 import { resolveDataCostOptions, type CostKind, type DataCostOptions, type ResolvedDataCostOptions } from './costOptions';
-import { censusTransform, censusWords, popcount32 } from './census';
+import { censusGrey, censusTransform, censusWords, popcount32 } from './census';
 
 /**
  * A left/right pair prepared for cost evaluation (integer samples and, for
@@ -24,9 +24,12 @@ export class DataCostMatcher {
   private readonly gyL: Int32Array;
   private readonly gxR: Int32Array;
   private readonly gyR: Int32Array;
-  /** Census codes (kind 'census'), censusWords per pixel. */
-  private readonly cL: Int32Array;
-  private readonly cR: Int32Array;
+  /**
+   * Census codes (kind 'census'), censusWords per pixel, made on first use:
+   * a run whose costs the device computes (from the grey images, expansion/
+   * gpuCensusKernel.ts) never needs them on the host.
+   */
+  private codes?: { left: Int32Array; right: Int32Array; y0: number; y1: number };
   private readonly words: number;
 
   /** The pair as given (worker threads build their own matcher from it). */
@@ -58,19 +61,35 @@ export class DataCostMatcher {
     } else {
       this.gxL = this.gyL = this.gxR = this.gyR = new Int32Array(0);
     }
-    if (this.options.kind === 'census') {
-      this.words = censusWords(this.options.censusWindow);
-      this.cL = censusTransform(li, this.options.censusWindow).codes;
-      this.cR = censusTransform(ri, this.options.censusWindow).codes;
-    } else {
-      this.words = 0;
-      this.cL = this.cR = new Int32Array(0);
-    }
+    this.words = this.options.kind === 'census' ? censusWords(this.options.censusWindow) : 0;
   }
 
-  /** The census codes of both images (kind 'census'; empty otherwise), for a device that computes costs from them. */
+  /** The census codes of both images (kind 'census'; empty otherwise), computed once on the first call. */
   censusCodes(): { left: Int32Array; right: Int32Array; words: number } {
-    return { left: this.cL, right: this.cR, words: this.words };
+    const { left, right } = this.hostCodes();
+    return { left, right, words: this.words };
+  }
+
+  /**
+   * The host codes, holding at least rows y0 .. y1 − 1 (every row by default):
+   * a worker thread that builds some rows of the volume transforms only
+   * those (its rows at the same y in both images).
+   */
+  private hostCodes(y0 = 0, y1 = this.height): { left: Int32Array; right: Int32Array } {
+    const have = this.codes;
+    if (!have || y0 < have.y0 || y1 > have.y1) {
+      const rows = { y0, y1 };
+      this.codes = this.options.kind === 'census'
+        ? { left: censusTransform(this.leftIntensity, this.options.censusWindow, rows).codes, right: censusTransform(this.rightIntensity, this.options.censusWindow, rows).codes, y0, y1 }
+        : { left: new Int32Array(0), right: new Int32Array(0), y0: 0, y1: this.height };
+    }
+    return this.codes!;
+  }
+
+  /** The integer grey images the census codes are computed from (costs/census.ts censusGrey), for a device that computes the codes itself. */
+  censusGreyImages(): { left: CostImage; right: CostImage } {
+    const grey = (im: IntensityImage): CostImage => ({ width: im.width, height: im.height, channels: 1, data: censusGrey(im) });
+    return { left: grey(this.leftIntensity), right: grey(this.rightIntensity) };
   }
 
   /**
@@ -113,8 +132,7 @@ export class DataCostMatcher {
   private censusVolumeRows(vol: Int32Array, L: number, y0: number, y1: number): void {
     const W = this.width;
     const K = this.words;
-    const cL = this.cL;
-    const cR = this.cR;
+    const { left: cL, right: cR } = this.hostCodes(y0, y1);
     const { scale, maxCost: cap, border, minDisp } = this.options;
     for (let y = y0; y < y1; y++) {
       const rowPix = y * W;
@@ -122,17 +140,29 @@ export class DataCostMatcher {
         const p = rowPix + x;
         let o = p * L;
         const a = p * K;
-        for (let l = 0; l < L; l++, o++) {
-          let xr = x - minDisp - l;
-          if (xr < 0) {
-            if (border === 'tau') { vol[o] = cap; continue; }
-            xr = 0;
+        // Labels 0 .. valid − 1 match inside the right image (x − minDisp − l ≥ 0); the rest all get the border cost.
+        const valid = Math.max(0, Math.min(L, x - minDisp + 1));
+        let b = (p - minDisp) * K;
+        if (K === 2) {
+          const a0 = cL[a];
+          const a1 = cL[a + 1];
+          for (let l = 0; l < valid; l++, o++, b -= 2) vol[o] = imin((popcount32(a0 ^ cR[b]) + popcount32(a1 ^ cR[b + 1])) * scale, cap);
+        } else {
+          for (let l = 0; l < valid; l++, o++, b -= K) {
+            let raw = 0;
+            for (let w = 0; w < K; w++) raw += popcount32(cL[a + w] ^ cR[b + w]);
+            vol[o] = imin(raw * scale, cap);
           }
-          const b = (rowPix + xr) * K;
-          let raw = popcount32(cL[a] ^ cR[b]);
-          for (let w = 1; w < K; w++) raw += popcount32(cL[a + w] ^ cR[b + w]);
-          vol[o] = imin(raw * scale, cap);
         }
+        if (valid === L) continue;
+        let rest = cap;
+        if (border === 'clamp') {
+          // Against the right image's column 0, the same for every remaining label.
+          let raw = 0;
+          for (let w = 0, b0 = rowPix * K; w < K; w++) raw += popcount32(cL[a + w] ^ cR[b0 + w]);
+          rest = imin(raw * scale, cap);
+        }
+        vol.fill(rest, o, p * L + L);
       }
     }
   }
@@ -140,8 +170,7 @@ export class DataCostMatcher {
   /** n left pixels from pixel index pl against right pixels from pr advancing by prStep: Hamming distances of their codes. */
   private censusRun(pl: number, pr: number, prStep: number, n: number, scale: number, cap: number, out: Int32Array, o: number, stride: number): void {
     const K = this.words;
-    const cL = this.cL;
-    const cR = this.cR;
+    const { left: cL, right: cR } = this.hostCodes();
     if (K === 2) {
       for (let k = 0; k < n; k++, pl++, pr += prStep, o += stride) {
         const a = pl * 2;

@@ -1,8 +1,8 @@
 import type { Raster } from '../data/raster';
-import type { CostImage } from '../data/costImage';
 import type { DataTerm, MrfEnergy, SmoothnessKind } from '../data/energy';
 import { DataCostMatcher, validateNdisp } from './dataCost';
-import { channelWeight, type DataCostOptions } from './costOptions';
+import { channelWeight, smoothnessUnit, type DataCostOptions } from './costOptions';
+import { censusWords } from './census';
 import { computeSmoothnessWeights, costScale, DEFAULT_CUE_FACTOR } from './smoothness';
 
 export interface StereoEnergyOptions extends Omit<DataCostOptions, 'scale'> {
@@ -49,6 +49,8 @@ export function buildStereoEnergy(left: Raster, right: Raster, options: StereoEn
     throw new Error(`--truncation: must be an integer ≥ 0 (got ${String(truncation)})`);
   }
   const scale = costScale(options.lambda, options.cueFactor ?? DEFAULT_CUE_FACTOR);
+  // λ on one scale for every cost kind (costOptions.ts smoothnessUnit): the data term carries den, the smoothness weights num.
+  const unit = smoothnessUnit(options.kind ?? 'sad');
   // Grey and colour pairs on one scale (costOptions.ts channelWeight): the data term carries the weight, the smoothness term does not.
   const matcher = new DataCostMatcher(left, right, {
     kind: options.kind,
@@ -56,7 +58,7 @@ export function buildStereoEnergy(left: Raster, right: Raster, options: StereoEn
     border: options.border,
     censusWindow: options.censusWindow,
     minDisp: options.minDisp,
-    scale: scale * channelWeight(options.kind ?? 'sad', left.channels),
+    scale: scale * unit.den * channelWeight(options.kind ?? 'sad', left.channels),
   });
   const data: DataTerm = options.onDemand ? imagesTerm(matcher) : { kind: 'volume', costs: matcher.volume(options.ndisp) };
   const { wH, wV } = computeSmoothnessWeights(left, {
@@ -64,6 +66,7 @@ export function buildStereoEnergy(left: Raster, right: Raster, options: StereoEn
     cueThreshold: options.cueThreshold,
     cueFactor: options.cueFactor,
     scale,
+    unit: unit.num,
   });
   return {
     width: matcher.width,
@@ -82,23 +85,15 @@ export function buildStereoEnergy(left: Raster, right: Raster, options: StereoEn
 /**
  * The 'images' data term of a matcher: what the device cost kernels read
  * (their spec is the matcher's resolved options). For census costs the
- * "images" are the pair's census codes as 16-bit halves, two channels per
- * 32-bit word, least significant first (an f32 holds 16-bit integers
- * exactly); for the other kinds, the 8-bit intensities.
+ * images are the pair's integer grey images (census.ts censusGrey), from
+ * which the device computes the codes once (expansion/gpuCensusKernel.ts),
+ * and `channels` is the 16-bit halves per pixel of those codes, two per
+ * 32-bit word; for the other kinds, the 8-bit intensities and their channels.
  */
 export function imagesTerm(matcher: DataCostMatcher): DataTerm {
   if (matcher.options.kind === 'census') {
-    const { left, right, words } = matcher.censusCodes();
-    const channels = 2 * words;
-    const halves = (codes: Int32Array): CostImage => {
-      const data = new Int32Array(codes.length * 2);
-      for (let i = 0; i < codes.length; i++) {
-        data[2 * i] = codes[i] & 0xffff;
-        data[2 * i + 1] = codes[i] >>> 16;
-      }
-      return { width: matcher.width, height: matcher.height, channels, data };
-    };
-    return { kind: 'images', left: halves(left), right: halves(right), spec: { ...matcher.options, channels } };
+    const { left, right } = matcher.censusGreyImages();
+    return { kind: 'images', left, right, spec: { ...matcher.options, channels: 2 * censusWords(matcher.options.censusWindow) } };
   }
   return { kind: 'images', left: matcher.leftIntensity, right: matcher.rightIntensity, spec: { ...matcher.options, channels: matcher.channels } };
 }

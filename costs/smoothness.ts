@@ -26,6 +26,8 @@ export interface SmoothnessOptions {
   cueFactor?: number;
   /** Integer cost scale; default costScale(lambda, cueFactor). */
   scale?: number;
+  /** Integer multiplier of every weight: the cost kind's λ unit (costOptions.ts smoothnessUnit num). Default 1. */
+  unit?: number;
 }
 
 export interface SmoothnessWeights {
@@ -86,8 +88,10 @@ export function computeSmoothnessWeights(left: Raster, options: SmoothnessOption
   validateCueFactor(cueFactor);
   const scale = options.scale ?? costScale(lambda, cueFactor);
   if (!Number.isInteger(scale) || scale < 1) throw new Error(`cost scale must be an integer ≥ 1 (got ${String(scale)})`);
-  const plain = Math.round(lambda * scale);
-  const cued = Math.round(lambda * cueFactor * scale);
+  const unit = options.unit ?? 1;
+  if (!Number.isInteger(unit) || unit < 1) throw new Error(`smoothness unit must be an integer ≥ 1 (got ${String(unit)})`);
+  const plain = Math.round(lambda * scale) * unit;
+  const cued = Math.round(lambda * cueFactor * scale) * unit;
   if (cued > 2 ** 31 - 1) throw new Error(`--lambda: λ·factor·scale = ${lambda}·${cueFactor}·${scale} does not fit a 32-bit weight`);
 
   const im = toIntensity8(left, 'left image');

@@ -10,10 +10,14 @@
  *                    8-bit samples, channels interleaved  (image source);
  *                    for census costs planes 0 and 1 hold the left and right
  *                    census codes as C 16-bit halves per pixel, least
- *                    significant first (f32 holds 16-bit integers exactly)
+ *                    significant first (f32 holds 16-bit integers exactly),
+ *                    computed on the device from the grey images
+ *                    (gpuCensusKernel.ts)
  * Every value is an integer below 2^24, so f32 arithmetic on them is exact.
  */
 import type { CostSpec } from '../data/energy';
+import { validateCensusWindow, type CensusWindow } from '../costs/census';
+import { censusHalves } from './gpuCensusKernel';
 
 /** How the data term D_p(d) reaches the kernels. */
 export type DataSourceKind = 'volume' | 'images';
@@ -28,6 +32,8 @@ export interface ImageCostSpec {
   border: 'tau' | 'clamp';
   /** Disparity of label 0 (label l compares x with x − minDisp − l). Default 0. */
   minDisp?: number;
+  /** Census only: the window the device computes the codes over (gpuCensusKernel.ts; channels = 2·censusWords). */
+  censusWindow?: CensusWindow;
 }
 
 const IMAGE_COST_KINDS: readonly string[] = ['sad', 'ssd', 'sad+sgrad', 'census'];
@@ -40,7 +46,10 @@ export function imageCostSpec(spec: CostSpec): ImageCostSpec {
   if (border !== 'tau' && border !== 'clamp') throw new Error(`gpu expansion: unknown border rule '${String(border)}'`);
   const minDisp = (spec as { minDisp?: unknown }).minDisp ?? 0;
   if (typeof minDisp !== 'number' || !Number.isInteger(minDisp) || minDisp < 0) throw new Error(`gpu expansion: label offset must be an integer ≥ 0 (got ${String(minDisp)})`);
-  return { kind: kind as ImageCostSpec['kind'], channels, scale, maxCost, border, minDisp };
+  if (kind !== 'census') return { kind: kind as ImageCostSpec['kind'], channels, scale, maxCost, border, minDisp };
+  const censusWindow = validateCensusWindow((spec as { censusWindow?: CensusWindow }).censusWindow as CensusWindow);
+  if (channels !== censusHalves(censusWindow)) throw new Error(`gpu expansion: census ${censusWindow.width}x${censusWindow.height} codes have ${censusHalves(censusWindow)} halves per pixel, the spec says ${channels}`);
+  return { kind, channels, scale, maxCost, border, minDisp, censusWindow };
 }
 
 /**

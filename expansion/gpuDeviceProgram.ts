@@ -2,7 +2,10 @@ import { Input, type GPU, type IGPUKernelSettings, type IKernelRunShortcut, type
 import { forwardGradients, type CostImage } from '../data/costImage';
 import { pairwise, type MrfEnergy } from '../data/energy';
 import type { GpuContext } from '../graphcut/gpuBackend';
-import { canRefillSharedLiterals, refillSharedLiteral, releaseSharedLiterals, shareLiterals } from '../graphcut/gpujs/sharedLiterals';
+import { canRefillSharedLiterals, fillSharedLiteralOnDevice, refillSharedLiteral, releaseSharedLiterals, shareLiterals, sharedLiterals } from '../graphcut/gpujs/sharedLiterals';
+import { deviceFlags } from '../graphcut/deviceFlags';
+import type { CensusWindow } from '../costs/census';
+import { censusPlanesOnBackend, censusPlanesOnDevice, createCensusKernel, hostCensusPlanes, type DeviceResult } from './gpuCensusKernel';
 import { takeKeptProgram } from './gpuKeptPrograms';
 import { gatedKernel, globalRelabelPasses, iterationPasses, type GlobalRelabel, type StatePass } from '../graphcut/pushRelabelKernels';
 import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
@@ -72,6 +75,8 @@ export interface DeviceProgram {
    * MAX_AUX_PIPELINES, the least recently used dropped first.
    */
   aux: Map<string, IPipelineRunShortcut>;
+  /** WebGPU census costs: the kernel that computes the codes and its output on the device, the data literal's source */
+  census?: { kernel: IKernelRunShortcut; result?: DeviceResult };
 }
 
 /**
@@ -125,7 +130,13 @@ export function releaseProgram(program: DeviceProgram): void {
   program.plans.clear();
   program.aux.clear();
   const literals = program.literals;
-  void Promise.allSettled(released).then(() => releaseSharedLiterals(literals));
+  const census = program.census;
+  program.census = undefined;
+  void Promise.allSettled(released).then(() => {
+    releaseSharedLiterals(literals);
+    census?.result?.delete();
+    census?.kernel.destroy();
+  });
 }
 
 /** The image planes the image-source kernels read: left, right, then for sad+sgrad the forward gradients ∂x, ∂y of each (IM). */
@@ -166,6 +177,8 @@ export interface AcquiredProgram {
   key: string | null;
   /** whether the program was taken from an earlier solver (it came with compiled plans) */
   tookKeptPlans: boolean;
+  /** WebGPU census costs: settles once the codes the device computes are in the data literal; no call may be made before */
+  dataReady?: Promise<void>;
 }
 
 /**
@@ -181,6 +194,7 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
   const n = W * H;
   let dataDims: [number, number, number];
   let dataValues: () => Float32Array;
+  let censusOnDevice = false;
   if (source.kind === 'volume') {
     const costs = source.costs;
     if (costs.length !== n * L) throw new Error(`gpu expansion: data term has ${costs.length} entries, expected ${n * L} (${W}×${H}×${L})`);
@@ -189,11 +203,21 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
   } else {
     const spec = costSpec!;
     const C = spec.channels;
+    // Census: the images are the grey pair (one channel) and the planes hold their codes, C halves per pixel.
+    const imageChannels = spec.kind === 'census' ? 1 : C;
     for (const [name, im] of [['left', source.left], ['right', source.right]] as const) {
-      if (im.width !== W || im.height !== H || im.channels !== C) throw new Error(`gpu expansion: ${name} image is ${im.width}×${im.height}×${im.channels}, the energy ${W}×${H}×${C}`);
+      if (im.width !== W || im.height !== H || im.channels !== imageChannels) throw new Error(`gpu expansion: ${name} image is ${im.width}×${im.height}×${im.channels}, the energy ${W}×${H}×${imageChannels}`);
     }
     dataDims = [W * C, H, 6];
-    dataValues = () => imagePlanes(source.left, source.right, spec);
+    if (spec.kind !== 'census') dataValues = () => imagePlanes(source.left, source.right, spec);
+    else {
+      const window = spec.censusWindow!;
+      // WebGPU: zeros on the host, the codes copied in on the device (fillCensusOnDevice); the CPU backends run the kernel here.
+      censusOnDevice = ctx.mode === 'webgpu' && sharedLiterals.installed && deviceFlags.sharedLiterals;
+      dataValues = censusOnDevice ? () => new Float32Array(6 * n * C)
+        : ctx.mode === 'webgpu' ? () => hostCensusPlanes(source.left, source.right, window)
+          : () => censusPlanesOnBackend(ctx.gpu, source.left, source.right, window);
+    }
   }
   const wt = new Float32Array(2 * n);
   wt.set(energy.wH, 0);
@@ -213,7 +237,7 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
   if (program) {
     // The new energy's values replace the last solver's, on the host and in the device buffers the plans bind.
     const [data, weights, vTable] = program.literals;
-    refillSharedLiteral(data, source.kind === 'volume' ? source.costs : dataValues());
+    if (!censusOnDevice) refillSharedLiteral(data, source.kind === 'volume' ? source.costs : dataValues());
     refillSharedLiteral(weights, wt);
     refillSharedLiteral(vTable, vt);
   } else {
@@ -227,5 +251,27 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
     shareLiterals(literals);
     program = { ctx, kernels: createKernels(ctx.gpu, { W, H, L, sourceKind: source.kind, costSpec }, o), plans: new Map(), literals, aux: new Map() };
   }
-  return { program, key, tookKeptPlans: program.plans.size > 0 };
+  const fill = censusOnDevice && source.kind === 'images' ? fillCensusOnDevice(program, source.left, source.right, costSpec!.censusWindow!) : undefined;
+  return { program, key, tookKeptPlans: program.plans.size > 0, dataReady: fill };
+}
+
+/**
+ * WebGPU, census costs: the codes computed on the device from the grey
+ * pair and copied there into the data literal, which holds zeros on the
+ * host (sharedLiterals.ts fillSharedLiteralOnDevice). The program keeps the
+ * kernel and its output (the source of every copy) until it is released.
+ */
+async function fillCensusOnDevice(program: DeviceProgram, left: CostImage, right: CostImage, window: CensusWindow): Promise<void> {
+  const census = program.census ?? (program.census = { kernel: createCensusKernel(program.ctx.gpu, left.width, left.height, window, true) });
+  const result = await censusPlanesOnDevice(census.kernel, left, right);
+  if (program.census !== census) {
+    // Released meanwhile (its solver disposed before any call): nothing reads the codes.
+    result.delete();
+    return;
+  }
+  // The kernel writes one buffer on every run: the last result is the same buffer, one reference less.
+  census.result?.delete();
+  census.result = result;
+  const data = program.literals[0];
+  fillSharedLiteralOnDevice(data, result.context.device, { buffer: result.buffer, bytes: 4 * (data.value as unknown as Float32Array).length });
 }

@@ -85,6 +85,8 @@ export class GpuMoveSolver implements MoveSolver {
   private readonly program: DeviceProgram;
   /** the key the program is kept under after dispose (keepPlans), or null */
   private readonly programKey: string | null;
+  /** Settles once the data literal holds this energy's values (WebGPU census: the codes the device computes); every call waits for it. */
+  private readonly dataReady: Promise<void>;
   /** whether the program was taken from an earlier solver (kept plans) */
   readonly tookKeptPlans: boolean;
   private readonly plans: PlanCache;
@@ -159,7 +161,10 @@ export class GpuMoveSolver implements MoveSolver {
       planCompileRounds: this.o.planCompileRounds, planCompileRoundsPerRound: this.o.planCompileRoundsPerRound,
     }, (rounds, bfs) => this.plans.has(rounds, bfs, this.verifier !== undefined));
 
-    const { program, key, tookKeptPlans } = acquireProgram(ctx, energy, this.costSpec, this.o, this.flowsInOut);
+    const { program, key, tookKeptPlans, dataReady } = acquireProgram(ctx, energy, this.costSpec, this.o, this.flowsInOut);
+    this.dataReady = dataReady ?? Promise.resolve();
+    // A failure is reported by the first call that waits for it, not as an unhandled rejection.
+    this.dataReady.catch(() => undefined);
     this.programKey = key;
     this.tookKeptPlans = tookKeptPlans;
     this.program = program;
@@ -183,6 +188,7 @@ export class GpuMoveSolver implements MoveSolver {
   /** The optimal expansion of `alpha` from `labels` (in place): calls until the move converges, each continuing (resume) or redoing the last. */
   async move(alpha: number, labels: Uint16Array): Promise<MoveResult> {
     this.checkMoveArgs([alpha], labels);
+    await this.dataReady;
     const K = this.o.iterationsPerRound;
     // Calls that failed so far, rounds they ran, the rounds of a continuation (when its flows were kept), and their time.
     let attempts = 0;
@@ -312,6 +318,7 @@ export class GpuMoveSolver implements MoveSolver {
    */
   async runCycle(alphas: readonly number[], labels: Uint16Array, hooks: CycleHooks): Promise<void> {
     this.checkMoveArgs(alphas, labels);
+    await this.dataReady;
     // Resident moves hand back the index of the first move they could not run (a plan gpu.js could not compile for them).
     let from = 0;
     if (this.residentApplies()) {
@@ -355,13 +362,15 @@ export class GpuMoveSolver implements MoveSolver {
   }
 
   /** The device WTA (gpuReadouts.ts); `chunkEntries` bounds a label chunk's intermediates. */
-  deviceWta(window: number, chunkEntries?: number): Promise<Uint16Array | undefined> {
+  async deviceWta(window: number, chunkEntries?: number): Promise<Uint16Array | undefined> {
+    await this.dataReady;
     return this.readouts.wta(window, chunkEntries);
   }
 
   /** Energy of a labeling: on the host when the volume is there, else reduced on the device (exact partial sums). */
   async energyOf(labels: Uint16Array): Promise<EnergyBreakdown> {
     if (this.sourceKind === 'volume') return computeEnergy(this.energy, labels);
+    await this.dataReady;
     return this.readouts.energy(labels);
   }
 

@@ -10,9 +10,9 @@ import type { MatchParams } from './params';
  * override them.
  */
 export const SCENE_PARAMS: Record<string, Partial<MatchParams>> = {
-  tsukuba: { cost: 'census', censusWindow: { width: 9, height: 7 }, tau: 26, lambda: 12, cueThreshold: 16, cycles: 3, lrCheck: false },
+  tsukuba: { cost: 'census', censusWindow: { width: 9, height: 7 }, tau: 36, lambda: 10, cueThreshold: 16, cueFactor: 3, cycles: 3, lrCheck: false },
   venus: { cost: 'census', censusWindow: { width: 5, height: 5 }, tau: 10, lambda: 16, cueThreshold: 16, cycles: 3, lrCheck: false },
-  teddy: { cost: 'census', censusWindow: { width: 7, height: 7 }, tau: 26, lambda: 5, cueThreshold: 12, cycles: 2, lrCheck: true },
+  teddy: { cost: 'census', censusWindow: { width: 9, height: 7 }, tau: 32, lambda: 4, cueThreshold: 12, cueFactor: 4, cycles: 2, lrCheck: true },
   cones: { cost: 'census', censusWindow: { width: 7, height: 7 }, tau: 26, lambda: 4, cueThreshold: 12, cycles: 2, lrCheck: true },
 };
 

@@ -123,6 +123,22 @@ describe('census cost', () => {
     }
   });
 
+  test('codes of a row range: those rows as in the whole transform, every other row 0 (the rows of a worker\'s volume)', () => {
+    const rand = rng(2511);
+    for (const w of [{ width: 3, height: 3 }, { width: 9, height: 7 }, { width: 11, height: 11 }]) {
+      const im = toIntensity8(randomImage(rand, 17, 12, 3, 5));
+      const all = censusTransform(im, w);
+      for (const [y0, y1] of [[0, 1], [3, 8], [11, 12], [0, 12], [5, 5]]) {
+        const part = censusTransform(im, w, { y0, y1 });
+        const rowLen = 17 * all.words;
+        for (let y = 0; y < 12; y++) {
+          const got = Array.from(part.codes.subarray(y * rowLen, (y + 1) * rowLen));
+          expect(got).toEqual(y >= y0 && y < y1 ? Array.from(all.codes.subarray(y * rowLen, (y + 1) * rowLen)) : new Array(rowLen).fill(0));
+        }
+      }
+    }
+  });
+
   test('a monotone brightness change of one image (gain and offset) leaves every cost unchanged', () => {
     const rand = rng(21);
     // Samples 0..100, so the changed image stays inside 0..255.

@@ -70,8 +70,9 @@ describe('grey and colour pairs on one scale', () => {
     const e = buildStereoEnergy(gl, gr, { ndisp: 5, lambda: 5, smoothness: 'linear', truncation: 2, kind: 'sad', onDemand: true });
     const t = imagesTerm(e.matcher);
     if (t.kind !== 'images') throw new Error('expected an images term');
-    expect(t.spec.scale).toBe(3 * e.scale);
-    expect(t.spec.maxCost).toBe(3 * 20 * e.scale);
+    // The channel weight 3, and SAD's λ unit (smoothnessUnit: the data term carries den = 13).
+    expect(t.spec.scale).toBe(3 * 13 * e.scale);
+    expect(t.spec.maxCost).toBe(3 * 20 * 13 * e.scale);
     expect(t.left.channels).toBe(1);
   });
 

@@ -1,7 +1,7 @@
 import { seededRandom as rng } from '../data/random';
 import type { Raster } from '../data/raster';
 import { computeEnergy, volumeOf } from '../data/energy';
-import { buildStereoEnergy, computeDataCostVolume, computeSmoothnessWeights, costScale } from '../costs';
+import { buildStereoEnergy, computeDataCostVolume, computeSmoothnessWeights, costScale, smoothnessUnit } from '../costs';
 
 function randomImage(rand: () => number, W: number, H: number, C: number, maxval: number): Raster {
   // Small steps between neighbours so both sides of the cue threshold occur.
@@ -93,11 +93,13 @@ describe('stereo energy terms', () => {
     const R = randomImage(rand, 9, 7, 3, 255);
     const e = buildStereoEnergy(L, R, { ndisp: 5, lambda: 2.5, cueFactor: 2, kind: 'sad+sgrad', smoothness: 'linear', truncation: 2 });
     expect(e.scale).toBe(10);
+    // λ's unit for sad+sgrad (smoothnessUnit): the data term carries den, the weights num.
+    const { num, den } = smoothnessUnit('sad+sgrad');
     const unscaled = computeDataCostVolume(L, R, 5, { kind: 'sad+sgrad' });
-    expect(Array.from(volumeOf(e))).toEqual(Array.from(unscaled, (v) => v * 10));
+    expect(Array.from(volumeOf(e))).toEqual(Array.from(unscaled, (v) => v * 10 * den));
     const w = computeSmoothnessWeights(L, { lambda: 2.5 });
-    expect(Array.from(e.wH)).toEqual(Array.from(w.wH));
-    // Energy of a random labeling: 10·(Σ D + Σ 2.5·factor·V), exactly.
+    expect(Array.from(e.wH)).toEqual(Array.from(w.wH, (v) => v * num));
+    // Energy of a random labeling: 10·(den·Σ D + num·Σ 2.5·factor·V), exactly.
     const labels = Array.from({ length: 63 }, () => Math.floor(rand() * 5));
     const en = computeEnergy(e, labels);
     let want = 0;
@@ -108,7 +110,7 @@ describe('stereo energy terms', () => {
       if (x < 8) smooth += (w.wH[p] / 10) * Math.min(2, Math.abs(labels[p] - labels[p + 1]));
       if (p + 9 < 63) smooth += (w.wV[p] / 10) * Math.min(2, Math.abs(labels[p] - labels[p + 9]));
     }
-    expect(en.total).toBeCloseTo(10 * (want + smooth), 6);
+    expect(en.total).toBeCloseTo(10 * (den * want + num * smooth), 6);
   });
 
   test('bad energy options name the option', () => {

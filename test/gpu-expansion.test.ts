@@ -2,7 +2,7 @@ import { seededRandom } from '../data/random';
 import * as fs from 'fs';
 import * as path from 'path';
 import { Input, type KernelOutput } from 'gpu.js';
-import { buildStereoEnergy, resolveDataCostOptions, toIntensity8, wtaInit } from '../costs';
+import { buildStereoEnergy, toIntensity8, wtaInit } from '../costs';
 import { generateSyntheticScene } from '../data/synthetic';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import type { GraphVariant } from '../expansion/binaryStep';
@@ -59,14 +59,15 @@ async function expectSameAsBk(ctx: GpuContext, energy: MrfEnergy, init: Uint16Ar
 
 describe('GpuMoveSolver against the BK path', () => {
   const scene = generateSyntheticScene({ width: 48, height: 36, ndisp: 8, seed: 3 });
-  const params = { ndisp: 8, kind: 'sad' as const, lambda: 20, smoothness: 'linear' as const, truncation: 2 };
+  // λ on the census scale (costs/costOptions.ts smoothnessUnit): 9 weighs about what 20 grey levels did, so every label's move changes pixels.
+  const params = { ndisp: 8, kind: 'sad' as const, lambda: 9, smoothness: 'linear' as const, truncation: 2 };
 
   test.each(['reversed', 'classic'] as const)('synthetic 48×36, 8 labels, %s graph: volume and image sources', async (variant) => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
     const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     const g = await expectSameAsBk(cpu, energy, init, variant, { kind: 'volume' }, `synthetic ${variant} volume`);
     expect(g.counters.moves).toBe(16);
-    const costs = resolveDataCostOptions({ kind: 'sad', scale: energy.scale }, scene.left.channels);
+    const costs = energy.matcher.options;
     const images: Source = { kind: 'images', left: toIntensity8(scene.left), right: toIntensity8(scene.right), spec: { ...costs, channels: scene.left.channels } };
     await expectSameAsBk(cpu, energy, init, variant, images, `synthetic ${variant} images`);
   });
@@ -310,7 +311,7 @@ describe('GpuMoveSolver warm starts (each move from the flows its α\'s previous
     // Rounds of the second cycle's moves (the first cycle starts cold in both runs).
     const laterRounds = (g: GpuMoveSolver): number => g.counters.rounds - g.calls.slice(0, 8).reduce((t, c) => t + c.rounds + 1, 0);
     expect(laterRounds(warm)).toBeLessThan(laterRounds(cold));
-    const costs = resolveDataCostOptions({ kind: 'sad', scale: energy.scale }, scene.left.channels);
+    const costs = energy.matcher.options;
     const images: Source = { kind: 'images', left: toIntensity8(scene.left), right: toIntensity8(scene.right), spec: { ...costs, channels: scene.left.channels } };
     const fromImages = await expectSameAsBk(cpu, energy, init, 'classic', images, 'warm images', { ...options, warmStart: true });
     expect(fromImages.counters.warmMoves).toBeGreaterThan(0);

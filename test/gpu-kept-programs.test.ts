@@ -8,7 +8,7 @@
  */
 import { deviceFlags } from '../graphcut/deviceFlags';
 import { seededRandom } from '../data/random';
-import { buildStereoEnergy, resolveDataCostOptions, toIntensity8, wtaInit } from '../costs';
+import { buildStereoEnergy, toIntensity8, wtaInit } from '../costs';
 import { generateSyntheticScene } from '../data/synthetic';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import { volumeOf, type DataTerm, type MrfEnergy } from '../data/energy';
@@ -67,7 +67,7 @@ describe('programs kept between solvers of the same shape', () => {
     for (const seed of [3, 8, 11]) {
       const scene = generateSyntheticScene({ width: 24, height: 18, ndisp: 6, seed });
       const energy = buildStereoEnergy(scene.left, scene.right, params);
-      const costs = resolveDataCostOptions({ kind: 'sad', scale: energy.scale }, scene.left.channels);
+      const costs = energy.matcher.options;
       const images: Source = { kind: 'images', left: toIntensity8(scene.left), right: toIntensity8(scene.right), spec: { ...costs, channels: scene.left.channels } };
       // The device WTA of each pair, from the pipelines the first pair compiled (a stale image literal would give the last pair's labels).
       const wtaSolver = new GpuMoveSolver(cpu, { ...energy, data: images }, { variant: 'reversed', ...small });

@@ -1,12 +1,13 @@
 import { seededRandom } from '../data/random';
 import { Input } from 'gpu.js';
-import { buildStereoEnergy, resolveDataCostOptions, toIntensity8, wtaInit } from '../costs';
+import { buildStereoEnergy, toIntensity8, wtaInit } from '../costs';
 import type { Raster } from '../data/raster';
 import { generateSyntheticScene } from '../data/synthetic';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import type { GraphVariant } from '../expansion/binaryStep';
 import { volumeOf, type DataTerm, type MrfEnergy, type SmoothnessKind } from '../data/energy';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
+import { censusHalves, censusPlanesOnBackend } from '../expansion/gpuCensusKernel';
 import { type GpuMoveOptions } from '../expansion/gpuMoveSettings';
 import { FULL_TESTS, sample } from './support/testScope';
 import { GraphMoveSolver } from '../expansion/moveSolver';
@@ -134,7 +135,7 @@ describe('move kernels: every read inside its array', () => {
     const params = { ndisp: 6, kind: 'sad' as const, lambda: 20, smoothness: 'linear' as const, truncation: 2 };
     const energy = buildStereoEnergy(scene.left, scene.right, params);
     const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 3);
-    const costs = resolveDataCostOptions({ kind: 'sad', scale: energy.scale }, scene.left.channels);
+    const costs = energy.matcher.options;
     const images: Source = { kind: 'images', left: toIntensity8(scene.left), right: toIntensity8(scene.right), spec: { ...costs, channels: scene.left.channels } };
     for (const variant of ['reversed', 'classic'] as const) {
       await expectChecked(energy, init, variant, images, {}, `synthetic images ${variant}`);
@@ -150,7 +151,7 @@ describe('WTA kernels: every read inside its array', () => {
       const image = (): Raster => ({ width: W, height: H, channels: 3, maxval: 255, data: Float32Array.from({ length: W * H * 3 }, () => Math.floor(rand() * 256)) });
       const [left, right] = [image(), image()];
       const energy = buildStereoEnergy(left, right, { ndisp: 5, kind: 'sad+sgrad', lambda: 20, smoothness: 'linear', truncation: 2 });
-      const costs = resolveDataCostOptions({ kind: 'sad+sgrad', scale: energy.scale }, 3);
+      const costs = energy.matcher.options;
       const images: Source = { kind: 'images', left: toIntensity8(left), right: toIntensity8(right), spec: { ...costs, channels: 3 } };
       for (const window of [1, 3, 15]) {
         const expected = wtaInit(volumeOf(energy), W, H, 5, window);
@@ -163,6 +164,19 @@ describe('WTA kernels: every read inside its array', () => {
             solver.dispose();
           }
         }
+      }
+    }
+  });
+});
+
+describe('census codes kernel: every read inside its array', () => {
+  test('windows wider and taller than the image, sizes 1×1 to 9×13 (replicated borders read clamped coordinates only)', () => {
+    const rand = seededRandom(25);
+    for (const window of [{ width: 3, height: 3 }, { width: 9, height: 7 }, { width: 11, height: 11 }, { width: 1, height: 5 }]) {
+      for (const [W, H] of [[1, 1], [2, 1], [1, 3], [9, 13], [5, 4]]) {
+        const grey = (): { width: number; height: number; channels: number; data: Int32Array } =>
+          ({ width: W, height: H, channels: 1, data: Int32Array.from({ length: W * H }, () => Math.floor(rand() * 256)) });
+        expect(censusPlanesOnBackend(cpu.gpu, grey(), grey(), window).length).toBe(6 * W * H * censusHalves(window));
       }
     }
   });

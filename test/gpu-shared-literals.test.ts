@@ -17,7 +17,7 @@ import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { createGpuContext } from '../graphcut/gpuBackend';
 import { adaptInstance } from '../graphcut/gpujs/scope';
-import { bindSharedLiterals, canRefillSharedLiterals, installSharedLiterals, isSharedLiteral, refillSharedLiteral, releaseSharedLiterals, shareLiterals, sharedLiterals } from '../graphcut/gpujs/sharedLiterals';
+import { bindSharedLiterals, canFillSharedLiteralOnDevice, canRefillSharedLiterals, fillSharedLiteralOnDevice, installSharedLiterals, isSharedLiteral, refillSharedLiteral, releaseSharedLiterals, shareLiterals, sharedLiterals } from '../graphcut/gpujs/sharedLiterals';
 import { randomEnergy, randomLabels } from './support/randomEnergy';
 import { RecordingDevice, useStandInDevice } from './support/recordingDevice';
 import { gpuJsInternal } from '../graphcut/gpujs/internals';
@@ -169,6 +169,37 @@ describe('literals shared between the plans of a solver', () => {
     const stranger = new Input(new Float32Array(4) as unknown as number[], [4]);
     expect(canRefillSharedLiterals([stranger])).toBe(false);
     first.executor.destroy();
+    solver.dispose();
+  });
+
+  test('a literal filled from a device buffer: copied there by the compile that makes its buffer, at once into a buffer already made', async () => {
+    const solver = newSolver(10, 6, 32);
+    const own = (solver as unknown as SolverInternals).program.literals;
+    const data = own[0];
+    const bytes = 4 * (data.value as unknown as Float32Array).length;
+    const source = { buffer: { name: 'codes' }, bytes };
+    expect(canFillSharedLiteralOnDevice(data)).toBe(true);
+    const copies = device.copies.length;
+    fillSharedLiteralOnDevice(data, device, source);
+    // No buffer of it on the device yet: nothing to copy into.
+    expect(device.copies.length).toBe(copies);
+    const first = await compiled(solver, 2);
+    const madeCopies = device.copies.slice(copies);
+    expect(madeCopies).toHaveLength(1);
+    expect(madeCopies[0]).toEqual({ source: source.buffer, sourceOffset: 0, target: expect.anything(), targetOffset: 0, bytes });
+    expect(first.made).toContain(madeCopies[0].target);
+    // A new source is copied at once into the buffer made; a plan compiled later copies nothing.
+    const next = { buffer: { name: 'codes 2' }, bytes };
+    fillSharedLiteralOnDevice(data, device, next);
+    expect(device.copies.slice(copies + 1)).toEqual([{ ...madeCopies[0], source: next.buffer }]);
+    const later = await compiled(solver, 3);
+    expect(device.copies.length).toBe(copies + 2);
+    const stranger = new Input(new Float32Array(4) as unknown as number[], [4]);
+    expect(canFillSharedLiteralOnDevice(stranger)).toBe(false);
+    expect(() => fillSharedLiteralOnDevice(stranger, device, next)).toThrow(/not shared/);
+    expect(withSharing(false, () => canFillSharedLiteralOnDevice(data))).toBe(false);
+    first.executor.destroy();
+    later.executor.destroy();
     solver.dispose();
   });
 

@@ -12,18 +12,15 @@ import { SGBM_REFERENCE } from '../stereo/accuracy/sgbmReference';
  * present.
  *
  * Per-scene parameters (stereo/sceneParams.ts) on the paper's four scenes,
- * nonocc: the bounds below, measured with `stereocut accuracy --scene-params`
- * (BENCHMARKS.md, "Accuracy"). The issue's Table 4 targets are 1.9 / 0.75 / 6.0 / 3.3;
- * venus and cones meet them, tsukuba (1.95) and teddy (6.24) do not yet, so
- * their bounds are the measured figures rounded up, not the targets. The
- * earlier bounds (2.3, 1.2, 11.0, 5.0) are kept as the outer limit.
+ * nonocc: the paper's Table 4 figures are the bounds (tsukuba 1.9, venus 0.75,
+ * teddy 6.0, cones 3.3); the figures measured with `stereocut accuracy
+ * --scene-params` are in BENCHMARKS.md, "Accuracy".
  *
  * The default setting (no per-scene values), each scene in its region of
  * ../shared/anchors/README.md: below OpenCV StereoSGBM on every scene, mean
  * over the ten at most 6.5 %, Adirondack at most 8 %.
  */
-const OUTER: Record<string, number> = { tsukuba: 2.3, venus: 1.2, teddy: 11.0, cones: 5.0 };
-const PER_SCENE: Record<string, number> = { tsukuba: 2.0, venus: 0.75, teddy: 6.3, cones: 3.3 };
+const PER_SCENE: Record<string, number> = { tsukuba: 1.9, venus: 0.75, teddy: 6.0, cones: 3.3 };
 const TEN = ['tsukuba', 'venus', 'sawtooth', 'map', 'teddy', 'cones', 'Rocks1', 'Baby1', 'Art_ThirdSize', 'Adirondack_TrainingQ'];
 
 function middleburyRoot(): string | undefined {
@@ -46,7 +43,6 @@ if (!root) {
       const nonocc = regionScore(m.evaluation!, 'nonocc')!.bad[0];
       console.log(`${name}: nonocc ${nonocc.toFixed(2)}% (bound ${bound}%), energy ${m.result.finalEnergy.total}, ${(m.result.times.totalMs / 1000).toFixed(2)} s`);
       expect(nonocc).toBeLessThanOrEqual(bound);
-      expect(nonocc).toBeLessThanOrEqual(OUTER[name]);
       // The energy never rises from init through the cycles.
       let last = m.result.initialEnergy.total;
       for (const c of m.result.cycles) {

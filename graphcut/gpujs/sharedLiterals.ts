@@ -79,6 +79,50 @@ export function bindSharedLiterals(values: readonly object[]): void {
   for (const v of values) if (isSharedLiteral(v) && !trace.handleMeta.has(v)) trace.handleMeta.set(v, { source: 'literal', value: v });
 }
 
+/** A device buffer (usage COPY_SRC) whose first `bytes` are a literal's contents on that device. */
+export interface DeviceLiteralSource { buffer: object; bytes: number }
+
+/** Device sources of registered literals, by literal and device (fillSharedLiteralOnDevice). */
+const deviceSources = new WeakMap<object, Map<unknown, DeviceLiteralSource>>();
+
+interface CopyingDevice {
+  createCommandEncoder(): { copyBufferToBuffer(s: unknown, so: number, d: unknown, dO: number, n: number): void; finish(): unknown };
+  queue: { submit(b: unknown[]): void };
+}
+
+function copyOnDevice(device: unknown, source: DeviceLiteralSource, target: LiteralBuffer): void {
+  const d = device as CopyingDevice;
+  const encoder = d.createCommandEncoder();
+  encoder.copyBufferToBuffer(source.buffer, 0, target.buffer, 0, source.bytes);
+  d.queue.submit([encoder.finish()]);
+}
+
+/**
+ * Replaces the contents of a registered literal on `device` with those of
+ * a buffer already on that device (a kernel's output: the census codes the
+ * device computed, expansion/gpuCensusKernel.ts), without a round trip
+ * through the host: copied now into the literal's buffer there, or, when
+ * none is made yet, by the compile that makes it. The host copy of the
+ * literal is left as it is, so the caller must make sure nothing builds the
+ * literal from it: the adaptation installed (sharedLiteralsInstalled) and
+ * the literal refillable (canRefillSharedLiterals). Queue order puts the
+ * copy after the submits that wrote `source` and before any later call; the
+ * source must stay alive until the literal is released or refilled.
+ */
+export function fillSharedLiteralOnDevice(value: object, device: unknown, source: DeviceLiteralSource): void {
+  if (!sharedLiterals.installed || !canRefillSharedLiterals([value])) throw new Error('shared literal fill on the device: the literal is not shared, or a buffer of it does not take writes');
+  let sources = deviceSources.get(value);
+  if (!sources) deviceSources.set(value, (sources = new Map()));
+  sources.set(device, source);
+  const made = registered.get(value)!.get(device);
+  if (made) copyOnDevice(device, source, made);
+}
+
+/** Whether a literal's contents can come from a device buffer (fillSharedLiteralOnDevice). */
+export function canFillSharedLiteralOnDevice(value: object): boolean {
+  return sharedLiterals.installed && canRefillSharedLiterals([value]);
+}
+
 /**
  * Replaces the contents of a registered literal (a gpu.js Input over a
  * Float32Array) with `data`, of the same length, and writes them to every
@@ -94,6 +138,8 @@ export function refillSharedLiteral(value: { value: unknown }, data: ArrayLike<n
   }
   if (!canRefillSharedLiterals([value])) throw new Error('shared literal refill: a device buffer of this literal does not take writes');
   target.set(data);
+  // The host's values now hold on every device.
+  deviceSources.delete(value);
   const buffers = registered.get(value);
   if (!buffers) return;
   for (const [device, literal] of buffers) {
@@ -126,6 +172,7 @@ export function releaseSharedLiterals(values: readonly object[]): void {
     if (!buffers) continue;
     for (const b of buffers.values()) b.buffer.destroy();
     registered.delete(v);
+    deviceSources.delete(v);
   }
 }
 
@@ -153,6 +200,12 @@ class LiteralTable extends Map<object, LiteralBuffer> {
     if (!isSharedLiteral(value) || !this.owner._device) return super.set(value, literal);
     registered.get(value)!.set(this.owner._device, literal);
     if (writableDevices.has(this.owner._device as object)) writableBuffers.add(literal.buffer);
+    // Made from the host's values; a device source, if any, replaces them before the plan's first submit.
+    const source = deviceSources.get(value)?.get(this.owner._device);
+    if (source) {
+      if (!writableBuffers.has(literal.buffer)) throw new Error('shared literal fill on the device: the literal\'s buffer was made without COPY_DST');
+      copyOnDevice(this.owner._device, source, literal);
+    }
     sharedLiterals.made++;
     sharedLiterals.madeBytes += literal.buffer.size ?? 0;
     return this;

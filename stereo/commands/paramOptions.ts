@@ -22,7 +22,7 @@ function withEnergyOptions<T>(y: Argv<T>) {
     .option('census-window', { type: 'string', describe: 'census window WxH, odd sizes (default 7x7)' })
     .option('tau', { type: 'number', describe: 'data cost truncation τ: differing census bits, or the 8-bit scale summed over channels (default per cost kind)' })
     .option('border', { choices: ['tau', 'clamp'], describe: 'cost where x−d < 0: τ (no evidence) or the clamped column (default clamp)' })
-    .option('lambda', { type: 'number', describe: `smoothness weight λ (default ${D.lambda})` })
+    .option('lambda', { type: 'number', describe: `smoothness weight λ, one scale for every cost: census bits, else 1/26 of the kind's default colour τ (default ${D.lambda})` })
     .option('smoothness', { choices: ['linear', 'quadratic', 'potts'], describe: 'smoothness V: truncated linear, truncated quadratic or Potts (default linear)' })
     .option('truncation', { alias: 'T', type: 'number', describe: `smoothness truncation T in disparities (default ${D.truncation})` })
     .option('cue-threshold', { type: 'number', describe: `static cue: neighbours closer than this in intensity (max over channels)… (default ${D.cueThreshold})` })

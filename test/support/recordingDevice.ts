@@ -23,7 +23,7 @@ export interface StandInBuffer {
 /** A command encoder of the stand-in device: it records the dispatches' workgroup counts. */
 export interface StandInEncoder {
   beginComputePass(): { setPipeline(p: unknown): void; setBindGroup(i: number, g: unknown): void; dispatchWorkgroups(x: number): void; end(): void };
-  copyBufferToBuffer(): void;
+  copyBufferToBuffer(source: unknown, sourceOffset: number, target: unknown, targetOffset: number, bytes: number): void;
   finish(): object;
 }
 
@@ -38,6 +38,8 @@ export class RecordingDevice {
   refuse = false;
   /** Workgroup counts of the dispatches encoded, and the command buffers submitted. */
   readonly dispatched: number[] = [];
+  /** Buffer-to-buffer copies recorded by its encoders, in order. */
+  readonly copies: Array<{ source: unknown; sourceOffset: number; target: unknown; targetOffset: number; bytes: number }> = [];
   submitted = 0;
   /** Queue writes: the buffer and a copy of the bytes written. */
   readonly written: Array<{ buffer: unknown; data: ArrayBuffer }> = [];
@@ -88,9 +90,10 @@ export class RecordingDevice {
   }
   createCommandEncoder(): StandInEncoder {
     const dispatched = this.dispatched;
+    const copies = this.copies;
     return {
       beginComputePass: () => ({ setPipeline() {}, setBindGroup() {}, dispatchWorkgroups(x: number) { dispatched.push(x); }, end() {} }),
-      copyBufferToBuffer() {},
+      copyBufferToBuffer(source: unknown, sourceOffset: number, target: unknown, targetOffset: number, bytes: number) { copies.push({ source, sourceOffset, target, targetOffset, bytes }); },
       finish: () => ({}),
     };
   }
