@@ -2,7 +2,7 @@ import { Input, type IGPUKernelSettings, type IPipelineRunShortcut, type KernelO
 import { MAX_GPU_EXACT_CAPACITY, validateGridGraph, type GridGraph } from './gridGraph';
 import type { MaxFlowResult, MaxFlowSolver } from './maxflow';
 import type { GpuContext } from './gpuBackend';
-import { checkKernelScheme, globalRelabelPasses, iterationPasses, type BfsScheme, type GlobalRelabel, type PushScheme, type StatePass } from './pushRelabelKernels';
+import { checkKernelScheme, DEFAULT_BLOCK, globalRelabelPasses, iterationPasses, type BfsScheme, type BlockSettings, type GlobalRelabel, type PushScheme, type StatePass } from './pushRelabelKernels';
 import { CAPACITY_PLANES, PLANE, STATE_PLANES } from './pushRelabelLayout';
 
 /**
@@ -46,6 +46,8 @@ export interface PushRelabelOptions {
   bfs?: BfsScheme;
   /** Segment length of the sweeps and longest run of a BFS scan (default 16). */
   reach?: number;
+  /** Tile and local iterations of the block schemes (default DEFAULT_BLOCK). */
+  block?: BlockSettings;
 }
 
 const DEFAULTS: Required<PushRelabelOptions> = {
@@ -57,6 +59,7 @@ const DEFAULTS: Required<PushRelabelOptions> = {
   push: 'sweep',
   bfs: 'scan',
   reach: 16,
+  block: DEFAULT_BLOCK,
 };
 
 /** Resolves and checks options; throws a one-line error naming the bad option. */
@@ -238,8 +241,8 @@ export class PushRelabelSolver implements MaxFlowSolver {
       const settings = (planes: number): IGPUKernelSettings => pushRelabelKernelSettings(W, H, o.reach, planes);
       const gpu = this.ctx.gpu;
       sized = {
-        steps: iterationPasses(gpu, o.push, settings),
-        relabel: globalRelabelPasses(gpu, o.bfs, settings),
+        steps: iterationPasses(gpu, o.push, settings, undefined, o.block),
+        relabel: globalRelabelPasses(gpu, o.bfs, settings, undefined, o.block),
         pipelines: new Map(),
       };
       this.sized.set(sizeKey, sized);

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Raster } from '../data/raster';
 import { parsePnm } from '../data/pnm';
-import { DataCostMatcher, computeDataCostVolume, wtaFromSlices, wtaInit, type CostKind } from '../costs';
+import { computeDataCostVolume, wtaInit, type CostKind } from '../costs';
 
 /** The tsukuba folder: $STEREO_DATA (the data root or its middlebury/ folder), else ../shared/data. */
 function findTsukuba(): string | undefined {

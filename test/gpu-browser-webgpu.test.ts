@@ -10,7 +10,7 @@ import { createGpuContext, installWebGpuProvider, type GpuContext } from '../gra
 import { ADAPTATIONS } from '../graphcut/gpujs/install';
 import { cutCapacity, type GridGraph } from '../graphcut/gridGraph';
 import { PushRelabelSolver } from '../graphcut/pushRelabel';
-import { PUSH_SCHEMES, type BfsScheme, type PushScheme } from '../graphcut/pushRelabelKernels';
+import { BFS_SCHEMES, PUSH_SCHEMES, type BfsScheme, type PushScheme } from '../graphcut/pushRelabelKernels';
 import { createMaxFlowSolver } from '../graphcut/solverFactory';
 import { match, type MatchEvent, type MatchOptions } from '../stereo/match';
 import { findChromium, openBrowserWebGpu, type BrowserWebGpu } from './support/browserWebGpu';
@@ -31,8 +31,6 @@ jest.setTimeout(120_000);
 const chromium = findChromium();
 const SKIP = 'chromium not installed (apt-get install chromium)';
 
-/** Every BFS scheme: a scheme added to BfsScheme fails to compile here until it is listed. */
-const BFS_SCHEMES = Object.keys({ scan: true, level: true } satisfies Record<BfsScheme, true>) as BfsScheme[];
 
 let browser: BrowserWebGpu | undefined;
 let ctx: GpuContext;
@@ -204,6 +202,23 @@ var<workgroup> tile: array<u32, ${n}>;
         for (const [kind, g] of graphs) expectSameAsBk(g, await solver.solve(g), `${push}/${bfs} ${kind} seed ${seed}`);
       }
       expect((solver as PushRelabelSolver).executorKinds()).toContain('fused-encoder');
+      await expectNoDeviceErrorsSince(errors);
+    } finally {
+      solver.dispose?.();
+    }
+  });
+
+  // The block kernels with tiles smaller than the grid, so that flow crosses tile borders in both tilings and BFS distances cross tiles.
+  test.each([[8, 8, 4], [16, 4, 7], [4, 8, 1]])('block push and block BFS with %ix%i tiles and %i local iterations: the flow and cut of BK on 40×30 and 37×45 grids', async (tw, th, iterations) => {
+    const errors = ctx.deviceErrors.length;
+    const solver = await createMaxFlowSolver('gpu', { push: 'block', bfs: 'block', block: { tile: { width: tw, height: th }, iterations }, iterationsPerRelabel: 2, bfsPassesPerCall: 4, bfsContinuePasses: 8, fallbackToBk: false });
+    try {
+      for (const [W, H, seed] of [[40, 30, 1], [37, 45, 2]]) {
+        const rng = seededRandom(seed * 104729 + tw * 31 + th);
+        for (const [kind, g] of [['uniform', randomGridGraph(rng, W, H, 'uniform')], ['expansion', expansionLikeGraph(rng, W, H, { reversed: seed % 2 === 0 })]] as Array<[string, GridGraph]>) {
+          expectSameAsBk(g, await solver.solve(g), `block ${tw}x${th} ${kind} ${W}x${H}`);
+        }
+      }
       await expectNoDeviceErrorsSince(errors);
     } finally {
       solver.dispose?.();

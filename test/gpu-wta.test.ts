@@ -8,7 +8,6 @@ import { loadScene } from '../data/scene';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
 import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
 import { randomRaster } from './support/randomRaster';
-import { costOptions } from '../stereo/match';
 import { fullTest } from './support/testScope';
 
 // The device WTA's kernels on gpu.js's cpu backend (CI has no GPU), against the host's WTA (costs/wta.ts).
