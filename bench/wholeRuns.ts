@@ -29,12 +29,15 @@ interface Row {
   bad1: number | null;
   sceneParams: boolean;
   fallbacks: string[];
+  times: Record<string, number>;
+  /** the device solver's counters summed over the cycles (calls, rounds, iterations…) */
+  stats: Record<string, number>;
 }
 
 async function main(): Promise<void> {
   const [out, repsArg, ...folders] = process.argv.slice(2);
   const reps = Number(repsArg);
-  if (!out || !Number.isInteger(reps) || reps < 1 || folders.length === 0) throw new Error('usage: node dist/bench/wholeRuns.js OUT.json REPS SCENE_FOLDER...');
+  if (!out || !Number.isInteger(reps) || reps < 0 || folders.length === 0) throw new Error('usage: node dist/bench/wholeRuns.js OUT.json REPS SCENE_FOLDER...');
   const configs = JSON.parse(process.env.WHOLE_RUN_CONFIGS ?? '{"default":{}}') as Record<string, Omit<GpuMoveOptions, 'variant'>>;
   const params = JSON.parse(process.env.WHOLE_RUN_PARAMS ?? '{}') as Partial<MatchParams>;
   const rows: Row[] = [];
@@ -44,7 +47,12 @@ async function main(): Promise<void> {
     const wallMs = performance.now() - t0;
     const r = m.result;
     const bad1 = m.evaluation?.regions.find((g) => g.region === 'nonocc')?.bad[0] ?? null;
-    rows.push({ scene: m.scene.name, config: name, rep, wallMs, totalMs: r.times.totalMs, energies: [r.initialEnergy.total, ...r.cycles.map((c) => c.energy.total)], bad1, sceneParams: m.sceneParams, fallbacks: r.fallbacks });
+    const stats: Record<string, number> = {};
+    for (const c of r.cycles) for (const [k, v] of Object.entries(c.stats)) stats[k] = (stats[k] ?? 0) + v;
+    rows.push({
+      scene: m.scene.name, config: name, rep, wallMs, totalMs: r.times.totalMs, energies: [r.initialEnergy.total, ...r.cycles.map((c) => c.energy.total)], bad1,
+      sceneParams: m.sceneParams, fallbacks: r.fallbacks, times: { ...r.times } as unknown as Record<string, number>, stats,
+    });
     fs.writeFileSync(out, JSON.stringify(rows, null, 1));
   };
   for (const folder of folders) {
@@ -52,19 +60,22 @@ async function main(): Promise<void> {
     for (let rep = 0; rep < reps; rep++) for (const name of Object.keys(configs)) await once(folder, name, rep);
   }
   const median = (v: number[]): number => { const s = [...v].sort((a, b) => a - b); return s[s.length >> 1]; };
-  console.log('scene       config        warm-up ms  median ms  runs (ms)                 energies equal');
+  console.log('scene       config        warm-up ms  median ms  runs (ms)                 energies equal  median phases (ms): costs setup init expansion rightView');
   for (const scene of [...new Set(rows.map((r) => r.scene))]) {
     const ref = rows.find((r) => r.scene === scene)!.energies.join(',');
     for (const name of Object.keys(configs)) {
       const mine = rows.filter((r) => r.scene === scene && r.config === name);
       const timed = mine.filter((r) => r.rep >= 0).map((r) => r.wallMs);
       const equal = mine.every((r) => r.energies.join(',') === ref);
-      console.log(`${scene.padEnd(11)} ${name.padEnd(13)} ${mine[0].wallMs.toFixed(0).padStart(10)} ${median(timed).toFixed(0).padStart(10)}  ${timed.map((t) => t.toFixed(0)).join(' ').padEnd(25)} ${equal ? 'yes' : 'NO'}`);
+      const phase = (k: string): string => median(mine.filter((r) => r.rep >= 0).map((r) => r.times[k] ?? 0)).toFixed(0);
+      const phases = ['costsMs', 'setupMs', 'initMs', 'expansionMs', 'rightViewMs'].map(phase).join(' ');
+      console.log(`${scene.padEnd(11)} ${name.padEnd(13)} ${mine[0].wallMs.toFixed(0).padStart(10)} ${median(timed).toFixed(0).padStart(10)}  ${timed.map((t) => t.toFixed(0)).join(' ').padEnd(25)} ${(equal ? 'yes' : 'NO').padEnd(15)} ${phases}`);
     }
   }
 }
 
-main().catch((e: unknown) => {
+// The WebGPU device keeps the process alive: leave once the table is out.
+main().then(() => process.exit(0), (e: unknown) => {
   console.error(e instanceof Error ? e.stack ?? e.message : String(e));
   process.exit(1);
 });

@@ -200,16 +200,34 @@ export function defaultPush(width: number, height: number): PushScheme {
   return width * height > 1 << 20 ? 'split-sweep' : 'sweep';
 }
 
+/**
+ * Defaults of the block schemes (where they run: WebGPU with the workgroup
+ * entry adaptation): K = 2 launches of each tiling per round, each 32 local
+ * iterations on 16×16 tiles, and B = 8 block BFS launches per global
+ * relabel. Measured on whole runs (BENCHMARKS.md): fewer local iterations
+ * or BFS launches made more rounds, more made each round dearer.
+ */
+export const BLOCK_DEFAULTS: { iterationsPerRound: number; bfsPasses: number; block: BlockSettings } = { iterationsPerRound: 2, bfsPasses: 8, block: DEFAULT_BLOCK };
+
 /** Every option with its default filled in for a W×H grid (warmStart stays as given: its default depends on the solver's memory). */
 export type ResolvedGpuMoveOptions = Required<Omit<GpuMoveOptions, 'warmStart'>> & Pick<GpuMoveOptions, 'warmStart'>;
 
-/** The options of a solver on a W×H grid: defaults, then gpuMoveFlags, then `options`. */
-export function resolveGpuMoveOptions(width: number, height: number, options: GpuMoveOptions): ResolvedGpuMoveOptions {
+/**
+ * The options of a solver on a W×H grid: defaults, then gpuMoveFlags, then
+ * `options`. `blocks`: whether the block schemes can run (then they are the
+ * default push and BFS). K, B and the block settings not given default by
+ * the scheme that runs (BLOCK_DEFAULTS for the block schemes).
+ */
+export function resolveGpuMoveOptions(width: number, height: number, options: GpuMoveOptions, blocks = false): ResolvedGpuMoveOptions {
+  const given = { ...gpuMoveFlags, ...options };
+  const push = given.push ?? (blocks ? 'block' : defaultPush(width, height));
+  const bfs = given.bfs ?? (blocks ? 'block' : 'scan');
   return {
-    iterationsPerRound: 24, bfsPasses: defaultBfsPasses(width, height), initialRounds: defaultInitialRounds(width, height), fixedRounds: false, verify: false, maxIterations: 4_000_000,
-    push: defaultPush(width, height), bfs: 'scan', block: DEFAULT_BLOCK, reach: defaultReach(width, height), resume: true,
+    iterationsPerRound: push === 'block' ? BLOCK_DEFAULTS.iterationsPerRound : 24,
+    bfsPasses: bfs === 'block' ? BLOCK_DEFAULTS.bfsPasses : defaultBfsPasses(width, height),
+    initialRounds: defaultInitialRounds(width, height), fixedRounds: false, verify: false, maxIterations: 4_000_000,
+    push, bfs, block: BLOCK_DEFAULTS.block, reach: defaultReach(width, height), resume: true,
     maxCachedPlans: defaultMaxCachedPlans(width * height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, planCompileRoundsPerRound: PLAN_COMPILE_ROUNDS_PER_ROUND, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR, tileSide: TILE_SIDE, borrowFlows: true, keepPlans: true, resident: true,
-    ...gpuMoveFlags,
-    ...options,
+    ...given,
   };
 }

@@ -5,6 +5,7 @@ import type { GpuContext } from '../graphcut/gpuBackend';
 import { callInPlace, onePassCalls, recordAhead } from '../graphcut/gpujs/onePassCalls';
 import { noteDeviceActive } from '../graphcut/gpuClockWarmup';
 import { checkKernelScheme } from '../graphcut/pushRelabelKernels';
+import { workgroupEntries } from '../graphcut/gpujs/workgroupEntry';
 import { computeEnergy, isMetricTable, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { imageCostSpec, type DataSourceKind, type ImageCostSpec } from './gpuCostKernels';
 import { DeviceReadouts, exactTermBounds, readLabels } from './gpuReadouts';
@@ -113,7 +114,7 @@ export class GpuMoveSolver implements MoveSolver {
 
   constructor(private readonly ctx: GpuContext, private readonly energy: MrfEnergy, options: GpuMoveOptions) {
     const source = energy.data;
-    this.o = resolveGpuMoveOptions(energy.width, energy.height, options);
+    this.o = resolveGpuMoveOptions(energy.width, energy.height, options, ctx.mode === 'webgpu' && workgroupEntries.installed);
     this.log = new CallLog(this.o);
     for (const k of ['planCompileRounds', 'planCompileRoundsPerRound'] as const) {
       const v = this.o[k];

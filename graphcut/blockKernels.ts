@@ -48,7 +48,7 @@ export interface BlockTile {
 export const DEFAULT_BLOCK_TILE: BlockTile = { width: 16, height: 16 };
 
 /** Default local push-relabel iterations per block launch. */
-export const DEFAULT_BLOCK_ITERATIONS = 16;
+export const DEFAULT_BLOCK_ITERATIONS = 32;
 
 /** Checks a block tile and iteration count; throws a one-line error naming the setting. */
 export function checkBlockSettings(owner: string, tile: BlockTile, iterations: number): void {

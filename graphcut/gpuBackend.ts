@@ -37,7 +37,23 @@ export interface DeviceLike {
 }
 export interface AdapterLike {
   info?: AdapterInfoLike;
+  limits?: Record<string, number>;
   requestDevice(descriptor?: unknown): Promise<DeviceLike>;
+}
+
+/** Limits the block kernels (graphcut/blockKernels.ts) may use beyond WebGPU's defaults: requested at what the adapter offers. */
+const RAISED_LIMITS = ['maxComputeWorkgroupStorageSize', 'maxComputeInvocationsPerWorkgroup', 'maxComputeWorkgroupSizeX', 'maxComputeWorkgroupSizeY'] as const;
+
+/** `descriptor` with RAISED_LIMITS required at the adapter's values (a limit the descriptor already asks for keeps the larger of the two). */
+export function withRaisedLimits(descriptor: unknown, adapterLimits: Record<string, number> | undefined): unknown {
+  if (!adapterLimits) return descriptor;
+  const d = (descriptor && typeof descriptor === 'object' ? descriptor : {}) as { requiredLimits?: Record<string, number> };
+  const required: Record<string, number> = { ...(d.requiredLimits ?? {}) };
+  for (const name of RAISED_LIMITS) {
+    const offered = adapterLimits[name];
+    if (typeof offered === 'number' && Number.isFinite(offered)) required[name] = Math.max(required[name] ?? 0, offered);
+  }
+  return { ...d, requiredLimits: required };
 }
 /** What this module asks of `navigator.gpu`. */
 export interface NavigatorGpuLike { requestAdapter(options?: unknown): Promise<AdapterLike | null> }
@@ -111,7 +127,7 @@ function loadDawn(): DawnModule | null {
 function wrapAdapter(adapter: AdapterLike, errors: string[]): AdapterLike {
   const requestDevice = adapter.requestDevice.bind(adapter);
   const patched = async (descriptor?: unknown): Promise<DeviceLike> => {
-    const device = await requestDevice(descriptor);
+    const device = await requestDevice(withRaisedLimits(descriptor, adapter.limits));
     let handler: unknown = null;
     Object.defineProperty(device, 'onuncapturederror', {
       configurable: true,

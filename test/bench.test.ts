@@ -35,6 +35,11 @@ describe('technique chain', () => {
       expect(Object.keys(a).filter((k) => a[k] !== b[k])).toHaveLength(1);
     }
     expect(cumulativeSteps(TECHNIQUES, 'bk', K).map((s) => s.id)).toEqual(['baseline', 'graph', 'init', 'order']);
+    // Where the block kernels run, they are two more steps, after the scans, and the final setting.
+    const blocks = cumulativeSteps(TECHNIQUES, 'gpu', K, true);
+    expect(blocks.map((s) => s.id)).toEqual(['baseline', 'graph', 'init', 'order', 'sweep', 'scan', 'block', 'blockbfs', 'k', 'rounds', 'resume', 'gate', 'warm']);
+    expect(blocks[blocks.length - 1].config).toMatchObject({ push: 'block', bfs: 'block' });
+    expect(cumulativeSteps(parseTechniques(['warm']), 'gpu', K, true)[0].config).toMatchObject({ push: 'block', bfs: 'block', warm: false });
     // Techniques left out sit at their final setting from the baseline on.
     expect(cumulativeSteps(parseTechniques(['order,graph']), 'bk', K)[0].config).toMatchObject({ graph: 'classic', init: 'wta', order: 'sequential' });
     expect(() => parseTechniques(['graph,warp'])).toThrow(/^--techniques: unknown technique 'warp'/);

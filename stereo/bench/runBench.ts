@@ -6,6 +6,8 @@ import { execFileSync } from 'child_process';
 import type { Scene } from '../../data/sceneTypes';
 import { match } from '../match';
 import { checkBackend } from '../../graphcut/backends';
+import { isWebGpuAvailable } from '../../graphcut/gpuBackend';
+import { installGpuJsAdaptations } from '../../graphcut/gpujs/install';
 import type { BackendName, MatchParams } from '../params';
 import { sceneParamsFor } from '../sceneParams';
 import { badPixelPercent } from '../tune/badPixels';
@@ -92,7 +94,8 @@ const median = (v: number[]): number => {
 async function runOnce(scene: Scene, name: string, backend: BackendName, step: BenchStep, base: Partial<MatchParams>, cycles: number) {
   const cfg = step.config;
   // The step's device switches as schedule flags; every run compiles its own plans (none kept from the run before), so that the steps of the technique chain compare like with like.
-  const flags = { push: cfg.push, bfs: cfg.bfs, iterationsPerRound: cfg.k, fixedRounds: cfg.rounds === 'fixed', resume: cfg.resume, gate: cfg.gate, warmStart: cfg.warm, keepPlans: false };
+  // K counts iterations of the sweeps and lockstep passes; the block push has its own K (pairs of block launches per round, BLOCK_DEFAULTS).
+  const flags = { push: cfg.push, bfs: cfg.bfs, ...(cfg.push === 'block' ? {} : { iterationsPerRound: cfg.k }), fixedRounds: cfg.rounds === 'fixed', resume: cfg.resume, gate: cfg.gate, warmStart: cfg.warm, keepPlans: false };
   const r = await withGpuMoveFlags(flags, () => match(scene.left, scene.right, {
     ...base, graph: cfg.graph, init: cfg.init, order: cfg.order, cycles, ndisp: scene.ndisp, backend,
   }));
@@ -124,6 +127,8 @@ export async function runBench(o: BenchOptions = {}): Promise<BenchResult> {
   const k = { baseline: o.k?.baseline ?? 8, tuned: o.k?.tuned ?? 16 };
   const specs = o.scenes && o.scenes.length ? o.scenes : defaultBenchScenes();
   for (const b of backends) cumulativeSteps(techniques, b, k); // option errors before any scene loads
+  // The block steps run where their kernels can: WebGPU with the workgroup entry adaptation.
+  const blocks = backends.some((b) => b !== 'bk') && (await isWebGpuAvailable()) && installGpuJsAdaptations().adaptations.workgroupEntry === true;
   const scenes: { spec: string; scene: Scene; name: string }[] = [];
   for (const spec of specs) {
     const scene = await loadSceneSpec(spec);
@@ -133,7 +138,7 @@ export async function runBench(o: BenchOptions = {}): Promise<BenchResult> {
   for (const { scene, name } of scenes) {
     const base = { ...sceneParamsFor(name), ...(o.fixed ?? {}) };
     for (const backend of backends) {
-      const steps = cumulativeSteps(techniques, backend, k);
+      const steps = cumulativeSteps(techniques, backend, k, blocks && backend !== 'bk');
       // Untimed warm-up: JIT compilation (every backend) and kernel compilation (device backends) stay out of the ratios.
       await runOnce(scene, name, backend, steps[0], base, 1);
       for (const step of steps) {

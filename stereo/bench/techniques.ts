@@ -14,6 +14,10 @@ import type { InitKind } from '../params';
  *           counterpart of the paper's repetitive block push-relabel, §4.2)
  *   scan    global relabel one BFS level per pass → relaxation along
  *           straight residual runs per pass (fewer passes per global relabel)
+ *   block   sweeps → repetitive block push-relabel: tiles in workgroup
+ *           memory, many local iterations per launch (§4; WebGPU only)
+ *   blockbfs scans → block global relabel: each tile's BFS to its fixed
+ *           point per launch (§5; WebGPU only)
  *   k       push-relabel iterations per round between global relabels: baseline K → K
  *   rounds  a fixed number of push-relabel rounds (each ending in a global
  *           relabel) per device call → rounds adapted to what recent moves
@@ -26,17 +30,19 @@ import type { InitKind } from '../params';
  *           chosen for that cost)
  *   warm    every move starts from zero flow → from the flows its α's
  *           previous move ended with (dynamic graph cuts, Kohli & Torr)
- * `sweep`, `scan`, `k`, `rounds`, `resume`, `gate` and `warm` act on the device push-relabel only; on BK they change
+ * `sweep`, `scan`, `block`, `blockbfs`, `k`, `rounds`, `resume`, `gate` and `warm` act on the device push-relabel only; on BK they change
  * nothing and are left out. The final step is the device solver's default.
  */
-export type TechniqueId = 'graph' | 'init' | 'order' | 'sweep' | 'scan' | 'k' | 'rounds' | 'resume' | 'gate' | 'warm';
-export const TECHNIQUES: readonly TechniqueId[] = ['graph', 'init', 'order', 'sweep', 'scan', 'k', 'rounds', 'resume', 'gate', 'warm'];
+export type TechniqueId = 'graph' | 'init' | 'order' | 'sweep' | 'scan' | 'block' | 'blockbfs' | 'k' | 'rounds' | 'resume' | 'gate' | 'warm';
+export const TECHNIQUES: readonly TechniqueId[] = ['graph', 'init', 'order', 'sweep', 'scan', 'block', 'blockbfs', 'k', 'rounds', 'resume', 'gate', 'warm'];
 export const TECHNIQUE_LABELS: Record<TechniqueId, string> = {
   graph: 'reversed graph',
   init: 'WTA init',
   order: 'frequent-first order',
   sweep: 'sweep push',
   scan: 'scan BFS',
+  block: 'block push-relabel',
+  blockbfs: 'block BFS',
   k: 'K iterations per round',
   rounds: 'adaptive rounds',
   resume: 'resumed moves',
@@ -70,7 +76,8 @@ export interface BenchStep {
 }
 
 /** Whether a technique changes anything on a backend. */
-export function appliesTo(t: TechniqueId, backend: string): boolean {
+export function appliesTo(t: TechniqueId, backend: string, blocks = true): boolean {
+  if ((t === 'block' || t === 'blockbfs') && !blocks) return false;
   return !(t !== 'graph' && t !== 'init' && t !== 'order' && backend === 'bk');
 }
 
@@ -86,8 +93,13 @@ export function parseTechniques(list: readonly string[] | undefined): TechniqueI
   return TECHNIQUES.filter((t) => out.includes(t));
 }
 
-/** Baseline, then one step per technique (those that apply to the backend), each adding its switch to the previous. */
-export function cumulativeSteps(techniques: readonly TechniqueId[], backend: string, k: { baseline: number; tuned: number }): BenchStep[] {
+/**
+ * Baseline, then one step per technique (those that apply to the backend),
+ * each adding its switch to the previous. `blocks`: whether the block
+ * schemes can run (WebGPU with the workgroup entry); without them the block
+ * steps are left out and the sweeps and scans stay.
+ */
+export function cumulativeSteps(techniques: readonly TechniqueId[], backend: string, k: { baseline: number; tuned: number }, blocks = false): BenchStep[] {
   for (const [name, v] of [['--baseline-k', k.baseline], ['--k', k.tuned]] as const) {
     if (!Number.isInteger(v) || v < 1) throw new Error(`${name}: must be an integer ≥ 1 (got ${v})`);
   }
@@ -98,6 +110,8 @@ export function cumulativeSteps(techniques: readonly TechniqueId[], backend: str
   if (!techniques.includes('order')) cfg.order = 'frequent';
   if (!techniques.includes('sweep')) cfg.push = 'sweep';
   if (!techniques.includes('scan')) cfg.bfs = 'scan';
+  if (!techniques.includes('block') && blocks) cfg.push = 'block';
+  if (!techniques.includes('blockbfs') && blocks) cfg.bfs = 'block';
   if (!techniques.includes('k')) cfg.k = k.tuned;
   if (!techniques.includes('rounds')) cfg.rounds = 'adaptive';
   if (!techniques.includes('resume')) cfg.resume = true;
@@ -105,13 +119,15 @@ export function cumulativeSteps(techniques: readonly TechniqueId[], backend: str
   if (!techniques.includes('warm')) cfg.warm = true;
   const steps: BenchStep[] = [{ id: 'baseline', label: 'baseline', config: { ...cfg } }];
   for (const t of techniques) {
-    if (!appliesTo(t, backend)) continue;
+    if (!appliesTo(t, backend, blocks)) continue;
     cfg = { ...cfg };
     if (t === 'graph') cfg.graph = 'reversed';
     if (t === 'init') cfg.init = 'wta';
     if (t === 'order') cfg.order = 'frequent';
     if (t === 'sweep') cfg.push = 'sweep';
     if (t === 'scan') cfg.bfs = 'scan';
+    if (t === 'block') cfg.push = 'block';
+    if (t === 'blockbfs') cfg.bfs = 'block';
     if (t === 'k') cfg.k = k.tuned;
     if (t === 'rounds') cfg.rounds = 'adaptive';
     if (t === 'resume') cfg.resume = true;

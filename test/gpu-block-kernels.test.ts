@@ -1,0 +1,75 @@
+import { blockBfsWgsl, blockPushWgsl, checkBlockSettings } from '../graphcut/blockKernels';
+import { createGpuContext } from '../graphcut/gpuBackend';
+import { withRaisedLimits } from '../graphcut/gpuBackend';
+import { parseWorkgroupEntry, withWorkgroupEntry, workgroupEntryMarker } from '../graphcut/gpujs/workgroupEntry';
+import { iterationPasses, globalRelabelPasses } from '../graphcut/pushRelabelKernels';
+import { resolveGpuMoveOptions } from '../expansion/gpuMoveSettings';
+
+/*
+ * What CI can check of the block kernels without WebGPU: their workgroup
+ * entry, dispatch and settings. Their flows and cuts against BK run on
+ * WebGPU in headless Chromium (gpu-browser-webgpu.test.ts).
+ */
+
+describe('workgroup entry', () => {
+  test('a marked routine gets an entry that calls it with its local and workgroup ids, and a dispatch of its own groups', () => {
+    const e = { name: 'blockPush_x', threads: [16, 8] as const, groups: [25, 37] as const };
+    expect(parseWorkgroupEntry(`${workgroupEntryMarker(e)}\nfn blockPush_x(lid : vec3<u32>, wid : vec3<u32>) {}`)).toEqual({ name: 'blockPush_x', threads: [16, 8], groups: [25, 37] });
+    expect(parseWorkgroupEntry('fn f() {}')).toBeNull();
+    const gpuJs = 'struct Params {}\n@compute @workgroup_size(8, 8, 1)\nfn main(@builtin(global_invocation_id) gid : vec3<u32>) {\n  if (gid.x >= params.outputX) { return; }\n}';
+    const wgsl = withWorkgroupEntry(gpuJs, e);
+    expect(wgsl).toContain('@compute @workgroup_size(16, 8, 1)');
+    expect(wgsl).toContain('blockPush_x(lid, wid);');
+    expect(wgsl).not.toContain('return; }');
+    expect(() => withWorkgroupEntry('fn main() {}', e)).toThrow(/exactly one gpu.js entry/);
+  });
+
+  test('the block sources cover the grid in both tilings with no idle workgroup column', () => {
+    for (const [W, H] of [[384, 288], [17, 9], [450, 375]]) {
+      const tile = { width: 16, height: 16 };
+      for (const [ox, oy] of [[0, 0], [8, 8]]) {
+        const e = parseWorkgroupEntry(blockPushWgsl('p', W, H, tile, ox, oy, 8, null))!;
+        // The last tile's end reaches past the grid, and the one before it does not (no idle workgroups).
+        expect(e.groups[0] * 16 - ox).toBeGreaterThanOrEqual(W);
+        expect((e.groups[0] - 1) * 16 - ox).toBeLessThan(W);
+        expect(e.groups[1] * 16 - oy).toBeGreaterThanOrEqual(H);
+      }
+      const b = parseWorkgroupEntry(blockBfsWgsl('b', W, H, tile, { wgsl: 'get_user_G(0, 0, 2) == 0.0' }))!;
+      expect(b.groups).toEqual([Math.ceil(W / 16), Math.ceil(H / 16)]);
+    }
+  });
+
+  test('block settings out of range are one-line errors naming the option', () => {
+    expect(() => checkBlockSettings('gpu expansion', { width: 64, height: 32 }, 8)).toThrow(/^gpu expansion option blockTile: .*got 64x32$/);
+    expect(() => checkBlockSettings('gpu expansion', { width: 16, height: 1 }, 8)).toThrow(/blockTile/);
+    expect(() => checkBlockSettings('gpu expansion', { width: 16, height: 16 }, 0)).toThrow(/^gpu expansion option blockIterations: .*got 0$/);
+  });
+});
+
+describe('where the block schemes run', () => {
+  test('on gpu.js backends without WGSL the block schemes refuse with a line naming the scheme', async () => {
+    const ctx = await createGpuContext('cpu');
+    const settings = (planes: number) => ({ output: planes > 1 ? [8, 8, planes] : [8, 8], constants: { W: 8, H: 8, INF: 65, REACH: 4 } });
+    expect(() => iterationPasses(ctx.gpu, 'block', settings)).toThrow(/^push scheme block: needs WebGPU/);
+    expect(() => globalRelabelPasses(ctx.gpu, 'block', settings)).toThrow(/^bfs scheme block: needs WebGPU/);
+    ctx.destroy();
+  });
+
+  test('the block schemes are the default only where they run, with their own K and B; schemes given keep their own defaults', () => {
+    const plain = resolveGpuMoveOptions(384, 288, { variant: 'reversed' });
+    expect([plain.push, plain.bfs, plain.iterationsPerRound, plain.bfsPasses]).toEqual(['sweep', 'scan', 24, 16]);
+    const blocks = resolveGpuMoveOptions(384, 288, { variant: 'reversed' }, true);
+    expect([blocks.push, blocks.bfs, blocks.iterationsPerRound, blocks.bfsPasses]).toEqual(['block', 'block', 2, 8]);
+    const sweepOnBlocks = resolveGpuMoveOptions(384, 288, { variant: 'reversed', push: 'sweep', bfs: 'scan' }, true);
+    expect([sweepOnBlocks.iterationsPerRound, sweepOnBlocks.bfsPasses]).toEqual([24, 16]);
+    expect(resolveGpuMoveOptions(384, 288, { variant: 'reversed', iterationsPerRound: 5 }, true).iterationsPerRound).toBe(5);
+  });
+
+  test('the device is asked for the adapter’s workgroup limits, keeping any larger request', () => {
+    const adapter = { maxComputeWorkgroupStorageSize: 49152, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupSizeX: 1024, maxComputeWorkgroupSizeY: 1024, maxBufferSize: 1 << 30 };
+    expect(withRaisedLimits({ requiredLimits: { maxStorageBufferBindingSize: 1 << 27 } }, adapter)).toEqual({
+      requiredLimits: { maxStorageBufferBindingSize: 1 << 27, maxComputeWorkgroupStorageSize: 49152, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupSizeX: 1024, maxComputeWorkgroupSizeY: 1024 },
+    });
+    expect(withRaisedLimits(undefined, undefined)).toBeUndefined();
+  });
+});
