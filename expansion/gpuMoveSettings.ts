@@ -202,12 +202,12 @@ export function defaultPush(width: number, height: number): PushScheme {
 
 /**
  * Defaults of the block schemes (where they run: WebGPU with the workgroup
- * entry adaptation): K = 2 launches of each tiling per round, each 32 local
+ * entry adaptation): K = 3 launches of each tiling per round, each 32 local
  * iterations on 16×16 tiles, and B = 8 block BFS launches per global
  * relabel. Measured on whole runs (BENCHMARKS.md): fewer local iterations
  * or BFS launches made more rounds, more made each round dearer.
  */
-export const BLOCK_DEFAULTS: { iterationsPerRound: number; bfsPasses: number; block: BlockSettings } = { iterationsPerRound: 2, bfsPasses: 8, block: DEFAULT_BLOCK };
+export const BLOCK_DEFAULTS: { iterationsPerRound: number; bfsPasses: number; block: BlockSettings } = { iterationsPerRound: 3, bfsPasses: 8, block: DEFAULT_BLOCK };
 
 /** Every option with its default filled in for a W×H grid (warmStart stays as given: its default depends on the solver's memory). */
 export type ResolvedGpuMoveOptions = Required<Omit<GpuMoveOptions, 'warmStart'>> & Pick<GpuMoveOptions, 'warmStart'>;

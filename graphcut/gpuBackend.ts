@@ -1,3 +1,4 @@
+import { gpuJsInternal } from './gpujs/internals';
 import * as path from 'path';
 import { GPU } from 'gpu.js';
 import { boundsChecksOn } from './deviceFlags';
@@ -201,6 +202,18 @@ function setUpWebGpu(): Promise<{ adapterInfo: string; errors: string[] } | null
 /** True when a WebGPU adapter answers in this process (loads Dawn on first call). */
 export async function isWebGpuAvailable(): Promise<boolean> {
   return (await setUpWebGpu()) !== null;
+}
+
+/**
+ * The device gpu.js's WebGPU kernels run on (one per process, made on the
+ * first call), or null without WebGPU. Device creation takes a good part of
+ * a fresh process's start-up, so the command line starts it while it reads
+ * the scenes and images; the run then finds it made.
+ */
+export async function webGpuDevice<T>(): Promise<T | null> {
+  if (!(await isWebGpuAvailable())) return null;
+  const { WebGPUContext } = gpuJsInternal<{ WebGPUContext: { acquire(): Promise<{ device: T }> } }>('web-gpu/context');
+  return (await WebGPUContext.acquire()).device;
 }
 
 /**

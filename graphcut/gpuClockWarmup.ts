@@ -1,7 +1,6 @@
 import { deviceFlags } from './deviceFlags';
 import { isMainThread } from 'worker_threads';
-import { isWebGpuAvailable } from './gpuBackend';
-import { gpuJsInternal } from './gpujs/internals';
+import { webGpuDevice } from './gpuBackend';
 
 /**
  * Wakes an idle GPU's clocks while the host prepares a run.
@@ -79,10 +78,8 @@ export function queueSpin(device: SpinDevice, dispatches: number): void {
 }
 
 /** gpu.js's shared WebGPU device (created when it does not exist yet), or null when no adapter answers. */
-async function kernelDevice(): Promise<SpinDevice | null> {
-  if (!(await isWebGpuAvailable())) return null;
-  const { WebGPUContext } = gpuJsInternal<{ WebGPUContext: { acquire(): Promise<{ device: SpinDevice }> } }>('web-gpu/context');
-  return (await WebGPUContext.acquire()).device;
+function kernelDevice(): Promise<SpinDevice | null> {
+  return webGpuDevice<SpinDevice>();
 }
 
 /**

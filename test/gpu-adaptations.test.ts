@@ -38,10 +38,10 @@ describe('gpu.js adaptations', () => {
     const why = `gpu.js 2.24.2 is installed, the adaptations mirror ${WRAPPED_GPU_JS_RELEASE}`;
     expect(status.adaptations).toEqual(Object.fromEntries(ADAPTATIONS.map((a) => [a, why])));
     expect(webGpuDeviceDescription('NVIDIA H100', status)).toBe(
-      `WebGPU (Dawn): NVIDIA H100; gpu.js adaptations off (onePassCalls, workgroupSize, kernelBuildCache, sharedLiterals): ${why}`,
+      `WebGPU (Dawn): NVIDIA H100; gpu.js adaptations off (onePassCalls, workgroupSize, workgroupEntry, kernelBuildCache, sharedLiterals): ${why}`,
     );
     expect(describeAdaptations(installGpuJsAdaptations(null))).toBe(
-      'gpu.js adaptations off (onePassCalls, workgroupSize, kernelBuildCache, sharedLiterals): the gpu.js package cannot be read',
+      'gpu.js adaptations off (onePassCalls, workgroupSize, workgroupEntry, kernelBuildCache, sharedLiterals): the gpu.js package cannot be read',
     );
   });
 

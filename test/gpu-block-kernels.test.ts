@@ -59,7 +59,7 @@ describe('where the block schemes run', () => {
     const plain = resolveGpuMoveOptions(384, 288, { variant: 'reversed' });
     expect([plain.push, plain.bfs, plain.iterationsPerRound, plain.bfsPasses]).toEqual(['sweep', 'scan', 24, 16]);
     const blocks = resolveGpuMoveOptions(384, 288, { variant: 'reversed' }, true);
-    expect([blocks.push, blocks.bfs, blocks.iterationsPerRound, blocks.bfsPasses]).toEqual(['block', 'block', 2, 8]);
+    expect([blocks.push, blocks.bfs, blocks.iterationsPerRound, blocks.bfsPasses]).toEqual(['block', 'block', 3, 8]);
     const sweepOnBlocks = resolveGpuMoveOptions(384, 288, { variant: 'reversed', push: 'sweep', bfs: 'scan' }, true);
     expect([sweepOnBlocks.iterationsPerRound, sweepOnBlocks.bfsPasses]).toEqual([24, 16]);
     expect(resolveGpuMoveOptions(384, 288, { variant: 'reversed', iterationsPerRound: 5 }, true).iterationsPerRound).toBe(5);

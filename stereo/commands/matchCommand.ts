@@ -1,4 +1,5 @@
 import { readImage } from '../../data/imageIO';
+import { startDeviceEarly } from './deviceEarly';
 import { disparityInPixels, labelsToDisparity, match } from '../match';
 import { autoPngScale, writeDisparityPfm, writeDisparityPng } from '../disparityOutput';
 import { closingLines, matchSummaryJson } from '../summary';
@@ -32,6 +33,7 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   if (a.pfm) checkOutputPath(a.pfm, '--pfm', 'pfm');
   if (a.checkpoint) checkOutputPath(a.checkpoint, '--checkpoint', 'pfm');
   if (initFile) checkInputFile(initFile, '--init');
+  startDeviceEarly(a.backend);
   const left = await readImage(a.left);
   const right = await readImage(a.right);
   if (left.width !== right.width || left.height !== right.height) {

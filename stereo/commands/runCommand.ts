@@ -1,4 +1,5 @@
 import * as fs from 'fs';
+import { startDeviceEarly } from './deviceEarly';
 import * as path from 'path';
 import { loadScene } from '../../data/scene';
 import { regionScore, type Evaluation, type RegionName } from '../../data/metrics';
@@ -77,6 +78,7 @@ export async function runCommand(a: RunArgs, io: Io): Promise<number> {
   if (a.report !== undefined) checkOutputPath(a.report, '--report');
   if (a.middeval3 !== undefined) checkOutputFolder(a.middeval3, '--middeval3');
   const extra = new RunOutputs({ report: a.report, inline: a.inline, middeval3: a.middeval3, middeval3Name: a['middeval3-name'], middeval3Set: a['middeval3-set'] });
+  startDeviceEarly(a.backend);
   // Load and check every scene before matching any, so a bad folder fails before output is written.
   const scenes = [];
   for (const dir of a.scenes) {

@@ -1,0 +1,51 @@
+/**
+ * Where a fresh process's first device run spends its time, part by part:
+ *
+ *   node dist/bench/freshRun.js SCENE_FOLDER [runs]
+ *
+ * Prints, in one process: loading the modules (the library, gpu.js), creating
+ * the WebGPU device, reading the scene, then the first `run`-style match
+ * (kernel builds, shader and pipeline compiles, plan compiles, and the work)
+ * split into match's phases, then `runs` more matches of the same scene
+ * (kept programs: what the first run compiled is reused). The difference
+ * between the first run and the next is what compiles cost a fresh process.
+ * Run it as its own process: the first rows are only meaningful cold.
+ */
+const t0 = performance.now();
+/* eslint-disable @typescript-eslint/no-require-imports */
+const { matchScene } = require('../stereo/sceneMatch') as typeof import('../stereo/sceneMatch');
+const { loadScene } = require('../data/scene') as typeof import('../data/scene');
+const { createGpuContext } = require('../graphcut/gpuBackend') as typeof import('../graphcut/gpuBackend');
+/* eslint-enable @typescript-eslint/no-require-imports */
+const tModules = performance.now();
+
+async function main(): Promise<void> {
+  const [folder, runsArg] = process.argv.slice(2);
+  const runs = Number(runsArg ?? 3);
+  if (!folder || !Number.isInteger(runs) || runs < 0) throw new Error('usage: node dist/bench/freshRun.js SCENE_FOLDER [runs]');
+  const rows: Array<[string, number]> = [['modules (library, gpu.js)', tModules - t0]];
+  let t = performance.now();
+  const ctx = await createGpuContext('webgpu');
+  rows.push([`WebGPU device (${ctx.device})`, performance.now() - t]);
+  t = performance.now();
+  const scene = await loadScene(folder);
+  rows.push(['scene read (PNG decode, ground truth)', performance.now() - t]);
+  const once = async (label: string): Promise<void> => {
+    const s = performance.now();
+    const m = await matchScene(scene, {}, { backend: 'gpu' });
+    const total = performance.now() - s;
+    const p = m.result.times;
+    const parts = `costs ${p.costsMs.toFixed(0)}, setup ${p.setupMs.toFixed(0)}, init ${p.initMs.toFixed(0)}, moves ${p.expansionMs.toFixed(0)}, right view ${(p.rightViewMs ?? 0).toFixed(0)}`;
+    rows.push([`${label} (${parts})`, total]);
+  };
+  await once('first run');
+  for (let i = 0; i < runs; i++) await once(`run ${i + 2}`);
+  rows.push(['process so far', performance.now() - t0]);
+  for (const [what, ms] of rows) console.log(`${ms.toFixed(0).padStart(7)} ms  ${what}`);
+}
+
+// The WebGPU device keeps the process alive: leave once the table is out.
+main().then(() => process.exit(0), (e: unknown) => {
+  console.error(e instanceof Error ? e.stack ?? e.message : String(e));
+  process.exit(1);
+});
