@@ -115,11 +115,11 @@ export function runOnThreads(jobs: CostJob[], module = path.join(__dirname, 'cos
   Atomics.store(state, 1, 0);
   jobs.forEach((job, i) => p.workers[i].postMessage(job));
   const deadline = performance.now() + parallelCosts.timeoutMs;
-  let done = Atomics.load(state, 0);
-  while (done < jobs.length) {
-    const left = deadline - performance.now();
-    if (left <= 0 || Atomics.wait(state, 0, done, left) === 'timed-out') break;
+  // Completion counts only while time is left: a timeout of 0 waits for nothing and fails, however fast the threads.
+  let done = 0;
+  for (let left = parallelCosts.timeoutMs; left > 0; left = deadline - performance.now()) {
     done = Atomics.load(state, 0);
+    if (done >= jobs.length || Atomics.wait(state, 0, done, left) === 'timed-out') break;
   }
   if (done < jobs.length) {
     // A worker that does not answer is not trusted with later jobs.
