@@ -11,9 +11,9 @@ import { DEFAULT_BLOCK, type BfsScheme, type BlockSettings, type PushScheme } fr
 
 export interface GpuMoveOptions {
   variant: GraphVariant;
-  /** K: push-relabel iterations per round (default 24; with sweeps an iteration is a horizontal and a vertical pass). */
+  /** K: push-relabel iterations per round (default 24; with sweeps an iteration is a horizontal and a vertical pass; with the block push, launches of each tiling per round, default 3). */
   iterationsPerRound?: number;
-  /** B: BFS passes of the global relabel after every round but the plan's last (which gets finalBfsFactor·B), and initially (default: defaultBfsPasses). */
+  /** B: BFS passes of the global relabel after every round but the plan's last (which gets finalBfsFactor·B), and initially (default: defaultBfsPasses; block BFS launches, default 8). */
   bfsPasses?: number;
   /** The last round's global relabel runs this many times B passes (default 2). */
   finalBfsFactor?: number;

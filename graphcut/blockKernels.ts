@@ -54,9 +54,9 @@ export const DEFAULT_BLOCK_ITERATIONS = 32;
 export function checkBlockSettings(owner: string, tile: BlockTile, iterations: number): void {
   const ok = (v: number): boolean => Number.isInteger(v) && v >= 2;
   if (!ok(tile.width) || !ok(tile.height) || tile.width * tile.height > 1024) {
-    throw new Error(`${owner} option blockTile: expected two integers of at least 2 with a product of at most 1024, got ${tile.width}x${tile.height}`);
+    throw new Error(`${owner} option block.tile: expected two integers of at least 2 with a product of at most 1024, got ${tile.width}x${tile.height}`);
   }
-  if (!Number.isInteger(iterations) || iterations < 1 || iterations > 4096) throw new Error(`${owner} option blockIterations: expected an integer in 1..4096, got ${String(iterations)}`);
+  if (!Number.isInteger(iterations) || iterations < 1 || iterations > 4096) throw new Error(`${owner} option block.iterations: expected an integer in 1..4096, got ${String(iterations)}`);
 }
 
 /** A gate as WGSL over the gate input's accessor (a KernelGate's WGSL twin of its JavaScript condition). */

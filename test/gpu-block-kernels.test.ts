@@ -40,9 +40,9 @@ describe('workgroup entry', () => {
   });
 
   test('block settings out of range are one-line errors naming the option', () => {
-    expect(() => checkBlockSettings('gpu expansion', { width: 64, height: 32 }, 8)).toThrow(/^gpu expansion option blockTile: .*got 64x32$/);
-    expect(() => checkBlockSettings('gpu expansion', { width: 16, height: 1 }, 8)).toThrow(/blockTile/);
-    expect(() => checkBlockSettings('gpu expansion', { width: 16, height: 16 }, 0)).toThrow(/^gpu expansion option blockIterations: .*got 0$/);
+    expect(() => checkBlockSettings('gpu expansion', { width: 64, height: 32 }, 8)).toThrow(/^gpu expansion option block\.tile: .*got 64x32$/);
+    expect(() => checkBlockSettings('gpu expansion', { width: 16, height: 1 }, 8)).toThrow(/block\.tile/);
+    expect(() => checkBlockSettings('gpu expansion', { width: 16, height: 16 }, 0)).toThrow(/^gpu expansion option block\.iterations: .*got 0$/);
   });
 });
 
