@@ -104,6 +104,27 @@ function gateHead(prefix: string, gate: WgslGate | null): string {
 }
 
 /**
+ * One neighbour's part of a relabel: where the edge to it exists (`has`), its
+ * height and the edge's residual come from the tile (`inTile`) or from the
+ * values held since the launch began; a residual edge makes the neighbour a
+ * candidate (best) and, one level down, an admissible edge.
+ */
+function relabelFrom(has: string, inTile: string, heldHeight: string, tileHeight: string, heldResidual: string, tileResidual: string): string {
+  return `if (${has}) {
+          var hq = ${heldHeight};
+          var r = ${heldResidual};
+          if (${inTile}) {
+            hq = ${tileHeight};
+            r = ${tileResidual};
+          }
+          if (r > 0.0) {
+            if (hq + 1.0 == hh) { admissible = true; }
+            best = min(best, hq + 1.0);
+          }
+        }`;
+}
+
+/**
  * WGSL of one block push-relabel launch on a W×H grid: tiles of `tile`,
  * shifted by (ox, oy), `iterations` local iterations. `name` must be unique
  * per variant (it names the routine and its workgroup arrays).
@@ -240,46 +261,10 @@ fn ${name}(lid : vec3<u32>, wid : vec3<u32>) {
       if (inside && eN > 0.0 && hh < ${INF}) {
         var best = ${INF};
         var admissible = false;
-        if (hasR) {
-          var hq = hRo;
-          if (inR) { hq = ${v('h')}[c + i + 1]; }
-          if (cR - frN > 0.0) {
-            if (hq + 1.0 == hh) { admissible = true; }
-            best = min(best, hq + 1.0);
-          }
-        }
-        if (hasD) {
-          var hq = hDo;
-          if (inD) { hq = ${v('h')}[c + i + ${TW}]; }
-          if (cD - fdN > 0.0) {
-            if (hq + 1.0 == hh) { admissible = true; }
-            best = min(best, hq + 1.0);
-          }
-        }
-        if (hasL) {
-          var hq = hLo;
-          var r = rLo;
-          if (inL) {
-            hq = ${v('h')}[c + i - 1];
-            r = cL + ${v('fr')}[i - 1];
-          }
-          if (r > 0.0) {
-            if (hq + 1.0 == hh) { admissible = true; }
-            best = min(best, hq + 1.0);
-          }
-        }
-        if (hasU) {
-          var hq = hUo;
-          var r = rUo;
-          if (inU) {
-            hq = ${v('h')}[c + i - ${TW}];
-            r = cU + ${v('fd')}[i - ${TW}];
-          }
-          if (r > 0.0) {
-            if (hq + 1.0 == hh) { admissible = true; }
-            best = min(best, hq + 1.0);
-          }
-        }
+        ${relabelFrom('hasR', 'inR', 'hRo', `${v('h')}[c + i + 1]`, 'cR - frN', 'cR - frN')}
+        ${relabelFrom('hasD', 'inD', 'hDo', `${v('h')}[c + i + ${TW}]`, 'cD - fdN', 'cD - fdN')}
+        ${relabelFrom('hasL', 'inL', 'hLo', `${v('h')}[c + i - 1]`, 'rLo', `cL + ${v('fr')}[i - 1]`)}
+        ${relabelFrom('hasU', 'inU', 'hUo', `${v('h')}[c + i - ${TW}]`, 'rUo', `cU + ${v('fd')}[i - ${TW}]`)}
         if (!admissible) { hn = min(best, ${INF}); }
       }
       ${v('h')}[n + i] = hn;

@@ -4,6 +4,8 @@
  * names a path inside gpu.js (`gpu.js/src/…`); every such path belongs to the
  * release in release.ts, and the adaptations check that release first.
  */
+import { isWrappedGpuJsRelease } from './release';
+
 const MODULES = {
   'web-gpu/kernel': 'gpu.js/src/backend/web-gpu/kernel.js',
   'web-gpu/pipeline-executor': 'gpu.js/src/backend/web-gpu/pipeline-executor.js',
@@ -23,4 +25,21 @@ export type GpuJsModule = keyof typeof MODULES;
 export function gpuJsInternal<T>(module: GpuJsModule): T {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require(MODULES[module]) as T;
+}
+
+/**
+ * gpu.js's WebGPU kernel prototype, typed as the caller reads it, when the
+ * installed release is the one the adaptations mirror and the prototype has
+ * every member in `members` as a function; null otherwise (the adaptation
+ * then changes nothing).
+ */
+export function wrappedKernelPrototype<T extends object>(members: readonly string[]): T | null {
+  let proto: T;
+  try {
+    proto = gpuJsInternal<{ WebGPUKernel: { prototype: T } }>('web-gpu/kernel').WebGPUKernel.prototype;
+  } catch {
+    return null;
+  }
+  if (!isWrappedGpuJsRelease() || members.some((m) => typeof (proto as Record<string, unknown>)[m] !== 'function')) return null;
+  return proto;
 }

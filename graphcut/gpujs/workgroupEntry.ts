@@ -22,8 +22,7 @@
  * with the same flat layout as every other kernel, so its output binds
  * like any kernel's wherever a plan passes it on.
  */
-import { isWrappedGpuJsRelease } from './release';
-import { gpuJsInternal } from './internals';
+import { wrappedKernelPrototype } from './internals';
 import { adaptsFor } from './scope';
 
 /** What a workgroup-entry kernel's WGSL asks for. */
@@ -88,13 +87,8 @@ export const workgroupEntries: { readonly installed: boolean } = { installed: fa
  */
 export function installWorkgroupEntry(): boolean {
   if (workgroupEntries.installed) return true;
-  let proto: EntryKernel;
-  try {
-    proto = gpuJsInternal<{ WebGPUKernel: { prototype: EntryKernel } }>('web-gpu/kernel').WebGPUKernel.prototype;
-  } catch {
-    return false;
-  }
-  if (!isWrappedGpuJsRelease() || typeof proto.assembleWGSL !== 'function' || typeof proto._computeDispatch !== 'function') return false;
+  const proto = wrappedKernelPrototype<EntryKernel>(['assembleWGSL', '_computeDispatch']);
+  if (!proto) return false;
   const assemble = proto.assembleWGSL;
   proto.assembleWGSL = function (this: EntryKernel) {
     const wgsl = assemble.call(this);

@@ -17,8 +17,7 @@
  * and graphical kernels are left alone.
  */
 import { deviceFlags } from '../deviceFlags';
-import { isWrappedGpuJsRelease } from './release';
-import { gpuJsInternal } from './internals';
+import { wrappedKernelPrototype } from './internals';
 import { adaptsFor } from './scope';
 
 const GPU_JS_SHAPE = '@workgroup_size(8, 8, 1)';
@@ -66,13 +65,8 @@ function withWorkgroupShape(kernel: AssemblingKernel, wgsl: string, shape: Workg
  */
 export function installWorkgroupSize(): boolean {
   if (kernelWorkgroup.installed) return true;
-  let proto: AssemblingKernel;
-  try {
-    proto = gpuJsInternal<{ WebGPUKernel: { prototype: AssemblingKernel } }>('web-gpu/kernel').WebGPUKernel.prototype;
-  } catch {
-    return false;
-  }
-  if (!isWrappedGpuJsRelease() || typeof proto.assembleWGSL !== 'function') return false;
+  const proto = wrappedKernelPrototype<AssemblingKernel>(['assembleWGSL']);
+  if (!proto) return false;
   const assemble = proto.assembleWGSL;
   proto.assembleWGSL = function (this: AssemblingKernel) {
     return adaptsFor(this) ? withWorkgroupShape(this, assemble.call(this), deviceFlags.workgroup) : assemble.call(this);
