@@ -108,6 +108,14 @@ export interface GpuMoveOptions {
    * (the cut of a maximum flow is unique: the pixels that reach the sink).
    */
   resident?: boolean;
+  /**
+   * Resident moves: how many calls of the next moves are submitted ahead
+   * of the one whose results are awaited (default LOOK_AHEAD; 0 submits
+   * each move after the last one's results). Calls ahead keep the device
+   * busy while the host reads a call's results and records the next; a
+   * move that does not converge drops them all.
+   */
+  lookAhead?: number;
 }
 
 /** The device settings a user of match() may change; every other option is a schedule knob (gpuMoveFlags). */
@@ -209,6 +217,13 @@ export function defaultPush(width: number, height: number): PushScheme {
  */
 export const BLOCK_DEFAULTS: { iterationsPerRound: number; bfsPasses: number; block: BlockSettings } = { iterationsPerRound: 3, bfsPasses: 8, block: DEFAULT_BLOCK };
 
+/**
+ * Default lookAhead: one call submitted ahead. Two to four ahead measured
+ * no faster on whole runs (BENCHMARKS.md): the device, not the readback,
+ * bounds the moves once one call waits behind the running one.
+ */
+export const LOOK_AHEAD = 1;
+
 /** Every option with its default filled in for a W×H grid (warmStart stays as given: its default depends on the solver's memory). */
 export type ResolvedGpuMoveOptions = Required<Omit<GpuMoveOptions, 'warmStart'>> & Pick<GpuMoveOptions, 'warmStart'>;
 
@@ -227,7 +242,7 @@ export function resolveGpuMoveOptions(width: number, height: number, options: Gp
     bfsPasses: bfs === 'block' ? BLOCK_DEFAULTS.bfsPasses : defaultBfsPasses(width, height),
     initialRounds: defaultInitialRounds(width, height), fixedRounds: false, verify: false, maxIterations: 4_000_000,
     push, bfs, block: BLOCK_DEFAULTS.block, reach: defaultReach(width, height), resume: true,
-    maxCachedPlans: defaultMaxCachedPlans(width * height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, planCompileRoundsPerRound: PLAN_COMPILE_ROUNDS_PER_ROUND, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR, tileSide: TILE_SIDE, borrowFlows: true, keepPlans: true, resident: true,
+    maxCachedPlans: defaultMaxCachedPlans(width * height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, planCompileRoundsPerRound: PLAN_COMPILE_ROUNDS_PER_ROUND, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR, tileSide: TILE_SIDE, borrowFlows: true, keepPlans: true, resident: true, lookAhead: LOOK_AHEAD,
     ...given,
   };
 }

@@ -120,6 +120,7 @@ export class GpuMoveSolver implements MoveSolver {
       const v = this.o[k];
       if (typeof v !== 'number' || !(v >= 0) || !Number.isFinite(v)) throw new Error(`gpu expansion option ${k}: expected a finite number ≥ 0, got ${String(v)}`);
     }
+    if (!Number.isInteger(this.o.lookAhead) || this.o.lookAhead < 0 || this.o.lookAhead > 16) throw new Error(`gpu expansion option lookAhead: expected an integer in 0..16, got ${String(this.o.lookAhead)}`);
     for (const k of ['iterationsPerRound', 'bfsPasses', 'finalBfsFactor', 'initialRounds', 'maxIterations', 'maxCachedPlans', 'tileSide'] as const) {
       const v = this.o[k];
       if (!Number.isInteger(v) || v < 1) throw new Error(`gpu expansion option ${k}: expected a positive integer, got ${String(v)}`);

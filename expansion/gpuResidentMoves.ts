@@ -94,12 +94,13 @@ export class ResidentMoves {
    * device buffer (its α's last flows, the last converged move's, the
    * flows its move had reached, or zeros) and leaves its final flows in a
    * buffer of its own; only the labels, the tally and the changed count
-   * are read back. While a call runs, the next move that is not skipped
-   * (as far as the driver can tell yet) is submitted too, with the labels
-   * the running call will produce, copied on the device. Once the running
-   * call's results are in and reported, that look-ahead call is kept if
-   * the running move converged and the driver still names the same next
-   * move; else it is dropped (its device work is wasted, nothing else)
+   * are read back. While a call runs, the next moves that are not skipped
+   * (as far as the driver can tell yet; up to the option lookAhead) are
+   * submitted too, each with the labels the call before it will produce,
+   * copied on the device. Once the running call's results are in and
+   * reported, the first look-ahead call is kept if the running move
+   * converged and the driver still names the same next move; else every
+   * look-ahead call is dropped (its device work is wasted, nothing else)
    * and the right call is submitted from the host's labels.
    */
   async runCycle(alphas: readonly number[], labels: Uint16Array, hooks: CycleHooks): Promise<number> {
@@ -121,13 +122,25 @@ export class ResidentMoves {
     let lastResultAt = performance.now();
     let cur: ResidentFlight | undefined;
     let index = nextMove(0, true);
+    // Look-ahead calls submitted after `cur`, in order, each taking the labels the one before it will leave.
+    const aheads: ResidentFlight[] = [];
+    const dropAheads = (): void => {
+      for (const f of aheads) this.drop(f);
+      aheads.length = 0;
+    };
     try {
       if (index >= 0) cur = await this.submit(alphas, index, labels, undefined, 0, undefined);
       while (cur) {
-        // Look ahead while `cur` runs: the next move not skipped so far, if its plan is compiled (a compile would hold the host up).
-        let ahead: ResidentFlight | undefined;
-        const guess = nextMove(cur.index + 1, false);
-        if (guess >= 0 && alphas[guess] !== cur.alpha) ahead = await this.submit(alphas, guess, labels, cur, 0, undefined);
+        // Look ahead while `cur` runs: the next moves not skipped so far, up to lookAhead calls, as long as their plans are compiled (a compile would hold the host up).
+        for (let last = aheads[aheads.length - 1] ?? cur; aheads.length < this.o.lookAhead;) {
+          const guess = nextMove(last.index + 1, false);
+          // A move of the same α as the call before it would start from flows that call has not left yet.
+          if (guess < 0 || alphas[guess] === last.alpha) break;
+          const ahead = await this.submit(alphas, guess, labels, last, 0, undefined);
+          if (!ahead) break;
+          aheads.push(ahead);
+          last = ahead;
+        }
         const results = await cur.results;
         const tBack = performance.now();
         noteDeviceActive();
@@ -176,17 +189,18 @@ export class ResidentMoves {
           hooks.done(cur.index, result);
           const tNext = performance.now();
           index = nextMove(cur.index + 1, true);
-          if (ahead && ahead.index === index) {
-            cur = ahead;
+          if (aheads.length > 0 && aheads[0].index === index) {
+            // The next look-ahead call is the right one; those after it are checked in turn once it is read.
+            cur = aheads.shift();
           } else {
-            if (ahead) this.drop(ahead);
+            dropAheads();
             cur = index >= 0 ? await this.submit(alphas, index, labels, undefined, 0, undefined) : undefined;
           }
           this.counters.hostMs += performance.now() - tNext;
           continue;
         }
         // Not converged: the labels did not change; continue the move from the flows it reached (or double the BFS passes first).
-        if (ahead) this.drop(ahead);
+        dropAheads();
         attempts++;
         if (T.bfsShort) {
           this.counters.bfsShortfalls++;

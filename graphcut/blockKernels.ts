@@ -104,23 +104,14 @@ function gateHead(prefix: string, gate: WgslGate | null): string {
 }
 
 /**
- * One neighbour's part of a relabel: where the edge to it exists (`has`), its
- * height and the edge's residual come from the tile (`inTile`) or from the
- * values held since the launch began; a residual edge makes the neighbour a
- * candidate (best) and, one level down, an admissible edge.
+ * One neighbour's part of a relabel: where the edge to it exists (`has`),
+ * with its height `hq` and residual `r`; a residual edge makes the
+ * neighbour a candidate (best) and, one level down, an admissible edge.
  */
-function relabelFrom(has: string, inTile: string, heldHeight: string, tileHeight: string, heldResidual: string, tileResidual: string): string {
-  return `if (${has}) {
-          var hq = ${heldHeight};
-          var r = ${heldResidual};
-          if (${inTile}) {
-            hq = ${tileHeight};
-            r = ${tileResidual};
-          }
-          if (r > 0.0) {
-            if (hq + 1.0 == hh) { admissible = true; }
-            best = min(best, hq + 1.0);
-          }
+function relabelFrom(has: string, hq: string, r: string): string {
+  return `if (${has} && ${r} > 0.0) {
+          if (${hq} + 1.0 == hh) { admissible = true; }
+          best = min(best, ${hq} + 1.0);
         }`;
 }
 
@@ -128,6 +119,16 @@ function relabelFrom(has: string, inTile: string, heldHeight: string, tileHeight
  * WGSL of one block push-relabel launch on a W×H grid: tiles of `tile`,
  * shifted by (ox, oy), `iterations` local iterations. `name` must be unique
  * per variant (it names the routine and its workgroup arrays).
+ *
+ * Each thread keeps its pixel's excess, height and the flows of all four
+ * of its edges in registers; the flow of its left (upper) edge is also
+ * kept by the left (upper) neighbour, which owns it and writes it back.
+ * Both update it with the same operations on the same values (the flow,
+ * then the owner's push over it, less the other's), so the two copies
+ * stay equal to the bit. Workgroup memory holds only the heights and the
+ * pushes, and an iteration needs two barriers: after the pushes, and
+ * after the relabel (which uses the heights read for the pushes: they are
+ * the heights before the iteration).
  */
 export function blockPushWgsl(name: string, W: number, H: number, tile: BlockTile, ox: number, oy: number, iterations: number, gate: WgslGate | null): string {
   const N = tile.width * tile.height;
@@ -137,14 +138,8 @@ export function blockPushWgsl(name: string, W: number, H: number, tile: BlockTil
   const v = (s: string): string => `${name}_${s}`;
   const out = (z: number): string => `u32(x + ${W} * (y + ${H} * ${z}))`;
   return `${workgroupEntryMarker({ name, threads: [tile.width, tile.height], groups })}
-var<workgroup> ${v('e')} : array<f32, ${N}>;
-var<workgroup> ${v('h')} : array<f32, ${2 * N}>;
-var<workgroup> ${v('fr')} : array<f32, ${N}>;
-var<workgroup> ${v('fd')} : array<f32, ${N}>;
-var<workgroup> ${v('pr')} : array<f32, ${N}>;
-var<workgroup> ${v('pd')} : array<f32, ${N}>;
-var<workgroup> ${v('pl')} : array<f32, ${N}>;
-var<workgroup> ${v('pu')} : array<f32, ${N}>;
+var<workgroup> ${v('h')} : array<f32, ${N}>;
+var<workgroup> ${v('p')} : array<vec4<f32>, ${N}>;
 var<workgroup> ${v('gate')} : u32;
 var<workgroup> ${v('anyAtomic')} : atomic<u32>;
 var<workgroup> ${v('any')} : u32;
@@ -154,8 +149,11 @@ fn ${name}(lid : vec3<u32>, wid : vec3<u32>) {
   var h = ${INF};
   var fr = 0.0;
   var fd = 0.0;
+  // Flows of the left and upper edges (fL = fr(p−1), fU = fd(p−W)).
+  var fL = 0.0;
+  var fU = 0.0;
   // Capacities of the pixel's edges (cL = c(p → p−1) = C1(p−1), cU = C3(p−W)); heights
-  // and residuals of the edges that cross the tile's border, fixed for the launch.
+  // of the neighbours across the tile's border, held for the launch.
   var cR = 0.0;
   var cD = 0.0;
   var cL = 0.0;
@@ -164,8 +162,6 @@ fn ${name}(lid : vec3<u32>, wid : vec3<u32>) {
   var hDo = ${INF};
   var hLo = ${INF};
   var hUo = ${INF};
-  var rLo = 0.0;
-  var rUo = 0.0;
   if (inside) {
     e = get_user_S(0, y, x);
     h = get_user_S(1, y, x);
@@ -181,17 +177,13 @@ fn ${name}(lid : vec3<u32>, wid : vec3<u32>) {
     }
     if (hasL) {
       cL = get_user_C(1, y, x - 1);
-      if (!inL) {
-        hLo = get_user_S(1, y, x - 1);
-        rLo = cL + get_user_S(2, y, x - 1);
-      }
+      fL = get_user_S(2, y, x - 1);
+      if (!inL) { hLo = get_user_S(1, y, x - 1); }
     }
     if (hasU) {
       cU = get_user_C(3, y - 1, x);
-      if (!inU) {
-        hUo = get_user_S(1, y - 1, x);
-        rUo = cU + get_user_S(3, y - 1, x);
-      }
+      fU = get_user_S(3, y - 1, x);
+      if (!inU) { hUo = get_user_S(1, y - 1, x); }
     }
   }
   ${gateHead(name, gate)}
@@ -200,81 +192,81 @@ fn ${name}(lid : vec3<u32>, wid : vec3<u32>) {
   if (lid.x == 0u && lid.y == 0u) { ${v('any')} = atomicLoad(&${v('anyAtomic')}); }
   let work = workgroupUniformLoad(&${v('any')});
   if (gated == 0u && work != 0u) {
-    ${v('e')}[i] = e;
     ${v('h')}[i] = h;
-    ${v('fr')}[i] = fr;
-    ${v('fd')}[i] = fd;
     workgroupBarrier();
-    var cur = 0;
     for (var it = 0; it < ${iterations}; it++) {
-      let c = cur * ${N};
-      let n = (1 - cur) * ${N};
-      let hh = ${v('h')}[c + i];
-      let ee = ${v('e')}[i];
+      let hh = h;
+      // The neighbours' heights before the iteration: the pushes and the relabel both use them.
+      var hR = hRo;
+      var hD = hDo;
+      var hL = hLo;
+      var hU = hUo;
+      if (inR) { hR = ${v('h')}[i + 1]; }
+      if (inD) { hD = ${v('h')}[i + ${TW}]; }
+      if (inL) { hL = ${v('h')}[i - 1]; }
+      if (inU) { hU = ${v('h')}[i - ${TW}]; }
       // Pushes of the pixel, as lockstepKernels.ts decides them, over the tile's own edges only.
       var pr = 0.0;
       var pd = 0.0;
       var pl = 0.0;
       var pu = 0.0;
-      if (inside && ee > 0.0 && hh < ${INF}) {
-        var m = ee;
-        if (inR) {
-          if (${v('h')}[c + i + 1] + 1.0 == hh) { pr = min(m, cR - ${v('fr')}[i]); m = m - pr; }
-        }
-        if (m > 0.0 && inD) {
-          if (${v('h')}[c + i + ${TW}] + 1.0 == hh) { pd = min(m, cD - ${v('fd')}[i]); m = m - pd; }
-        }
-        if (m > 0.0 && inL) {
-          if (${v('h')}[c + i - 1] + 1.0 == hh) { pl = min(m, cL + ${v('fr')}[i - 1]); m = m - pl; }
-        }
-        if (m > 0.0 && inU) {
-          if (${v('h')}[c + i - ${TW}] + 1.0 == hh) { pu = min(m, cU + ${v('fd')}[i - ${TW}]); }
-        }
+      if (inside && e > 0.0 && hh < ${INF}) {
+        var m = e;
+        if (inR && hR + 1.0 == hh) { pr = min(m, cR - fr); m = m - pr; }
+        if (m > 0.0 && inD && hD + 1.0 == hh) { pd = min(m, cD - fd); m = m - pd; }
+        if (m > 0.0 && inL && hL + 1.0 == hh) { pl = min(m, cL + fL); m = m - pl; }
+        if (m > 0.0 && inU && hU + 1.0 == hh) { pu = min(m, cU + fU); }
       }
-      ${v('pr')}[i] = pr;
-      ${v('pd')}[i] = pd;
-      ${v('pl')}[i] = pl;
-      ${v('pu')}[i] = pu;
+      ${v('p')}[i] = vec4<f32>(pr, pd, pl, pu);
       workgroupBarrier();
-      // Each pixel applies its own pushes and what its tile neighbours pushed to it; it owns
-      // fr and fd (the flows on its right and down edges), so every flow has one writer.
+      // Each pixel applies its own pushes and what its tile neighbours pushed to it.
       var inflow = 0.0;
-      var frN = ${v('fr')}[i] + pr;
-      var fdN = ${v('fd')}[i] + pd;
-      if (inL) { inflow = inflow + ${v('pr')}[i - 1]; }
+      var frN = fr + pr;
+      var fdN = fd + pd;
+      var fLN = fL;
+      var fUN = fU;
+      if (inL) {
+        let q = ${v('p')}[i - 1].x;
+        inflow = inflow + q;
+        fLN = (fL + q) - pl;
+      }
       if (inR) {
-        inflow = inflow + ${v('pl')}[i + 1];
-        frN = frN - ${v('pl')}[i + 1];
+        let q = ${v('p')}[i + 1].z;
+        inflow = inflow + q;
+        frN = frN - q;
       }
-      if (inU) { inflow = inflow + ${v('pd')}[i - ${TW}]; }
+      if (inU) {
+        let q = ${v('p')}[i - ${TW}].y;
+        inflow = inflow + q;
+        fUN = (fU + q) - pu;
+      }
       if (inD) {
-        inflow = inflow + ${v('pu')}[i + ${TW}];
-        fdN = fdN - ${v('pu')}[i + ${TW}];
+        let q = ${v('p')}[i + ${TW}].w;
+        inflow = inflow + q;
+        fdN = fdN - q;
       }
-      let eN = ee - pr - pd - pl - pu + inflow;
-      ${v('e')}[i] = eN;
-      ${v('fr')}[i] = frN;
-      ${v('fd')}[i] = fdN;
-      workgroupBarrier();
+      let eN = e - pr - pd - pl - pu + inflow;
       // Relabel from the residuals after the pushes and the heights before them.
       var hn = hh;
       if (inside && eN > 0.0 && hh < ${INF}) {
         var best = ${INF};
         var admissible = false;
-        ${relabelFrom('hasR', 'inR', 'hRo', `${v('h')}[c + i + 1]`, 'cR - frN', 'cR - frN')}
-        ${relabelFrom('hasD', 'inD', 'hDo', `${v('h')}[c + i + ${TW}]`, 'cD - fdN', 'cD - fdN')}
-        ${relabelFrom('hasL', 'inL', 'hLo', `${v('h')}[c + i - 1]`, 'rLo', `cL + ${v('fr')}[i - 1]`)}
-        ${relabelFrom('hasU', 'inU', 'hUo', `${v('h')}[c + i - ${TW}]`, 'rUo', `cU + ${v('fd')}[i - ${TW}]`)}
+        ${relabelFrom('hasR', 'hR', 'cR - frN')}
+        ${relabelFrom('hasD', 'hD', 'cD - fdN')}
+        ${relabelFrom('hasL', 'hL', 'cL + fLN')}
+        ${relabelFrom('hasU', 'hU', 'cU + fUN')}
         if (!admissible) { hn = min(best, ${INF}); }
       }
-      ${v('h')}[n + i] = hn;
+      e = eN;
+      fr = frN;
+      fd = fdN;
+      fL = fLN;
+      fU = fUN;
+      h = hn;
+      // No thread reads heights between the barriers (the relabel used the ones read for the pushes).
+      ${v('h')}[i] = hn;
       workgroupBarrier();
-      cur = 1 - cur;
     }
-    e = ${v('e')}[i];
-    h = ${v('h')}[cur * ${N} + i];
-    fr = ${v('fr')}[i];
-    fd = ${v('fd')}[i];
   }
   if (inside) {
     result[${out(0)}] = e;

@@ -8,6 +8,8 @@ import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { withDeviceFlags } from '../graphcut/deviceFlags';
 import { createGpuContext, installWebGpuProvider, type GpuContext } from '../graphcut/gpuBackend';
 import { ADAPTATIONS } from '../graphcut/gpujs/install';
+import { ResidentBuffers } from '../graphcut/gpujs/residentCalls';
+import { withGpuMoveFlags } from '../expansion/gpuMoveSettings';
 import { cutCapacity, type GridGraph } from '../graphcut/gridGraph';
 import { PushRelabelSolver } from '../graphcut/pushRelabel';
 import { BFS_SCHEMES, PUSH_SCHEMES, type BfsScheme, type PushScheme } from '../graphcut/pushRelabelKernels';
@@ -251,6 +253,26 @@ var<workgroup> tile: array<u32, ${n}>;
     ['sad', 'volume'],
   ] as const)('α-expansion on the device, synthetic 32×24, 6 labels, %s costs (%s): the labels and energy of BK', async (cost, costs) => {
     await expectMatchLikeBk(scene.left, scene.right, { ndisp: 6, cost, costs, cycles: 2, lrCheck: false }, `synthetic ${cost}`);
+  });
+
+  test('α-expansion on the device with three resident calls submitted ahead (each taking the labels of the one before it on the device): the labels and energy of BK', async () => {
+    // Calls in flight at once, counted at the resident submit.
+    let inFlight = 0;
+    let most = 0;
+    const submit = ResidentBuffers.prototype.submit;
+    const spy = jest.spyOn(ResidentBuffers.prototype, 'submit').mockImplementation(function (this: ResidentBuffers, ...a: Parameters<ResidentBuffers['submit']>) {
+      most = Math.max(most, ++inFlight);
+      const done = (): void => { inFlight--; };
+      const results = submit.apply(this, a);
+      results.then(done, done);
+      return results;
+    });
+    try {
+      await withGpuMoveFlags({ lookAhead: 3 }, () => expectMatchLikeBk(scene.left, scene.right, { ndisp: 6, cost: 'census', cycles: 2, lrCheck: false }, 'synthetic, look-ahead 3'));
+    } finally {
+      spy.mockRestore();
+    }
+    expect(most).toBe(4);
   });
 
   const dataRoot = process.env.STEREO_DATA ?? path.join(__dirname, '..', '..', 'shared', 'data', 'middlebury');

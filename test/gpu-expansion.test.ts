@@ -95,6 +95,9 @@ describe('GpuMoveSolver against the BK path', () => {
     expect(() => make({ tileSide: 2.5 })).toThrow(/option tileSide/);
     expect(() => make({ borrowFlows: 1 })).toThrow(/option borrowFlows/);
     expect(() => make({ resident: 'on' })).toThrow(/option resident/);
+    expect(() => make({ lookAhead: -1 })).toThrow(/option lookAhead/);
+    expect(() => make({ lookAhead: 1.5 })).toThrow(/option lookAhead/);
+    expect(() => make({ lookAhead: 17 })).toThrow(/option lookAhead/);
     // Resident moves are WebGPU's: on gpu.js's CPU backend a cycle runs move by move.
     expect(make({}).residentApplies()).toBe(false);
     // By default warm starts are on (the store is tiny here).
