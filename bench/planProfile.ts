@@ -1,0 +1,112 @@
+/**
+ * Where a move's call spends its time on the device, plan by plan:
+ *
+ *   node dist/bench/planProfile.js SCENE_FOLDER [runs]
+ *
+ * Runs the scene `runs` times (default 3) as `stereocut run` matches it,
+ * counting the resident calls and the host's time in their submit
+ * (argument writes, the passes recorded, the submit). Then, for every plan
+ * those runs used, replays its recorded passes on the device: the
+ * arguments of the plan's last call are still in its buffers, so a replay
+ * is that call's move again. Printed: the host's recording time, the
+ * device's time for one call alone and for ten back to back, and per
+ * kernel (pipeline) the device time of one dispatch when only its own
+ * dispatches run, back to back. Those read what the last replay left in
+ * their inputs, the final gate included, so a kernel's figure is the cost
+ * of its dispatches in the call only roughly (its gated dispatches may
+ * count as full ones); the call's own times are exact.
+ */
+import { ResidentBuffers } from '../graphcut/gpujs/residentCalls';
+import { encodePasses, type FusedExecutor } from '../graphcut/gpujs/onePassCalls';
+import { matchScene } from '../stereo/sceneMatch';
+
+/** The parts of a WebGPU device and compute pass the replay uses (the webgpu package's types are not a dependency). */
+interface ReplayPass { setPipeline(p: unknown): void; setBindGroup(i: number, g: unknown): void; dispatchWorkgroups(x: number, y: number, z: number): void; end(): void }
+interface ReplayDevice {
+  createCommandEncoder(): { beginComputePass(): ReplayPass; finish(): unknown };
+  queue: { submit(c: unknown[]): void; onSubmittedWorkDone(): Promise<void> };
+}
+
+async function main(): Promise<void> {
+  const [folder, runsArg] = process.argv.slice(2);
+  const runs = Number(runsArg ?? 3);
+  if (!folder || !Number.isInteger(runs) || runs < 1) throw new Error('usage: node dist/bench/planProfile.js SCENE_FOLDER [runs]');
+  const used = new Map<FusedExecutor, number>();
+  let submitMs = 0;
+  let calls = 0;
+  const submit = ResidentBuffers.prototype.submit;
+  ResidentBuffers.prototype.submit = function (this: ResidentBuffers, ex, call) {
+    const t = performance.now();
+    const results = submit.call(this, ex, call);
+    submitMs += performance.now() - t;
+    calls++;
+    used.set(ex, (used.get(ex) ?? 0) + 1);
+    return results;
+  };
+  console.log('run  match ms  resident calls  submit ms per call (host)');
+  for (let r = 0; r < runs; r++) {
+    submitMs = 0;
+    calls = 0;
+    const m = await matchScene(folder, {}, { backend: 'gpu', thresholds: [1] });
+    console.log(`${String(r).padStart(3)} ${m.result.times.totalMs.toFixed(0).padStart(9)} ${String(calls).padStart(15)} ${(calls > 0 ? submitMs / calls : NaN).toFixed(3).padStart(10)}`);
+  }
+  ResidentBuffers.prototype.submit = submit;
+  const timeDevice = async (device: ReplayDevice, commands: unknown[]): Promise<number> => {
+    const t = performance.now();
+    for (const c of commands) device.queue.submit([c]);
+    await device.queue.onSubmittedWorkDone();
+    return performance.now() - t;
+  };
+  for (const [ex, n] of used) {
+    if (ex.destroyed) continue;
+    const device = ex._device as unknown as ReplayDevice;
+    const passes = ex._passes;
+    const encode = (): unknown => {
+      const encoder = device.createCommandEncoder();
+      encodePasses(encoder as unknown as Parameters<typeof encodePasses>[0], ex);
+      return encoder.finish();
+    };
+    let record = Infinity;
+    let alone = Infinity;
+    let backToBack = Infinity;
+    for (let rep = 0; rep < 8; rep++) {
+      const t = performance.now();
+      const commands = encode();
+      record = Math.min(record, performance.now() - t);
+      alone = Math.min(alone, await timeDevice(device, [commands]));
+    }
+    for (let rep = 0; rep < 3; rep++) backToBack = Math.min(backToBack, (await timeDevice(device, Array.from({ length: 10 }, encode))) / 10);
+    console.log(`\nplan of ${n} calls, ${passes.length} passes: recording ${record.toFixed(3)} ms on the host (${((1000 * record) / passes.length).toFixed(2)} µs a pass); device ${alone.toFixed(3)} ms alone, ${backToBack.toFixed(3)} ms back to back (${((1000 * backToBack) / passes.length).toFixed(2)} µs a pass)`);
+    console.log('  kernel  dispatches  workgroups  µs per dispatch (its dispatches back to back, five times)');
+    const byPipeline = new Map<unknown, typeof passes>();
+    for (const p of passes) {
+      const list = byPipeline.get(p.pipeline) ?? [];
+      list.push(p);
+      byPipeline.set(p.pipeline, list);
+    }
+    let k = 0;
+    for (const [pipeline, list] of byPipeline) {
+      let best = Infinity;
+      for (let rep = 0; rep < 3; rep++) {
+        const encoder = device.createCommandEncoder();
+        const pass = encoder.beginComputePass();
+        pass.setPipeline(pipeline);
+        for (let i = 0; i < 5; i++) {
+          for (const p of list) {
+            pass.setBindGroup(0, p.bindGroup);
+            pass.dispatchWorkgroups(p.groups[0], p.groups[1], p.groups[2]);
+          }
+        }
+        pass.end();
+        best = Math.min(best, (await timeDevice(device, [encoder.finish()])) / (5 * list.length));
+      }
+      console.log(`  ${String(k++).padStart(6)} ${String(list.length).padStart(11)} ${list[0].groups.join('×').padStart(11)} ${(1000 * best).toFixed(1).padStart(8)}`);
+    }
+  }
+}
+
+// The WebGPU device keeps the process alive: leave once the tables are out.
+main().then(() => process.exit(0), (e: unknown) => {
+  console.error(e instanceof Error ? e.stack ?? e.message : String(e));
+  process.exit(1);
+});
