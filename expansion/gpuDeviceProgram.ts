@@ -8,6 +8,7 @@ import type { CensusWindow } from '../costs/census';
 import { censusPlanesOnBackend, censusPlanesOnDevice, createCensusKernel, hostCensusPlanes, type DeviceResult } from './gpuCensusKernel';
 import { takeKeptProgram } from './gpuKeptPrograms';
 import { gatedKernel, globalRelabelPasses, iterationPasses, type GlobalRelabel, type StatePass } from '../graphcut/pushRelabelKernels';
+import { BLOCK_CHECK_SPAN, blockCheck } from '../graphcut/blockKernels';
 import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
 import {
   applyCutSource, capacitySource, changedTilesSource, checkTilesSource, flowPlanesSource, initStateSource, MOVE_DONE_GATE, orTilesSource, reductionLevels,
@@ -45,7 +46,7 @@ export interface Kernels {
   relabel: GlobalRelabel;
   /** gated like the state passes: the gate's input last */
   checkTiles: (...a: unknown[]) => unknown;
-  /** levels of the tile reductions, from [ceil(W/tileSide), ceil(H/tileSide)] down to at most 8×8: sums (changed pixels) and ORs (check codes) */
+  /** levels of the tile reductions down to at most 8×8: sums of the changed pixels from [ceil(W/tileSide), ceil(H/tileSide)], ORs of the check codes from the check's output (64×64-pixel squares with the block BFS) */
   sumTiles: IKernelRunShortcut[];
   orTiles: IKernelRunShortcut[];
   tally: IKernelRunShortcut;
@@ -101,6 +102,10 @@ const constants = { W, H, INF: W * H + 1, L, REACH: o.reach };
   const side = o.tileSide;
   const tiles = reductionLevels(W, H, side);
   const final = { FW: tiles[tiles.length - 1][0], FH: tiles[tiles.length - 1][1] };
+  // With the block BFS (WebGPU) a check is one launch per 64×64 pixels (blockCheck), and its codes reduce from there.
+  const blockChecks = o.bfs === 'block';
+  const checks = blockChecks ? reductionLevels(W, H, BLOCK_CHECK_SPAN) : tiles;
+  const checkFinal = { FW: checks[checks.length - 1][0], FH: checks[checks.length - 1][1] };
   // Without the gate the kernels are compiled ungated and drop the tally the plans pass them.
   const gate = o.gate ? MOVE_DONE_GATE : undefined;
   return {
@@ -111,11 +116,13 @@ const constants = { W, H, INF: W * H + 1, L, REACH: o.reach };
     steps: iterationPasses(gpu, o.push, grid, gate, o.block),
     relabel: globalRelabelPasses(gpu, o.bfs, grid, gate, o.block),
     // A gated check reports the tile as converged (code 0), which keeps the tally as it is.
-    checkTiles: gatedKernel(gpu, checkTilesSource(side), kernelSettings(tiles[0], constants), gate, '0.0'),
+    checkTiles: blockChecks
+      ? blockCheck(gpu, W, H, kernelSettings(checks[0], constants), gate ?? null)
+      : gatedKernel(gpu, checkTilesSource(side), kernelSettings(tiles[0], constants), gate, '0.0'),
     sumTiles: tiles.slice(1).map((out, i) => gpu.createKernel(sumTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
-    orTiles: tiles.slice(1).map((out, i) => gpu.createKernel(orTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
-    tally: gpu.createKernel(tallySource(), kernelSettings([4], final)),
-    tallyFirst: gpu.createKernel(tallySource(false), kernelSettings([4], final)),
+    orTiles: checks.slice(1).map((out, i) => gpu.createKernel(orTilesSource(), kernelSettings(out, { AW: checks[i][0], AH: checks[i][1] }))),
+    tally: gpu.createKernel(tallySource(), kernelSettings([4], checkFinal)),
+    tallyFirst: gpu.createKernel(tallySource(false), kernelSettings([4], checkFinal)),
     startMove: gpu.createKernel(startMoveSource(), line(4)),
     apply: gpu.createKernel(applyCutSource(reversed), grid(1)),
     changedTiles: gpu.createKernel(changedTilesSource(side), kernelSettings(tiles[0], constants)),

@@ -279,16 +279,43 @@ fn ${name}(lid : vec3<u32>, wid : vec3<u32>) {
 }
 
 /**
- * WGSL of one block BFS launch over the distances D [W, H] (see the file's
- * comment): the tile's distances relaxed to their fixed point, the
- * distances outside it held.
+ * Where a block BFS launch takes its distances from: the distances D of
+ * the launch before it, or (the first launch of a global relabel) the
+ * state itself, so that no pass of its own starts the relabel: from
+ * scratch (1 where the pixel has residual to the sink, "unreachable"
+ * elsewhere: bfsStartSource) or from the state's heights (bfsHeightsSource).
  */
-export function blockBfsWgsl(name: string, W: number, H: number, tile: BlockTile, gate: WgslGate | null): string {
+export type BlockBfsInput = 'distances' | 'scratch' | 'heights';
+
+/** The distance a launch starting from the state gives pixel (X, Y) before relaxing (WGSL). */
+function startDistance(from: Exclude<BlockBfsInput, 'distances'>, X: string, Y: string, INF: string): string {
+  return from === 'scratch' ? `select(${INF}, 1.0, get_user_S(0, ${Y}, ${X}) < 0.0)` : `get_user_S(1, ${Y}, ${X})`;
+}
+
+/**
+ * WGSL of one block BFS launch (see the file's comment): the tile's
+ * distances relaxed to their fixed point, the distances outside it held.
+ * It reads its distances from D or starts them from the state (`from`),
+ * and writes the distances [W, H] or, the relabel's last launch
+ * (`toState`), the state with its heights replaced by them [W, H, 4]
+ * (withHeightsSource). Gated, it writes what the passes it replaces
+ * would: the distances it read (the state's heights when it starts from
+ * the state), or the state unchanged.
+ */
+export function blockBfsWgsl(name: string, W: number, H: number, tile: BlockTile, gate: WgslGate | null, from: BlockBfsInput = 'distances', toState = false): string {
   const N = tile.width * tile.height;
   const TW = tile.width;
   const INF = f(W * H + 1);
   const groups: [number, number] = [groupsFor(W, tile.width, 0), groupsFor(H, tile.height, 0)];
   const v = (s: string): string => `${name}_${s}`;
+  const dist = (X: string, Y: string): string => (from === 'distances' ? `get_user_D(0, ${Y}, ${X})` : startDistance(from, X, Y, INF));
+  const gatedDistance = from === 'distances' ? 'get_user_D(0, y, x)' : 'get_user_S(1, y, x)';
+  const write = toState
+    ? `result[u32(x + ${W} * y)] = get_user_S(0, y, x);
+    result[u32(x + ${W} * (y + ${H}))] = select(get_user_S(1, y, x), d, gated == 0u);
+    result[u32(x + ${W} * (y + ${2 * H}))] = get_user_S(2, y, x);
+    result[u32(x + ${W} * (y + ${3 * H}))] = get_user_S(3, y, x);`
+    : `result[u32(x + ${W} * y)] = select(${gatedDistance}, d, gated == 0u);`;
   return `${workgroupEntryMarker({ name, threads: [tile.width, tile.height], groups })}
 var<workgroup> ${v('d')} : array<f32, ${N}>;
 var<workgroup> ${v('gate')} : u32;
@@ -308,23 +335,23 @@ fn ${name}(lid : vec3<u32>, wid : vec3<u32>) {
   var dLo = ${INF};
   var dUo = ${INF};
   if (inside) {
-    d = get_user_D(0, y, x);
+    d = ${dist('x', 'y')};
     sink = get_user_S(0, y, x) < 0.0;
     if (hasR) {
       rR = get_user_C(0, y, x) - get_user_S(2, y, x) > 0.0;
-      if (rR && !inR) { dRo = get_user_D(0, y, x + 1); }
+      if (rR && !inR) { dRo = ${dist('x + 1', 'y')}; }
     }
     if (hasD) {
       rD = get_user_C(2, y, x) - get_user_S(3, y, x) > 0.0;
-      if (rD && !inD) { dDo = get_user_D(0, y + 1, x); }
+      if (rD && !inD) { dDo = ${dist('x', 'y + 1')}; }
     }
     if (hasL) {
       rL = get_user_C(1, y, x - 1) + get_user_S(2, y, x - 1) > 0.0;
-      if (rL && !inL) { dLo = get_user_D(0, y, x - 1); }
+      if (rL && !inL) { dLo = ${dist('x - 1', 'y')}; }
     }
     if (hasU) {
       rU = get_user_C(3, y - 1, x) + get_user_S(3, y - 1, x) > 0.0;
-      if (rU && !inU) { dUo = get_user_D(0, y - 1, x); }
+      if (rU && !inU) { dUo = ${dist('x', 'y - 1')}; }
     }
   }
   ${gateHead(name, gate)}
@@ -370,7 +397,7 @@ fn ${name}(lid : vec3<u32>, wid : vec3<u32>) {
     }
   }
   if (inside) {
-    result[u32(x + ${W} * y)] = d;
+    ${write}
   }
 }
 `;
@@ -402,10 +429,112 @@ export function blockPushPasses(gpu: GPU, W: number, H: number, tile: BlockTile,
   });
 }
 
-/** One block BFS launch over the distances, (S, C, D[, G]) → D; `settings` gives the [W, H] kernel settings. */
-export function blockBfsPass(gpu: GPU, W: number, H: number, tile: BlockTile, settings: IGPUKernelSettings, gate: WgslGate | null): (S: unknown, C: unknown, D: unknown, G?: unknown) => unknown {
+/**
+ * The global relabel of the block BFS: `passes` launches (at least one),
+ * the first starting from the state (from scratch or from its heights)
+ * and the last writing the state with the new heights, so that the
+ * relabel is its launches and nothing else. `dist` and `state` give the
+ * [W, H] and [W, H, 4] kernel settings.
+ */
+export function blockRelabel(gpu: GPU, W: number, H: number, tile: BlockTile, dist: IGPUKernelSettings, state: IGPUKernelSettings, gate: WgslGate | null):
+(S: unknown, C: unknown, passes: number, fromScratch: boolean, G?: unknown) => unknown {
   if (!runsWgsl(gpu)) throw new Error('bfs scheme block: needs WebGPU (its kernels are WGSL with workgroup memory)');
-  const name = `blockBfs_${tile.width}x${tile.height}${gate ? '_g' : ''}`;
-  const k = workgroupKernel(gpu, gate ? 'S, C, D, G' : 'S, C, D', name, blockBfsWgsl(name, W, H, tile, gate), settings);
-  return (S, C, D, G) => (gate ? k(S, C, D, G) : k(S, C, D));
+  const launch = (from: BlockBfsInput, toState: boolean): ((...a: unknown[]) => unknown) => {
+    const name = `blockBfs_${tile.width}x${tile.height}_${from}${toState ? '_state' : ''}${gate ? '_g' : ''}`;
+    const params = [...(from === 'distances' ? ['S', 'C', 'D'] : ['S', 'C']), ...(gate ? ['G'] : [])].join(', ');
+    const k = workgroupKernel(gpu, params, name, blockBfsWgsl(name, W, H, tile, gate, from, toState), toState ? state : dist);
+    // The gate's input is always passed last and dropped when compiled without a gate.
+    return (...a: unknown[]) => (gate ? k(...a) : k(...a.slice(0, -1)));
+  };
+  const kinds = new Map<string, (...a: unknown[]) => unknown>();
+  const kernel = (from: BlockBfsInput, toState: boolean): ((...a: unknown[]) => unknown) => {
+    const key = `${from}:${toState}`;
+    let k = kinds.get(key);
+    if (!k) kinds.set(key, (k = launch(from, toState)));
+    return k;
+  };
+  return (S, C, passes, fromScratch, G) => {
+    if (!Number.isInteger(passes) || passes < 1) throw new Error(`bfs scheme block: a global relabel needs at least one launch, got ${passes}`);
+    const from: BlockBfsInput = fromScratch ? 'scratch' : 'heights';
+    if (passes === 1) return kernel(from, true)(S, C, G);
+    let D = kernel(from, false)(S, C, G);
+    for (let i = 1; i < passes - 1; i++) D = kernel('distances', false)(S, C, D, G);
+    return kernel('distances', true)(S, C, D, G);
+  };
+}
+
+/** Threads per side of a block check's workgroup, and pixels per side of the square each workgroup checks (4×4 pixels a thread). */
+const CHECK_THREADS = 16;
+export const BLOCK_CHECK_SPAN = 64;
+
+/**
+ * WGSL of the convergence check of a state, one workgroup per 64×64
+ * pixels, [ceil(W/64), ceil(H/64)]: the code of expansion/gpuMoveKernels.ts's
+ * checkTilesSource (1 when a pixel holds excess at a finite height, plus 2
+ * when a height is not a fixed point of the BFS equations), OR-ed over the
+ * square in workgroup memory, so that a check needs one launch where the
+ * per-pixel gather and its first reduction levels needed several. Gated,
+ * it reports 0 (converged), as the gated gather does.
+ */
+export function blockCheckWgsl(name: string, W: number, H: number, gate: WgslGate | null): string {
+  const T = CHECK_THREADS;
+  const per = BLOCK_CHECK_SPAN / T;
+  const OW = Math.ceil(W / BLOCK_CHECK_SPAN);
+  const INF = f(W * H + 1);
+  const v = (s: string): string => `${name}_${s}`;
+  return `${workgroupEntryMarker({ name, threads: [T, T], groups: [OW, Math.ceil(H / BLOCK_CHECK_SPAN)] })}
+var<workgroup> ${v('gate')} : u32;
+var<workgroup> ${v('code')} : atomic<u32>;
+fn ${name}(lid : vec3<u32>, wid : vec3<u32>) {
+  ${gateHead(name, gate)}
+  var code = 0u;
+  if (gated == 0u) {
+    for (var b = 0; b < ${per}; b++) {
+      for (var a = 0; a < ${per}; a++) {
+        let x = i32(wid.x) * ${BLOCK_CHECK_SPAN} + a * ${T} + i32(lid.x);
+        let y = i32(wid.y) * ${BLOCK_CHECK_SPAN} + b * ${T} + i32(lid.y);
+        if (x < ${W} && y < ${H}) {
+          let e = get_user_S(0, y, x);
+          let h = get_user_S(1, y, x);
+          if (e > 0.0 && h < ${INF}) { code = code | 1u; }
+          var want = 1.0;
+          if (e >= 0.0) {
+            var m = ${INF} - 1.0;
+            if (x + 1 < ${W}) {
+              if (get_user_C(0, y, x) - get_user_S(2, y, x) > 0.0) { m = min(m, get_user_S(1, y, x + 1)); }
+            }
+            if (y + 1 < ${H}) {
+              if (get_user_C(2, y, x) - get_user_S(3, y, x) > 0.0) { m = min(m, get_user_S(1, y + 1, x)); }
+            }
+            if (x > 0) {
+              if (get_user_C(1, y, x - 1) + get_user_S(2, y, x - 1) > 0.0) { m = min(m, get_user_S(1, y, x - 1)); }
+            }
+            if (y > 0) {
+              if (get_user_C(3, y - 1, x) + get_user_S(3, y - 1, x) > 0.0) { m = min(m, get_user_S(1, y - 1, x)); }
+            }
+            want = min(${INF}, m + 1.0);
+          }
+          if (want != h) { code = code | 2u; }
+        }
+      }
+    }
+  }
+  if (code != 0u) { atomicOr(&${v('code')}, code); }
+  workgroupBarrier();
+  if (lid.x == 0u && lid.y == 0u) {
+    result[wid.x + ${OW}u * wid.y] = f32(atomicLoad(&${v('code')}));
+  }
+}
+`;
+}
+
+/**
+ * The block convergence check (blockCheckWgsl): (S, C[, G]) → codes
+ * [ceil(W/64), ceil(H/64)]; `settings` must have that output.
+ */
+export function blockCheck(gpu: GPU, W: number, H: number, settings: IGPUKernelSettings, gate: WgslGate | null): (...a: unknown[]) => unknown {
+  if (!runsWgsl(gpu)) throw new Error('bfs scheme block: needs WebGPU (its kernels are WGSL with workgroup memory)');
+  const name = `blockCheck${gate ? '_g' : ''}`;
+  const k = workgroupKernel(gpu, gate ? 'S, C, G' : 'S, C', name, blockCheckWgsl(name, W, H, gate), settings);
+  return (...a: unknown[]) => (gate ? k(...a) : k(...a.slice(0, -1)));
 }

@@ -1,5 +1,5 @@
 import type { GPU, IGPUKernelSettings } from 'gpu.js';
-import { blockBfsPass, blockPushPasses, checkBlockSettings, DEFAULT_BLOCK_ITERATIONS, DEFAULT_BLOCK_TILE, type BlockTile } from './blockKernels';
+import { blockPushPasses, blockRelabel, checkBlockSettings, DEFAULT_BLOCK_ITERATIONS, DEFAULT_BLOCK_TILE, type BlockTile } from './blockKernels';
 import { bfsHeightsSource, bfsPassSource, bfsScanSource, bfsStartSource, withHeightsSource } from './bfsKernels';
 import { pushRelabelSource } from './lockstepKernels';
 import { STATE_PLANES } from './pushRelabelLayout';
@@ -136,21 +136,25 @@ export type GlobalRelabel = (S: unknown, C: unknown, passes: number, fromScratch
  * Compiles the global relabel of a BFS scheme with `gpu`; `settings(planes)`
  * as for iterationPasses (1 plane: the [W, H] distances). Gated, the
  * distance kernels return the distances they were given and withHeights
- * its input state.
+ * its input state. The block scheme's relabel is its launches alone (the
+ * first starts from the state, the last writes it: blockRelabel); a
+ * relabel of no passes, which only restarts or keeps the heights, uses
+ * the start and merge kernels of the others.
  */
 export function globalRelabelPasses(gpu: GPU, bfs: BfsScheme, settings: (planes: number) => IGPUKernelSettings, gate?: KernelGate, block: BlockSettings = DEFAULT_BLOCK): GlobalRelabel {
   const dist = settings(1);
   const own = 'S[1][this.thread.y][this.thread.x]';
   const start = gatedKernel(gpu, bfsStartSource(), dist, gate, own);
   const heights = gatedKernel(gpu, bfsHeightsSource(), dist, gate, own);
-  const pass = bfs === 'block'
-    ? blockBfsPass(gpu, (dist.output as number[])[0], (dist.output as number[])[1], block.tile, dist, gate ?? null)
-    : gatedKernel(gpu, bfsPassSourceOf(bfs), dist, gate, 'D[this.thread.y][this.thread.x]');
   const merge = gatedKernel(gpu, withHeightsSource(), settings(STATE_PLANES), gate, UNCHANGED_STATE);
+  const [W, H] = dist.output as number[];
+  const blocks = bfs === 'block' ? blockRelabel(gpu, W, H, block.tile, dist, settings(STATE_PLANES), gate ?? null) : null;
+  const pass = bfs === 'block' ? null : gatedKernel(gpu, bfsPassSourceOf(bfs), dist, gate, 'D[this.thread.y][this.thread.x]');
   return (S, C, passes, fromScratch, G) => {
     if (passes === 0 && !fromScratch) return S;
+    if (blocks && passes > 0) return blocks(S, C, passes, fromScratch, G);
     let D = fromScratch ? start(S, G) : heights(S, G);
-    for (let i = 0; i < passes; i++) D = pass(S, C, D, G);
+    for (let i = 0; i < passes; i++) D = pass!(S, C, D, G);
     return merge(S, D, G);
   };
 }

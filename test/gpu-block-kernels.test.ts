@@ -1,4 +1,4 @@
-import { blockBfsWgsl, blockPushWgsl, checkBlockSettings } from '../graphcut/blockKernels';
+import { BLOCK_CHECK_SPAN, blockBfsWgsl, blockCheckWgsl, blockPushWgsl, checkBlockSettings } from '../graphcut/blockKernels';
 import { createGpuContext } from '../graphcut/gpuBackend';
 import { withRaisedLimits } from '../graphcut/gpuBackend';
 import { parseWorkgroupEntry, withWorkgroupEntry, workgroupEntryMarker } from '../graphcut/gpujs/workgroupEntry';
@@ -34,8 +34,16 @@ describe('workgroup entry', () => {
         expect((e.groups[0] - 1) * 16 - ox).toBeLessThan(W);
         expect(e.groups[1] * 16 - oy).toBeGreaterThanOrEqual(H);
       }
-      const b = parseWorkgroupEntry(blockBfsWgsl('b', W, H, tile, { wgsl: 'get_user_G(0, 0, 2) == 0.0' }))!;
-      expect(b.groups).toEqual([Math.ceil(W / 16), Math.ceil(H / 16)]);
+      for (const from of ['distances', 'scratch', 'heights'] as const) {
+        for (const toState of [false, true]) {
+          const b = parseWorkgroupEntry(blockBfsWgsl('b', W, H, tile, { wgsl: 'get_user_G(0, 0, 2) == 0.0' }, from, toState))!;
+          expect(b.groups).toEqual([Math.ceil(W / 16), Math.ceil(H / 16)]);
+        }
+      }
+      // A check workgroup covers a 64×64 square: as many as the grid needs, one code each.
+      const c = parseWorkgroupEntry(blockCheckWgsl('c', W, H, null))!;
+      expect(c.groups).toEqual([Math.ceil(W / BLOCK_CHECK_SPAN), Math.ceil(H / BLOCK_CHECK_SPAN)]);
+      expect(c.threads[0] * c.threads[1]).toBeLessThanOrEqual(256);
     }
   });
 
