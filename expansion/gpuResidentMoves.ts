@@ -1,6 +1,6 @@
 import { Input } from 'gpu.js';
 import { noteDeviceActive } from '../graphcut/gpuClockWarmup';
-import { compiledExecutor, resultBuffer, type BufferLike, type ReadResults } from '../graphcut/gpujs/residentCalls';
+import { compiledExecutor, type BufferLike, type ReadResults, type ResidentBuffers } from '../graphcut/gpujs/residentCalls';
 import { liveExecutor, type FusedExecutor } from '../graphcut/gpujs/onePassCalls';
 import { readTally, type CallLog, type GpuMoveCounters, type MoveTally } from './gpuCallLog';
 import { planKey, type Plan } from './gpuDeviceProgram';
@@ -34,6 +34,10 @@ interface ResidentFlight {
   borrowed: boolean;
   /** where the call leaves its move's final flows */
   flowsOut: BufferLike;
+  /** where the call leaves the labels after its move (its input labels when the move did not converge) */
+  labelsOut: BufferLike;
+  /** the buffers of this solver's resident calls */
+  residency: ResidentBuffers;
   results: Promise<ReadResults>;
   tCall: number;
   submitMs: number;
@@ -93,8 +97,11 @@ export class ResidentMoves {
    * A cycle of resident moves. Each call takes its starting flows from a
    * device buffer (its α's last flows, the last converged move's, the
    * flows its move had reached, or zeros) and leaves its final flows in a
-   * buffer of its own; only the labels, the tally and the changed count
-   * are read back. While a call runs, the next moves that are not skipped
+   * buffer of its own, and its labels in another: only the tally and the
+   * changed count are read back per call. The cycle's labels stay on the
+   * device (each call takes those the last converged move left, copied on
+   * the device) and are read back once, when the cycle ends; the driver
+   * needs only the changed counts in between. While a call runs, the next moves that are not skipped
    * (as far as the driver can tell yet; up to the option lookAhead) are
    * submitted too, each with the labels the call before it will produce,
    * copied on the device. Once the running call's results are in and
@@ -122,6 +129,8 @@ export class ResidentMoves {
     let lastResultAt = performance.now();
     let cur: ResidentFlight | undefined;
     let index = nextMove(0, true);
+    // The labels the cycle's converged moves have left so far, on the device (none yet: the host's labels).
+    let current: { labels: BufferLike; residency: ResidentBuffers } | undefined;
     // Look-ahead calls submitted after `cur`, in order, each taking the labels the one before it will leave.
     const aheads: ResidentFlight[] = [];
     const dropAheads = (): void => {
@@ -129,14 +138,14 @@ export class ResidentMoves {
       aheads.length = 0;
     };
     try {
-      if (index >= 0) cur = await this.submit(alphas, index, labels, undefined, 0, undefined);
+      if (index >= 0) cur = await this.submit(alphas, index, labels, undefined, undefined, 0, undefined);
       while (cur) {
         // Look ahead while `cur` runs: the next moves not skipped so far, up to lookAhead calls, as long as their plans are compiled (a compile would hold the host up).
         for (let last = aheads[aheads.length - 1] ?? cur; aheads.length < this.o.lookAhead;) {
           const guess = nextMove(last.index + 1, false);
           // A move of the same α as the call before it would start from flows that call has not left yet.
           if (guess < 0 || alphas[guess] === last.alpha) break;
-          const ahead = await this.submit(alphas, guess, labels, last, 0, undefined);
+          const ahead = await this.submit(alphas, guess, labels, last, undefined, 0, undefined);
           if (!ahead) break;
           aheads.push(ahead);
           last = ahead;
@@ -148,11 +157,9 @@ export class ResidentMoves {
         let changed: number;
         let converged: boolean;
         try {
-          T = readTally(results.views[1]);
-          changed = results.views[2][0];
+          T = readTally(results.views[0]);
+          changed = results.views[1][0];
           converged = !T.gated && T.converged;
-          // Labels change only in a converged call; f32 → uint16 is exact for labels.
-          if (converged) labels.set(results.views[0]);
         } finally {
           results.release();
         }
@@ -176,8 +183,10 @@ export class ResidentMoves {
           this.counters.moves++;
           if (cur.kind === 'warm') this.counters.warmMoves++;
           if (cur.borrowed) this.counters.borrowedMoves++;
-          // The move's final flows start its α's next move, and borrowing moves; those it replaces are free again.
+          // The move's final flows start its α's next move, and borrowing moves; those it replaces are free again. So for its labels.
           this.flows.keep(cur.alpha, cur.flowsOut);
+          if (current) current.residency.give(current.labels, this.labelBytes);
+          current = { labels: cur.labelsOut, residency: cur.residency };
           if (carried) this.flows.give(carried);
           carried = undefined;
           attempts = 0;
@@ -194,13 +203,14 @@ export class ResidentMoves {
             cur = aheads.shift();
           } else {
             dropAheads();
-            cur = index >= 0 ? await this.submit(alphas, index, labels, undefined, 0, undefined) : undefined;
+            cur = index >= 0 ? await this.submit(alphas, index, labels, undefined, current?.labels, 0, undefined) : undefined;
           }
           this.counters.hostMs += performance.now() - tNext;
           continue;
         }
         // Not converged: the labels did not change; continue the move from the flows it reached (or double the BFS passes first).
         dropAheads();
+        cur.residency.give(cur.labelsOut, this.labelBytes);
         attempts++;
         if (T.bfsShort) {
           this.counters.bfsShortfalls++;
@@ -213,30 +223,45 @@ export class ResidentMoves {
         }
         if (carried) this.flows.give(carried);
         carried = cur.flowsOut;
-        cur = await this.submit(alphas, cur.index, labels, undefined, resumeRounds, { kind: cur.kind, borrowed: cur.borrowed, flows: carried });
+        cur = await this.submit(alphas, cur.index, labels, undefined, current?.labels, resumeRounds, { kind: cur.kind, borrowed: cur.borrowed, flows: carried });
         this.counters.hostMs += performance.now() - tBack;
       }
     } catch (e) {
       // Calls still in flight finish on the device; their staging buffers are left to the destroy.
       this.plans.releaseAll();
       if (!(e instanceof ResidentUnavailable)) throw e;
+      // The moves that converged so far are in the device's labels; the rest of the cycle runs from the host's.
+      if (current) await this.readLabels(current, labels);
       // The rest of the run moves one by one through gpu.js's call, from the move that could not be submitted (started afresh; the flows kept on the device are given up).
       this.off = e.message;
       return e.index;
     }
+    if (current) await this.readLabels(current, labels);
     return alphas.length;
   }
 
+  /** Bytes of a labeling on the device ([W, H] f32). */
+  private get labelBytes(): number {
+    return 4 * this.W * this.H;
+  }
+
+  /** The labels on the device into the host's (f32 → uint16 is exact for labels); the buffer is free again. */
+  private async readLabels(current: { labels: BufferLike; residency: ResidentBuffers }, labels: Uint16Array): Promise<void> {
+    labels.set(await current.residency.read(current.labels, this.labelBytes));
+    current.residency.give(current.labels, this.labelBytes);
+  }
+
   /**
-   * Submits the resident call of the move at `index`: from the host's
-   * labels, or (`after`, a look-ahead) from the labels `after` will leave,
+   * Submits the resident call of the move at `index`: from the labels on
+   * the device `from` (the cycle's so far), else from the host's labels,
+   * or (`after`, a look-ahead) from the labels `after` will leave,
    * assuming it converges; a fresh move's flows are its α's, else the
    * last converged move's (borrowFlows), else zeros; a continuation
    * (`resumeRounds` > 0) gives its kind and flows. A look-ahead whose plan
    * is not compiled yet is not submitted (undefined).
    */
   private async submit(
-    alphas: readonly number[], index: number, labels: Uint16Array, after: ResidentFlight | undefined,
+    alphas: readonly number[], index: number, labels: Uint16Array, after: ResidentFlight | undefined, from: BufferLike | undefined,
     resumeRounds: number, resume: { kind: StartKind; borrowed: boolean; flows: BufferLike } | undefined,
   ): Promise<ResidentFlight | undefined> {
     const alpha = alphas[index];
@@ -257,7 +282,8 @@ export class ResidentMoves {
       if (!plan || !ex) return undefined;
     } else {
       plan = this.plans.get(rounds, this.schedule.bfs, false);
-      this.labelsF.set(labels);
+      // The host's labels are uploaded only when the device has none of the cycle's yet (else they only shape a compile).
+      if (!from) this.labelsF.set(labels);
       compiled = plan.calls === 0;
       ex = await compiledExecutor(plan.pipe, [
         new Input(this.labelsF as unknown as number[], [this.W, this.H]),
@@ -270,17 +296,19 @@ export class ResidentMoves {
     plan.calls++;
     const flowsOut = this.flows.take();
     const flowsIn = resume ? resume.flows : stored ?? borrowedFlows ?? this.flows.zeros;
+    const labelsIn = after ? after.labelsOut : from;
+    const labelsOut = residency.take(this.labelBytes);
     const results: Promise<ReadResults> = residency.submit(ex, {
-      hostArgs: after ? [[1, alphaArg]] : [[0, this.labelsF], [1, alphaArg]],
-      deviceArgs: after ? [[0, resultBuffer(after.ex, 0)], [2, flowsIn]] : [[2, flowsIn]],
-      keep: [[3, flowsOut]],
-      read: [0, 1, 2],
+      hostArgs: labelsIn ? [[1, alphaArg]] : [[0, this.labelsF], [1, alphaArg]],
+      deviceArgs: labelsIn ? [[0, labelsIn], [2, flowsIn]] : [[2, flowsIn]],
+      keep: [[3, flowsOut], [0, labelsOut]],
+      read: [1, 2],
     });
     // A dropped call's results are never looked at; its staging buffer is freed once it is back.
     this.plans.hold(plan);
     return {
       index, alpha, plan, ex, kind, resuming: resume !== undefined, borrowed: resume ? resume.borrowed : borrowedFlows !== undefined,
-      flowsOut, results, tCall, submitMs: performance.now() - tCall, lookAhead: after !== undefined, compiled,
+      flowsOut, labelsOut, residency, results, tCall, submitMs: performance.now() - tCall, lookAhead: after !== undefined, compiled,
     };
   }
 
@@ -289,6 +317,7 @@ export class ResidentMoves {
     this.counters.droppedCalls++;
     this.plans.release(f.plan);
     this.flows.give(f.flowsOut);
+    f.residency.give(f.labelsOut, this.labelBytes);
     void f.results.then((r) => r.release(), () => undefined);
   }
 }

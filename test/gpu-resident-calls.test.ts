@@ -153,7 +153,7 @@ describe('resident calls', () => {
       const flowsBuf = res.take(8 * m);
       dev.queue.writeBuffer(flowsBuf, 0, flows);
       // The call before, not yet read: its plan, kept flows, results and what the host expects of them.
-      let previous: { ex: FusedExecutor; flows: BufferLike; results: ReturnType<ResidentBuffers['submit']>; expected: Float32Array[] } | undefined;
+      let previous: { ex: FusedExecutor; flows: BufferLike; labels: BufferLike; results: ReturnType<ResidentBuffers['submit']>; expected: Float32Array[] } | undefined;
       const readAndCheck = async (p: NonNullable<typeof previous>): Promise<void> => {
         const r = await p.results;
         expect(r.views.map((v) => Array.from(v))).toEqual(p.expected.map((v) => Array.from(v)));
@@ -164,10 +164,11 @@ describe('resident calls', () => {
         const ex = plans[pick(2)];
         const alpha = 1 + pick(4);
         const out = res.take(8 * m);
+        const labelsOut = res.take(4 * m);
         // The first call takes the host's labels; later ones the last call's labels and flows, on the device.
         const results = res.submit(ex, previous
-          ? { hostArgs: [[1, Float32Array.of(alpha)]], deviceArgs: [[0, resultBuffer(previous.ex, 0)], [2, previous.flows]], keep: [[2, out]], read: [0, 1] }
-          : { hostArgs: [[0, labels], [1, Float32Array.of(alpha)]], deviceArgs: [[2, flowsBuf]], keep: [[2, out]], read: [0, 1] });
+          ? { hostArgs: [[1, Float32Array.of(alpha)]], deviceArgs: [[0, resultBuffer(previous.ex, 0)], [2, previous.flows]], keep: [[2, out], [0, labelsOut]], read: [0, 1] }
+          : { hostArgs: [[0, labels], [1, Float32Array.of(alpha)]], deviceArgs: [[2, flowsBuf]], keep: [[2, out], [0, labelsOut]], read: [0, 1] });
         const [L, T, F] = hostMove(labels, alpha, flows, ex === plans[0] ? 3 : 7);
         // The previous call's results are read only now, after this call was submitted.
         if (previous) {
@@ -176,9 +177,11 @@ describe('resident calls', () => {
         }
         labels = L;
         flows = F;
-        previous = { ex, flows: out, results, expected: [L, T] };
+        previous = { ex, flows: out, labels: labelsOut, results, expected: [L, T] };
       }
       await readAndCheck(previous!);
+      // The last call's kept labels, read back directly.
+      expect(Array.from(await res.read(previous!.labels, 4 * m))).toEqual(Array.from(labels));
       // The last call's kept flows, read through a call that takes them as its flows argument and keeps nothing.
       const check = await res.submit(plans[0], { hostArgs: [[0, new Float32Array(m)], [1, Float32Array.of(0)]], deviceArgs: [[2, previous!.flows]], keep: [], read: [2] });
       const expected = hostMove(new Float32Array(m), 0, flows, 3)[2];

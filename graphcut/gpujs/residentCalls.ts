@@ -133,6 +133,21 @@ export class ResidentBuffers {
     });
   }
 
+  /** The first `bytes` of `buffer` (one from take()), read back once the commands submitted before have run. */
+  read(buffer: BufferLike, bytes: number): Promise<Float32Array> {
+    if (this.destroyed) throw new Error('resident buffers have been destroyed');
+    const staging = this.reuse(MAP_READ | COPY_DST, bytes);
+    const encoder = this.device.createCommandEncoder();
+    encoder.copyBufferToBuffer(buffer, 0, staging, 0, bytes);
+    this.device.queue.submit([encoder.finish()]);
+    return staging.mapAsync!(MAP_READ, 0, bytes).then(() => {
+      const values = new Float32Array(staging.getMappedRange!(0, bytes).slice(0));
+      staging.unmap!();
+      this.release(MAP_READ | COPY_DST, bytes, staging);
+      return values;
+    });
+  }
+
   /** Frees every buffer made here (calls still in flight complete first: WebGPU defers a destroy until then). */
   destroy(): void {
     if (this.destroyed) return;
