@@ -12,7 +12,7 @@ import { BLOCK_CHECK_SPAN, blockCheck } from '../graphcut/blockKernels';
 import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
 import {
   applyCutSource, capacitySource, changedTilesSource, checkTilesSource, flowPlanesSource, initStateSource, MOVE_DONE_GATE, orTilesSource, reductionLevels,
-  startMoveSource, sumFinalSource, sumTilesSource, tallySource,
+  startMoveSource, sumFinalSource, sumTilesSource, tallySource, TILE,
 } from './gpuMoveKernels';
 import type { DataSourceKind, ImageCostSpec } from './gpuCostKernels';
 import type { ResolvedGpuMoveOptions } from './gpuMoveSettings';
@@ -46,7 +46,7 @@ export interface Kernels {
   relabel: GlobalRelabel;
   /** gated like the state passes: the gate's input last */
   checkTiles: (...a: unknown[]) => unknown;
-  /** levels of the tile reductions down to at most 8×8: sums of the changed pixels from [ceil(W/tileSide), ceil(H/tileSide)], ORs of the check codes from the check's output (64×64-pixel squares with the block BFS) */
+  /** levels of the tile reductions down to at most 8×8: sums of the changed pixels from [ceil(W/tileSide), ceil(H/tileSide)], ORs of the check codes from the check's output (32×32-pixel squares with the block BFS) */
   sumTiles: IKernelRunShortcut[];
   orTiles: IKernelRunShortcut[];
   tally: IKernelRunShortcut;
@@ -102,9 +102,9 @@ const constants = { W, H, INF: W * H + 1, L, REACH: o.reach };
   const side = o.tileSide;
   const tiles = reductionLevels(W, H, side);
   const final = { FW: tiles[tiles.length - 1][0], FH: tiles[tiles.length - 1][1] };
-  // With the block BFS (WebGPU) a check is one launch per 64×64 pixels (blockCheck), and its codes reduce from there.
+  // With the block BFS (WebGPU) a check is one launch per 32×32 pixels (blockCheck), whose codes the tally reads directly up to 16×16 of them (Middlebury sizes to 512×512 pixels).
   const blockChecks = o.bfs === 'block';
-  const checks = blockChecks ? reductionLevels(W, H, BLOCK_CHECK_SPAN) : tiles;
+  const checks = blockChecks ? reductionLevels(W, H, BLOCK_CHECK_SPAN, 2 * TILE) : tiles;
   const checkFinal = { FW: checks[checks.length - 1][0], FH: checks[checks.length - 1][1] };
   // Without the gate the kernels are compiled ungated and drop the tally the plans pass them.
   const gate = o.gate ? MOVE_DONE_GATE : undefined;

@@ -143,11 +143,12 @@ export const TILE = 8;
 /**
  * The outputs of a per-pixel reduction over a W × H grid: side×side tiles
  * of pixels, then TILE×TILE blocks of the level before, until at most
- * TILE×TILE values are left (what a tally or sumFinal reads).
+ * last×last values are left (what a tally or sumFinal reads; default
+ * TILE×TILE).
  */
-export function reductionLevels(W: number, H: number, side: number): number[][] {
+export function reductionLevels(W: number, H: number, side: number, last = TILE): number[][] {
   const levels: number[][] = [[Math.ceil(W / side), Math.ceil(H / side)]];
-  while (levels[levels.length - 1][0] > TILE || levels[levels.length - 1][1] > TILE) {
+  while (levels[levels.length - 1][0] > last || levels[levels.length - 1][1] > last) {
     const [w, h] = levels[levels.length - 1];
     levels.push([Math.ceil(w / TILE), Math.ceil(h / TILE)]);
   }

@@ -463,13 +463,13 @@ export function blockRelabel(gpu: GPU, W: number, H: number, tile: BlockTile, di
   };
 }
 
-/** Threads per side of a block check's workgroup, and pixels per side of the square each workgroup checks (4×4 pixels a thread). */
+/** Threads per side of a block check's workgroup, and pixels per side of the square each workgroup checks (2×2 pixels a thread). */
 const CHECK_THREADS = 16;
-export const BLOCK_CHECK_SPAN = 64;
+export const BLOCK_CHECK_SPAN = 32;
 
 /**
- * WGSL of the convergence check of a state, one workgroup per 64×64
- * pixels, [ceil(W/64), ceil(H/64)]: the code of expansion/gpuMoveKernels.ts's
+ * WGSL of the convergence check of a state, one workgroup per 32×32
+ * pixels, [ceil(W/32), ceil(H/32)]: the code of expansion/gpuMoveKernels.ts's
  * checkTilesSource (1 when a pixel holds excess at a finite height, plus 2
  * when a height is not a fixed point of the BFS equations), OR-ed over the
  * square in workgroup memory, so that a check needs one launch where the
@@ -530,7 +530,7 @@ fn ${name}(lid : vec3<u32>, wid : vec3<u32>) {
 
 /**
  * The block convergence check (blockCheckWgsl): (S, C[, G]) → codes
- * [ceil(W/64), ceil(H/64)]; `settings` must have that output.
+ * [ceil(W/32), ceil(H/32)]; `settings` must have that output.
  */
 export function blockCheck(gpu: GPU, W: number, H: number, settings: IGPUKernelSettings, gate: WgslGate | null): (...a: unknown[]) => unknown {
   if (!runsWgsl(gpu)) throw new Error('bfs scheme block: needs WebGPU (its kernels are WGSL with workgroup memory)');

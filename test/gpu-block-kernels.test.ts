@@ -40,7 +40,7 @@ describe('workgroup entry', () => {
           expect(b.groups).toEqual([Math.ceil(W / 16), Math.ceil(H / 16)]);
         }
       }
-      // A check workgroup covers a 64×64 square: as many as the grid needs, one code each.
+      // A check workgroup covers a BLOCK_CHECK_SPAN square: as many as the grid needs, one code each.
       const c = parseWorkgroupEntry(blockCheckWgsl('c', W, H, null))!;
       expect(c.groups).toEqual([Math.ceil(W / BLOCK_CHECK_SPAN), Math.ceil(H / BLOCK_CHECK_SPAN)]);
       expect(c.threads[0] * c.threads[1]).toBeLessThanOrEqual(256);

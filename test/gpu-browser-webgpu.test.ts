@@ -255,7 +255,7 @@ var<workgroup> tile: array<u32, ${n}>;
     await expectMatchLikeBk(scene.left, scene.right, { ndisp: 6, cost, costs, cycles: 2, lrCheck: false }, `synthetic ${cost}`);
   });
 
-  test('α-expansion on the device, synthetic 150×70 (convergence checks over several 64×64 squares), census costs: the labels and energy of BK', async () => {
+  test('α-expansion on the device, synthetic 150×70 (convergence checks over several 32×32 squares), census costs: the labels and energy of BK', async () => {
     const wide = generateSyntheticScene({ width: 150, height: 70, ndisp: 5, seed: 5 });
     await expectMatchLikeBk(wide.left, wide.right, { ndisp: 5, cost: 'census', cycles: 1, lrCheck: false }, 'synthetic 150×70');
   });
