@@ -14,7 +14,10 @@
  * dispatches run, back to back. Those read what the last replay left in
  * their inputs, the final gate included, so a kernel's figure is the cost
  * of its dispatches in the call only roughly (its gated dispatches may
- * count as full ones); the call's own times are exact.
+ * count as full ones); the call's own times are exact. Last, the round
+ * trip of reading one flag back from the device (a copy to a mappable
+ * buffer, its mapping): what a host loop that asked the device after every
+ * round whether the move had converged would pay per round.
  */
 import { ResidentBuffers } from '../graphcut/gpujs/residentCalls';
 import { encodePasses, type FusedExecutor } from '../graphcut/gpujs/onePassCalls';
@@ -22,8 +25,10 @@ import { matchScene } from '../stereo/sceneMatch';
 
 /** The parts of a WebGPU device and compute pass the replay uses (the webgpu package's types are not a dependency). */
 interface ReplayPass { setPipeline(p: unknown): void; setBindGroup(i: number, g: unknown): void; dispatchWorkgroups(x: number, y: number, z: number): void; end(): void }
+interface FlagBuffer { mapAsync(mode: number): Promise<void>; getMappedRange(): ArrayBuffer; unmap(): void; destroy(): void }
 interface ReplayDevice {
-  createCommandEncoder(): { beginComputePass(): ReplayPass; finish(): unknown };
+  createCommandEncoder(): { beginComputePass(): ReplayPass; copyBufferToBuffer(a: unknown, ao: number, b: unknown, bo: number, n: number): void; finish(): unknown };
+  createBuffer(d: { size: number; usage: number }): FlagBuffer;
   queue: { submit(c: unknown[]): void; onSubmittedWorkDone(): Promise<void> };
 }
 
@@ -57,9 +62,11 @@ async function main(): Promise<void> {
     await device.queue.onSubmittedWorkDone();
     return performance.now() - t;
   };
+  let lastDevice: ReplayDevice | undefined;
   for (const [ex, n] of used) {
     if (ex.destroyed) continue;
     const device = ex._device as unknown as ReplayDevice;
+    lastDevice = device;
     const passes = ex._passes;
     const encode = (): unknown => {
       const encoder = device.createCommandEncoder();
@@ -102,6 +109,27 @@ async function main(): Promise<void> {
       }
       console.log(`  ${String(k++).padStart(6)} ${String(list.length).padStart(11)} ${list[0].groups.join('×').padStart(11)} ${(1000 * best).toFixed(1).padStart(8)}`);
     }
+  }
+  const device = lastDevice;
+  if (device) {
+    // STORAGE | COPY_SRC for the flag, MAP_READ | COPY_DST for its readback.
+    const flag = device.createBuffer({ size: 16, usage: 128 | 4 });
+    const staging = device.createBuffer({ size: 16, usage: 1 | 8 });
+    const trips: number[] = [];
+    for (let rep = 0; rep < 20; rep++) {
+      const t = performance.now();
+      const encoder = device.createCommandEncoder();
+      encoder.copyBufferToBuffer(flag, 0, staging, 0, 16);
+      device.queue.submit([encoder.finish()]);
+      await staging.mapAsync(1);
+      new Float32Array(staging.getMappedRange().slice(0));
+      staging.unmap();
+      trips.push(performance.now() - t);
+    }
+    trips.sort((a, b) => a - b);
+    console.log(`\nreading one flag back from the device: ${trips[0].toFixed(3)} ms at best, ${trips[trips.length >> 1].toFixed(3)} ms median (20 round trips)`);
+    flag.destroy();
+    staging.destroy();
   }
 }
 
