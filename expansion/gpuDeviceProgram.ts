@@ -46,7 +46,7 @@ export interface Kernels {
   relabel: GlobalRelabel;
   /** gated like the state passes: the gate's input last */
   checkTiles: (...a: unknown[]) => unknown;
-  /** levels of the tile reductions down to at most 8×8: sums of the changed pixels from [ceil(W/tileSide), ceil(H/tileSide)], ORs of the check codes from the check's output (32×32-pixel squares with the block BFS) */
+  /** levels of the tile reductions: sums of the changed pixels from [ceil(W/tileSide), ceil(H/tileSide)] down to at most 8×8, ORs of the check codes from the check's output down to 8×8 (with the block BFS: from 32×32-pixel squares down to 16×16) */
   sumTiles: IKernelRunShortcut[];
   orTiles: IKernelRunShortcut[];
   tally: IKernelRunShortcut;
