@@ -77,6 +77,11 @@ export class DeviceFlows {
     return this.buffers;
   }
 
+  /** The buffers (after open), which the resident calls' other device buffers (their labels) come from too. */
+  get residency(): ResidentBuffers {
+    return this.buffers!;
+  }
+
   /** α's last converged flows, if any. */
   of(alpha: number): BufferLike | undefined {
     return this.perAlpha[alpha];

@@ -1,6 +1,6 @@
 import { Input } from 'gpu.js';
 import { noteDeviceActive } from '../graphcut/gpuClockWarmup';
-import { compiledExecutor, type BufferLike, type ReadResults, type ResidentBuffers } from '../graphcut/gpujs/residentCalls';
+import { compiledExecutor, type BufferLike, type ReadResults } from '../graphcut/gpujs/residentCalls';
 import { liveExecutor, type FusedExecutor } from '../graphcut/gpujs/onePassCalls';
 import { readTally, type CallLog, type GpuMoveCounters, type MoveTally } from './gpuCallLog';
 import { planKey, type Plan } from './gpuDeviceProgram';
@@ -36,8 +36,6 @@ interface ResidentFlight {
   flowsOut: BufferLike;
   /** where the call leaves the labels after its move (its input labels when the move did not converge) */
   labelsOut: BufferLike;
-  /** the buffers of this solver's resident calls */
-  residency: ResidentBuffers;
   results: Promise<ReadResults>;
   tCall: number;
   submitMs: number;
@@ -101,10 +99,10 @@ export class ResidentMoves {
    * changed count are read back per call. The cycle's labels stay on the
    * device (each call takes those the last converged move left, copied on
    * the device) and are read back once, when the cycle ends; the driver
-   * needs only the changed counts in between. While a call runs, the next moves that are not skipped
-   * (as far as the driver can tell yet; up to the option lookAhead) are
-   * submitted too, each with the labels the call before it will produce,
-   * copied on the device. Once the running call's results are in and
+   * needs only the changed counts in between. While a call runs, the next
+   * moves that are not skipped (as far as the driver can tell yet; up to
+   * the option lookAhead) are submitted too, each with the labels the call
+   * before it will produce, copied on the device. Once the running call's results are in and
    * reported, the first look-ahead call is kept if the running move
    * converged and the driver still names the same next move; else every
    * look-ahead call is dropped (its device work is wasted, nothing else)
@@ -130,7 +128,7 @@ export class ResidentMoves {
     let cur: ResidentFlight | undefined;
     let index = nextMove(0, true);
     // The labels the cycle's converged moves have left so far, on the device (none yet: the host's labels).
-    let current: { labels: BufferLike; residency: ResidentBuffers } | undefined;
+    let current: BufferLike | undefined;
     // Look-ahead calls submitted after `cur`, in order, each taking the labels the one before it will leave.
     const aheads: ResidentFlight[] = [];
     const dropAheads = (): void => {
@@ -185,8 +183,8 @@ export class ResidentMoves {
           if (cur.borrowed) this.counters.borrowedMoves++;
           // The move's final flows start its α's next move, and borrowing moves; those it replaces are free again. So for its labels.
           this.flows.keep(cur.alpha, cur.flowsOut);
-          if (current) current.residency.give(current.labels, this.labelBytes);
-          current = { labels: cur.labelsOut, residency: cur.residency };
+          if (current) this.flows.residency.give(current, this.labelBytes);
+          current = cur.labelsOut;
           if (carried) this.flows.give(carried);
           carried = undefined;
           attempts = 0;
@@ -203,14 +201,14 @@ export class ResidentMoves {
             cur = aheads.shift();
           } else {
             dropAheads();
-            cur = index >= 0 ? await this.submit(alphas, index, labels, undefined, current?.labels, 0, undefined) : undefined;
+            cur = index >= 0 ? await this.submit(alphas, index, labels, undefined, current, 0, undefined) : undefined;
           }
           this.counters.hostMs += performance.now() - tNext;
           continue;
         }
         // Not converged: the labels did not change; continue the move from the flows it reached (or double the BFS passes first).
         dropAheads();
-        cur.residency.give(cur.labelsOut, this.labelBytes);
+        this.flows.residency.give(cur.labelsOut, this.labelBytes);
         attempts++;
         if (T.bfsShort) {
           this.counters.bfsShortfalls++;
@@ -223,7 +221,7 @@ export class ResidentMoves {
         }
         if (carried) this.flows.give(carried);
         carried = cur.flowsOut;
-        cur = await this.submit(alphas, cur.index, labels, undefined, current?.labels, resumeRounds, { kind: cur.kind, borrowed: cur.borrowed, flows: carried });
+        cur = await this.submit(alphas, cur.index, labels, undefined, current, resumeRounds, { kind: cur.kind, borrowed: cur.borrowed, flows: carried });
         this.counters.hostMs += performance.now() - tBack;
       }
     } catch (e) {
@@ -246,9 +244,9 @@ export class ResidentMoves {
   }
 
   /** The labels on the device into the host's (f32 → uint16 is exact for labels); the buffer is free again. */
-  private async readLabels(current: { labels: BufferLike; residency: ResidentBuffers }, labels: Uint16Array): Promise<void> {
-    labels.set(await current.residency.read(current.labels, this.labelBytes));
-    current.residency.give(current.labels, this.labelBytes);
+  private async readLabels(current: BufferLike, labels: Uint16Array): Promise<void> {
+    labels.set(await this.flows.residency.read(current, this.labelBytes));
+    this.flows.residency.give(current, this.labelBytes);
   }
 
   /**
@@ -308,7 +306,7 @@ export class ResidentMoves {
     this.plans.hold(plan);
     return {
       index, alpha, plan, ex, kind, resuming: resume !== undefined, borrowed: resume ? resume.borrowed : borrowedFlows !== undefined,
-      flowsOut, labelsOut, residency, results, tCall, submitMs: performance.now() - tCall, lookAhead: after !== undefined, compiled,
+      flowsOut, labelsOut, results, tCall, submitMs: performance.now() - tCall, lookAhead: after !== undefined, compiled,
     };
   }
 
@@ -317,7 +315,7 @@ export class ResidentMoves {
     this.counters.droppedCalls++;
     this.plans.release(f.plan);
     this.flows.give(f.flowsOut);
-    f.residency.give(f.labelsOut, this.labelBytes);
+    this.flows.residency.give(f.labelsOut, this.labelBytes);
     void f.results.then((r) => r.release(), () => undefined);
   }
 }

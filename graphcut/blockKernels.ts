@@ -404,9 +404,12 @@ fn ${name}(lid : vec3<u32>, wid : vec3<u32>) {
 }
 
 /** A kernel whose work is the WGSL routine `name` (its JavaScript body only names it for gpu.js's translation). */
-function workgroupKernel(gpu: GPU, params: string, name: string, wgsl: string, settings: IGPUKernelSettings): (...a: unknown[]) => unknown {
+function workgroupKernel(gpu: GPU, params: readonly string[], name: string, wgsl: string, settings: IGPUKernelSettings, gate: WgslGate | null): (...a: unknown[]) => unknown {
   const nativeFunctions = [{ name, source: wgsl, argumentTypes: { x: 'Number' }, returnType: 'Number' }];
-  return gpu.createKernel(`function (${params}) { return ${name}(0.0); }`, { ...settings, nativeFunctions } as IGPUKernelSettings) as unknown as (...a: unknown[]) => unknown;
+  const source = `function (${[...params, ...(gate ? ['G'] : [])].join(', ')}) { return ${name}(0.0); }`;
+  const k = gpu.createKernel(source, { ...settings, nativeFunctions } as IGPUKernelSettings) as unknown as (...a: unknown[]) => unknown;
+  // The gate's input is always passed last, and dropped when the kernel is compiled without a gate.
+  return gate ? k : (...a: unknown[]) => k(...a.slice(0, -1));
 }
 
 /** Whether a gpu.js instance runs WGSL (the block kernels exist on WebGPU only). */
@@ -424,8 +427,8 @@ export function blockPushPasses(gpu: GPU, W: number, H: number, tile: BlockTile,
   const shifts: Array<[number, number]> = [[0, 0], [tile.width >> 1, tile.height >> 1]];
   return shifts.map(([ox, oy]) => {
     const name = `blockPush_${tile.width}x${tile.height}_${ox}_${oy}_${iterations}${gate ? '_g' : ''}`;
-    const k = workgroupKernel(gpu, gate ? 'S, C, G' : 'S, C', name, blockPushWgsl(name, W, H, tile, ox, oy, iterations, gate), settings);
-    return (S: unknown, C: unknown, G?: unknown) => (gate ? k(S, C, G) : k(S, C));
+    const k = workgroupKernel(gpu, ['S', 'C'], name, blockPushWgsl(name, W, H, tile, ox, oy, iterations, gate), settings, gate);
+    return (S: unknown, C: unknown, G?: unknown) => k(S, C, G);
   });
 }
 
@@ -441,10 +444,7 @@ export function blockRelabel(gpu: GPU, W: number, H: number, tile: BlockTile, di
   if (!runsWgsl(gpu)) throw new Error('bfs scheme block: needs WebGPU (its kernels are WGSL with workgroup memory)');
   const launch = (from: BlockBfsInput, toState: boolean): ((...a: unknown[]) => unknown) => {
     const name = `blockBfs_${tile.width}x${tile.height}_${from}${toState ? '_state' : ''}${gate ? '_g' : ''}`;
-    const params = [...(from === 'distances' ? ['S', 'C', 'D'] : ['S', 'C']), ...(gate ? ['G'] : [])].join(', ');
-    const k = workgroupKernel(gpu, params, name, blockBfsWgsl(name, W, H, tile, gate, from, toState), toState ? state : dist);
-    // The gate's input is always passed last and dropped when compiled without a gate.
-    return (...a: unknown[]) => (gate ? k(...a) : k(...a.slice(0, -1)));
+    return workgroupKernel(gpu, from === 'distances' ? ['S', 'C', 'D'] : ['S', 'C'], name, blockBfsWgsl(name, W, H, tile, gate, from, toState), toState ? state : dist, gate);
   };
   const kinds = new Map<string, (...a: unknown[]) => unknown>();
   const kernel = (from: BlockBfsInput, toState: boolean): ((...a: unknown[]) => unknown) => {
@@ -535,6 +535,5 @@ fn ${name}(lid : vec3<u32>, wid : vec3<u32>) {
 export function blockCheck(gpu: GPU, W: number, H: number, settings: IGPUKernelSettings, gate: WgslGate | null): (...a: unknown[]) => unknown {
   if (!runsWgsl(gpu)) throw new Error('bfs scheme block: needs WebGPU (its kernels are WGSL with workgroup memory)');
   const name = `blockCheck${gate ? '_g' : ''}`;
-  const k = workgroupKernel(gpu, gate ? 'S, C, G' : 'S, C', name, blockCheckWgsl(name, W, H, gate), settings);
-  return (...a: unknown[]) => (gate ? k(...a) : k(...a.slice(0, -1)));
+  return workgroupKernel(gpu, ['S', 'C'], name, blockCheckWgsl(name, W, H, gate), settings, gate);
 }

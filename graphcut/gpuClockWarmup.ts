@@ -77,11 +77,6 @@ export function queueSpin(device: SpinDevice, dispatches: number): void {
   device.queue.submit([encoder.finish()]);
 }
 
-/** gpu.js's shared WebGPU device (created when it does not exist yet), or null when no adapter answers. */
-function kernelDevice(): Promise<SpinDevice | null> {
-  return webGpuDevice<SpinDevice>();
-}
-
 /**
  * Queues the warm-up on the WebGPU device that the kernels will use
  * (`device`: gpu.js's shared device by default) unless there is none, the
@@ -90,7 +85,7 @@ function kernelDevice(): Promise<SpinDevice | null> {
  * when a second thread uses it). A warm-up that fails leaves the run as it
  * would have been, and says why.
  */
-export async function warmUpGpuClocks(device: () => Promise<SpinDevice | null> = kernelDevice): Promise<ClockWarmupReport> {
+export async function warmUpGpuClocks(device: () => Promise<SpinDevice | null> = webGpuDevice<SpinDevice>): Promise<ClockWarmupReport> {
   const n = deviceFlags.clockWarmupDispatches;
   if (!(Number.isInteger(n) && n >= 0)) throw new Error(`deviceFlags.clockWarmupDispatches: expected an integer ≥ 0, got ${String(n)}`);
   if (n === 0) return { dispatches: 0, skipped: 'turned off' };
