@@ -1,4 +1,6 @@
-// Minimal declarations for the two untyped image packages, covering only the calls this project makes.
+// Minimal declarations for the two untyped image packages, covering only the calls this project makes:
+// get-pixels decodes JPEGs at run time (data/imageIO.ts requires it lazily); save-pixels is a
+// development dependency that the tests use to write JPEG fixtures.
 
 declare module 'get-pixels' {
   import type { NdArray } from 'ndarray';

@@ -2,14 +2,14 @@ import { seededRandom } from '../data/random';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { deflateSync } from 'zlib';
 import ndarray from 'ndarray';
 import savePixels from 'save-pixels';
 import { readImage, decodeImage, detectFormat, writePng, writePfm, writePnm, readDisparityFile, disparityFromRaster } from '../data/imageIO';
 import { encodePnm, parsePnm } from '../data/pnm';
 import { encodePfm, parsePfm } from '../data/pfm';
-import { encodePng, crc32 } from '../data/pngEncode';
+import { encodePng } from '../data/pngEncode';
 import type { Raster } from '../data/raster';
+import { expectedRaster, writeTestPng, type PngSpec } from './support/pngWriter';
 
 /**
  * Image readers on files written here byte by byte (headers spelled out, so the
@@ -134,79 +134,9 @@ describe('PFM reader', () => {
   });
 });
 
-/**
- * A test-only PNG writer, separate from data/pngEncode.ts: it cycles through
- * all five row filters and can interlace (Adam7), so the 16-bit decoder meets
- * every filter and pass. It is first checked against get-pixels at 8 bits.
- */
-function testPng(w: number, h: number, colourType: 0 | 2 | 4 | 6, depth: 8 | 16, samples: number[], interlace: boolean): Uint8Array {
-  const spp = { 0: 1, 2: 3, 4: 2, 6: 4 }[colourType];
-  const bps = depth / 8;
-  const bpp = spp * bps;
-  const sampleBytes = (x: number, y: number): number[] => {
-    const out: number[] = [];
-    for (let c = 0; c < spp; c++) {
-      const v = samples[(y * w + x) * spp + c];
-      if (bps === 2) out.push(v >> 8, v & 0xff); else out.push(v);
-    }
-    return out;
-  };
-  const passes = interlace
-    ? [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]]
-    : [[0, 0, 1, 1]];
-  const raw: number[] = [];
-  let rowNo = 0;
-  for (const [x0, y0, dx, dy] of passes) {
-    const xs: number[] = [];
-    for (let x = x0; x < w; x += dx) xs.push(x);
-    if (xs.length === 0) continue;
-    let prior: number[] = new Array(xs.length * bpp).fill(0);
-    for (let y = y0; y < h; y += dy) {
-      const line = xs.flatMap((x) => sampleBytes(x, y));
-      const filter = rowNo++ % 5;
-      const enc = line.map((v, i) => {
-        const a = i >= bpp ? line[i - bpp] : 0;
-        const b = prior[i];
-        const c = i >= bpp ? prior[i - bpp] : 0;
-        const p = a + b - c;
-        const pr = Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
-        const pred = [0, a, b, (a + b) >> 1, pr][filter];
-        return (v - pred) & 0xff;
-      });
-      raw.push(filter, ...enc);
-      prior = line;
-    }
-  }
-  const chunk = (type: string, body: Buffer): Buffer => {
-    const out = Buffer.alloc(12 + body.length);
-    out.writeUInt32BE(body.length, 0);
-    out.write(type, 4, 'ascii');
-    body.copy(out, 8);
-    out.writeUInt32BE(crc32(out, 4, 8 + body.length), 8 + body.length);
-    return out;
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(w, 0);
-  ihdr.writeUInt32BE(h, 4);
-  ihdr[8] = depth;
-  ihdr[9] = colourType;
-  ihdr[12] = interlace ? 1 : 0;
-  // Split the image data over two IDAT chunks, as encoders may.
-  const z = deflateSync(Buffer.from(raw));
-  const cut = z.length >> 1;
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr), chunk('IDAT', z.subarray(0, cut)), chunk('IDAT', z.subarray(cut)), chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
-
-/** Expected raster from interleaved samples: alpha dropped, grey kept as 1 channel. */
-function dropAlpha(samples: number[], n: number, colourType: 0 | 2 | 4 | 6): number[] {
-  const spp = { 0: 1, 2: 3, 4: 2, 6: 4 }[colourType];
-  const keep = colourType === 0 || colourType === 4 ? 1 : 3;
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) for (let c = 0; c < keep; c++) out.push(samples[i * spp + c]);
-  return out;
+/** Interleaved random samples of a colour type written by the test-only PNG writer, every filter in turn. */
+function pngSpec(w: number, h: number, colourType: 0 | 2 | 4 | 6, bitDepth: 8 | 16, samples: number[], interlaced: boolean): PngSpec {
+  return { width: w, height: h, colourType, bitDepth, samples, interlaced, filterOf: (row) => row % 5, idatChunks: 2 };
 }
 
 describe('PNG reader', () => {
@@ -218,22 +148,23 @@ describe('PNG reader', () => {
     for (const [w, h] of shapes) for (const ct of types) for (const interlace of [false, true]) {
       const spp = { 0: 1, 2: 3, 4: 2, 6: 4 }[ct];
       const samples = randomSamples(w * h * spp, 255, seed++);
-      const r = await decodeImage(testPng(w, h, ct, 8, samples, interlace), `t${ct}.png`);
+      const spec = pngSpec(w, h, ct, 8, samples, interlace);
+      const r = await decodeImage(writeTestPng(spec), `t${ct}.png`);
       expect([w, h, ct, interlace, r.width, r.height, r.channels, r.maxval]).toEqual([w, h, ct, interlace, w, h, ct === 0 || ct === 4 ? 1 : 3, 255]);
-      expect(Array.from(r.data)).toEqual(dropAlpha(samples, w * h, ct));
+      expect(Array.from(r.data)).toEqual(expectedRaster(spec).data);
     }
   });
 
-  // 16-bit PNGs used to come back rescaled to 8 bits (get-pixels rescales);
-  // decodeImage now returns the exact 16-bit samples with maxval 65535.
+  // 16-bit PNGs come back exact with maxval 65535 (get-pixels would rescale them to 8 bits).
   test('16-bit grey, grey+alpha, RGB, RGBA (all filters, interlaced or not): exact samples, maxval 65535', async () => {
     let seed = 500;
     for (const [w, h] of shapes) for (const ct of types) for (const interlace of [false, true]) {
       const spp = { 0: 1, 2: 3, 4: 2, 6: 4 }[ct];
       const samples = randomSamples(w * h * spp, 65535, seed++);
-      const r = await decodeImage(testPng(w, h, ct, 16, samples, interlace), `t${ct}.png`);
+      const spec = pngSpec(w, h, ct, 16, samples, interlace);
+      const r = await decodeImage(writeTestPng(spec), `t${ct}.png`);
       expect([w, h, ct, interlace, r.width, r.height, r.channels, r.maxval]).toEqual([w, h, ct, interlace, w, h, ct === 0 || ct === 4 ? 1 : 3, 65535]);
-      expect(Array.from(r.data)).toEqual(dropAlpha(samples, w * h, ct));
+      expect(Array.from(r.data)).toEqual(expectedRaster(spec).data);
     }
   });
 
