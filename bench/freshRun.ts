@@ -16,6 +16,8 @@ const t0 = performance.now();
 const { matchScene } = require('../stereo/sceneMatch') as typeof import('../stereo/sceneMatch');
 const { loadScene } = require('../data/scene') as typeof import('../data/scene');
 const { createGpuContext } = require('../graphcut/gpuBackend') as typeof import('../graphcut/gpuBackend');
+const { kernelBuildCache } = require('../graphcut/gpujs/kernelBuildCache') as typeof import('../graphcut/gpujs/kernelBuildCache');
+const { pipelineStore, pipelineStorePath } = require('../graphcut/gpujs/pipelineStore') as typeof import('../graphcut/gpujs/pipelineStore');
 /* eslint-enable @typescript-eslint/no-require-imports */
 const tModules = performance.now();
 
@@ -42,6 +44,9 @@ async function main(): Promise<void> {
   for (let i = 0; i < runs; i++) await once(`run ${i + 2}`);
   rows.push(['process so far', performance.now() - t0]);
   for (const [what, ms] of rows) console.log(`${ms.toFixed(0).padStart(7)} ms  ${what}`);
+  // What the pipeline store (graphcut/gpujs/pipelineStore.ts) gave this process: the second process of a shape starts its pipelines at once.
+  const store = pipelineStorePath() ?? 'off';
+  console.log(`pipeline store ${store}: ${kernelBuildCache.warmedUpPipelines} pipelines asked for at the program's start (${kernelBuildCache.buildsAwaitingWarmUp} builds waited for one), ${pipelineStore.recorded} new ones recorded`);
 }
 
 // The WebGPU device keeps the process alive: leave once the table is out.

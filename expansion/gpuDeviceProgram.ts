@@ -4,6 +4,7 @@ import { pairwise, type MrfEnergy } from '../data/energy';
 import type { GpuContext } from '../graphcut/gpuBackend';
 import { canRefillSharedLiterals, fillSharedLiteralOnDevice, refillSharedLiteral, releaseSharedLiterals, shareLiterals, sharedLiterals } from '../graphcut/gpujs/sharedLiterals';
 import { deviceFlags } from '../graphcut/deviceFlags';
+import { warmUpPipelineGroup } from '../graphcut/gpujs/kernelBuildCache';
 import type { CensusWindow } from '../costs/census';
 import { censusPlanesOnBackend, censusPlanesOnDevice, createCensusKernel, hostCensusPlanes, type DeviceResult } from './gpuCensusKernel';
 import { takeKeptProgram } from './gpuKeptPrograms';
@@ -233,9 +234,10 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
   for (let a = 0; a < L; a++) for (let b = 0; b < L; b++) vt[a * L + b] = pairwise(energy.smoothness, energy.truncation, a, b);
 
   // Everything the kernels and plans depend on besides the energy's values.
-  const key = o.keepPlans && n <= MAX_KEPT_PROGRAM_PIXELS && REFILLABLE_MODES.has(ctx.mode)
-    ? JSON.stringify([ctx.mode, W, H, L, source.kind, costSpec, dataDims, o.variant, o.push, o.bfs, o.block, o.reach, o.gate, o.tileSide, o.iterationsPerRound, o.finalBfsFactor, flowsInOut, o.maxCachedPlans])
-    : null;
+  const shapeKey = JSON.stringify([ctx.mode, W, H, L, source.kind, costSpec, dataDims, o.variant, o.push, o.bfs, o.block, o.reach, o.gate, o.tileSide, o.iterationsPerRound, o.finalBfsFactor, flowsInOut, o.maxCachedPlans]);
+  const key = o.keepPlans && n <= MAX_KEPT_PROGRAM_PIXELS && REFILLABLE_MODES.has(ctx.mode) ? shapeKey : null;
+  // The pipelines a program of this shape built in an earlier process are asked for now, all at once (graphcut/gpujs/pipelineStore.ts).
+  if (ctx.mode === 'webgpu') warmUpPipelineGroup(shapeKey);
   let program = key === null ? undefined : takeKeptProgram<DeviceProgram>(key);
   if (program && (program.ctx.destroyed || !canRefillSharedLiterals(program.literals))) {
     releaseProgram(program);

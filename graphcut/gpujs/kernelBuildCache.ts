@@ -46,6 +46,7 @@ import { Input } from 'gpu.js';
 import { isWrappedGpuJsRelease } from './release';
 import { gpuJsInternal } from './internals';
 import { adaptsFor } from './scope';
+import { beginPipelineGroup, recordPipeline, recordTranslation, type PipelineSource } from './pipelineStore';
 
 /** Shader modules kept per device; beyond this the oldest is dropped (a run uses about 20). */
 export const MAX_SHARED_MODULES = 512;
@@ -57,6 +58,9 @@ export const kernelBuildCache = {
   installed: false,
   prewarmedPipelines: 0,
   prewarmMs: 0,
+  /** Pipelines asked for at a program's start from the pipeline store (warmUpPipelineGroup), and builds that waited for one of them. */
+  warmedUpPipelines: 0,
+  buildsAwaitingWarmUp: 0,
   translationHits: 0,
   translationMisses: 0,
   moduleHits: 0,
@@ -169,7 +173,9 @@ function translateShared(kernel: TranslatingKernel, translate: () => void): void
   }
   translate();
   kernelBuildCache.translationMisses++;
-  remember(translations, key, { returnType: kernel.returnType, componentCount: kernel.componentCount, translatedBody: kernel.translatedBody, translatedFunctions: kernel.translatedFunctions }, MAX_SHARED_TRANSLATIONS);
+  const made: Translation = { returnType: kernel.returnType, componentCount: kernel.componentCount, translatedBody: kernel.translatedBody, translatedFunctions: kernel.translatedFunctions };
+  remember(translations, key, made, MAX_SHARED_TRANSLATIONS);
+  recordTranslation({ key, ...made });
 }
 
 /** The member of a WebGPU device this shares. */
@@ -212,6 +218,16 @@ export function shareShaderModules(device: ModuleDevice): void {
       return made;
     },
   });
+}
+
+/** What a kernel's build has set before it creates its pipeline (web-gpu/kernel.js, build): the WGSL and the layout's counts. */
+interface BuildingKernel { compiledSource?: unknown; paramsLayout?: { arrayArgs?: unknown[]; bufferConstants?: unknown[] } | null }
+
+/** The pipeline a kernel's build creates, or null when its build has not set the fields this reads. */
+function builtSource(k: BuildingKernel): PipelineSource | null {
+  const layout = k.paramsLayout;
+  if (typeof k.compiledSource !== 'string' || !Array.isArray(layout?.arrayArgs) || !Array.isArray(layout?.bufferConstants)) return null;
+  return { code: k.compiledSource, arrays: layout.arrayArgs.length, constants: layout.bufferConstants.length };
 }
 
 /** What a plan compile reads of gpu.js's fused executor and plan (pipeline-executor.js, _compile). */
@@ -263,7 +279,82 @@ export function kernelLayoutEntries(arrays: number, constants: number): Array<{ 
 // (a scene run again in one process, as tuning does) created its 17
 // pipelines one by one again. A generation older than `generation`
 // is emptied at its next use (clearKernelBuildCache).
-const prewarmedOf = new WeakMap<object, { generation: number; codes: Map<string, unknown>; planned: Map<string, true> }>();
+const prewarmedOf = new WeakMap<object, Prewarmed>();
+interface Prewarmed {
+  generation: number;
+  codes: Map<string, unknown>;
+  planned: Map<string, true>;
+  /** Creations asked for and not yet settled, by the same key as `codes`. */
+  pending: Map<string, Promise<void>>;
+}
+
+/** The key of a pipeline among those made ahead: its bind group's counts and its WGSL. */
+const pipelineKey = (p: PipelineSource): string => `${p.arrays}:${p.constants}:${p.code}`;
+
+/** This device's pipelines made ahead, emptied when the cache was cleared since. */
+function prewarmedFor(device: object): Prewarmed {
+  let prewarmed = prewarmedOf.get(device);
+  if (!prewarmed || prewarmed.generation !== generation) prewarmedOf.set(device, (prewarmed = { generation, codes: new Map(), planned: new Map(), pending: new Map() }));
+  return prewarmed;
+}
+
+/**
+ * Asks `device` for the pipelines of `sources` it was not asked for ahead
+ * yet, all at once (Dawn creates them concurrently); resolves when they are
+ * made or refused. A refusal is left to the build that needs the pipeline
+ * to report.
+ */
+function createAhead(device: PipelineDevice, sources: readonly PipelineSource[]): Promise<void> {
+  const prewarmed = prewarmedFor(device);
+  const { codes, pending } = prewarmed;
+  return Promise.all(sources.filter((p) => !codes.has(pipelineKey(p))).map((p) => {
+    const k = pipelineKey(p);
+    remember(codes, k, null, MAX_SHARED_MODULES);
+    const layout = device.createPipelineLayout({ bindGroupLayouts: [device.createBindGroupLayout({ entries: kernelLayoutEntries(p.arrays, p.constants) })] });
+    const made = device.createComputePipelineAsync({ layout, compute: { module: device.createShaderModule({ code: p.code }), entryPoint: 'main' } }).then(
+      (pipeline) => { if (codes.has(k) && deviceFlags.keepPipelines) codes.set(k, pipeline); },
+      () => undefined,
+    ).finally(() => pending.delete(k));
+    pending.set(k, made);
+    return made;
+  })).then(() => undefined);
+}
+
+/** Settles when the creations of `sources` asked for ahead on `device` and still running have settled (at once for none). */
+function creationsInFlight(device: object, sources: readonly PipelineSource[]): Promise<unknown> | null {
+  const pending = prewarmedOf.get(device)?.pending;
+  if (!pending || pending.size === 0) return null;
+  const waits = sources.map((p) => pending.get(pipelineKey(p))).filter((w): w is Promise<void> => w !== undefined);
+  return waits.length > 0 ? Promise.all(waits) : null;
+}
+
+/**
+ * A program of `key` starts on the process's WebGPU device: the pipelines
+ * an earlier process recorded for it (pipelineStore.ts) are asked for at
+ * once, its translations join the shared ones, and the pipelines and
+ * translations made from now on are recorded under `key`.
+ * Returns at once; the creations run on while the solver builds (a build
+ * that needs one of them waits for it rather than compiling it again).
+ */
+export function warmUpPipelineGroup(key: string): void {
+  if (!kernelBuildCache.installed || !deviceFlags.kernelBuildCache || !deviceFlags.parallelPipelines) return;
+  const { sources, translations: stored } = beginPipelineGroup(key);
+  // A translation is a function of its key (the kernel's source and every setting gpu.js's translation reads).
+  for (const { key: k, ...t } of stored) if (!translations.has(k)) remember(translations, k, t, MAX_SHARED_TRANSLATIONS);
+  if (sources.length === 0 || !acquireDevice) return;
+  void acquireDevice().then((context) => {
+    const { device } = context;
+    if (typeof device.createComputePipelineAsync !== 'function') return;
+    shareShaderModules(device);
+    const before = prewarmedFor(device).codes.size;
+    const made = createAhead(device, sources);
+    kernelBuildCache.warmedUpPipelines += prewarmedFor(device).codes.size - before;
+    return made;
+  }).catch(() => undefined);
+}
+
+/** gpu.js's shared WebGPU context (set when the cache is installed). */
+let acquireDevice: (() => Promise<{ device: PipelineDevice }>) | null = null;
 
 /**
  * What decides a planned program's WGSL besides gpu.js's fixed settings:
@@ -345,22 +436,12 @@ export function keptPipelines(device: object): unknown[] {
  * on this device before; resolves when all are made or refused.
  */
 export async function prewarmPipelines(executor: CompilingExecutor, args: unknown[], device: PipelineDevice): Promise<void> {
-  let prewarmed = prewarmedOf.get(device);
-  if (!prewarmed || prewarmed.generation !== generation) prewarmedOf.set(device, (prewarmed = { generation, codes: new Map(), planned: new Map() }));
-  const { codes } = prewarmed;
+  const prewarmed = prewarmedFor(device);
   const t = performance.now();
-  const key = (p: { code: string; arrays: number; constants: number }): string => `${p.arrays}:${p.constants}:${p.code}`;
-  const fresh = plannedPrograms(executor, args, device, prewarmed.planned).filter((p) => !codes.has(key(p)));
-  await Promise.all(fresh.map((p) => {
-    const k = key(p);
-    remember(codes, k, null, MAX_SHARED_MODULES);
-    const layout = device.createPipelineLayout({ bindGroupLayouts: [device.createBindGroupLayout({ entries: kernelLayoutEntries(p.arrays, p.constants) })] });
-    // A rejection is left to the compile's own creation of the same pipeline to report.
-    return device.createComputePipelineAsync({ layout, compute: { module: device.createShaderModule({ code: p.code }), entryPoint: 'main' } }).then(
-      (pipeline) => { if (codes.has(k) && deviceFlags.keepPipelines) codes.set(k, pipeline); },
-      () => undefined,
-    );
-  }));
+  const programs = plannedPrograms(executor, args, device, prewarmed.planned);
+  const fresh = programs.filter((p) => !prewarmed.codes.has(pipelineKey(p)));
+  // Those asked for ahead by a warm-up and still being made are waited for, not created again by the compile.
+  await Promise.all([createAhead(device, fresh), creationsInFlight(device, programs)]);
   kernelBuildCache.prewarmedPipelines += fresh.length;
   kernelBuildCache.prewarmMs += performance.now() - t;
 }
@@ -392,13 +473,24 @@ export function installKernelBuildCache(): boolean {
     translateShared(this, () => translate.call(this));
   };
   const buildAsync = proto._buildAsync;
-  proto._buildAsync = async function (this: unknown) {
+  proto._buildAsync = async function (this: BuildingKernel) {
     if (!adaptsFor(this)) return buildAsync.call(this);
     // The build acquires the same shared context first thing; a failure there is left to it to report.
     const context = await acquire().catch(() => null);
-    if (context) shareShaderModules(context.device);
-    return buildAsync.call(this);
+    const built = builtSource(this);
+    if (context) {
+      shareShaderModules(context.device);
+      // gpu.js creates its pipeline synchronously: one a warm-up asked for is waited for, then handed over by Dawn.
+      const wait = built ? creationsInFlight(context.device, [built]) : null;
+      if (wait) {
+        kernelBuildCache.buildsAwaitingWarmUp++;
+        await wait;
+      }
+    }
+    await buildAsync.call(this);
+    if (built && deviceFlags.kernelBuildCache) recordPipeline(built);
   };
+  acquireDevice = acquire;
   const compile = executorProto._compile;
   executorProto._compile = async function (this: CompilingExecutor, args: unknown[]) {
     if (deviceFlags.kernelBuildCache && deviceFlags.parallelPipelines && adaptsFor(this)) {
