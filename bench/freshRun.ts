@@ -37,7 +37,7 @@ async function main(): Promise<void> {
     const m = await matchScene(scene, {}, { backend: 'gpu' });
     const total = performance.now() - s;
     const p = m.result.times;
-    const parts = `costs ${p.costsMs.toFixed(0)}, setup ${p.setupMs.toFixed(0)}, init ${p.initMs.toFixed(0)}, moves ${p.expansionMs.toFixed(0)}, right view ${(p.rightViewMs ?? 0).toFixed(0)}`;
+    const parts = `costs ${p.costsMs.toFixed(0)}, setup ${p.setupMs.toFixed(0)}, init ${p.initMs.toFixed(0)}, moves ${p.expansionMs.toFixed(0)}, check ${(p.checkMs ?? 0).toFixed(0)}`;
     rows.push([`${label} (${parts})`, total]);
   };
   await once('first run');

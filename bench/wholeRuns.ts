@@ -61,7 +61,7 @@ async function main(): Promise<void> {
   }
   const median = (v: number[]): number => { const s = [...v].sort((a, b) => a - b); return s.length === 0 ? NaN : s[s.length >> 1]; };
   console.log('wall: matchScene (scene read, match, evaluation); match: match()\'s own total (costs to the last cycle and the left–right check)');
-  console.log('scene       config        warm-up ms  median wall  median match  match runs (ms)        energies equal  median phases (ms): costs setup init expansion rightView');
+  console.log('scene       config        warm-up ms  median wall  median match  match runs (ms)        energies equal  median phases (ms): costs setup init expansion check');
   for (const scene of [...new Set(rows.map((r) => r.scene))]) {
     const ref = rows.find((r) => r.scene === scene)!.energies.join(',');
     for (const name of Object.keys(configs)) {
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
       const matchMs = mine.filter((r) => r.rep >= 0).map((r) => r.totalMs);
       const equal = mine.every((r) => r.energies.join(',') === ref);
       const phase = (k: string): string => median(mine.filter((r) => r.rep >= 0).map((r) => r.times[k] ?? 0)).toFixed(0);
-      const phases = ['costsMs', 'setupMs', 'initMs', 'expansionMs', 'rightViewMs'].map(phase).join(' ');
+      const phases = ['costsMs', 'setupMs', 'initMs', 'expansionMs', 'checkMs'].map(phase).join(' ');
       console.log(`${scene.padEnd(11)} ${name.padEnd(13)} ${mine[0].wallMs.toFixed(0).padStart(10)} ${median(timed).toFixed(0).padStart(12)} ${median(matchMs).toFixed(0).padStart(13)}  ${matchMs.map((t) => t.toFixed(0)).join(' ').padEnd(22)} ${(equal ? 'yes' : 'NO').padEnd(15)} ${phases}`);
     }
   }

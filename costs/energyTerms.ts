@@ -61,7 +61,7 @@ export function buildStereoEnergy(left: Raster, right: Raster, options: StereoEn
     scale: scale * unit.den * channelWeight(options.kind ?? 'sad', left.channels),
   });
   const data: DataTerm = options.onDemand ? imagesTerm(matcher) : { kind: 'volume', costs: matcher.volume(options.ndisp) };
-  const { wH, wV } = computeSmoothnessWeights(left, {
+  const { wH, wV } = computeSmoothnessWeights(matcher.leftIntensity, {
     lambda: options.lambda,
     cueThreshold: options.cueThreshold,
     cueFactor: options.cueFactor,
@@ -96,4 +96,57 @@ export function imagesTerm(matcher: DataCostMatcher): DataTerm {
     return { kind: 'images', left, right, spec: { ...matcher.options, channels: 2 * censusWords(matcher.options.censusWindow) } };
   }
   return { kind: 'images', left: matcher.leftIntensity, right: matcher.rightIntensity, spec: { ...matcher.options, channels: matcher.channels } };
+}
+
+/**
+ * Energies of one size and one setting (the views of a pair, each built by
+ * buildStereoEnergy) as one energy of the views stacked top to bottom, in
+ * bands of one view's height (MrfEnergy.bandHeight). No edge joins two
+ * views: a view's last row has wV = 0. The data term stacks as the views'
+ * do: volumes (pixel-major, so one after the other), or images with the
+ * same cost spec. Minimising it minimises each view's energy, and an
+ * α-expansion move of it is each view's move for that α at once: a max-flow
+ * of disconnected graphs is theirs side by side. So the device solves both
+ * views of a left–right check in one move per label instead of two.
+ */
+export function stackEnergies(views: readonly StereoEnergy[]): MrfEnergy & { scale: number } {
+  const first = views[0];
+  if (!first) throw new Error('stackEnergies: no view');
+  const { width: W, height: H, labels: L } = first;
+  for (const v of views) {
+    if (v.width !== W || v.height !== H || v.labels !== L || v.scale !== first.scale || v.smoothness !== first.smoothness || v.truncation !== first.truncation || v.data.kind !== first.data.kind || (v.bandHeight ?? v.height) !== H) {
+      throw new Error(`stackEnergies: views of different shapes or settings (${v.width}×${v.height}×${v.labels} and ${W}×${H}×${L})`);
+    }
+  }
+  const concat = (parts: Int32Array[]): Int32Array => {
+    const out = new Int32Array(parts.reduce((s, p) => s + p.length, 0));
+    let o = 0;
+    for (const p of parts) {
+      out.set(p, o);
+      o += p.length;
+    }
+    return out;
+  };
+  let data: DataTerm;
+  if (first.data.kind === 'volume') {
+    data = { kind: 'volume', costs: concat(views.map((v) => (v.data as Extract<DataTerm, { kind: 'volume' }>).costs)) };
+  } else {
+    const terms = views.map((v) => v.data as Extract<DataTerm, { kind: 'images' }>);
+    const spec = terms[0].spec;
+    if (terms.some((t) => JSON.stringify(t.spec) !== JSON.stringify(spec))) throw new Error('stackEnergies: views with different cost settings');
+    const stack = (images: Array<{ width: number; height: number; channels: number; data: Int32Array }>) => ({ width: W, height: H * views.length, channels: images[0].channels, data: concat(images.map((im) => im.data)) });
+    data = { kind: 'images', left: stack(terms.map((t) => t.left)), right: stack(terms.map((t) => t.right)), spec };
+  }
+  return {
+    width: W,
+    height: H * views.length,
+    labels: L,
+    data,
+    smoothness: first.smoothness,
+    truncation: first.truncation,
+    wH: concat(views.map((v) => v.wH)),
+    wV: concat(views.map((v) => v.wV)),
+    bandHeight: H,
+    scale: first.scale,
+  };
 }

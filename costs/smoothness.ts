@@ -1,5 +1,5 @@
 import type { Raster } from '../data/raster';
-import { toIntensity8 } from './intensity';
+import { toIntensity8, type IntensityImage } from './intensity';
 
 /**
  * Smoothness weights w_pq of the 4-connected grid, with the static cue of
@@ -77,7 +77,7 @@ export function costScale(lambda: number, cueFactor = DEFAULT_CUE_FACTOR): numbe
   throw new Error(`--cue-factor: λ·factor = ${lambda}·${cueFactor} needs more than ${MAX_SCALE_DECIMALS} decimals`);
 }
 
-export function computeSmoothnessWeights(left: Raster, options: SmoothnessOptions): SmoothnessWeights {
+export function computeSmoothnessWeights(left: Raster | IntensityImage, options: SmoothnessOptions): SmoothnessWeights {
   const { lambda } = options;
   const cueThreshold = options.cueThreshold ?? DEFAULT_CUE_THRESHOLD;
   const cueFactor = options.cueFactor ?? DEFAULT_CUE_FACTOR;
@@ -94,11 +94,29 @@ export function computeSmoothnessWeights(left: Raster, options: SmoothnessOption
   const cued = Math.round(lambda * cueFactor * scale) * unit;
   if (cued > 2 ** 31 - 1) throw new Error(`--lambda: λ·factor·scale = ${lambda}·${cueFactor}·${scale} does not fit a 32-bit weight`);
 
-  const im = toIntensity8(left, 'left image');
+  // The matcher's 8-bit samples when given them (buildStereoEnergy), else the raster's, converted.
+  const im = left.data instanceof Int32Array ? (left as IntensityImage) : toIntensity8(left as Raster, 'left image');
   const { width: W, height: H, channels: C, data: I } = im;
   const wH = new Int32Array(W * H);
   const wV = new Int32Array(W * H);
-  // Largest channel difference between samples i and j.
+  // An edge is cued when the largest channel difference of its two pixels is below the threshold.
+  // Grey and RGB have loops of their own: this runs once per edge of every pair, twice per pair with the left–right check.
+  if (C === 1) {
+    for (let y = 0; y < H; y++) {
+      const row = y * W;
+      for (let p = row; p < row + W - 1; p++) {
+        const t = I[p] - I[p + 1];
+        wH[p] = (t < 0 ? -t : t) < cueThreshold ? cued : plain;
+      }
+      if (y + 1 < H) {
+        for (let p = row; p < row + W; p++) {
+          const t = I[p] - I[p + W];
+          wV[p] = (t < 0 ? -t : t) < cueThreshold ? cued : plain;
+        }
+      }
+    }
+    return { wH, wV, scale };
+  }
   const maxDiff = (i: number, j: number): number => {
     let m = 0;
     for (let c = 0; c < C; c++) {
@@ -108,12 +126,21 @@ export function computeSmoothnessWeights(left: Raster, options: SmoothnessOption
     }
     return m;
   };
+  const diff3 = (i: number, j: number): number => {
+    const a = I[i] - I[j];
+    const b = I[i + 1] - I[j + 1];
+    const c = I[i + 2] - I[j + 2];
+    const m = a < 0 ? -a : a;
+    const n = b < 0 ? -b : b;
+    const o = c < 0 ? -c : c;
+    return m > n ? (m > o ? m : o) : n > o ? n : o;
+  };
+  const diff = C === 3 ? diff3 : maxDiff;
+  const down = W * C;
   for (let y = 0; y < H; y++) {
-    for (let x = 0; x < W; x++) {
-      const p = y * W + x;
-      if (x + 1 < W) wH[p] = maxDiff(p * C, (p + 1) * C) < cueThreshold ? cued : plain;
-      if (y + 1 < H) wV[p] = maxDiff(p * C, (p + W) * C) < cueThreshold ? cued : plain;
-    }
+    const row = y * W;
+    for (let p = row, i = row * C; p < row + W - 1; p++, i += C) wH[p] = diff(i, i + C) < cueThreshold ? cued : plain;
+    if (y + 1 < H) for (let p = row, i = row * C; p < row + W; p++, i += C) wV[p] = diff(i, i + down) < cueThreshold ? cued : plain;
   }
   return { wH, wV, scale };
 }

@@ -49,6 +49,22 @@ export interface MrfEnergy {
   wH: Int32Array;
   /** wV[y·W + x] couples (x,y)–(x,y+1); last row 0. */
   wV: Int32Array;
+  /**
+   * Rows in independent bands of this many rows (a divisor of `height`):
+   * two views of one pair stacked, matched as one energy. No edge crosses a
+   * band's border (wV is 0 on each band's last row), and whatever reads a
+   * window of rows around a pixel (census codes, the WTA's box sums,
+   * vertical gradients) reads inside the pixel's band, as if each band were
+   * an image of its own. Undefined: one band, the whole grid.
+   */
+  bandHeight?: number;
+}
+
+/** The energy's rows per band (bandHeight, or the whole height); throws when it does not divide the height into whole bands. */
+export function bandHeightOf(e: Pick<MrfEnergy, 'height' | 'bandHeight'>): number {
+  const b = e.bandHeight ?? e.height;
+  if (!Number.isInteger(b) || b < 1 || e.height % b !== 0) throw new Error(`energy: bands of ${String(b)} rows do not divide its ${e.height} rows`);
+  return b;
 }
 
 /** A volume data term. */

@@ -28,9 +28,11 @@ export function censusHalves(window: CensusWindow): number {
 /**
  * Kernel source over output [W·C, H, 6] with input G [W, H, 2] (left grey
  * plane 0, right grey plane 1). Every read is at clamped coordinates inside
- * G (the replicated border), so the kernel needs no bounds checks.
+ * G (the replicated border), so the kernel needs no bounds checks. Rows
+ * are clamped to the pixel's band of `bandHeight` rows (MrfEnergy.bandHeight:
+ * each band is an image of its own; H, one band, by default).
  */
-export function censusCodesSource(W: number, H: number, window: CensusWindow): string {
+export function censusCodesSource(W: number, H: number, window: CensusWindow, bandHeight = H): string {
   const C = censusHalves(window);
   const rx = (window.width - 1) >> 1;
   const ry = (window.height - 1) >> 1;
@@ -45,14 +47,15 @@ export function censusCodesSource(W: number, H: number, window: CensusWindow): s
     const c = xc - x * ${f(C)};
     const lo = c * 16.0;
     const centre = G[z][y][x];
+    const b0 = Math.floor(y / ${f(bandHeight)}) * ${f(bandHeight)};
     let v = 0.0;
     let k = 0.0;
     let weight = 1.0;
     let yy = y - ${f(ry)};
     for (let i = 0; i < ${window.height}; i++) {
       let yr = yy;
-      if (yr < 0.0) { yr = 0.0; }
-      if (yr > ${f(H - 1)}) { yr = ${f(H - 1)}; }
+      if (yr < b0) { yr = b0; }
+      if (yr > b0 + ${f(bandHeight - 1)}) { yr = b0 + ${f(bandHeight - 1)}; }
       let xx = x - ${f(rx)};
       for (let j = 0; j < ${window.width}; j++) {
         if (xx !== x || yy !== y) {
@@ -86,34 +89,38 @@ export function greyPlanes(left: CostImage, right: CostImage): Float32Array {
 }
 
 /** The code planes from the host's codes (costs/census.ts): where the device cannot take a literal from a kernel's output. */
-export function hostCensusPlanes(left: CostImage, right: CostImage, window: CensusWindow): Float32Array {
+export function hostCensusPlanes(left: CostImage, right: CostImage, window: CensusWindow, bandHeight = left.height): Float32Array {
   const n = left.width * left.height;
   const C = censusHalves(window);
   const planes = new Float32Array(6 * n * C);
   for (const [plane, im] of [[0, left], [1, right]] as const) {
-    const codes = censusTransform(im, window).codes;
-    const o = plane * n * C;
-    for (let i = 0; i < codes.length; i++) {
-      planes[o + 2 * i] = codes[i] & 0xffff;
-      planes[o + 2 * i + 1] = codes[i] >>> 16;
+    // Band by band, each an image of its own (its rows contiguous in im and in the codes).
+    for (let y0 = 0; y0 < im.height; y0 += bandHeight) {
+      const band = { ...im, height: bandHeight, data: im.data.subarray(y0 * im.width * im.channels, (y0 + bandHeight) * im.width * im.channels) };
+      const codes = censusTransform(band, window).codes;
+      const o = plane * n * C + y0 * im.width * C;
+      for (let i = 0; i < codes.length; i++) {
+        planes[o + 2 * i] = codes[i] & 0xffff;
+        planes[o + 2 * i + 1] = codes[i] >>> 16;
+      }
     }
   }
   return planes;
 }
 
 /** The kernel for a W×H pair and `window`, [W·C, H, 6]; `pipeline`: its output stays on the device (WebGPU). */
-export function createCensusKernel(gpu: GPU, W: number, H: number, window: CensusWindow, pipeline: boolean): IKernelRunShortcut {
+export function createCensusKernel(gpu: GPU, W: number, H: number, window: CensusWindow, pipeline: boolean, bandHeight = H): IKernelRunShortcut {
   // The settings of the program's other kernels (gpuDeviceProgram.ts kernelSettings), without an import cycle.
   const settings = { output: [W * censusHalves(window), H, 6], precision: 'single', pipeline } as IGPUKernelSettings;
-  return gpu.createKernel(censusCodesSource(W, H, window), settings);
+  return gpu.createKernel(censusCodesSource(W, H, window, bandHeight), settings);
 }
 
 /** On a synchronous backend (gpu.js's CPU ones): the kernel's planes read back as one array in IM order. */
-export function censusPlanesOnBackend(gpu: GPU, left: CostImage, right: CostImage, window: CensusWindow): Float32Array {
+export function censusPlanesOnBackend(gpu: GPU, left: CostImage, right: CostImage, window: CensusWindow, bandHeight = left.height): Float32Array {
   const W = left.width;
   const H = left.height;
   const WC = W * censusHalves(window);
-  const k = createCensusKernel(gpu, W, H, window, false);
+  const k = createCensusKernel(gpu, W, H, window, false, bandHeight);
   try {
     const out = k(new Input(greyPlanes(left, right) as unknown as number[], [W, H, 2])) as unknown as ArrayLike<ArrayLike<ArrayLike<number>>>;
     const planes = new Float32Array(6 * H * WC);

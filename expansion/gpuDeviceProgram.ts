@@ -1,6 +1,6 @@
 import { Input, type GPU, type IGPUKernelSettings, type IKernelRunShortcut, type IPipelineRunShortcut } from 'gpu.js';
 import { forwardGradients, type CostImage } from '../data/costImage';
-import { pairwise, type MrfEnergy } from '../data/energy';
+import { bandHeightOf, pairwise, type MrfEnergy } from '../data/energy';
 import type { GpuContext } from '../graphcut/gpuBackend';
 import { canRefillSharedLiterals, fillSharedLiteralOnDevice, refillSharedLiteral, releaseSharedLiterals, shareLiterals, sharedLiterals } from '../graphcut/gpujs/sharedLiterals';
 import { deviceFlags } from '../graphcut/deviceFlags';
@@ -147,22 +147,32 @@ export function releaseProgram(program: DeviceProgram): void {
   });
 }
 
-/** The image planes the image-source kernels read: left, right, then for sad+sgrad the forward gradients ∂x, ∂y of each (IM). */
-export function imagePlanes(left: CostImage, right: CostImage, spec: ImageCostSpec): Float32Array {
+/** The image planes the image-source kernels read: left, right, then for sad+sgrad the forward gradients ∂x, ∂y of each (IM), band by band (MrfEnergy.bandHeight). */
+export function imagePlanes(left: CostImage, right: CostImage, spec: ImageCostSpec, bandHeight = left.height): Float32Array {
   const C = spec.channels;
   const n = left.width * left.height;
   const planes = new Float32Array(6 * n * C);
   planes.set(left.data, 0);
   planes.set(right.data, n * C);
   if (spec.kind === 'sad+sgrad') {
-    const [gxL, gyL] = forwardGradients(left);
-    const [gxR, gyR] = forwardGradients(right);
-    planes.set(gxL, 2 * n * C);
-    planes.set(gyL, 3 * n * C);
-    planes.set(gxR, 4 * n * C);
-    planes.set(gyR, 5 * n * C);
+    // Band by band (each an image of its own: a band's last row has no row below).
+    for (let y0 = 0; y0 < left.height; y0 += bandHeight) {
+      const o = y0 * left.width * C;
+      const [gxL, gyL] = forwardGradients(bandOf(left, y0, bandHeight));
+      const [gxR, gyR] = forwardGradients(bandOf(right, y0, bandHeight));
+      planes.set(gxL, 2 * n * C + o);
+      planes.set(gyL, 3 * n * C + o);
+      planes.set(gxR, 4 * n * C + o);
+      planes.set(gyR, 5 * n * C + o);
+    }
   }
   return planes;
+}
+
+/** Rows y0 .. y0 + rows − 1 of an image, as an image of its own (a view of the same samples). */
+function bandOf(im: CostImage, y0: number, rows: number): CostImage {
+  const row = im.width * im.channels;
+  return { ...im, height: rows, data: im.data.subarray(y0 * row, (y0 + rows) * row) };
 }
 
 /** A [W, H, planes] kernel output as read back: planes of rows. */
@@ -200,6 +210,7 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
   const source = energy.data;
   const { width: W, height: H, labels: L } = energy;
   const n = W * H;
+  const band = bandHeightOf(energy);
   let dataDims: [number, number, number];
   let dataValues: () => Float32Array;
   let censusOnDevice = false;
@@ -217,14 +228,14 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
       if (im.width !== W || im.height !== H || im.channels !== imageChannels) throw new Error(`gpu expansion: ${name} image is ${im.width}×${im.height}×${im.channels}, the energy ${W}×${H}×${imageChannels}`);
     }
     dataDims = [W * C, H, 6];
-    if (spec.kind !== 'census') dataValues = () => imagePlanes(source.left, source.right, spec);
+    if (spec.kind !== 'census') dataValues = () => imagePlanes(source.left, source.right, spec, band);
     else {
       const window = spec.censusWindow!;
       // WebGPU: zeros on the host, the codes copied in on the device (fillCensusOnDevice); the CPU backends run the kernel here.
       censusOnDevice = ctx.mode === 'webgpu' && sharedLiterals.installed && deviceFlags.sharedLiterals;
       dataValues = censusOnDevice ? () => new Float32Array(6 * n * C)
-        : ctx.mode === 'webgpu' ? () => hostCensusPlanes(source.left, source.right, window)
-          : () => censusPlanesOnBackend(ctx.gpu, source.left, source.right, window);
+        : ctx.mode === 'webgpu' ? () => hostCensusPlanes(source.left, source.right, window, band)
+          : () => censusPlanesOnBackend(ctx.gpu, source.left, source.right, window, band);
     }
   }
   const wt = new Float32Array(2 * n);
@@ -234,7 +245,7 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
   for (let a = 0; a < L; a++) for (let b = 0; b < L; b++) vt[a * L + b] = pairwise(energy.smoothness, energy.truncation, a, b);
 
   // Everything the kernels and plans depend on besides the energy's values.
-  const shapeKey = JSON.stringify([ctx.mode, W, H, L, source.kind, costSpec, dataDims, o.variant, o.push, o.bfs, o.block, o.reach, o.gate, o.tileSide, o.iterationsPerRound, o.finalBfsFactor, flowsInOut, o.maxCachedPlans]);
+  const shapeKey = JSON.stringify([ctx.mode, W, H, L, band, source.kind, costSpec, dataDims, o.variant, o.push, o.bfs, o.block, o.reach, o.gate, o.tileSide, o.iterationsPerRound, o.finalBfsFactor, flowsInOut, o.maxCachedPlans]);
   const key = o.keepPlans && n <= MAX_KEPT_PROGRAM_PIXELS && REFILLABLE_MODES.has(ctx.mode) ? shapeKey : null;
   // The pipelines a program of this shape built in an earlier process are asked for now, all at once (graphcut/gpujs/pipelineStore.ts).
   if (ctx.mode === 'webgpu') warmUpPipelineGroup(shapeKey);
@@ -260,7 +271,7 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
     shareLiterals(literals);
     program = { ctx, kernels: createKernels(ctx.gpu, { W, H, L, sourceKind: source.kind, costSpec }, o), plans: new Map(), literals, aux: new Map() };
   }
-  const fill = censusOnDevice && source.kind === 'images' ? fillCensusOnDevice(program, source.left, source.right, costSpec!.censusWindow!) : undefined;
+  const fill = censusOnDevice && source.kind === 'images' ? fillCensusOnDevice(program, source.left, source.right, costSpec!.censusWindow!, band) : undefined;
   return { program, key, tookKeptPlans: program.plans.size > 0, dataReady: fill };
 }
 
@@ -270,8 +281,8 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
  * host (sharedLiterals.ts fillSharedLiteralOnDevice). The program keeps the
  * kernel and its output (the source of every copy) until it is released.
  */
-async function fillCensusOnDevice(program: DeviceProgram, left: CostImage, right: CostImage, window: CensusWindow): Promise<void> {
-  const census = program.census ?? (program.census = { kernel: createCensusKernel(program.ctx.gpu, left.width, left.height, window, true) });
+async function fillCensusOnDevice(program: DeviceProgram, left: CostImage, right: CostImage, window: CensusWindow, bandHeight: number): Promise<void> {
+  const census = program.census ?? (program.census = { kernel: createCensusKernel(program.ctx.gpu, left.width, left.height, window, true, bandHeight) });
   const result = await censusPlanesOnDevice(census.kernel, left, right);
   if (program.census !== census) {
     // Released meanwhile (its solver disposed before any call): nothing reads the codes.

@@ -436,7 +436,8 @@ export function wtaRowSumsSource(): string {
 }
 
 /**
- * The box sums of the chunk's labels (row sums summed over y − R .. y + R)
+ * The box sums of the chunk's labels (row sums summed over y − R .. y + R,
+ * clipped at the borders of the pixel's band of BH rows: MrfEnergy.bandHeight)
  * compared with the best so far: [W, H, 2], the best sum (z = 0) and its
  * label (z = 1), or with `last` just the label, [W, H]. The first chunk
  * starts from nothing and takes no BL; a later one takes the last chunk's.
@@ -457,6 +458,7 @@ export function wtaPickSource(first: boolean, last: boolean): string {
     const x = this.thread.x;
     const y = this.thread.y;
     ${last ? '' : 'const z = this.thread.z;'}
+    const b0 = Math.floor(y / this.constants.BH) * this.constants.BH;
     ${start}
     for (let k = 0; k < this.constants.NC; k++) {
       const d = D0 + k;
@@ -464,7 +466,7 @@ export function wtaPickSource(first: boolean, last: boolean): string {
         let s = 0.0;
         for (let i = 0; i < this.constants.WIN; i++) {
           const yy = y - this.constants.R + i;
-          if (yy >= 0 && yy < ${H}) { s = s + RS[k][yy][x]; }
+          if (yy >= b0 && yy < b0 + this.constants.BH) { s = s + RS[k][yy][x]; }
         }
         if (have === 0.0) {
           best = s;

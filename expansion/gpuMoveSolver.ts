@@ -6,7 +6,7 @@ import { callInPlace, onePassCalls, recordAhead } from '../graphcut/gpujs/onePas
 import { noteDeviceActive } from '../graphcut/gpuClockWarmup';
 import { checkKernelScheme } from '../graphcut/pushRelabelKernels';
 import { workgroupEntries } from '../graphcut/gpujs/workgroupEntry';
-import { computeEnergy, isMetricTable, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
+import { bandHeightOf, computeEnergy, isMetricTable, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { imageCostSpec, type DataSourceKind, type ImageCostSpec } from './gpuCostKernels';
 import { DeviceReadouts, exactTermBounds, readLabels } from './gpuReadouts';
 import { keepProgram } from './gpuKeptPrograms';
@@ -172,7 +172,7 @@ export class GpuMoveSolver implements MoveSolver {
     this.program = program;
     this.plans = new PlanCache(program, this.o, this.flowsInOut, this.counters);
     this.readouts = new DeviceReadouts({
-      gpu: program.ctx.gpu, program, W, H, L, sourceKind: this.sourceKind, costSpec: this.costSpec,
+      gpu: program.ctx.gpu, program, W, H, L, bandHeight: bandHeightOf(energy), sourceKind: this.sourceKind, costSpec: this.costSpec,
       maxDataCost: bounds.maxDataCost, maxEdgeTerm: bounds.maxEdgeTerm, kept: this.programKey !== null, counters: this.counters,
     });
   }

@@ -26,6 +26,8 @@ export interface ReadoutSource {
   W: number;
   H: number;
   L: number;
+  /** Rows per band (MrfEnergy.bandHeight; H for one band): the WTA's boxes stay inside a pixel's band. */
+  bandHeight: number;
   sourceKind: DataSourceKind;
   costSpec: ImageCostSpec | null;
   /** The largest data cost: bounds the WTA's window sums. */
@@ -57,7 +59,7 @@ export class DeviceReadouts {
 
   /**
    * The WTA labeling of costs/wta.ts (box sums over window × window clipped
-   * at the borders, ties to the smaller label), computed on the device from
+   * at the borders, a banded energy's at its bands' borders too, ties to the smaller label), computed on the device from
    * the data the moves read (the volume or the images) in one pipeline
    * call that reads back only the labels. Labels go in chunks of at most
    * `chunkEntries` / (W·H), so the intermediates stay small on a
@@ -74,7 +76,7 @@ export class DeviceReadouts {
     const chunks = Math.ceil(L / NC);
     const key = `wta ${window} ${NC}`;
     const pipe = this.auxPipeline(key, () => {
-      const constants = { W, H, L, NC, WIN: window, R: (window - 1) / 2 };
+      const constants = { W, H, L, NC, WIN: window, R: (window - 1) / 2, BH: this.s.bandHeight };
       const costs = gpu.createKernel(wtaCostsSource(this.s.sourceKind, this.s.costSpec), kernelSettings([W, H, NC], constants));
       const rows = gpu.createKernel(wtaRowSumsSource(), kernelSettings([W, H, NC], constants));
       // The chunk's place decides the pick's inputs and output: the first has no best so far, the last returns only the labels.

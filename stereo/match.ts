@@ -1,7 +1,7 @@
 import type { Raster } from '../data/raster';
 import { readImage } from '../data/imageIO';
-import { buildStereoEnergy, defaultTau, wtaFromMatcher, wtaInit, type StereoEnergy } from '../costs';
-import { isMetricSmoothness, volumeOf, type EnergyBreakdown } from '../data/energy';
+import { buildStereoEnergy, defaultTau, stackEnergies, wtaFromMatcher, wtaInit, type StereoEnergy } from '../costs';
+import { isMetricSmoothness, volumeOf, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { InputError } from '../data/errors';
 import { alphaExpansion, type CycleReport, type ExpansionOptions, type ExpansionResult, type MoveProgress } from '../expansion/alphaExpansion';
 import { warmUpGpuClocks, type ClockWarmupReport } from '../graphcut/gpuClockWarmup';
@@ -48,7 +48,7 @@ export interface MatchOptions extends Partial<MatchParams> {
   warmUpClocks?: boolean;
 }
 
-/** The phases of a match as they end, in this order ('cycle' once per cycle; 'rightView' when the left–right check starts its second match, 'leftRightCheck' when it ends). */
+/** The phases of a match as they end, in this order ('cycle' once per cycle; 'leftRightCheck' when the check of the two views' maps ends). */
 export type MatchEvent =
   | { kind: 'start'; width: number; height: number; ndisp: number; minDisp: number; params: MatchParams & { tau: number }; init: InitRecord; backend: BackendName }
   | { kind: 'costs'; ms: number }
@@ -56,7 +56,6 @@ export type MatchEvent =
   | { kind: 'init'; ms: number }
   | { kind: 'initialEnergy'; energy: EnergyBreakdown }
   | { kind: 'cycle'; report: CycleReport; of: number | 'converge' }
-  | { kind: 'rightView' }
   | { kind: 'leftRightCheck'; ms: number; inconsistent: number; filled: boolean };
 
 /** What the initial labeling was: a method, or a given map (and the file and scale it was read from, when the caller says). */
@@ -73,8 +72,12 @@ export interface PhaseTimes {
   flowMs: number;
   expansionMs: number;
   totalMs: number;
-  /** The right view's match and the left–right check (lrCheck). */
-  rightViewMs?: number;
+  /**
+   * The left–right check (lrCheck): the views' maps compared and the
+   * inconsistent pixels filled. The right view is matched with the left
+   * one, as one energy: its costs and moves are in costsMs and expansionMs.
+   */
+  checkMs?: number;
   /** Sub-pixel refinement (subpixel). */
   subpixelMs?: number;
 }
@@ -245,23 +248,57 @@ export async function match(leftImage: Raster | string, rightImage: Raster | str
   return { ...r, subpixel, times: { ...r.times, subpixelMs: ms, totalMs: r.times.totalMs + ms } };
 }
 
-/** The integer disparity of the left view, with the left–right check when asked for. */
+/**
+ * The integer disparity of the left view, with the left–right check when
+ * asked for. The check's right view (the mirrored, swapped pair: its
+ * left-view disparity, mirrored back, is the right view's) is matched
+ * together with the left one, as one energy of the two views stacked
+ * (costs/energyTerms.ts stackEnergies): each move solves both views' cuts
+ * for its label at once, so the device runs one move per label instead of
+ * two. The views share the label order, the cycles and the reported
+ * energies (their sum); each view's map is that of its own energy.
+ */
 async function checkedMatch(left: Raster, right: Raster, options: MatchOptions): Promise<MatchResult> {
-  const r = await matchOneView(left, right, options);
-  if (!r.params.lrCheck) return r;
+  const checked = resolveParams(options).lrCheck;
+  const views: Array<[Raster, Raster]> = checked ? [[left, right], mirroredSwappedPair(left, right)] : [[left, right]];
+  const { result: r, others } = await matchViews(views, options);
+  if (!checked) return r;
   const t0 = performance.now();
-  options.onEvent?.({ kind: 'rightView' });
-  // The right view's disparity: the same energy on the mirrored, swapped pair (no given start, no callbacks or events).
-  const [ml, mr] = mirroredSwappedPair(left, right);
-  const rv = await matchOneView(ml, mr, { ...options, initialLabels: undefined, onMove: undefined, onCycle: undefined, onEvent: undefined, lrCheck: false, subpixel: false });
-  const dispRight = mirrorRows(rv.disparity, r.width, r.height);
-  const checked = leftRightCheck(r.disparity, dispRight, r.width, r.height, r.params.lrFill);
-  const extraMs = performance.now() - t0;
-  options.onEvent?.({ kind: 'leftRightCheck', ms: extraMs, inconsistent: checked.invalid, filled: r.params.lrFill });
-  return { ...r, disparity: checked.disparity, inconsistentPixels: checked.invalid, times: { ...r.times, totalMs: r.times.totalMs + extraMs, rightViewMs: extraMs } };
+  const dispRight = mirrorRows(others[0], r.width, r.height);
+  const check = leftRightCheck(r.disparity, dispRight, r.width, r.height, r.params.lrFill);
+  const checkMs = performance.now() - t0;
+  options.onEvent?.({ kind: 'leftRightCheck', ms: checkMs, inconsistent: check.invalid, filled: r.params.lrFill });
+  return { ...r, disparity: check.disparity, inconsistentPixels: check.invalid, times: { ...r.times, totalMs: r.times.totalMs + checkMs, checkMs } };
 }
 
-async function matchOneView(left: Raster, right: Raster, options: MatchOptions): Promise<MatchResult> {
+/** The starting labels of the views stacked: a given map for the first view, the WTA (on the device when the solver offers it) or zeros elsewhere. */
+async function startingLabelsOfViews(views: StereoEnergy[], p: MatchParams, solver: MoveSolver, given?: Uint16Array): Promise<Uint16Array> {
+  if (views.length === 1) return startingLabels(views[0], p, solver, given);
+  const n = views[0].width * views[0].height;
+  const device = p.init === 'wta' && solver.initialWta ? await solver.initialWta(p.window) : undefined;
+  const labels = new Uint16Array(n * views.length);
+  views.forEach((v, i) => labels.set(i === 0 && given ? initialLabeling(v, p, given) : device ? device.subarray(i * n, (i + 1) * n) : initialLabeling(v, p), i * n));
+  return labels;
+}
+
+/**
+ * The stacked views' energy with the volume built on the host from each
+ * view's matcher: what a host solver taking over an energy without a
+ * volume gets (costOptions' buildVolume).
+ */
+function stackedVolumeBuilder(stacked: MrfEnergy, views: StereoEnergy[], leftToDevice: boolean): Pick<BackendOptions, 'buildVolume'> {
+  if (stacked.data.kind !== 'images' || !leftToDevice) return {};
+  return {
+    buildVolume: () => {
+      if (stacked.data.kind !== 'images') return;
+      stacked.data = stackEnergies(views.map((v) => ({ ...v, data: { kind: 'volume', costs: v.matcher.volume(v.labels) } }))).data;
+    },
+  };
+}
+
+/** match() of one view, or of several views of one size stacked as one energy (the left–right check); the first view's result and the other views' disparities. */
+async function matchViews(views: Array<[Raster, Raster]>, options: MatchOptions): Promise<{ result: MatchResult; others: Uint16Array[] }> {
+  const [left] = views[0];
   const t0 = performance.now();
   const resolved = resolveParams(options);
   const backend = options.backend ?? 'auto';
@@ -275,13 +312,16 @@ async function matchOneView(left: Raster, right: Raster, options: MatchOptions):
   const leftToDevice = await costsLeftToDevice(params, options.ndisp, backend, verify);
   const clockWarmup = await warmUpForBackend(backend, options.warmUpClocks, leftToDevice);
   // The energy is built from the parameters as given (τ undefined = the matcher's default); `params` records the value that ran.
-  const energy = stereoEnergy(left, right, options.ndisp, resolved, leftToDevice, minDisp);
+  const energies = views.map(([l, r]) => stereoEnergy(l, r, options.ndisp, resolved, leftToDevice, minDisp));
+  const energy: MrfEnergy = energies.length === 1 ? energies[0] : stackEnergies(energies);
+  const n = left.width * left.height;
   const t1 = performance.now();
   emit({ kind: 'costs', ms: t1 - t0 });
   const fallbacks: string[] = [];
+  const volumeFits = !volumeTooLarge(left, options.ndisp);
   const solver = await createMoveSolver(energy, {
     backend, graph: params.graph, verify, gpu: deviceSettings(options.gpu), onFallback: (reason) => fallbacks.push(reason),
-    ...costOptions(energy, leftToDevice && !volumeTooLarge(left, options.ndisp)),
+    ...(energies.length === 1 ? costOptions(energies[0], leftToDevice && volumeFits) : stackedVolumeBuilder(energy, energies, leftToDevice && volumeFits)),
   });
   let result: ExpansionResult;
   let t2 = NaN;
@@ -289,16 +329,17 @@ async function matchOneView(left: Raster, right: Raster, options: MatchOptions):
   try {
     t2 = performance.now();
     emit({ kind: 'solver', backend: solver.backend, device: solver.device, ms: t2 - t1, fallbacks: fallbacks.slice() });
-    const initial = await startingLabels(energy, params, solver, options.initialLabels);
+    const initial = await startingLabelsOfViews(energies, params, solver, options.initialLabels);
     t3 = performance.now();
     emit({ kind: 'init', ms: t3 - t2 });
     const onCycle = options.onCycle;
     result = await alphaExpansion(energy, initial, solver, {
       order: params.order, cycles: params.cycles, seed: params.seed, skipUnchanged: params.skipUnchanged, onMove: options.onMove,
-      onStart: (energy) => emit({ kind: 'initialEnergy', energy }),
+      onStart: (e) => emit({ kind: 'initialEnergy', energy: e }),
       onCycle: async (report, labels) => {
         emit({ kind: 'cycle', report, of: params.cycles });
-        await onCycle?.(report, labels);
+        // Checkpoints hold the first view's labeling (a map of the pair's size).
+        await onCycle?.(report, labels.length === n ? labels : labels.subarray(0, n));
       },
     });
   } finally {
@@ -308,19 +349,23 @@ async function matchOneView(left: Raster, right: Raster, options: MatchOptions):
   const buildMs = result.cycles.reduce((s, c) => s + c.buildMs, 0);
   const flowMs = result.cycles.reduce((s, c) => s + c.flowMs, 0);
   const { labels, ...report } = result;
+  const viewLabels = views.map((_, i) => labels.subarray(i * n, (i + 1) * n));
   return {
-    ...report,
-    width: energy.width,
-    height: energy.height,
-    ndisp: energy.labels,
-    minDisp,
-    disparity: labelsToDisparity(labels, minDisp),
-    params,
-    init,
-    costScale: energy.scale,
-    times: { costsMs: t1 - t0, setupMs: t2 - t1, initMs: t3 - t2, buildMs, flowMs, expansionMs: t4 - t3, totalMs: t4 - t0 },
-    fallbacks,
-    ...(clockWarmup ? { clockWarmup } : {}),
+    result: {
+      ...report,
+      width: left.width,
+      height: left.height,
+      ndisp: energy.labels,
+      minDisp,
+      disparity: labelsToDisparity(viewLabels[0].slice(), minDisp),
+      params,
+      init,
+      costScale: energies[0].scale,
+      times: { costsMs: t1 - t0, setupMs: t2 - t1, initMs: t3 - t2, buildMs, flowMs, expansionMs: t4 - t3, totalMs: t4 - t0 },
+      fallbacks,
+      ...(clockWarmup ? { clockWarmup } : {}),
+    },
+    others: viewLabels.slice(1).map((l) => labelsToDisparity(l.slice(), minDisp)),
   };
 }
 

@@ -34,13 +34,13 @@ export function cycleLine(c: CycleReport): string {
 
 export function timeLine(r: MatchResult): string {
   const t = r.times;
-  const extra = `${t.rightViewMs !== undefined ? `, right view and check ${ms(t.rightViewMs)}` : ''}${t.subpixelMs !== undefined ? `, sub-pixel ${ms(t.subpixelMs)}` : ''}`;
+  const extra = `${t.checkMs !== undefined ? `, left–right check ${ms(t.checkMs)}` : ''}${t.subpixelMs !== undefined ? `, sub-pixel ${ms(t.subpixelMs)}` : ''}`;
   return `time: costs ${ms(t.costsMs)}, solver setup ${ms(t.setupMs)}, init ${ms(t.initMs)}, graph build ${ms(t.buildMs)}, max-flow ${ms(t.flowMs)}, expansion total ${ms(t.expansionMs)}${extra}, total ${ms(t.totalMs)} (${r.cuts} cuts)`;
 }
 
 /** What the left–right check did (the right view's match and the marked pixels). */
 export function checkLine(ms_: number, inconsistent: number, filled: boolean): string {
-  return `left-right check: right view matched, ${inconsistent} inconsistent pixels ${filled ? 'filled from their row' : 'left invalid'} (${ms(ms_)})`;
+  return `left-right check: ${inconsistent} inconsistent pixels ${filled ? 'filled from their row' : 'left invalid'} (${ms(ms_)}; the right view was matched with the left, as one energy)`;
 }
 
 /** Lines after the expansion: undone moves, the phase times. */
@@ -65,7 +65,7 @@ export function matchSummaryLines(r: MatchResult): string[] {
     paramsLine(r.width, r.height, r.ndisp, r.params, r.init, r.minDisp) + (r.costScale !== 1 ? `; energies × ${r.costScale}` : ''),
     `energy after init: ${energyText(r.initialEnergy)}`,
     ...r.cycles.map(cycleLine),
-    ...(r.inconsistentPixels !== undefined && r.times.rightViewMs !== undefined ? [checkLine(r.times.rightViewMs, r.inconsistentPixels, r.params.lrFill)] : []),
+    ...(r.inconsistentPixels !== undefined && r.times.checkMs !== undefined ? [checkLine(r.times.checkMs, r.inconsistentPixels, r.params.lrFill)] : []),
     ...closingLines(r),
   ];
 }

@@ -146,7 +146,7 @@ describe('costs left to the device (--costs auto with the moves on a GPU)', () =
   });
 
   test('match() reports the solver setup apart: costs, setup, init and moves add up to the total', async () => {
-    // One view: the left–right check's second match is reported apart (times.rightViewMs).
+    // One view: the left–right check adds its own time (times.checkMs).
     const r = await match(scene.left, scene.right, { ndisp: 8, backend: 'bk', cycles: 1, lrCheck: false });
     const t = r.times;
     expect(t.setupMs).toBeGreaterThanOrEqual(0);

@@ -172,8 +172,11 @@ describe('export-mrf / solve-mrf', () => {
     const j = JSON.parse(s.out);
     expect(j.initialEnergy.total).toBe(computeEnergy(energy, init).total);
     expect(j.finalEnergy.total).toBe(computeEnergy(energy, readLabeling(f('s.out.u16'), 64, 48, 8)).total);
-    const m = JSON.parse((await cli('match', f('left.png'), f('right.png'), '--ndisp', 8, '-o', f('m.png'), '--json')).out);
+    // The exported energy is the left view's; match's energies with the left–right check are those of both views as one energy.
+    const m = JSON.parse((await cli('match', f('left.png'), f('right.png'), '--ndisp', 8, '-o', f('m.png'), '--no-lr-check', '--json')).out);
     expect(m.finalEnergy.total).toBe(j.finalEnergy.total);
+    const both = JSON.parse((await cli('match', f('left.png'), f('right.png'), '--ndisp', 8, '-o', f('m2.png'), '--json')).out);
+    expect(both.finalEnergy.total).toBeGreaterThan(m.finalEnergy.total);
   });
 
   test('solve-mrf --checkpoint holds the labeling after the last cycle, and refuses a missing folder before any work', async () => {

@@ -255,6 +255,10 @@ var<workgroup> tile: array<u32, ${n}>;
     await expectMatchLikeBk(scene.left, scene.right, { ndisp: 6, cost, costs, cycles: 2, lrCheck: false }, `synthetic ${cost}`);
   });
 
+  test('α-expansion on the device with the left–right check (both views as one energy, in two bands: census codes and WTA per band), census costs: the maps and energies of BK', async () => {
+    await expectMatchLikeBk(scene.left, scene.right, { ndisp: 6, cost: 'census', cycles: 2, lrCheck: true }, 'synthetic, left–right check');
+  });
+
   test('α-expansion on the device, synthetic 100×40 (convergence checks over several 32×32 squares), census costs: the labels and energy of BK', async () => {
     const wide = generateSyntheticScene({ width: 100, height: 40, ndisp: 5, seed: 5 });
     await expectMatchLikeBk(wide.left, wide.right, { ndisp: 5, cost: 'census', cycles: 1, lrCheck: false }, 'synthetic 100×40');

@@ -1,7 +1,7 @@
 import { seededRandom } from '../data/random';
 import * as fs from 'fs';
 import * as path from 'path';
-import { buildStereoEnergy, imagesTerm, wtaFromMatcher, wtaInit, type StereoEnergy } from '../costs';
+import { buildStereoEnergy, imagesTerm, stackEnergies, wtaFromMatcher, wtaInit, type StereoEnergy } from '../costs';
 import { volumeOf, volumeTerm } from '../data/energy';
 import type { CostKind, BorderRule } from '../costs/costOptions';
 import { loadScene } from '../data/scene';
@@ -25,6 +25,32 @@ function solverFor(e: StereoEnergy, kind: 'volume' | 'images'): GpuMoveSolver {
 }
 
 describe('WTA on the device', () => {
+  test('views stacked in bands (the left–right check): each band\'s labels are the host WTA of its view alone, on 30 random pairs of views, both data sources', async () => {
+    const rand = seededRandom(20261126);
+    for (let t = 0; t < 30; t++) {
+      const W = 2 + Math.floor(rand() * 10);
+      const H = 1 + Math.floor(rand() * 7);
+      const L = 1 + Math.floor(rand() * 6);
+      const window = 1 + 2 * Math.floor(rand() * 5);
+      const bands = 2 + Math.floor(rand() * 2);
+      const kind = (['sad', 'sad+sgrad', 'census'] as const)[t % 3];
+      const views = Array.from({ length: bands }, () => buildStereoEnergy(randomRaster(W, H, 1, 4, rand), randomRaster(W, H, 1, 4, rand), {
+        ndisp: L, kind, lambda: 3, smoothness: 'linear', truncation: 2, ...(kind === 'census' ? { censusWindow: { width: 3, height: 3 } } : {}),
+      }));
+      const expected = views.flatMap((v) => Array.from(wtaInit(volumeOf(v), W, H, L, window)));
+      for (const source of ['volume', 'images'] as const) {
+        const stacked = stackEnergies(source === 'volume' ? views : views.map((v) => ({ ...v, data: imagesTerm(v.matcher) })));
+        const s = new GpuMoveSolver(cpu, stacked, { variant: 'reversed', keepPlans: false });
+        try {
+          const got = await s.deviceWta(window);
+          expect(got ? Array.from(got) : null).toEqual(expected);
+        } finally {
+          s.dispose();
+        }
+      }
+    }
+  });
+
   test('equals the host WTA on 120 random pairs: sizes 1×1 to 13×9, 1–12 labels, windows 1–15, every cost kind and border, chunks of one label to all of them, both data sources', async () => {
     const rand = seededRandom(20261122);
     const kinds: CostKind[] = ['sad', 'ssd', 'sad+sgrad'];

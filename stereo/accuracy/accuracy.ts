@@ -26,10 +26,8 @@ export interface AccuracyRow {
   /** Whether the scene ran with its own parameters (sceneParams.ts). */
   sceneParams: boolean;
   params: MatchParams;
-  /** Data costs (census codes and volume) and smoothness weights, of the left view; its whole match; the right view and check. */
+  /** Data costs (census codes and volume) and smoothness weights of every view matched (both with the left–right check); the whole match. */
   costsMs: number;
-  leftViewMs: number;
-  rightViewMs: number;
   totalMs: number;
 }
 
@@ -48,10 +46,9 @@ export async function accuracyRow(scene: Scene, o: AccuracyOptions): Promise<Acc
   const r = m.result;
   const e = evaluateDisparity(disparityInPixels(r), scene.groundTruth, r.width, r.height, { thresholds: [...ACCURACY_THRESHOLDS], masks: scene.masks, regions: [region] });
   const bad = e.regions[0].bad as [number, number, number];
-  const rightViewMs = r.times.rightViewMs ?? 0;
   return {
     scene: scene.name, region, bad, sgbm: SGBM_REFERENCE[scene.name], sceneParams: m.sceneParams, params: r.params,
-    costsMs: r.times.costsMs, leftViewMs: r.times.totalMs - rightViewMs, rightViewMs, totalMs: r.times.totalMs,
+    costsMs: r.times.costsMs, totalMs: r.times.totalMs,
   };
 }
 

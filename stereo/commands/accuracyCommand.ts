@@ -38,19 +38,19 @@ export async function accuracyCommand(a: AccuracyArgs, io: Io): Promise<number> 
     io.out(JSON.stringify({ rows, summary: sum }, null, 2));
     return 0;
   }
-  const head = ['scene', 'region', 'bad>0.5', 'bad>1', 'bad>2', 'SGBM>0.5', 'SGBM>1', 'SGBM>2', 'ratio>1', 'costs s', 'left view s', 'costs %', 'total s', 'params'];
+  const head = ['scene', 'region', 'bad>0.5', 'bad>1', 'bad>2', 'SGBM>0.5', 'SGBM>1', 'SGBM>2', 'ratio>1', 'costs s', 'costs %', 'total s', 'params'];
   const body = rows.map((r) => {
     const sg = r.sgbm && r.sgbm.region === r.region ? r.sgbm : undefined;
     return [
       r.scene, r.region, f2(r.bad[0]), f2(r.bad[1]), f2(r.bad[2]), f2(sg?.bad['0.5']), f2(sg?.bad['1']), f2(sg?.bad['2']),
-      sg ? (r.bad[1] / sg.bad['1']).toFixed(2) : '–', (r.costsMs / 1000).toFixed(2), (r.leftViewMs / 1000).toFixed(2),
-      ((100 * r.costsMs) / r.leftViewMs).toFixed(1), (r.totalMs / 1000).toFixed(2), r.sceneParams ? 'per-scene' : 'default',
+      sg ? (r.bad[1] / sg.bad['1']).toFixed(2) : '–', (r.costsMs / 1000).toFixed(2),
+      ((100 * r.costsMs) / r.totalMs).toFixed(1), (r.totalMs / 1000).toFixed(2), r.sceneParams ? 'per-scene' : 'default',
     ];
   });
-  body.push(['mean', '', f2(sum.mean[0]), f2(sum.mean[1]), f2(sum.mean[2]), '', f2(sum.sgbmMean1), '', sum.sgbmMean1 ? (sum.oursMean1OnSgbmScenes! / sum.sgbmMean1).toFixed(2) : '–', '', '', '', '', '']);
+  body.push(['mean', '', f2(sum.mean[0]), f2(sum.mean[1]), f2(sum.mean[2]), '', f2(sum.sgbmMean1), '', sum.sgbmMean1 ? (sum.oursMean1OnSgbmScenes! / sum.sgbmMean1).toFixed(2) : '–', '', '', '', '']);
   for (const l of tableLines(head, body)) io.out(l);
   io.out(`bad = |d − ground truth| > threshold, % of the region's pixels with ground truth; an invalid pixel counts as bad. SGBM: OpenCV 4.6 StereoSGBM, best mode and block per scene (stereo/accuracy/sgbmReference.ts).`);
-  io.out(`costs % = data costs (census codes, cost volume) and smoothness weights, share of the left view's match; the right view of the left–right check costs the same again.`);
+  io.out(`costs % = data costs (census codes, cost volume) and smoothness weights, share of the whole match (both views with the left–right check, matched as one energy).`);
   if (sum.notBelowSgbm.length > 0) io.out(`not below SGBM at 1 px: ${sum.notBelowSgbm.join(', ')}`);
   return 0;
 }

@@ -65,9 +65,6 @@ export class LiveMatch {
       case 'cycle':
         this.line(cycleLine(e.report));
         break;
-      case 'rightView':
-        this.status('right view for the left-right check…');
-        break;
       case 'leftRightCheck':
         this.line(checkLine(e.ms, e.inconsistent, e.filled));
         break;
