@@ -1,4 +1,4 @@
-import type { Raster } from '../data/raster';
+import { mirrorRaster, mirrorSamples, type Raster } from '../data/raster';
 import { volumeOnThreads } from './parallelCosts';
 import { forwardGradients, type CostImage } from '../data/costImage';
 import { toIntensity8, type IntensityImage } from './intensity';
@@ -32,15 +32,35 @@ export class DataCostMatcher {
   private codes?: { left: Int32Array; right: Int32Array; y0: number; y1: number };
   private readonly words: number;
 
-  /** The pair as given (worker threads build their own matcher from it). */
-  readonly left: Raster;
-  readonly right: Raster;
+  /** The options as given (resolved: `options`), for the matcher of the mirrored pair. */
+  private readonly given: DataCostOptions;
+  /** The pair as given (worker threads build their own matcher from it); made on first use for a matcher made from samples. */
+  private pair: { left: Raster; right: Raster } | (() => { left: Raster; right: Raster });
 
-  constructor(left: Raster, right: Raster, options: DataCostOptions = {}) {
-    this.left = left;
-    this.right = right;
-    const li = toIntensity8(left, 'left image');
-    const ri = toIntensity8(right, 'right image');
+  get left(): Raster {
+    if (typeof this.pair === 'function') this.pair = this.pair();
+    return this.pair.left;
+  }
+
+  get right(): Raster {
+    if (typeof this.pair === 'function') this.pair = this.pair();
+    return this.pair.right;
+  }
+
+  /**
+   * `samples`: the pair's 8-bit samples when the caller has them already
+   * (mirroredSwapped), which are then taken as they are; `left` and `right`
+   * may then be a function that makes the rasters if a worker thread needs them.
+   */
+  constructor(left: Raster | (() => { left: Raster; right: Raster }), right: Raster | null, options: DataCostOptions = {}, samples?: { left: IntensityImage; right: IntensityImage }) {
+    if (typeof left === 'function') {
+      if (!samples) throw new Error('DataCostMatcher: a deferred pair needs its samples');
+      this.pair = left;
+    } else {
+      this.pair = { left, right: right! };
+    }
+    const li = samples ? samples.left : toIntensity8(left as Raster, 'left image');
+    const ri = samples ? samples.right : toIntensity8(right!, 'right image');
     if (li.width !== ri.width || li.height !== ri.height || li.channels !== ri.channels) {
       throw new Error(
         `left image is ${li.width}×${li.height}×${li.channels} but right image is ${ri.width}×${ri.height}×${ri.channels}; ` +
@@ -50,6 +70,7 @@ export class DataCostMatcher {
     this.width = li.width;
     this.height = li.height;
     this.channels = li.channels;
+    this.given = options;
     this.options = resolveDataCostOptions(options, li.channels);
     this.leftIntensity = li;
     this.rightIntensity = ri;
@@ -84,6 +105,23 @@ export class DataCostMatcher {
         : { left: new Int32Array(0), right: new Int32Array(0), y0: 0, y1: this.height };
     }
     return this.codes!;
+  }
+
+  /**
+   * The matcher of the pair mirrored and swapped (mirror(right),
+   * mirror(left): the right view of a left–right check), from this one's
+   * 8-bit samples rows reversed: the same samples converting the mirrored
+   * rasters would give, without converting them again. The rasters
+   * themselves are made only if a worker thread asks for them.
+   */
+  mirroredSwapped(options: DataCostOptions = this.given): DataCostMatcher {
+    const pair = this.pair;
+    const rasters = (): { left: Raster; right: Raster } => {
+      const p = typeof pair === 'function' ? pair() : pair;
+      return { left: mirrorRaster(p.right), right: mirrorRaster(p.left) };
+    };
+    const mirrored = (im: IntensityImage): IntensityImage => ({ ...im, data: mirrorSamples(im.data, im.width, im.height, im.channels) });
+    return new DataCostMatcher(rasters, null, options, { left: mirrored(this.rightIntensity), right: mirrored(this.leftIntensity) });
   }
 
   /** The integer grey images the census codes are computed from (costs/census.ts censusGrey), for a device that computes the codes itself. */

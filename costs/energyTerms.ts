@@ -40,6 +40,21 @@ export type StereoEnergy = MrfEnergy & { scale: number; matcher: DataCostMatcher
  * to both terms, so they can never disagree about it.
  */
 export function buildStereoEnergy(left: Raster, right: Raster, options: StereoEnergyOptions): StereoEnergy {
+  return energyOfPair((matcherOptions) => new DataCostMatcher(left, right, matcherOptions), left.channels, options);
+}
+
+/**
+ * The energy of the pair mirrored and swapped (the right view of a
+ * left–right check: stereo/leftRightCheck.ts mirroredSwappedPair) with the
+ * options `view` was built with: its matcher from view's samples, rows
+ * reversed (DataCostMatcher.mirroredSwapped), so nothing is converted again.
+ */
+export function mirroredSwappedEnergy(view: StereoEnergy, options: StereoEnergyOptions): StereoEnergy {
+  return energyOfPair((matcherOptions) => view.matcher.mirroredSwapped(matcherOptions), view.matcher.channels, options);
+}
+
+/** The energy of the matcher `makeMatcher` makes for the options of the data term, for a pair of `channels` channels (see buildStereoEnergy). */
+function energyOfPair(makeMatcher: (o: DataCostOptions) => DataCostMatcher, channels: number, options: StereoEnergyOptions): StereoEnergy {
   validateNdisp(options.ndisp);
   const { truncation, smoothness } = options;
   if (smoothness !== 'linear' && smoothness !== 'quadratic' && smoothness !== 'potts') {
@@ -52,13 +67,13 @@ export function buildStereoEnergy(left: Raster, right: Raster, options: StereoEn
   // λ on one scale for every cost kind (costOptions.ts smoothnessUnit): the data term carries den, the smoothness weights num.
   const unit = smoothnessUnit(options.kind ?? 'sad');
   // Grey and colour pairs on one scale (costOptions.ts channelWeight): the data term carries the weight, the smoothness term does not.
-  const matcher = new DataCostMatcher(left, right, {
+  const matcher = makeMatcher({
     kind: options.kind,
     tau: options.tau,
     border: options.border,
     censusWindow: options.censusWindow,
     minDisp: options.minDisp,
-    scale: scale * unit.den * channelWeight(options.kind ?? 'sad', left.channels),
+    scale: scale * unit.den * channelWeight(options.kind ?? 'sad', channels),
   });
   const data: DataTerm = options.onDemand ? imagesTerm(matcher) : { kind: 'volume', costs: matcher.volume(options.ndisp) };
   const { wH, wV } = computeSmoothnessWeights(matcher.leftIntensity, {

@@ -12,3 +12,26 @@ export interface Raster {
   /** 255 for 8-bit, 65535 for 16-bit PNM/PNG, 1 for float maps (PFM). */
   maxval: number;
 }
+
+/** Samples of a W×H image with `channels` interleaved, rows reversed pixel by pixel (a pixel's channels keep their order). */
+export function mirrorSamples<T extends Float32Array | Int32Array>(data: T, width: number, height: number, channels: number): T {
+  const out = new (data.constructor as new (n: number) => T)(data.length);
+  if (channels === 1) {
+    // A grey row reversed is its samples reversed: native.
+    out.set(data);
+    for (let y = 0; y < height; y++) out.subarray(y * width, (y + 1) * width).reverse();
+    return out;
+  }
+  for (let y = 0; y < height; y++) {
+    const row = y * width * channels;
+    for (let x = 0, s = row, t = row + (width - 1) * channels; x < width; x++, s += channels, t -= channels) {
+      for (let c = 0; c < channels; c++) out[t + c] = data[s + c];
+    }
+  }
+  return out;
+}
+
+/** A raster with its rows reversed (the left–right check's mirrored pair). */
+export function mirrorRaster(r: Raster): Raster {
+  return { ...r, data: mirrorSamples(r.data, r.width, r.height, r.channels) };
+}

@@ -1,4 +1,4 @@
-import type { Raster } from '../data/raster';
+import { mirrorRaster, type Raster } from '../data/raster';
 
 /**
  * Left–right consistency (the check of OpenCV's disp12MaxDiff, libSGM and
@@ -21,19 +21,6 @@ export const INVALID_DISPARITY = 0xffff;
  */
 export function mirroredSwappedPair(left: Raster, right: Raster): [Raster, Raster] {
   return [mirrorRaster(right), mirrorRaster(left)];
-}
-
-function mirrorRaster(r: Raster): Raster {
-  const { width: W, height: H, channels: C } = r;
-  const data = new Float32Array(r.data.length);
-  for (let y = 0; y < H; y++) {
-    for (let x = 0; x < W; x++) {
-      const s = (y * W + x) * C;
-      const t = (y * W + (W - 1 - x)) * C;
-      for (let c = 0; c < C; c++) data[t + c] = r.data[s + c];
-    }
-  }
-  return { ...r, data };
 }
 
 /** A row-mirrored copy of a W×H map. */

@@ -1,6 +1,6 @@
 import type { Raster } from '../data/raster';
 import { readImage } from '../data/imageIO';
-import { buildStereoEnergy, defaultTau, stackEnergies, wtaFromMatcher, wtaInit, type StereoEnergy } from '../costs';
+import { buildStereoEnergy, defaultTau, mirroredSwappedEnergy, stackEnergies, wtaFromMatcher, wtaInit, type StereoEnergy, type StereoEnergyOptions } from '../costs';
 import { isMetricSmoothness, volumeOf, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { InputError } from '../data/errors';
 import { alphaExpansion, type CycleReport, type ExpansionOptions, type ExpansionResult, type MoveProgress } from '../expansion/alphaExpansion';
@@ -9,7 +9,7 @@ import type { MoveSolver } from '../expansion/moveSolver';
 import { mayUseWebGpu, runsOnWebGpu } from '../graphcut/backends';
 import { createMoveSolver, type BackendOptions } from './backends';
 import type { GpuDeviceSettings } from '../expansion/gpuMoveSettings';
-import { leftRightCheck, mirroredSwappedPair, mirrorRows } from './leftRightCheck';
+import { leftRightCheck, mirrorRows } from './leftRightCheck';
 import { refineSubpixel } from './subpixel';
 import { BackendName, COSTS_MODES, DEFAULT_PARAMS, MAX_VOLUME_ENTRIES, MatchParams } from './params';
 
@@ -166,11 +166,16 @@ export function stereoEnergy(left: Raster, right: Raster, ndisp: number, p: Matc
     throw new Error(`left image is ${left.width}×${left.height} but right image is ${right.width}×${right.height}`);
   }
   checkNdisp(ndisp, left.width, minDisp);
+  return buildStereoEnergy(left, right, energyOptions(left, ndisp, p, costsOnDevice, minDisp));
+}
+
+/** The options of stereoEnergy's energy (the cost volume left out as stereoEnergy says). */
+function energyOptions(left: Raster, ndisp: number, p: MatchParams, costsOnDevice: boolean, minDisp: number): StereoEnergyOptions {
   const onDemand = p.costs === 'on-demand' || (p.costs === 'auto' && (costsOnDevice || volumeTooLarge(left, ndisp)));
-  return buildStereoEnergy(left, right, {
+  return {
     ndisp, minDisp, kind: p.cost, tau: p.tau, border: p.border, censusWindow: p.censusWindow, lambda: p.lambda,
     cueThreshold: p.cueThreshold, cueFactor: p.cueFactor, smoothness: p.smoothness, truncation: p.truncation, onDemand,
-  });
+  };
 }
 
 /** True when the energy carries no cost volume (costs are computed per label when needed). */
@@ -260,8 +265,7 @@ export async function match(leftImage: Raster | string, rightImage: Raster | str
  */
 async function checkedMatch(left: Raster, right: Raster, options: MatchOptions): Promise<MatchResult> {
   const checked = resolveParams(options).lrCheck;
-  const views: Array<[Raster, Raster]> = checked ? [[left, right], mirroredSwappedPair(left, right)] : [[left, right]];
-  const { result: r, others } = await matchViews(views, options);
+  const { result: r, others } = await matchViews(left, right, checked ? 2 : 1, options);
   if (!checked) return r;
   const t0 = performance.now();
   const dispRight = mirrorRows(others[0], r.width, r.height);
@@ -296,9 +300,12 @@ function stackedVolumeBuilder(stacked: MrfEnergy, views: StereoEnergy[], leftToD
   };
 }
 
-/** match() of one view, or of several views of one size stacked as one energy (the left–right check); the first view's result and the other views' disparities. */
-async function matchViews(views: Array<[Raster, Raster]>, options: MatchOptions): Promise<{ result: MatchResult; others: Uint16Array[] }> {
-  const [left] = views[0];
+/**
+ * match() of the pair (views 1), or of the pair and its mirrored, swapped
+ * pair (views 2: the left–right check's right view) stacked as one energy;
+ * the pair's result and the other view's disparities.
+ */
+async function matchViews(left: Raster, right: Raster, views: 1 | 2, options: MatchOptions): Promise<{ result: MatchResult; others: Uint16Array[] }> {
   const t0 = performance.now();
   const resolved = resolveParams(options);
   const backend = options.backend ?? 'auto';
@@ -312,7 +319,9 @@ async function matchViews(views: Array<[Raster, Raster]>, options: MatchOptions)
   const leftToDevice = await costsLeftToDevice(params, options.ndisp, backend, verify);
   const clockWarmup = await warmUpForBackend(backend, options.warmUpClocks, leftToDevice);
   // The energy is built from the parameters as given (τ undefined = the matcher's default); `params` records the value that ran.
-  const energies = views.map(([l, r]) => stereoEnergy(l, r, options.ndisp, resolved, leftToDevice, minDisp));
+  // The check's right view (the mirrored, swapped pair) from the left view's samples, rows reversed: nothing converted twice.
+  const first = stereoEnergy(left, right, options.ndisp, resolved, leftToDevice, minDisp);
+  const energies = views === 1 ? [first] : [first, mirroredSwappedEnergy(first, energyOptions(left, options.ndisp, resolved, leftToDevice, minDisp))];
   const energy: MrfEnergy = energies.length === 1 ? energies[0] : stackEnergies(energies);
   const n = left.width * left.height;
   const t1 = performance.now();
@@ -349,7 +358,7 @@ async function matchViews(views: Array<[Raster, Raster]>, options: MatchOptions)
   const buildMs = result.cycles.reduce((s, c) => s + c.buildMs, 0);
   const flowMs = result.cycles.reduce((s, c) => s + c.flowMs, 0);
   const { labels, ...report } = result;
-  const viewLabels = views.map((_, i) => labels.subarray(i * n, (i + 1) * n));
+  const viewLabels = energies.map((_, i) => labels.subarray(i * n, (i + 1) * n));
   return {
     result: {
       ...report,

@@ -13,7 +13,7 @@ import { generateSynthetic } from '../data/synthetic';
 import { seededRandom } from '../data/random';
 import { bandHeightOf } from '../data/energy';
 import type { Raster } from '../data/raster';
-import { buildStereoEnergy, stackEnergies } from '../costs';
+import { buildStereoEnergy, mirroredSwappedEnergy, stackEnergies } from '../costs';
 import { match, type MatchOptions } from '../stereo/match';
 import { leftRightCheck, mirroredSwappedPair, mirrorRows } from '../stereo/leftRightCheck';
 import { censusHalves, censusPlanesOnBackend, hostCensusPlanes } from '../expansion/gpuCensusKernel';
@@ -103,6 +103,31 @@ describe('stacked energies and bands', () => {
     const other = buildStereoEnergy(scene.left, scene.right, { ...options, ndisp: 5 });
     expect(() => stackEnergies([buildStereoEnergy(scene.left, scene.right, options), other])).toThrow(/different shapes or settings/);
     expect(() => bandHeightOf({ height: 36, bandHeight: 5 })).toThrow(/do not divide/);
+  });
+
+  test('the right view\'s energy from the left view\'s samples, rows reversed: that of the mirrored, swapped rasters, for every cost kind, grey and RGB', () => {
+    const rng = seededRandom(21);
+    for (let t = 0; t < 12; t++) {
+      const W = 5 + Math.floor(rng() * 20);
+      const H = 3 + Math.floor(rng() * 8);
+      const C = t % 2 === 0 ? 1 : 3;
+      const raster = (): Raster => ({ width: W, height: H, channels: C, maxval: 255, data: Float32Array.from({ length: W * H * C }, () => Math.floor(rng() * 256)) });
+      const [l, r] = [raster(), raster()];
+      const kind = (['census', 'sad', 'ssd', 'sad+sgrad'] as const)[t % 4];
+      const o = { ndisp: 1 + Math.floor(rng() * 4), lambda: 1 + Math.floor(rng() * 9), smoothness: 'linear' as const, truncation: 2, kind, onDemand: t % 3 === 0, cueThreshold: 8 };
+      const view = buildStereoEnergy(l, r, o);
+      const [ml2, mr2] = mirroredSwappedPair(l, r);
+      const expected = buildStereoEnergy(ml2, mr2, o);
+      const got = mirroredSwappedEnergy(view, o);
+      expect(Array.from(got.wH)).toEqual(Array.from(expected.wH));
+      expect(Array.from(got.wV)).toEqual(Array.from(expected.wV));
+      expect(got.scale).toBe(expected.scale);
+      expect(JSON.stringify(got.data)).toEqual(JSON.stringify(expected.data));
+      // The rasters, for worker threads, made on demand.
+      expect(Array.from(got.matcher.left.data)).toEqual(Array.from(ml2.data));
+      expect(Array.from(got.matcher.right.data)).toEqual(Array.from(mr2.data));
+      expect(Array.from(got.matcher.volume(o.ndisp))).toEqual(Array.from(expected.matcher.volume(o.ndisp)));
+    }
   });
 
   test('census codes on the kernels, band by band: the host\'s codes of each band as an image of its own', async () => {
