@@ -6,6 +6,9 @@ import type { Raster } from './raster';
  * one whitespace byte and float32 rows stored bottom to top.
  */
 
+/** Whether this machine stores a Float32Array's floats little-endian (typed arrays use the host's order). */
+const HOST_LITTLE_ENDIAN = new Uint8Array(new Float32Array([1]).buffer)[3] === 0x3f;
+
 function isSpace(b: number): boolean {
   return b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
 }
@@ -42,14 +45,25 @@ export function parsePfm(bytes: Uint8Array, name: string): Raster {
   const have = bytes.length - pos;
   if (have < 4 * n) throw new Error(`${name}: truncated PFM (${width}x${height}x${channels} float32 needs ${4 * n} data bytes, file has ${have})`);
   if (have > 4 * n) throw new Error(`${name}: PFM has ${have - 4 * n} bytes after the ${width}x${height}x${channels} float data`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset + pos, 4 * n);
   const data = new Float32Array(n);
   const rowLen = width * channels;
-  for (let fileRow = 0; fileRow < height; fileRow++) {
-    const y = height - 1 - fileRow; // file rows run bottom to top
-    const src = fileRow * rowLen * 4;
-    const dst = y * rowLen;
-    for (let i = 0; i < rowLen; i++) data[dst + i] = view.getFloat32(src + 4 * i, little);
+  if (little === HOST_LITTLE_ENDIAN) {
+    // The file's floats in the host's byte order: each row's bytes are copied
+    // straight into the bytes of its row of `data` (float bits unchanged).
+    const dataBytes = new Uint8Array(data.buffer);
+    const rowBytes = 4 * rowLen;
+    for (let fileRow = 0; fileRow < height; fileRow++) {
+      const y = height - 1 - fileRow; // file rows run bottom to top
+      dataBytes.set(bytes.subarray(pos + fileRow * rowBytes, pos + (fileRow + 1) * rowBytes), y * rowBytes);
+    }
+  } else {
+    const view = new DataView(bytes.buffer, bytes.byteOffset + pos, 4 * n);
+    for (let fileRow = 0; fileRow < height; fileRow++) {
+      const y = height - 1 - fileRow;
+      const src = fileRow * rowLen * 4;
+      const dst = y * rowLen;
+      for (let i = 0; i < rowLen; i++) data[dst + i] = view.getFloat32(src + 4 * i, little);
+    }
   }
   return { width, height, channels, data, maxval: 1 };
 }
@@ -65,11 +79,22 @@ export function encodePfm(width: number, height: number, data: Float32Array, cha
   const header = Buffer.from(`P${channels === 1 ? 'f' : 'F'}\n${width} ${height}\n-1\n`, 'ascii');
   const out = new Uint8Array(header.length + 4 * n);
   out.set(header, 0);
-  const view = new DataView(out.buffer, header.length, 4 * n);
   const rowLen = width * channels;
-  for (let fileRow = 0; fileRow < height; fileRow++) {
-    const y = height - 1 - fileRow;
-    for (let i = 0; i < rowLen; i++) view.setFloat32((fileRow * rowLen + i) * 4, data[y * rowLen + i], true);
+  if (HOST_LITTLE_ENDIAN) {
+    // The bytes of a Float32Array are then little-endian floats: each row of
+    // `data` is copied byte for byte into its place in the file (float bits
+    // unchanged).
+    const rowBytes = 4 * rowLen;
+    for (let fileRow = 0; fileRow < height; fileRow++) {
+      const y = height - 1 - fileRow;
+      out.set(new Uint8Array(data.buffer, data.byteOffset + y * rowBytes, rowBytes), header.length + fileRow * rowBytes);
+    }
+  } else {
+    const view = new DataView(out.buffer, header.length, 4 * n);
+    for (let fileRow = 0; fileRow < height; fileRow++) {
+      const y = height - 1 - fileRow;
+      for (let i = 0; i < rowLen; i++) view.setFloat32((fileRow * rowLen + i) * 4, data[y * rowLen + i], true);
+    }
   }
   return out;
 }

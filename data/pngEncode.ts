@@ -53,44 +53,149 @@ const FEW_VALUES = 256;
  * (y + 1)(n + 1) + 1.
  */
 function unfilteredStream(r: Raster, bitDepth: 8 | 16, n: number): Uint8Array {
-  const { width, height, channels } = r;
-  const src = r.data;
-  const stride = n + 1;
-  const rows = new Uint8Array((height + 1) * stride);
-  const samplesPerRow = width * channels;
-  for (let y = 0; y < height; y++) {
-    let o = (y + 1) * stride + 1;
-    const end = (y + 1) * samplesPerRow;
-    if (bitDepth === 8) {
-      for (let i = y * samplesPerRow; i < end; i++, o++) {
-        const x = src[i];
-        rows[o] = x >= 255 ? 255 : x > 0 ? Math.round(x) : 0; // NaN fails both tests: 0
-      }
-    } else {
-      for (let i = y * samplesPerRow; i < end; i++, o += 2) {
-        const x = src[i];
-        const v = x >= 65535 ? 65535 : x > 0 ? Math.round(x) : 0;
-        rows[o] = v >> 8;
-        rows[o + 1] = v & 0xff;
-      }
-    }
-  }
+  const rows = rowBuffer((r.height + 1) * (n + 1), n + 1);
+  if (bitDepth === 8) samplesToBytes8(r.data, rows, r.height, r.width * r.channels);
+  else samplesToBytes16(r.data, rows, r.height, r.width * r.channels);
   return rows;
 }
 
-/** Whether the pixels (`bpp` bytes each) of the rows take at most `limit` distinct values; runs are looked up once. */
-function hasFewValues(rows: Uint8Array, n: number, height: number, bpp: number, limit: number): boolean {
+/**
+ * The previous image's row buffer, lent to the next image that fits in it: a
+ * fresh buffer's memory is paid for page by page (a fault each) when first
+ * written, and a caller writing several images in a row (a scene's outputs)
+ * then pays it once. encodePng runs synchronously and deflateSync has read
+ * the rows when it returns, so no two images hold the buffer at once. Held
+ * weakly: the encoder keeps nothing alive that a collection wants back.
+ */
+let spareRows: WeakRef<Uint8Array> | undefined;
+
+/**
+ * `size` bytes of row buffer whose first `zeroRow` bytes (the zero row) are 0;
+ * every other byte is left to the caller to write (samples and filter bytes).
+ */
+function rowBuffer(size: number, zeroRow: number): Uint8Array {
+  const spare = spareRows?.deref();
+  if (spare === undefined || spare.length < size) {
+    const rows = new Uint8Array(size);
+    spareRows = new WeakRef(rows);
+    return rows;
+  }
+  const rows = spare.subarray(0, size);
+  rows.fill(0, 0, zeroRow);
+  return rows;
+}
+
+/*
+ * Rounding in the two converters below is `(x + 0.5) | 0` for 0 < x < max,
+ * which equals Math.round(x) (halves up) for every double there but
+ * 0.5 − 2⁻⁵⁴, the one value whose x + 0.5 rounds up to 1: samples are
+ * float32s, which never take it, and for every other x in range x + 0.5 is
+ * either exact or below 1. Each converter is only its loop, so that the code
+ * V8 optimizes while the loop runs serves every later image too.
+ */
+
+/** 8-bit samples into the rows (see unfilteredStream), `perRow` samples a row, and filter bytes 0. */
+function samplesToBytes8(src: Float32Array, rows: Uint8Array, height: number, perRow: number): void {
+  for (let y = 0, i = 0, o = perRow + 2; y < height; y++, o++) { // o: past the zero row and the filter byte
+    rows[o - 1] = 0;
+    for (const end = i + perRow; i < end; i++, o++) {
+      const x = src[i];
+      rows[o] = x >= 255 ? 255 : x > 0 ? (x + 0.5) | 0 : 0; // NaN fails both tests: 0
+    }
+  }
+}
+
+/** 16-bit big-endian samples into the rows (see unfilteredStream), `perRow` samples a row, and filter bytes 0. */
+function samplesToBytes16(src: Float32Array, rows: Uint8Array, height: number, perRow: number): void {
+  for (let y = 0, i = 0, o = 2 * perRow + 2; y < height; y++, o++) {
+    rows[o - 1] = 0;
+    for (const end = i + perRow; i < end; i++, o += 2) {
+      const x = src[i];
+      const v = x >= 65535 ? 65535 : x > 0 ? (x + 0.5) | 0 : 0;
+      rows[o] = v >> 8;
+      rows[o + 1] = v & 0xff;
+    }
+  }
+}
+
+/**
+ * Whether the pixels (`bpp` bytes each) of the rows take at most FEW_VALUES
+ * distinct values. One-byte pixels always do (FEW_VALUES is 256); 2-byte ones
+ * (16-bit grey) are marked in a bit set, 3-byte ones (8-bit RGB: the
+ * colour-mapped and error images) go into a small hash set, 6-byte ones
+ * (16-bit RGB) into a Set.
+ */
+function hasFewValues(rows: Uint8Array, n: number, height: number, bpp: number): boolean {
+  switch (bpp) {
+    case 1: return true;
+    case 2: return fewValues2(rows, n, height);
+    case 3: return fewValues3(rows, n, height);
+    default: return fewValuesWide(rows, n, height, bpp);
+  }
+}
+
+/** hasFewValues for 2-byte pixels: one bit per value. */
+function fewValues2(rows: Uint8Array, n: number, height: number): boolean {
+  const seen = new Int32Array(1 << 11); // 2^16 bits
+  let count = 0;
+  for (let y = 0; y < height; y++) {
+    for (let i = (y + 1) * (n + 1) + 1, end = i + n; i < end; i += 2) {
+      const key = (rows[i] << 8) | rows[i + 1];
+      const bit = 1 << (key & 31);
+      if ((seen[key >> 5] & bit) === 0) {
+        seen[key >> 5] |= bit;
+        if (++count > FEW_VALUES) return false;
+      }
+    }
+  }
+  return true;
+}
+
+/** Slots of fewValues3's hash set, as a power of two over twice FEW_VALUES + 1, the most keys it holds: probes stay short. */
+const SET_BITS = 10;
+
+/**
+ * hasFewValues for 3-byte pixels: each pixel is a 24-bit key in an
+ * open-addressing set (−1 = empty slot; keys are never negative), which never
+ * fills up, since it stops at FEW_VALUES + 1 keys. A small table rather than
+ * a bit set over all 2^24 values, whose pages would each cost a fault when
+ * first touched. A run of equal pixels is looked up once.
+ */
+function fewValues3(rows: Uint8Array, n: number, height: number): boolean {
+  const mask = (1 << SET_BITS) - 1;
+  const slots = new Int32Array(mask + 1).fill(-1);
+  let count = 0;
+  let last = -1;
+  for (let y = 0; y < height; y++) {
+    for (let i = (y + 1) * (n + 1) + 1, end = i + n; i < end; i += 3) {
+      const key = (rows[i] << 16) | (rows[i + 1] << 8) | rows[i + 2];
+      if (key === last) continue;
+      last = key;
+      for (let s = Math.imul(key, 0x9e3779b1) >>> (32 - SET_BITS); slots[s] !== key; s = (s + 1) & mask) {
+        if (slots[s] === -1) {
+          if (++count > FEW_VALUES) return false;
+          slots[s] = key;
+          break;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+/** hasFewValues for wider pixels: each one's bytes as a number (at most 6 bytes: exact in a double) in a Set; a run of equal pixels is looked up once. */
+function fewValuesWide(rows: Uint8Array, n: number, height: number, bpp: number): boolean {
   const seen = new Set<number>();
   let last = -1;
   for (let y = 0; y < height; y++) {
     for (let i = (y + 1) * (n + 1) + 1, end = i + n; i < end; i += bpp) {
-      let key = 0; // at most 6 bytes: exact in a double
+      let key = 0;
       for (let k = 0; k < bpp; k++) key = key * 256 + rows[i + k];
       if (key === last) continue;
       last = key;
       if (!seen.has(key)) {
         seen.add(key);
-        if (seen.size > limit) return false;
+        if (seen.size > FEW_VALUES) return false;
       }
     }
   }
@@ -122,33 +227,40 @@ function signedMagnitude(residual: number): number {
 }
 
 /**
- * The filter (0 None, 1 Sub, 2 Up, 3 Average, 4 Paeth) whose residuals for the
- * row at `p` (n bytes, the row above at p − stride) have the smallest sum of
- * signed magnitudes; ties go to the lower number.
+ * Gives the row at `p` (n bytes, the row above at p − stride) the filter
+ * (0 None, 1 Sub, 2 Up, 3 Average, 4 Paeth) whose residuals, read as signed
+ * bytes, have the smallest sum of magnitudes; ties go to the lower number. One
+ * pass over the row computes the four filters' residuals into `scratch` (4n
+ * bytes: Sub, Up, Average, Paeth; Uint8Array stores wrap modulo 256, as the
+ * filters require) and sums the magnitudes; the chosen residuals are then
+ * copied over the row. Every residual is taken from unfiltered bytes: the row
+ * itself is written only after the pass, and the row above is still
+ * unfiltered because rows are done bottom to top.
  */
-function chooseFilter(rows: Uint8Array, p: number, n: number, bpp: number, stride: number): number {
+function filterRow(rows: Uint8Array, p: number, n: number, bpp: number, stride: number, scratch: Uint8Array): void {
   const q = p - stride;
+  const up = n;
+  const avg = 2 * n;
+  const pae = 3 * n;
   let s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0;
-  const head = Math.min(bpp, n);
-  for (let i = 0; i < head; i++) { // no left neighbour: a = c = 0
+  for (let i = 0; i < n; i++) {
     const x = rows[p + i];
+    const a = i >= bpp ? rows[p + i - bpp] : 0; // the first pixel has no left neighbours: a = c = 0
     const b = rows[q + i];
+    const c = i >= bpp ? rows[q + i - bpp] : 0;
+    const rSub = x - a;
+    const rUp = x - b;
+    const rAvg = x - ((a + b) >> 1);
+    const rPaeth = x - paethPredictor(a, b, c);
+    scratch[i] = rSub;
+    scratch[up + i] = rUp;
+    scratch[avg + i] = rAvg;
+    scratch[pae + i] = rPaeth;
     s0 += signedMagnitude(x);
-    s1 += signedMagnitude(x);
-    s2 += signedMagnitude(x - b);
-    s3 += signedMagnitude(x - (b >> 1));
-    s4 += signedMagnitude(x - b);
-  }
-  for (let i = head; i < n; i++) {
-    const x = rows[p + i];
-    const a = rows[p + i - bpp];
-    const b = rows[q + i];
-    const c = rows[q + i - bpp];
-    s0 += signedMagnitude(x);
-    s1 += signedMagnitude(x - a);
-    s2 += signedMagnitude(x - b);
-    s3 += signedMagnitude(x - ((a + b) >> 1));
-    s4 += signedMagnitude(x - paethPredictor(a, b, c));
+    s1 += signedMagnitude(rSub);
+    s2 += signedMagnitude(rUp);
+    s3 += signedMagnitude(rAvg);
+    s4 += signedMagnitude(rPaeth);
   }
   let best = 0;
   let bestSum = s0;
@@ -156,53 +268,20 @@ function chooseFilter(rows: Uint8Array, p: number, n: number, bpp: number, strid
   if (s2 < bestSum) { best = 2; bestSum = s2; }
   if (s3 < bestSum) { best = 3; bestSum = s3; }
   if (s4 < bestSum) best = 4;
-  return best;
+  rows[p - 1] = best;
+  if (best !== 0) rows.set(scratch.subarray((best - 1) * n, best * n), p);
 }
 
-/**
- * Filter the row at `p` in place (row above at p − stride, still unfiltered).
- * Bytes go right to left, so each one's left neighbour is still the sample;
- * Uint8Array stores wrap modulo 256, as the filters require.
- */
-function filterRowInPlace(filter: number, rows: Uint8Array, p: number, n: number, bpp: number, stride: number): void {
-  const q = p - stride;
-  const head = Math.min(bpp, n);
-  let i = n - 1;
-  switch (filter) {
-    case 1:
-      for (; i >= head; i--) rows[p + i] = rows[p + i] - rows[p + i - bpp];
-      break;
-    case 2:
-      for (; i >= 0; i--) rows[p + i] = rows[p + i] - rows[q + i];
-      break;
-    case 3:
-      for (; i >= head; i--) rows[p + i] = rows[p + i] - ((rows[p + i - bpp] + rows[q + i]) >> 1);
-      for (; i >= 0; i--) rows[p + i] = rows[p + i] - (rows[q + i] >> 1);
-      break;
-    case 4:
-      for (; i >= head; i--) rows[p + i] = rows[p + i] - paethPredictor(rows[p + i - bpp], rows[q + i], rows[q + i - bpp]);
-      for (; i >= 0; i--) rows[p + i] = rows[p + i] - rows[q + i];
-      break;
-  }
-}
-
-/**
- * Give every row its chosen filter, in place. Rows go bottom to top, so the
- * row above each one is still unfiltered when the row is done.
- */
+/** Give every row its chosen filter, in place, bottom to top (see filterRow). */
 function filterRowsInPlace(rows: Uint8Array, n: number, height: number, bpp: number): void {
   const stride = n + 1;
-  for (let y = height - 1; y >= 0; y--) {
-    const p = (y + 1) * stride + 1;
-    const filter = chooseFilter(rows, p, n, bpp, stride);
-    rows[p - 1] = filter;
-    filterRowInPlace(filter, rows, p, n, bpp, stride);
-  }
+  const scratch = new Uint8Array(4 * n);
+  for (let y = height - 1; y >= 0; y--) filterRow(rows, (y + 1) * stride + 1, n, bpp, stride, scratch);
 }
 
 /** The compressed image data (see the module comment for the choice of filters). */
 function compressImage(rows: Uint8Array, n: number, height: number, bpp: number): Buffer {
-  if (!hasFewValues(rows, n, height, bpp, FEW_VALUES)) filterRowsInPlace(rows, n, height, bpp);
+  if (!hasFewValues(rows, n, height, bpp)) filterRowsInPlace(rows, n, height, bpp);
   return zlib.deflateSync(rows.subarray(n + 1)); // past the zero row
 }
 

@@ -17,7 +17,8 @@ export async function writeDisparityPng(path: string, disparity: ArrayLike<numbe
   const data = new Float32Array(width * height);
   let max = 0;
   for (let i = 0; i < data.length; i++) {
-    const v = disparity[i] === INVALID_DISPARITY ? 0 : disparity[i] * scale;
+    const d = disparity[i];
+    const v = d === INVALID_DISPARITY ? 0 : d * scale;
     if (v > max) max = v;
     data[i] = v;
   }
@@ -28,5 +29,26 @@ export async function writeDisparityPng(path: string, disparity: ArrayLike<numbe
 
 /** Writes the disparity in pixels as a little-endian PFM (atomically); an invalid pixel is inf, as Middlebury's PFMs have it. */
 export function writeDisparityPfm(path: string, disparity: ArrayLike<number>, width: number, height: number): void {
-  writePfm(path, width, height, Float32Array.from(disparity, (d) => (d === INVALID_DISPARITY ? Infinity : d)));
+  writePfm(path, width, height, pfmValues(disparity));
+}
+
+/**
+ * The disparities as float32s with INVALID_DISPARITY replaced by +Infinity.
+ * Typed arrays and arrays are converted by the Float32Array constructor, which
+ * rounds each value to float32 as a store does, and their invalid pixels are
+ * found with indexOf (both native loops, as fast in a fresh process as later).
+ */
+function pfmValues(disparity: ArrayLike<number>): Float32Array {
+  if ((ArrayBuffer.isView(disparity) && !(disparity instanceof DataView)) || Array.isArray(disparity)) {
+    const src = disparity as Uint16Array | Float32Array | number[];
+    const data = new Float32Array(src);
+    for (let i = src.indexOf(INVALID_DISPARITY); i !== -1; i = src.indexOf(INVALID_DISPARITY, i + 1)) data[i] = Infinity;
+    return data;
+  }
+  const data = new Float32Array(disparity.length);
+  for (let i = 0; i < data.length; i++) {
+    const d = disparity[i];
+    data[i] = d === INVALID_DISPARITY ? Infinity : d;
+  }
+  return data;
 }

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { writeFileAtomic } from '../../data/atomicWrite';
 import { writePng } from '../../data/imageIO';
-import { colorizeDisparity, errorImage } from '../../data/metrics';
+import { colorizeDisparityInto, errorImageInto } from '../../data/metrics';
 import type { Scene } from '../../data/sceneTypes';
 import { autoPngScale, writeDisparityPfm, writeDisparityPng } from '../disparityOutput';
 import { disparityInPixels, type MatchResult } from '../match';
@@ -31,14 +31,18 @@ export async function writeSceneOutputs(dir: string, reportDir: string, scene: S
   const scale = autoPngScale(r.minDisp + r.ndisp);
   await writeDisparityPng(path.join(dir, 'disp.png'), r.disparity, W, H, scale);
   images.push({ label: `disparity (grey = d × ${scale})`, file: rel('disp.png') });
-  await writePng(path.join(dir, 'disp-color.png'), colorizeDisparity(r.disparity, W, H, r.minDisp + r.ndisp - 1));
+  // One buffer for the three colour images, each encoded before the next is
+  // drawn into it: a fresh buffer's memory is paid for page by page (a fault
+  // each) when first written.
+  const rgb = new Float32Array(W * H * 3);
+  await writePng(path.join(dir, 'disp-color.png'), colorizeDisparityInto(rgb, r.disparity, W, H, r.minDisp + r.ndisp - 1));
   images.push({ label: 'disparity, colour-mapped', file: rel('disp-color.png') });
   let bad: ReportScene['bad'];
   if (scene.groundTruth) {
-    const gt = Float32Array.from(scene.groundTruth, (g) => (Number.isFinite(g) ? g : NaN));
-    await writePng(path.join(dir, 'gt-color.png'), colorizeDisparity(gt, W, H, r.ndisp - 1));
+    // Unknown ground truth (+Infinity) is non-finite, which colorizeDisparity paints black.
+    await writePng(path.join(dir, 'gt-color.png'), colorizeDisparityInto(rgb, scene.groundTruth, W, H, r.ndisp - 1));
     images.push({ label: 'ground truth, colour-mapped', file: rel('gt-color.png') });
-    await writePng(path.join(dir, 'error.png'), errorImage(scene.left, r.disparity, scene.groundTruth, 1, scene.masks.nonocc));
+    await writePng(path.join(dir, 'error.png'), errorImageInto(rgb, scene.left, r.disparity, scene.groundTruth, 1, scene.masks.nonocc));
     images.push({ label: `errors > 1 px${scene.masks.nonocc ? ' (nonocc)' : ''} in red`, file: rel('error.png') });
     bad = badTable(scene, disparityInPixels(r), thresholds);
   }
