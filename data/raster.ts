@@ -14,7 +14,7 @@ export interface Raster {
 }
 
 /** Samples of a W×H image with `channels` interleaved, rows reversed pixel by pixel (a pixel's channels keep their order). */
-export function mirrorSamples<T extends Float32Array | Int32Array>(data: T, width: number, height: number, channels: number): T {
+export function mirrorSamples<T extends Float32Array | Int32Array | Uint16Array>(data: T, width: number, height: number, channels: number): T {
   const out = new (data.constructor as new (n: number) => T)(data.length);
   if (channels === 1) {
     // A grey row reversed is its samples reversed: native.

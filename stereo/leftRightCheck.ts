@@ -1,4 +1,4 @@
-import { mirrorRaster, type Raster } from '../data/raster';
+import { mirrorRaster, mirrorSamples, type Raster } from '../data/raster';
 
 /**
  * Left–right consistency (the check of OpenCV's disp12MaxDiff, libSGM and
@@ -25,9 +25,7 @@ export function mirroredSwappedPair(left: Raster, right: Raster): [Raster, Raste
 
 /** A row-mirrored copy of a W×H map. */
 export function mirrorRows<T extends Uint16Array | Float32Array>(m: T, width: number, height: number): T {
-  const out = m.slice() as T;
-  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) out[y * width + x] = m[y * width + width - 1 - x];
-  return out;
+  return mirrorSamples(m, width, height, 1);
 }
 
 /**

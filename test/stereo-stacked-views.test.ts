@@ -12,7 +12,7 @@
 import { generateSynthetic } from '../data/synthetic';
 import { seededRandom } from '../data/random';
 import { bandHeightOf } from '../data/energy';
-import type { Raster } from '../data/raster';
+import { mirrorSamples, type Raster } from '../data/raster';
 import { buildStereoEnergy, mirroredSwappedEnergy, stackEnergies } from '../costs';
 import { match, type MatchOptions } from '../stereo/match';
 import { leftRightCheck, mirroredSwappedPair, mirrorRows } from '../stereo/leftRightCheck';
@@ -82,6 +82,23 @@ describe('the left–right check\'s views matched as one energy', () => {
       expect(joint.finalEnergy.total).toBe(ref.energy);
     }
   });
+});
+
+test('mirrorSamples reverses each row pixel by pixel, channels in order: the direct formula over random sizes, channels and array types', () => {
+  const rng = seededRandom(77);
+  for (let t = 0; t < 60; t++) {
+    const W = 1 + Math.floor(rng() * 9);
+    const H = 1 + Math.floor(rng() * 5);
+    const C = [1, 3, 2][t % 3];
+    const make = [(n: number) => new Float32Array(n), (n: number) => new Int32Array(n), (n: number) => new Uint16Array(n)][Math.floor(t / 3) % 3];
+    const data = make(W * H * C).map(() => Math.floor(rng() * 1000));
+    const before = data.slice();
+    const out = mirrorSamples(data, W, H, C);
+    expect(out.constructor).toBe(data.constructor);
+    for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) for (let c = 0; c < C; c++) expect(out[(y * W + (W - 1 - x)) * C + c]).toBe(data[(y * W + x) * C + c]);
+    // The input is left as it was.
+    expect(Array.from(data)).toEqual(Array.from(before));
+  }
 });
 
 describe('stacked energies and bands', () => {
