@@ -238,9 +238,12 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
           : () => censusPlanesOnBackend(ctx.gpu, source.left, source.right, window, band);
     }
   }
-  const wt = new Float32Array(2 * n);
-  wt.set(energy.wH, 0);
-  wt.set(energy.wV, n);
+  // The weights as the plans read them: wH then wV, [W, H, 2].
+  const weightPlanes = (into: Float32Array = new Float32Array(2 * n)): Float32Array => {
+    into.set(energy.wH, 0);
+    into.set(energy.wV, n);
+    return into;
+  };
   const vt = new Float32Array(L * L);
   for (let a = 0; a < L; a++) for (let b = 0; b < L; b++) vt[a * L + b] = pairwise(energy.smoothness, energy.truncation, a, b);
 
@@ -258,12 +261,14 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
     // The new energy's values replace the last solver's, on the host and in the device buffers the plans bind.
     const [data, weights, vTable] = program.literals;
     if (!censusOnDevice) refillSharedLiteral(data, source.kind === 'volume' ? source.costs : dataValues());
-    refillSharedLiteral(weights, wt);
+    // Into the literal's own array (no second 8·W·H-byte array: fresh memory costs the host more than the copy).
+    const own = weights.value as unknown;
+    refillSharedLiteral(weights, weightPlanes(own instanceof Float32Array && own.length === 2 * n ? own : undefined));
     refillSharedLiteral(vTable, vt);
   } else {
     const literals: DeviceProgram['literals'] = [
       new Input(dataValues() as unknown as number[], dataDims),
-      new Input(wt as unknown as number[], [W, H, 2]),
+      new Input(weightPlanes() as unknown as number[], [W, H, 2]),
       new Input(vt as unknown as number[], [L, L]),
       new Input(new Float32Array(4) as unknown as number[], [4]),
     ];
