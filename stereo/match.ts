@@ -150,28 +150,29 @@ export function resolveParams(options: Partial<MatchParams>): MatchParams {
   return p;
 }
 
-/** Whether a pair's W·H·ndisp cost volume is beyond what is ever built (MAX_VOLUME_ENTRIES). */
-export function volumeTooLarge(left: Raster, ndisp: number): boolean {
-  return left.width * left.height * ndisp > MAX_VOLUME_ENTRIES;
+/** Whether the W·H·ndisp cost volumes of `views` views of a pair (2 with the left–right check: stacked, one volume) are beyond what is ever built (MAX_VOLUME_ENTRIES). */
+export function volumeTooLarge(left: Raster, ndisp: number, views = 1): boolean {
+  return left.width * left.height * ndisp * views > MAX_VOLUME_ENTRIES;
 }
 
 /**
  * Builds the energy of a pair (data costs and smoothness weights) with
  * resolved parameters. The cost volume is left out with --costs on-demand,
- * and with --costs auto when it is too large or `costsOnDevice` says the
- * device computes the costs (costsLeftToDevice).
+ * and with --costs auto when it is too large (with `views` views matched
+ * together: their volumes are one) or `costsOnDevice` says the device
+ * computes the costs (costsLeftToDevice).
  */
-export function stereoEnergy(left: Raster, right: Raster, ndisp: number, p: MatchParams, costsOnDevice = false, minDisp = 0): StereoEnergy {
+export function stereoEnergy(left: Raster, right: Raster, ndisp: number, p: MatchParams, costsOnDevice = false, minDisp = 0, views = 1): StereoEnergy {
   if (left.width !== right.width || left.height !== right.height) {
     throw new Error(`left image is ${left.width}×${left.height} but right image is ${right.width}×${right.height}`);
   }
   checkNdisp(ndisp, left.width, minDisp);
-  return buildStereoEnergy(left, right, energyOptions(left, ndisp, p, costsOnDevice, minDisp));
+  return buildStereoEnergy(left, right, energyOptions(left, ndisp, p, costsOnDevice, minDisp, views));
 }
 
-/** The options of stereoEnergy's energy (the cost volume left out as stereoEnergy says). */
-function energyOptions(left: Raster, ndisp: number, p: MatchParams, costsOnDevice: boolean, minDisp: number): StereoEnergyOptions {
-  const onDemand = p.costs === 'on-demand' || (p.costs === 'auto' && (costsOnDevice || volumeTooLarge(left, ndisp)));
+/** The options of a view's energy when `views` views are matched together (the cost volume left out as stereoEnergy says, for all the views' volumes). */
+function energyOptions(left: Raster, ndisp: number, p: MatchParams, costsOnDevice: boolean, minDisp: number, views: number): StereoEnergyOptions {
+  const onDemand = p.costs === 'on-demand' || (p.costs === 'auto' && (costsOnDevice || volumeTooLarge(left, ndisp, views)));
   return {
     ndisp, minDisp, kind: p.cost, tau: p.tau, border: p.border, censusWindow: p.censusWindow, lambda: p.lambda,
     cueThreshold: p.cueThreshold, cueFactor: p.cueFactor, smoothness: p.smoothness, truncation: p.truncation, onDemand,
@@ -320,14 +321,14 @@ async function matchViews(left: Raster, right: Raster, views: 1 | 2, options: Ma
   const clockWarmup = await warmUpForBackend(backend, options.warmUpClocks, leftToDevice);
   // The energy is built from the parameters as given (τ undefined = the matcher's default); `params` records the value that ran.
   // The check's right view (the mirrored, swapped pair) from the left view's samples, rows reversed: nothing converted twice.
-  const first = stereoEnergy(left, right, options.ndisp, resolved, leftToDevice, minDisp);
-  const energies = views === 1 ? [first] : [first, mirroredSwappedEnergy(first, energyOptions(left, options.ndisp, resolved, leftToDevice, minDisp))];
+  const first = stereoEnergy(left, right, options.ndisp, resolved, leftToDevice, minDisp, views);
+  const energies = views === 1 ? [first] : [first, mirroredSwappedEnergy(first, energyOptions(left, options.ndisp, resolved, leftToDevice, minDisp, views))];
   const energy: MrfEnergy = energies.length === 1 ? energies[0] : stackEnergies(energies);
   const n = left.width * left.height;
   const t1 = performance.now();
   emit({ kind: 'costs', ms: t1 - t0 });
   const fallbacks: string[] = [];
-  const volumeFits = !volumeTooLarge(left, options.ndisp);
+  const volumeFits = !volumeTooLarge(left, options.ndisp, views);
   const solver = await createMoveSolver(energy, {
     backend, graph: params.graph, verify, gpu: deviceSettings(options.gpu), onFallback: (reason) => fallbacks.push(reason),
     ...(energies.length === 1 ? costOptions(energies[0], leftToDevice && volumeFits) : stackedVolumeBuilder(energy, energies, leftToDevice && volumeFits)),
