@@ -32,8 +32,6 @@ export class DataCostMatcher {
   private codes?: { left: Int32Array; right: Int32Array; y0: number; y1: number };
   private readonly words: number;
 
-  /** The options as given (resolved: `options`), for the matcher of the mirrored pair. */
-  private readonly given: DataCostOptions;
   /** The pair as given (worker threads build their own matcher from it); made on first use for a matcher made from samples. */
   private pair: { left: Raster; right: Raster } | (() => { left: Raster; right: Raster });
 
@@ -70,7 +68,6 @@ export class DataCostMatcher {
     this.width = li.width;
     this.height = li.height;
     this.channels = li.channels;
-    this.given = options;
     this.options = resolveDataCostOptions(options, li.channels);
     this.leftIntensity = li;
     this.rightIntensity = ri;
@@ -112,9 +109,10 @@ export class DataCostMatcher {
    * mirror(left): the right view of a left–right check), from this one's
    * 8-bit samples rows reversed: the same samples converting the mirrored
    * rasters would give, without converting them again. The rasters
-   * themselves are made only if a worker thread asks for them.
+   * themselves are made only if a worker thread asks for them. `options`:
+   * this matcher's as given (energyTerms.ts mirroredSwappedEnergy).
    */
-  mirroredSwapped(options: DataCostOptions = this.given): DataCostMatcher {
+  mirroredSwapped(options: DataCostOptions): DataCostMatcher {
     const pair = this.pair;
     const rasters = (): { left: Raster; right: Raster } => {
       const p = typeof pair === 'function' ? pair() : pair;

@@ -44,8 +44,9 @@ export function buildStereoEnergy(left: Raster, right: Raster, options: StereoEn
 }
 
 /**
- * The energy of the pair mirrored and swapped (the right view of a
- * left–right check: stereo/leftRightCheck.ts mirroredSwappedPair) with the
+ * The energy of the pair mirrored and swapped (mirror(right),
+ * mirror(left): its left-view disparity, mirrored back, is the right view's
+ * of the pair, the left–right check's second view) with the
  * options `view` was built with: its matcher from view's samples, rows
  * reversed (DataCostMatcher.mirroredSwapped), so nothing is converted again.
  */

@@ -99,44 +99,29 @@ export function computeSmoothnessWeights(left: Raster | IntensityImage, options:
   const { width: W, height: H, channels: C, data: I } = im;
   const wH = new Int32Array(W * H);
   const wV = new Int32Array(W * H);
-  // An edge is cued when the largest channel difference of its two pixels is below the threshold.
-  // Grey and RGB have loops of their own: this runs once per edge of every pair, twice per pair with the left–right check.
-  if (C === 1) {
-    for (let y = 0; y < H; y++) {
-      const row = y * W;
-      for (let p = row; p < row + W - 1; p++) {
-        const t = I[p] - I[p + 1];
-        wH[p] = (t < 0 ? -t : t) < cueThreshold ? cued : plain;
-      }
-      if (y + 1 < H) {
-        for (let p = row; p < row + W; p++) {
-          const t = I[p] - I[p + W];
-          wV[p] = (t < 0 ? -t : t) < cueThreshold ? cued : plain;
-        }
-      }
-    }
-    return { wH, wV, scale };
-  }
-  if (C === 3) {
-    rgbWeights(I, W, H, cueThreshold, cued, plain, wH, wV);
-    return { wH, wV, scale };
-  }
-  // Any other channel count: the largest difference over the channels.
-  const maxDiff = (i: number, j: number): number => {
-    let m = 0;
-    for (let c = 0; c < C; c++) {
-      const t = I[i + c] - I[j + c];
-      const a = t < 0 ? -t : t;
-      if (a > m) m = a;
-    }
-    return m;
-  };
+  // An edge is cued when the largest channel difference of its two pixels is below the threshold. The samples are
+  // grey or RGB (toIntensity8 refuses any other channel count), each with a loop of its own: this runs once per edge of
+  // every pair, twice per pair with the left–right check.
+  if (C === 1) greyWeights(I, W, H, cueThreshold, cued, plain, wH, wV);
+  else rgbWeights(I, W, H, cueThreshold, cued, plain, wH, wV);
+  return { wH, wV, scale };
+}
+
+/** The grey weights: an edge is cued when its samples differ by less than the threshold. */
+function greyWeights(I: Int32Array, W: number, H: number, cueThreshold: number, cued: number, plain: number, wH: Int32Array, wV: Int32Array): void {
   for (let y = 0; y < H; y++) {
     const row = y * W;
-    for (let p = row; p < row + W - 1; p++) wH[p] = maxDiff(p * C, (p + 1) * C) < cueThreshold ? cued : plain;
-    if (y + 1 < H) for (let p = row; p < row + W; p++) wV[p] = maxDiff(p * C, (p + W) * C) < cueThreshold ? cued : plain;
+    for (let p = row; p < row + W - 1; p++) {
+      const t = I[p] - I[p + 1];
+      wH[p] = (t < 0 ? -t : t) < cueThreshold ? cued : plain;
+    }
+    if (y + 1 < H) {
+      for (let p = row; p < row + W; p++) {
+        const t = I[p] - I[p + W];
+        wV[p] = (t < 0 ? -t : t) < cueThreshold ? cued : plain;
+      }
+    }
   }
-  return { wH, wV, scale };
 }
 
 /**

@@ -6,6 +6,12 @@ export interface CostImage {
   data: Int32Array;
 }
 
+/** Rows y0 .. y0 + rows − 1 of an image, as an image of its own (a view of the same samples). */
+export function imageRows(im: CostImage, y0: number, rows: number): CostImage {
+  const row = im.width * im.channels;
+  return { ...im, height: rows, data: im.data.subarray(y0 * row, (y0 + rows) * row) };
+}
+
 /** Forward differences of every channel: [∂x, ∂y], 0 in the last column / row. */
 export function forwardGradients(im: CostImage): [Int32Array, Int32Array] {
   const { width: W, height: H, channels: C, data } = im;

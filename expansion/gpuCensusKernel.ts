@@ -17,7 +17,7 @@
  * powers 2^0..2^15, so every value is an integer below 2^16, exact in f32.
  */
 import { Input, type GPU, type IGPUKernelSettings, type IKernelRunShortcut } from 'gpu.js';
-import type { CostImage } from '../data/costImage';
+import { imageRows, type CostImage } from '../data/costImage';
 import { censusTransform, censusWords, type CensusWindow } from '../costs/census';
 
 /** Samples per pixel of the code planes: two 16-bit halves per 32-bit word. */
@@ -96,8 +96,7 @@ export function hostCensusPlanes(left: CostImage, right: CostImage, window: Cens
   for (const [plane, im] of [[0, left], [1, right]] as const) {
     // Band by band, each an image of its own (its rows contiguous in im and in the codes).
     for (let y0 = 0; y0 < im.height; y0 += bandHeight) {
-      const band = { ...im, height: bandHeight, data: im.data.subarray(y0 * im.width * im.channels, (y0 + bandHeight) * im.width * im.channels) };
-      const codes = censusTransform(band, window).codes;
+      const codes = censusTransform(imageRows(im, y0, bandHeight), window).codes;
       const o = plane * n * C + y0 * im.width * C;
       for (let i = 0; i < codes.length; i++) {
         planes[o + 2 * i] = codes[i] & 0xffff;

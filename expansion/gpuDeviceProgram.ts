@@ -1,5 +1,5 @@
 import { Input, type GPU, type IGPUKernelSettings, type IKernelRunShortcut, type IPipelineRunShortcut } from 'gpu.js';
-import { forwardGradients, type CostImage } from '../data/costImage';
+import { forwardGradients, imageRows, type CostImage } from '../data/costImage';
 import { bandHeightOf, pairwise, type MrfEnergy } from '../data/energy';
 import type { GpuContext } from '../graphcut/gpuBackend';
 import { canRefillSharedLiterals, fillSharedLiteralOnDevice, refillSharedLiteral, releaseSharedLiterals, shareLiterals, sharedLiterals } from '../graphcut/gpujs/sharedLiterals';
@@ -158,8 +158,8 @@ export function imagePlanes(left: CostImage, right: CostImage, spec: ImageCostSp
     // Band by band (each an image of its own: a band's last row has no row below).
     for (let y0 = 0; y0 < left.height; y0 += bandHeight) {
       const o = y0 * left.width * C;
-      const [gxL, gyL] = forwardGradients(bandOf(left, y0, bandHeight));
-      const [gxR, gyR] = forwardGradients(bandOf(right, y0, bandHeight));
+      const [gxL, gyL] = forwardGradients(imageRows(left, y0, bandHeight));
+      const [gxR, gyR] = forwardGradients(imageRows(right, y0, bandHeight));
       planes.set(gxL, 2 * n * C + o);
       planes.set(gyL, 3 * n * C + o);
       planes.set(gxR, 4 * n * C + o);
@@ -169,11 +169,6 @@ export function imagePlanes(left: CostImage, right: CostImage, spec: ImageCostSp
   return planes;
 }
 
-/** Rows y0 .. y0 + rows − 1 of an image, as an image of its own (a view of the same samples). */
-function bandOf(im: CostImage, y0: number, rows: number): CostImage {
-  const row = im.width * im.channels;
-  return { ...im, height: rows, data: im.data.subarray(y0 * row, (y0 + rows) * row) };
-}
 
 /** A [W, H, planes] kernel output as read back: planes of rows. */
 export type Planes = ArrayLike<ArrayLike<ArrayLike<number>>>;

@@ -1,4 +1,4 @@
-import { mirrorRaster, mirrorSamples, type Raster } from '../data/raster';
+import { mirrorSamples } from '../data/raster';
 
 /**
  * Left–right consistency (the check of OpenCV's disp12MaxDiff, libSGM and
@@ -13,15 +13,6 @@ import { mirrorRaster, mirrorSamples, type Raster } from '../data/raster';
 
 /** Value of an invalid pixel in an integer disparity map. */
 export const INVALID_DISPARITY = 0xffff;
-
-/**
- * The pair mirrored and swapped (mirror(right), mirror(left)): its left-view
- * disparity, mirrored back by mirrorRows, is the right view's disparity of
- * the original pair (right pixel x matches left pixel x + d).
- */
-export function mirroredSwappedPair(left: Raster, right: Raster): [Raster, Raster] {
-  return [mirrorRaster(right), mirrorRaster(left)];
-}
 
 /** A row-mirrored copy of a W×H map. */
 export function mirrorRows<T extends Uint16Array | Float32Array>(m: T, width: number, height: number): T {

@@ -180,7 +180,7 @@ function energyOptions(left: Raster, ndisp: number, p: MatchParams, costsOnDevic
 }
 
 /** True when the energy carries no cost volume (costs are computed per label when needed). */
-export const costsOnDemand = (e: StereoEnergy): boolean => e.data.kind === 'images';
+export const costsOnDemand = (e: MrfEnergy): boolean => e.data.kind === 'images';
 
 /**
  * Whether --costs auto leaves the data costs to the device: when the moves
@@ -202,11 +202,19 @@ export async function costsLeftToDevice(p: MatchParams, ndisp: number, backend: 
 /**
  * The option of createMoveSolver that lets a host solver take over an
  * energy without a volume: the volume's builder, given only when leaving the
- * costs to the device was a choice (the volume fits).
+ * costs to the device was a choice (the volume fits). `views`: the views
+ * the energy stacks (stackEnergies), whose matchers build the volume; the
+ * energy alone when it is one view's.
  */
-export function costOptions(energy: StereoEnergy, leftToDevice: boolean): Pick<BackendOptions, 'buildVolume'> {
+export function costOptions(energy: MrfEnergy, leftToDevice: boolean, views: readonly StereoEnergy[] = [energy as StereoEnergy]): Pick<BackendOptions, 'buildVolume'> {
   if (!costsOnDemand(energy) || !leftToDevice) return {};
-  return { buildVolume: () => { if (costsOnDemand(energy)) energy.data = { kind: 'volume', costs: energy.matcher.volume(energy.labels) }; } };
+  return {
+    buildVolume: () => {
+      if (!costsOnDemand(energy)) return;
+      const volumes = views.map((v): StereoEnergy => ({ ...v, data: { kind: 'volume', costs: v.matcher.volume(v.labels) } }));
+      energy.data = volumes.length === 1 ? volumes[0].data : stackEnergies(volumes).data;
+    },
+  };
 }
 
 /** Initial labeling on the host: WTA over a window, all zero, or a given map. */
@@ -287,21 +295,6 @@ async function startingLabelsOfViews(views: StereoEnergy[], p: MatchParams, solv
 }
 
 /**
- * The stacked views' energy with the volume built on the host from each
- * view's matcher: what a host solver taking over an energy without a
- * volume gets (costOptions' buildVolume).
- */
-function stackedVolumeBuilder(stacked: MrfEnergy, views: StereoEnergy[], leftToDevice: boolean): Pick<BackendOptions, 'buildVolume'> {
-  if (stacked.data.kind !== 'images' || !leftToDevice) return {};
-  return {
-    buildVolume: () => {
-      if (stacked.data.kind !== 'images') return;
-      stacked.data = stackEnergies(views.map((v) => ({ ...v, data: { kind: 'volume', costs: v.matcher.volume(v.labels) } }))).data;
-    },
-  };
-}
-
-/**
  * match() of the pair (views 1), or of the pair and its mirrored, swapped
  * pair (views 2: the left–right check's right view) stacked as one energy;
  * the pair's result and the other view's disparities.
@@ -331,7 +324,7 @@ async function matchViews(left: Raster, right: Raster, views: 1 | 2, options: Ma
   const volumeFits = !volumeTooLarge(left, options.ndisp, views);
   const solver = await createMoveSolver(energy, {
     backend, graph: params.graph, verify, gpu: deviceSettings(options.gpu), onFallback: (reason) => fallbacks.push(reason),
-    ...(energies.length === 1 ? costOptions(energies[0], leftToDevice && volumeFits) : stackedVolumeBuilder(energy, energies, leftToDevice && volumeFits)),
+    ...costOptions(energy, leftToDevice && volumeFits, energies),
   });
   let result: ExpansionResult;
   let t2 = NaN;

@@ -12,15 +12,18 @@
 import { generateSynthetic } from '../data/synthetic';
 import { seededRandom } from '../data/random';
 import { bandHeightOf } from '../data/energy';
-import { mirrorSamples, type Raster } from '../data/raster';
+import { mirrorRaster, mirrorSamples, type Raster } from '../data/raster';
 import { buildStereoEnergy, mirroredSwappedEnergy, stackEnergies } from '../costs';
 import { match, type MatchOptions } from '../stereo/match';
-import { leftRightCheck, mirroredSwappedPair, mirrorRows } from '../stereo/leftRightCheck';
+import { leftRightCheck, mirrorRows } from '../stereo/leftRightCheck';
 import { censusHalves, censusPlanesOnBackend, hostCensusPlanes } from '../expansion/gpuCensusKernel';
 import { createGpuContext } from '../graphcut/gpuBackend';
 import { censusGrey, censusTransform } from '../costs/census';
 import { toIntensity8 } from '../costs/intensity';
 import { scaled } from './support/testScope';
+
+/** The pair mirrored and swapped (mirror(right), mirror(left)): its left-view disparity, mirrored back, is the right view's (right pixel x matches left pixel x + d). */
+const mirroredSwappedPair = (left: Raster, right: Raster): [Raster, Raster] => [mirrorRaster(right), mirrorRaster(left)];
 
 /** The check done the old way: each view matched apart, then compared. */
 async function apart(left: Raster, right: Raster, o: MatchOptions): Promise<{ disparity: Uint16Array; inconsistent: number; energy: number }> {
