@@ -2,8 +2,7 @@ import { seededRandom } from '../data/random';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import ndarray from 'ndarray';
-import savePixels from 'save-pixels';
+import { encodeJpeg } from './support/jpegFixture';
 import { readImage, writePng, writePfm, writePnm, readDisparityFile } from '../data/imageIO';
 import { writeFileAtomic } from '../data/atomicWrite';
 import { encodePng } from '../data/pngEncode';
@@ -38,19 +37,9 @@ async function expectFileError(p: Promise<unknown>, file: string, re: RegExp): P
   expect(msg).toMatch(re);
 }
 
-async function jpegBytes(): Promise<Buffer> {
-  const w = 16;
-  const h = 16;
+function jpegBytes(): Promise<Buffer> {
   const rnd = seededRandom(3);
-  const px = Uint8Array.from({ length: w * h * 3 }, () => Math.floor(rnd() * 256));
-  const stream = savePixels(ndarray(px, [w, h, 3], [3, 3 * w, 1]), 'jpeg');
-  const parts: Buffer[] = [];
-  await new Promise<void>((resolve, reject) => {
-    stream.on('data', (d: Buffer) => parts.push(Buffer.from(d)));
-    stream.on('end', () => resolve());
-    stream.on('error', reject);
-  });
-  return Buffer.concat(parts);
+  return encodeJpeg(Uint8Array.from({ length: 16 * 16 * 3 }, () => Math.floor(rnd() * 256)), 16, 16);
 }
 
 const rgb = { width: 12, height: 7, channels: 3, data: Float32Array.from({ length: 12 * 7 * 3 }, (_, i) => (i * 37) % 256), maxval: 255 };

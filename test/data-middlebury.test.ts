@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { findMiddlebury } from './support/middleburyData';
 import { loadScene, listSceneDirs, deriveNonocc, middlebury2005Scale } from '../data/scene';
 import { parseCalib, readCalib } from '../data/calib';
 import { readImage } from '../data/imageIO';
@@ -14,16 +15,6 @@ import type { Scene } from '../data/sceneTypes';
  * rules and the error paths (these always run).
  */
 
-/** The middlebury/ folder: $STEREO_DATA (the data root or its middlebury/ folder), else ../shared/data/middlebury. */
-function findMiddlebury(): string | undefined {
-  const roots = [process.env.STEREO_DATA, path.resolve(__dirname, '..', '..', 'shared', 'data')].filter((r): r is string => !!r);
-  for (const root of roots) {
-    for (const d of [path.join(root, 'middlebury'), root]) {
-      if (fs.existsSync(path.join(d, 'tsukuba', 'scene1.row3.col3.ppm'))) return d;
-    }
-  }
-  return undefined;
-}
 
 interface Expect {
   layout: Scene['layout'];

@@ -2,9 +2,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { deflateSync, inflateSync } from 'zlib';
-import ndarray from 'ndarray';
 import getPixels from 'get-pixels';
-import savePixels from 'save-pixels';
+import { encodeJpeg } from './support/jpegFixture';
+import { findMiddlebury } from './support/middleburyData';
 import { seededRandom, type Rng } from '../data/random';
 import { decodePng } from '../data/pngDecode';
 import { encodePng, crc32, crc32ByTable, paethPredictor } from '../data/pngEncode';
@@ -141,17 +141,6 @@ describe('decodePng: random images from the independent test writer', () => {
     expect(Array.from(decodePng(writeTestPng(spec), 'key.png').data)).toEqual([7, 200, 7]);
   });
 });
-
-/** The middlebury/ folder: $STEREO_DATA (the data root or its middlebury/ folder), else ../shared/data/middlebury. */
-function findMiddlebury(): string | undefined {
-  const roots = [process.env.STEREO_DATA, path.resolve(__dirname, '..', '..', 'shared', 'data')].filter((r): r is string => !!r);
-  for (const root of roots) {
-    for (const d of [path.join(root, 'middlebury'), root]) {
-      if (fs.existsSync(path.join(d, 'tsukuba', 'scene1.row3.col3.ppm'))) return d;
-    }
-  }
-  return undefined;
-}
 
 const middlebury = findMiddlebury();
 if (!middlebury) {
@@ -463,15 +452,5 @@ describe('loading', () => {
 
 const rgbSmall: PngSpec = { width: 2, height: 2, colourType: 2, bitDepth: 8, samples: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] };
 
-/** A small JPEG, written by save-pixels (a development dependency). */
-async function jpegBytes(): Promise<Buffer> {
-  const px = Uint8Array.from({ length: 8 * 8 * 3 }, (_, i) => (i * 11) % 256);
-  const stream = savePixels(ndarray(px, [8, 8, 3], [3, 24, 1]), 'jpeg');
-  const parts: Buffer[] = [];
-  await new Promise<void>((resolve, reject) => {
-    stream.on('data', (d: Buffer) => parts.push(Buffer.from(d)));
-    stream.on('end', () => resolve());
-    stream.on('error', reject);
-  });
-  return Buffer.concat(parts);
-}
+/** A small JPEG (test/support/jpegFixture.ts). */
+const jpegBytes = (): Promise<Buffer> => encodeJpeg(Uint8Array.from({ length: 8 * 8 * 3 }, (_, i) => (i * 11) % 256), 8, 8);

@@ -2,8 +2,7 @@ import { seededRandom } from '../data/random';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import ndarray from 'ndarray';
-import savePixels from 'save-pixels';
+import { encodeJpeg } from './support/jpegFixture';
 import { readImage, decodeImage, detectFormat, writePng, writePfm, writePnm, readDisparityFile, disparityFromRaster } from '../data/imageIO';
 import { encodePnm, parsePnm } from '../data/pnm';
 import { encodePfm, parsePfm } from '../data/pfm';
@@ -206,14 +205,7 @@ describe('JPEG reader', () => {
       px[(y * w + x) * 3 + 1] = 30 + 6 * y;
       px[(y * w + x) * 3 + 2] = 128;
     }
-    const stream = savePixels(ndarray(px, [w, h, 3], [3, 3 * w, 1]), 'jpeg', { quality: 95 });
-    const parts: Buffer[] = [];
-    await new Promise<void>((resolve, reject) => {
-      stream.on('data', (d: Buffer) => parts.push(Buffer.from(d)));
-      stream.on('end', () => resolve());
-      stream.on('error', reject);
-    });
-    const file = put('smooth.jpg', Buffer.concat(parts));
+    const file = put('smooth.jpg', await encodeJpeg(px, w, h, 95));
     expect(detectFormat(fs.readFileSync(file))).toBe('jpeg');
     const r = await readImage(file);
     expect([r.width, r.height, r.channels, r.maxval]).toEqual([w, h, 3, 255]);
