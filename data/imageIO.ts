@@ -129,7 +129,9 @@ export async function encodePngBytes(raster: Raster): Promise<Uint8Array> {
 
 /**
  * Write a 1- or 3-channel raster as an 8-bit PNG; values are rounded and
- * clamped to 0..255. The file appears complete or not at all.
+ * clamped to 0..255. The file appears complete or not at all. The raster is
+ * read before the promise is returned (encodePng), so a caller may fill it
+ * with the next image and start that write while this one compresses.
  */
 export async function writePng(filePath: string, raster: Raster): Promise<void> {
   let bytes: Uint8Array;

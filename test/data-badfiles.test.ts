@@ -56,8 +56,8 @@ describe('reading bad files', () => {
 
   test('PNG, PPM, PGM, PFM and JPEG cut short at many points', async () => {
     const full: [string, Buffer, RegExp][] = [
-      ['png', Buffer.from(encodePng(rgb, 8)), /truncated PNG|corrupt PNG|cannot decode/],
-      ['png16', Buffer.from(encodePng(grey, 16)), /truncated PNG|corrupt PNG|cannot decode/],
+      ['png', Buffer.from(await encodePng(rgb, 8)), /truncated PNG|corrupt PNG|cannot decode/],
+      ['png16', Buffer.from(await encodePng(grey, 16)), /truncated PNG|corrupt PNG|cannot decode/],
       ['ppm', Buffer.from(encodePnm(rgb)), /truncated PNM|PNM header ends|malformed|not followed by whitespace/],
       ['pgm', Buffer.from(encodePnm({ ...grey, maxval: 65535 })), /truncated PNM|PNM header ends|malformed|not followed by whitespace/],
       ['pfm', Buffer.from(encodePfm(12, 7, grey.data)), /truncated PFM|PFM header ends|not followed by whitespace|not a non-zero number/],
@@ -94,14 +94,14 @@ describe('reading bad files', () => {
   });
 
   test('PNG with a valid signature but corrupt data', async () => {
-    const good = Buffer.from(encodePng(rgb, 8));
+    const good = Buffer.from(await encodePng(rgb, 8));
     // Flip bytes inside the compressed image data: the chunks still fit, the decoder must refuse.
     const bad = Buffer.from(good);
     const idat = bad.indexOf('IDAT');
     for (let i = idat + 6; i < idat + 16; i++) bad[i] ^= 0x5a;
     const file = put('corrupt.png', bad);
     await expectFileError(readImage(file), file, /cannot decode|corrupt/);
-    const good16 = Buffer.from(encodePng(grey, 16));
+    const good16 = Buffer.from(await encodePng(grey, 16));
     const bad16 = Buffer.from(good16);
     const idat16 = bad16.indexOf('IDAT');
     for (let i = idat16 + 6; i < idat16 + 16; i++) bad16[i] ^= 0x5a;

@@ -216,7 +216,7 @@ const rounded = (data: Float32Array, top: number): number[] =>
 describe('encodePng round trips', () => {
   const sizes: [number, number][] = [[1, 1], [1, 9], [9, 1], [13, 7], [37, 23], [64, 40]];
 
-  test.each([[1, 8], [3, 8], [1, 16], [3, 16]] as [number, 8 | 16][])('%d channel(s), %d-bit: photo-like and banded images read back exactly', (channels, depth) => {
+  test.each([[1, 8], [3, 8], [1, 16], [3, 16]] as [number, 8 | 16][])('%d channel(s), %d-bit: photo-like and banded images read back exactly', async (channels, depth) => {
     const top = depth === 8 ? 255 : 65535;
     const rnd = seededRandom(channels * 100 + depth);
     for (const [w, h] of sizes) {
@@ -224,7 +224,7 @@ describe('encodePng round trips', () => {
         // Out-of-range, fractional and NaN samples are rounded and clamped.
         raster.data[0] = NaN;
         if (raster.data.length > 2) { raster.data[1] = -3.5; raster.data[2] = top + 100; }
-        const png = encodePng(raster, depth);
+        const png = await encodePng(raster, depth);
         const r = decodePng(png, 'round.png');
         expect([w, h, r.width, r.height, r.channels, r.maxval]).toEqual([w, h, w, h, channels, top]);
         expect(Array.from(r.data)).toEqual(rounded(raster.data, top));
@@ -236,21 +236,21 @@ describe('encodePng round trips', () => {
     const rnd = seededRandom(31);
     for (const channels of [1, 3]) {
       for (const raster of [photoLike(45, 30, channels, 255, rnd), bandsLike(45, 30, channels, 255, 6, rnd)]) {
-        const png = encodePng(raster, 8);
+        const png = await encodePng(raster, 8);
         const old = await viaGetPixels(png, 'image/png', channels);
         expect(Array.from(old.data)).toEqual(rounded(raster.data, 255));
       }
     }
   });
 
-  test('photographs get per-row filters; banded images come out no larger than unfiltered', () => {
+  test('photographs get per-row filters; banded images come out no larger than unfiltered', async () => {
     const rnd = seededRandom(5);
     const photo = photoLike(120, 60, 3, 255, rnd);
-    const photoFilters = new Set(idatStream(encodePng(photo, 8), 120 * 3).filters);
+    const photoFilters = new Set(idatStream(await encodePng(photo, 8), 120 * 3).filters);
     expect(photoFilters.size).toBeGreaterThan(1);
     for (const channels of [1, 3]) {
       const bands = bandsLike(120, 60, channels, 255, 8, rnd);
-      const png = encodePng(bands, 8);
+      const png = await encodePng(bands, 8);
       const { compressed, filters } = idatStream(png, 120 * channels);
       expect(filters.length).toBe(60);
       const unfiltered = Buffer.alloc(60 * (120 * channels + 1));

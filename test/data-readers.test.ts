@@ -172,7 +172,7 @@ describe('PNG reader', () => {
       const w = 23;
       const h = 9;
       const data = Float32Array.from(randomSamples(w * h * channels, 65535, channels));
-      const file = put(`enc16-${channels}.png`, encodePng({ width: w, height: h, channels, data, maxval: 65535 }, 16));
+      const file = put(`enc16-${channels}.png`, await encodePng({ width: w, height: h, channels, data, maxval: 65535 }, 16));
       const r = await readImage(file);
       expect([r.width, r.height, r.channels, r.maxval]).toEqual([w, h, channels, 65535]);
       expect(Array.from(r.data)).toEqual(Array.from(data));
@@ -187,7 +187,7 @@ describe('PNG reader', () => {
   test('encodePng(r, 8) grey and RGB read back exactly', async () => {
     for (const channels of [1, 3]) {
       const data = Float32Array.from(randomSamples(31 * 17 * channels, 255, 40 + channels));
-      const r = await readImage(put(`enc8-${channels}.png`, encodePng({ width: 31, height: 17, channels, data, maxval: 255 }, 8)));
+      const r = await readImage(put(`enc8-${channels}.png`, await encodePng({ width: 31, height: 17, channels, data, maxval: 255 }, 8)));
       expect([r.width, r.height, r.channels, r.maxval]).toEqual([31, 17, channels, 255]);
       expect(Array.from(r.data)).toEqual(Array.from(data));
     }

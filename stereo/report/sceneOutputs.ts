@@ -26,23 +26,24 @@ export async function writeSceneOutputs(dir: string, reportDir: string, scene: S
   const { width: W, height: H } = r;
   const images: ReportScene['images'] = [];
   const links: ReportScene['links'] = [];
-  await writePng(path.join(dir, 'left.png'), scene.left);
+  // The PNGs compress on the thread pool while the next image is drawn: each write reads its raster before it returns.
+  const writes: Promise<void>[] = [];
+  writes.push(writePng(path.join(dir, 'left.png'), scene.left));
   images.push({ label: 'left image', file: rel('left.png') });
   const scale = autoPngScale(r.minDisp + r.ndisp);
-  await writeDisparityPng(path.join(dir, 'disp.png'), r.disparity, W, H, scale);
+  writes.push(writeDisparityPng(path.join(dir, 'disp.png'), r.disparity, W, H, scale));
   images.push({ label: `disparity (grey = d × ${scale})`, file: rel('disp.png') });
-  // One buffer for the three colour images, each encoded before the next is
-  // drawn into it: a fresh buffer's memory is paid for page by page (a fault
-  // each) when first written.
+  // One buffer for the three colour images, each read by its write before the next is drawn into it: a fresh
+  // buffer's memory is paid for page by page (a fault each) when first written.
   const rgb = new Float32Array(W * H * 3);
-  await writePng(path.join(dir, 'disp-color.png'), colorizeDisparityInto(rgb, r.disparity, W, H, r.minDisp + r.ndisp - 1));
+  writes.push(writePng(path.join(dir, 'disp-color.png'), colorizeDisparityInto(rgb, r.disparity, W, H, r.minDisp + r.ndisp - 1)));
   images.push({ label: 'disparity, colour-mapped', file: rel('disp-color.png') });
   let bad: ReportScene['bad'];
   if (scene.groundTruth) {
     // Unknown ground truth (+Infinity) is non-finite, which colorizeDisparity paints black.
-    await writePng(path.join(dir, 'gt-color.png'), colorizeDisparityInto(rgb, scene.groundTruth, W, H, r.ndisp - 1));
+    writes.push(writePng(path.join(dir, 'gt-color.png'), colorizeDisparityInto(rgb, scene.groundTruth, W, H, r.ndisp - 1)));
     images.push({ label: 'ground truth, colour-mapped', file: rel('gt-color.png') });
-    await writePng(path.join(dir, 'error.png'), errorImageInto(rgb, scene.left, r.disparity, scene.groundTruth, 1, scene.masks.nonocc));
+    writes.push(writePng(path.join(dir, 'error.png'), errorImageInto(rgb, scene.left, r.disparity, scene.groundTruth, 1, scene.masks.nonocc)));
     images.push({ label: `errors > 1 px${scene.masks.nonocc ? ' (nonocc)' : ''} in red`, file: rel('error.png') });
     bad = badTable(scene, disparityInPixels(r), thresholds);
   }
@@ -59,5 +60,12 @@ export async function writeSceneOutputs(dir: string, reportDir: string, scene: S
   };
   writeFileAtomic(path.join(dir, 'metrics.json'), JSON.stringify({ scene: scene.name, bad, thresholds, finalEnergy: r.finalEnergy, times: r.times, backend: r.backend, device: r.device, params: recordedParams(r), costScale: r.costScale }, null, 2) + '\n');
   links.push({ label: 'metrics JSON', file: rel('metrics.json') });
+  await allWritten(writes);
   return section;
+}
+
+/** Waits for every write (none is left running behind an error), then throws the first failure if any. */
+async function allWritten(writes: Promise<void>[]): Promise<void> {
+  const failed = (await Promise.allSettled(writes)).find((w): w is PromiseRejectedResult => w.status === 'rejected');
+  if (failed) throw failed.reason;
 }
