@@ -51,6 +51,22 @@ function declaredCommands(parser: unknown): Map<string, string> {
 }
 
 /** Edit distance, for "did you mean" on a mistyped command. */
+interface UsageInternals {
+  getInternalMethods?(): { getUsageInstance?(): { cacheHelpMessage?: () => void } };
+}
+
+/**
+ * yargs builds a command's whole help text right after calling its handler,
+ * to show it should the command fail later: tens of ms of a fresh process
+ * for `run`, whose options are many. Here a handler only records the task,
+ * and a failure is reported in one line, never with that text: it is not
+ * built. (`--help` builds its text on its own path, untouched.)
+ */
+function skipHelpCache(parser: unknown): void {
+  const usage = (parser as UsageInternals).getInternalMethods?.().getUsageInstance?.();
+  if (typeof usage?.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => undefined;
+}
+
 function distance(a: string, b: string): number {
   const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
   for (let j = 1; j <= b.length; j++) d[0][j] = j;
@@ -207,6 +223,7 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
     .exitProcess(false)
     .fail((msg, err) => { failure ??= err ? err.message : msg; });
 
+  skipHelpCache(parser);
   const commands = declaredCommands(parser);
   const first = argv[0];
   if (first !== undefined && !first.startsWith('-') && !commands.has(first)) {
