@@ -15,7 +15,7 @@
 import { seededRandom } from '../data/random';
 import * as fs from 'fs';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { Input } from 'gpu.js';
+import { Input } from '../graphcut/gpujs/gpuJs';
 import { createGpuContext, type GpuContext, type GpuPreference } from '../graphcut/gpuBackend';
 import type { GridGraph } from '../graphcut/gridGraph';
 import { GpuPrecisionError, PushRelabelSolver, type PushRelabelOptions } from '../graphcut/pushRelabel';

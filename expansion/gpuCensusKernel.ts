@@ -16,7 +16,8 @@
  * Exactness: greys are integers 0..255 and a half is a sum of distinct
  * powers 2^0..2^15, so every value is an integer below 2^16, exact in f32.
  */
-import { Input, type GPU, type IGPUKernelSettings, type IKernelRunShortcut } from 'gpu.js';
+import { Input } from '../graphcut/gpujs/gpuJs';
+import type { GPU, IGPUKernelSettings, IKernelRunShortcut } from 'gpu.js';
 import { imageRows, type CostImage } from '../data/costImage';
 import { censusTransform, censusWords, type CensusWindow } from '../costs/census';
 

@@ -1,4 +1,5 @@
-import { Input, type GPU, type IGPUKernelSettings, type IKernelRunShortcut, type IPipelineRunShortcut } from 'gpu.js';
+import { Input } from '../graphcut/gpujs/gpuJs';
+import type { GPU, IGPUKernelSettings, IKernelRunShortcut, IPipelineRunShortcut } from 'gpu.js';
 import { forwardGradients, imageRows, type CostImage } from '../data/costImage';
 import { bandHeightOf, pairwise, type MrfEnergy } from '../data/energy';
 import type { GpuContext } from '../graphcut/gpuBackend';

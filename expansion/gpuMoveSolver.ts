@@ -1,6 +1,7 @@
 import { deviceFlags } from '../graphcut/deviceFlags';
 import * as os from 'os';
-import { Input, type KernelOutput } from 'gpu.js';
+import { Input } from '../graphcut/gpujs/gpuJs';
+import type { KernelOutput } from 'gpu.js';
 import type { GpuContext } from '../graphcut/gpuBackend';
 import { callInPlace, onePassCalls, recordAhead } from '../graphcut/gpujs/onePassCalls';
 import { noteDeviceActive } from '../graphcut/gpuClockWarmup';

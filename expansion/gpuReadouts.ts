@@ -1,4 +1,5 @@
-import { Input, type GPU, type IKernelRunShortcut, type IPipelineRunShortcut } from 'gpu.js';
+import { Input } from '../graphcut/gpujs/gpuJs';
+import type { GPU, IKernelRunShortcut, IPipelineRunShortcut } from 'gpu.js';
 import { InputError } from '../data/errors';
 import { pairwise, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { returnFlatResults } from '../graphcut/gpujs/onePassCalls';

@@ -1,4 +1,4 @@
-import { Input } from 'gpu.js';
+import { Input } from '../graphcut/gpujs/gpuJs';
 import { noteDeviceActive } from '../graphcut/gpuClockWarmup';
 import { compiledExecutor, type BufferLike, type ReadResults } from '../graphcut/gpujs/residentCalls';
 import { liveExecutor, type FusedExecutor } from '../graphcut/gpujs/onePassCalls';

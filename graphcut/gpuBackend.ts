@@ -1,6 +1,6 @@
 import { gpuJsInternal } from './gpujs/internals';
 import * as path from 'path';
-import { GPU } from 'gpu.js';
+import { GPU } from './gpujs/gpuJs';
 import { boundsChecksOn } from './deviceFlags';
 import { describeAdaptations, installGpuJsAdaptations, type GpuJsAdaptations } from './gpujs/install';
 import { adaptInstance } from './gpujs/scope';

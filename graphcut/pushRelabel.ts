@@ -1,4 +1,5 @@
-import { Input, type IGPUKernelSettings, type IPipelineRunShortcut, type KernelOutput } from 'gpu.js';
+import { Input } from './gpujs/gpuJs';
+import type { IGPUKernelSettings, IPipelineRunShortcut, KernelOutput } from 'gpu.js';
 import { MAX_GPU_EXACT_CAPACITY, validateGridGraph, type GridGraph } from './gridGraph';
 import type { MaxFlowResult, MaxFlowSolver } from './maxflow';
 import type { GpuContext } from './gpuBackend';

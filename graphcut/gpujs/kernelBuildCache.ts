@@ -42,7 +42,7 @@
  * builds as it always did and reports any error itself.
  */
 import { deviceFlags } from '../deviceFlags';
-import { Input } from 'gpu.js';
+import { Input } from './gpuJs';
 import { isWrappedGpuJsRelease } from './release';
 import { gpuJsInternal } from './internals';
 import { adaptsFor } from './scope';

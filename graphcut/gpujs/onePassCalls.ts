@@ -28,7 +28,7 @@
  */
 import { deviceFlags } from '../deviceFlags';
 import { isWrappedGpuJsRelease } from './release';
-import { Input } from 'gpu.js';
+import { Input } from './gpuJs';
 import { gpuJsInternal } from './internals';
 import { adaptsFor } from './scope';
 
