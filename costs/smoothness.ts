@@ -107,49 +107,68 @@ export function computeSmoothnessWeights(left: Raster | IntensityImage, options:
   return { wH, wV, scale };
 }
 
+/*
+ * The two loops below are branch-free: whether an edge is cued depends on the
+ * image, and on photographs it is about as often true as false, so a branch
+ * per edge mispredicts half the time (a branchy loop took 4 times as long on
+ * random samples). With |d| the absolute channel difference and t = ⌈threshold⌉
+ * (samples are integers, so |d| < threshold ⇔ |d| − t < 0), an edge is cued
+ * when the sign bit of every channel's |d| − t is set; `(… >> 31)` makes that
+ * bit a mask of all ones or none, which picks `cued` or `plain`. The last
+ * column of wH and the last row of wV are left as allocated (0).
+ */
+
+/** The threshold as the integer t of the loops: ⌈threshold⌉, at most 256 (every 8-bit difference is below it then). */
+function cueLimit(cueThreshold: number): number {
+  return Math.min(256, Math.ceil(cueThreshold));
+}
+
 /** The grey weights: an edge is cued when its samples differ by less than the threshold. */
 function greyWeights(I: Int32Array, W: number, H: number, cueThreshold: number, cued: number, plain: number, wH: Int32Array, wV: Int32Array): void {
+  const t = cueLimit(cueThreshold);
+  const delta = cued - plain;
   for (let y = 0; y < H; y++) {
     const row = y * W;
     for (let p = row; p < row + W - 1; p++) {
-      const t = I[p] - I[p + 1];
-      wH[p] = (t < 0 ? -t : t) < cueThreshold ? cued : plain;
+      let d = I[p] - I[p + 1];
+      d = (d ^ (d >> 31)) - (d >> 31);
+      wH[p] = plain + (delta & ((d - t) >> 31));
     }
     if (y + 1 < H) {
       for (let p = row; p < row + W; p++) {
-        const t = I[p] - I[p + W];
-        wV[p] = (t < 0 ? -t : t) < cueThreshold ? cued : plain;
+        let d = I[p] - I[p + W];
+        d = (d ^ (d >> 31)) - (d >> 31);
+        wV[p] = plain + (delta & ((d - t) >> 31));
       }
     }
   }
 }
 
-/**
- * The RGB weights: an edge is cued when each of its three channel
- * differences is below the threshold. One flat loop per direction with the
- * channels written out (no call per edge), as it runs for every edge of
- * every pair.
- */
+/** The RGB weights: an edge is cued when each of its three channel differences is below the threshold. */
 function rgbWeights(I: Int32Array, W: number, H: number, cueThreshold: number, cued: number, plain: number, wH: Int32Array, wV: Int32Array): void {
+  const t = cueLimit(cueThreshold);
+  const delta = cued - plain;
   const down = 3 * W;
   for (let y = 0; y < H; y++) {
     const row = y * W;
-    const last = y + 1 < H;
-    for (let x = 0, p = row, i = 3 * row; x < W; x++, p++, i += 3) {
-      const r = I[i];
-      const g = I[i + 1];
-      const b = I[i + 2];
-      if (x + 1 < W) {
-        const dr = r - I[i + 3];
-        const dg = g - I[i + 4];
-        const db = b - I[i + 5];
-        wH[p] = (dr < 0 ? -dr : dr) < cueThreshold && (dg < 0 ? -dg : dg) < cueThreshold && (db < 0 ? -db : db) < cueThreshold ? cued : plain;
-      }
-      if (last) {
-        const dr = r - I[i + down];
-        const dg = g - I[i + down + 1];
-        const db = b - I[i + down + 2];
-        wV[p] = (dr < 0 ? -dr : dr) < cueThreshold && (dg < 0 ? -dg : dg) < cueThreshold && (db < 0 ? -db : db) < cueThreshold ? cued : plain;
+    for (let p = row, i = 3 * row; p < row + W - 1; p++, i += 3) {
+      let dr = I[i] - I[i + 3];
+      let dg = I[i + 1] - I[i + 4];
+      let db = I[i + 2] - I[i + 5];
+      dr = (dr ^ (dr >> 31)) - (dr >> 31);
+      dg = (dg ^ (dg >> 31)) - (dg >> 31);
+      db = (db ^ (db >> 31)) - (db >> 31);
+      wH[p] = plain + (delta & (((dr - t) & (dg - t) & (db - t)) >> 31));
+    }
+    if (y + 1 < H) {
+      for (let p = row, i = 3 * row; p < row + W; p++, i += 3) {
+        let dr = I[i] - I[i + down];
+        let dg = I[i + 1] - I[i + down + 1];
+        let db = I[i + 2] - I[i + down + 2];
+        dr = (dr ^ (dr >> 31)) - (dr >> 31);
+        dg = (dg ^ (dg >> 31)) - (dg >> 31);
+        db = (db ^ (db >> 31)) - (db >> 31);
+        wV[p] = plain + (delta & (((dr - t) & (dg - t) & (db - t)) >> 31));
       }
     }
   }

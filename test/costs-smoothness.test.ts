@@ -26,7 +26,7 @@ describe('smoothness weights with the static cue', () => {
       const maxval = rand() < 0.8 ? 255 : 65535;
       const im = randomImage(rand, W, H, C, maxval);
       const lambda = [4, 2, 3, 10, 2.5, 0.75, 0][trial % 7];
-      const cueThreshold = [5, 0, 8, 3.5][trial % 4];
+      const cueThreshold = [5, 0, 8, 3.5, 255.5, 1e12][trial % 6];
       const cueFactor = [2, 1, 3, 1.5][Math.floor(trial / 4) % 4];
       const { wH, wV, scale } = computeSmoothnessWeights(im, { lambda, cueThreshold, cueFactor });
       expect(scale).toBe(costScale(lambda, cueFactor));
