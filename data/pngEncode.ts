@@ -310,9 +310,10 @@ async function compressImage(rows: Uint8Array, n: number, height: number, bpp: n
     const photo = !hasFewValues(rows, n, height, bpp);
     if (photo) filterRowsInPlace(rows, n, height, bpp);
     const stream = rows.subarray(n + 1); // past the zero row
-    // One output chunk that holds any result (deflate's worst case adds 5 bytes per 16 KB block, and 6 of header and
-    // trailer): the whole deflate is then one task on the pool. With zlib's 16 KB chunks it would wait for the main
-    // thread between chunks, which is busy with the next image.
+    // One output chunk as large as any result (zlib's deflateBound: the input, 5 bytes per 16 KB, 13 more and the
+    // 6-byte wrapper): the whole deflate is then one task on the pool. With zlib's 16 KB chunks it would wait for the
+    // main thread between chunks, which is busy with the next image. (A result that did not fit would take a second
+    // chunk: slower, the same bytes.)
     const chunkSize = Math.max(64, stream.length + 5 * Math.ceil(stream.length / 16384) + 64);
     return await deflateOnPool(stream, { chunkSize, ...(photo ? { level: PHOTO_DEFLATE_LEVEL } : {}) });
   } finally {

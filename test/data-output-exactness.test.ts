@@ -576,4 +576,27 @@ describe('disparity files and a whole scene\'s outputs', () => {
       expect(metrics.bad).toStrictEqual(JSON.parse(JSON.stringify(oracleBadTable(scene, px, [0.5, 1, 2, 4]))));
     }
   });
+
+  test('writeSceneOutputs: a write that fails is reported by name once every other write has finished, and leaves no temporary file', async () => {
+    const W = 30;
+    const H = 20;
+    const scene = generateSyntheticScene({ width: W, height: H, ndisp: 6, seed: 7 });
+    const energy = { data: 1, smoothness: 2, total: 3 };
+    const r = {
+      width: W, height: H, ndisp: 6, minDisp: 0, disparity: new Uint16Array(W * H).fill(2), params: { lambda: 2 }, init: { kind: 'wta' }, costScale: 1,
+      times: { totalMs: 1 }, backend: 'bk', device: undefined, initialEnergy: energy, finalEnergy: energy, cycles: [],
+    } as unknown as MatchResult;
+    for (const blocked of ['left.png', 'disp-color.png', 'error.png']) {
+      const dir = path.join(tmp, `blocked-${blocked}`);
+      // A folder where the file should go: its rename fails.
+      fs.mkdirSync(path.join(dir, blocked), { recursive: true });
+      await expect(writeSceneOutputs(dir, tmp, scene, r)).rejects.toThrow(new RegExp(`cannot write .*${blocked.replace('.', '\\.')}`));
+      const files = fs.readdirSync(dir).sort();
+      expect(files.filter((f) => f.startsWith('.'))).toEqual([]);
+      // Every other image was written whole.
+      for (const f of ['left.png', 'disp.png', 'disp-color.png', 'gt-color.png', 'error.png'].filter((f) => f !== blocked)) {
+        expect(decodePng(fs.readFileSync(path.join(dir, f)), f).width).toBe(W);
+      }
+    }
+  });
 });

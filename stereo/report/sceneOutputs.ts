@@ -28,38 +28,45 @@ export async function writeSceneOutputs(dir: string, reportDir: string, scene: S
   const links: ReportScene['links'] = [];
   // The PNGs compress on the thread pool while the next image is drawn: each write reads its raster before it returns.
   const writes: Promise<void>[] = [];
-  writes.push(writePng(path.join(dir, 'left.png'), scene.left));
-  images.push({ label: 'left image', file: rel('left.png') });
-  const scale = autoPngScale(r.minDisp + r.ndisp);
-  writes.push(writeDisparityPng(path.join(dir, 'disp.png'), r.disparity, W, H, scale));
-  images.push({ label: `disparity (grey = d × ${scale})`, file: rel('disp.png') });
-  // One buffer for the three colour images, each read by its write before the next is drawn into it: a fresh
-  // buffer's memory is paid for page by page (a fault each) when first written.
-  const rgb = new Float32Array(W * H * 3);
-  writes.push(writePng(path.join(dir, 'disp-color.png'), colorizeDisparityInto(rgb, r.disparity, W, H, r.minDisp + r.ndisp - 1)));
-  images.push({ label: 'disparity, colour-mapped', file: rel('disp-color.png') });
-  let bad: ReportScene['bad'];
-  if (scene.groundTruth) {
-    // Unknown ground truth (+Infinity) is non-finite, which colorizeDisparity paints black.
-    writes.push(writePng(path.join(dir, 'gt-color.png'), colorizeDisparityInto(rgb, scene.groundTruth, W, H, r.ndisp - 1)));
-    images.push({ label: 'ground truth, colour-mapped', file: rel('gt-color.png') });
-    writes.push(writePng(path.join(dir, 'error.png'), errorImageInto(rgb, scene.left, r.disparity, scene.groundTruth, 1, scene.masks.nonocc)));
-    images.push({ label: `errors > 1 px${scene.masks.nonocc ? ' (nonocc)' : ''} in red`, file: rel('error.png') });
-    bad = badTable(scene, disparityInPixels(r), thresholds);
+  let section: ReportScene;
+  try {
+    writes.push(writePng(path.join(dir, 'left.png'), scene.left));
+    images.push({ label: 'left image', file: rel('left.png') });
+    const scale = autoPngScale(r.minDisp + r.ndisp);
+    writes.push(writeDisparityPng(path.join(dir, 'disp.png'), r.disparity, W, H, scale));
+    images.push({ label: `disparity (grey = d × ${scale})`, file: rel('disp.png') });
+    // One buffer for the three colour images, each read by its write before the next is drawn into it: a fresh
+    // buffer's memory is paid for page by page (a fault each) when first written.
+    const rgb = new Float32Array(W * H * 3);
+    writes.push(writePng(path.join(dir, 'disp-color.png'), colorizeDisparityInto(rgb, r.disparity, W, H, r.minDisp + r.ndisp - 1)));
+    images.push({ label: 'disparity, colour-mapped', file: rel('disp-color.png') });
+    let bad: ReportScene['bad'];
+    if (scene.groundTruth) {
+      // Unknown ground truth (+Infinity) is non-finite, which colorizeDisparity paints black.
+      writes.push(writePng(path.join(dir, 'gt-color.png'), colorizeDisparityInto(rgb, scene.groundTruth, W, H, r.ndisp - 1)));
+      images.push({ label: 'ground truth, colour-mapped', file: rel('gt-color.png') });
+      writes.push(writePng(path.join(dir, 'error.png'), errorImageInto(rgb, scene.left, r.disparity, scene.groundTruth, 1, scene.masks.nonocc)));
+      images.push({ label: `errors > 1 px${scene.masks.nonocc ? ' (nonocc)' : ''} in red`, file: rel('error.png') });
+      bad = badTable(scene, disparityInPixels(r), thresholds);
+    }
+    writeDisparityPfm(path.join(dir, 'disp.pfm'), disparityInPixels(r), W, H);
+    links.push({ label: 'disparity PFM', file: rel('disp.pfm') });
+    section = {
+      name: scene.name, width: W, height: H, ndisp: r.ndisp, images, links, bad, thresholds,
+      initialEnergy: r.initialEnergy.total,
+      cycles: r.cycles.map((c) => ({
+        cycle: c.cycle, energy: c.energy.total, data: c.energy.data, smoothness: c.energy.smoothness,
+        labelsChanged: c.labelsChanged, pixelsChanged: c.pixelsChanged, buildMs: c.buildMs, flowMs: c.flowMs,
+      })),
+      costScale: r.costScale, times: r.times, backend: r.backend, device: r.device, params: recordedParams(r),
+    };
+    writeFileAtomic(path.join(dir, 'metrics.json'), JSON.stringify({ scene: scene.name, bad, thresholds, finalEnergy: r.finalEnergy, times: r.times, backend: r.backend, device: r.device, params: recordedParams(r), costScale: r.costScale }, null, 2) + '\n');
+    links.push({ label: 'metrics JSON', file: rel('metrics.json') });
+  } catch (e) {
+    // No write is left running behind the error (a later failure of one would go unhandled).
+    await Promise.allSettled(writes);
+    throw e;
   }
-  writeDisparityPfm(path.join(dir, 'disp.pfm'), disparityInPixels(r), W, H);
-  links.push({ label: 'disparity PFM', file: rel('disp.pfm') });
-  const section: ReportScene = {
-    name: scene.name, width: W, height: H, ndisp: r.ndisp, images, links, bad, thresholds,
-    initialEnergy: r.initialEnergy.total,
-    cycles: r.cycles.map((c) => ({
-      cycle: c.cycle, energy: c.energy.total, data: c.energy.data, smoothness: c.energy.smoothness,
-      labelsChanged: c.labelsChanged, pixelsChanged: c.pixelsChanged, buildMs: c.buildMs, flowMs: c.flowMs,
-    })),
-    costScale: r.costScale, times: r.times, backend: r.backend, device: r.device, params: recordedParams(r),
-  };
-  writeFileAtomic(path.join(dir, 'metrics.json'), JSON.stringify({ scene: scene.name, bad, thresholds, finalEnergy: r.finalEnergy, times: r.times, backend: r.backend, device: r.device, params: recordedParams(r), costScale: r.costScale }, null, 2) + '\n');
-  links.push({ label: 'metrics JSON', file: rel('metrics.json') });
   await allWritten(writes);
   return section;
 }
