@@ -20,7 +20,7 @@ import * as path from 'path';
 import { isMainThread, Worker } from 'worker_threads';
 import type { Raster } from '../data/raster';
 import type { DataCostOptions } from './costOptions';
-import { runningFromSource, tsRequireHook } from './sourceLoader';
+import { runningFromSource, tsRequireHook } from '../data/sourceLoader';
 
 /**
  * When the threads are used. Starting the workers costs tens of ms (once

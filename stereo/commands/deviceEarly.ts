@@ -1,5 +1,5 @@
 import { mayUseWebGpu } from '../../graphcut/backends';
-import { webGpuDevice } from '../../graphcut/gpuBackend';
+import { webGpuDevice, webGpuSetUpWouldBlock } from '../../graphcut/gpuBackend';
 import type { BackendName } from '../params';
 
 /**
@@ -12,4 +12,13 @@ import type { BackendName } from '../params';
 export function startDeviceEarly(backend: string): void {
   if (!mayUseWebGpu(backend as BackendName)) return;
   webGpuDevice().catch(() => undefined);
+}
+
+/**
+ * Whether startDeviceEarly(backend) will hold this thread while Dawn makes
+ * the adapter and device: work that another thread can do meanwhile (reading
+ * the scenes) should be started before it.
+ */
+export function deviceStartBlocks(backend: string): boolean {
+  return mayUseWebGpu(backend as BackendName) && webGpuSetUpWouldBlock();
 }

@@ -1,7 +1,8 @@
 import * as fs from 'fs';
-import { startDeviceEarly } from './deviceEarly';
+import { deviceStartBlocks, startDeviceEarly } from './deviceEarly';
 import * as path from 'path';
 import { loadScene } from '../../data/scene';
+import { ScenesOnThread } from '../../data/sceneThread';
 import { regionScore, type Evaluation, type RegionName } from '../../data/metrics';
 import { writeSceneOutputs } from '../report/sceneOutputs';
 import { RunOutputs } from '../report/runOutputs';
@@ -78,13 +79,20 @@ export async function runCommand(a: RunArgs, io: Io): Promise<number> {
   if (a.report !== undefined) checkOutputPath(a.report, '--report');
   if (a.middeval3 !== undefined) checkOutputFolder(a.middeval3, '--middeval3');
   const extra = new RunOutputs({ report: a.report, inline: a.inline, middeval3: a.middeval3, middeval3Name: a['middeval3-name'], middeval3Set: a['middeval3-set'] });
+  const sceneOptions = { ndisp: a.ndisp, minDisp: a['min-disp'], maxDisp: a['max-disp'] };
+  // While Dawn holds this thread making the device, another reads the scenes.
+  const ahead = deviceStartBlocks(a.backend) ? new ScenesOnThread(a.scenes, sceneOptions) : undefined;
   startDeviceEarly(a.backend);
   // Load and check every scene before matching any, so a bad folder fails before output is written.
   const scenes = [];
-  for (const dir of a.scenes) {
-    if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`scene folder ${dir}: no such folder`);
-    extra.checkScene(dir);
-    scenes.push(await loadScene(dir, { ndisp: a.ndisp, minDisp: a['min-disp'], maxDisp: a['max-disp'] }));
+  try {
+    for (const [i, dir] of a.scenes.entries()) {
+      if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`scene folder ${dir}: no such folder`);
+      extra.checkScene(dir);
+      scenes.push(await (ahead ? ahead.scene(i) : loadScene(dir, sceneOptions)));
+    }
+  } finally {
+    ahead?.close();
   }
   const thresholds = a.threshold ?? [1];
   const results: SceneMatch[] = [];

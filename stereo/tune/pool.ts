@@ -1,6 +1,6 @@
 import * as path from 'path';
 import { Worker } from 'worker_threads';
-import { workerEntry } from '../../costs/sourceLoader';
+import { workerEntry } from '../../data/sourceLoader';
 import type { TrialJob, TrialRecord } from './trial';
 
 /**

@@ -3,7 +3,7 @@ import * as path from 'path';
 import { spawn, type ChildProcess } from 'child_process';
 import { generateSyntheticScene } from '../../data/synthetic';
 import { writePfm, writePng } from '../../data/imageIO';
-import { tsRequireHook } from '../../costs/sourceLoader';
+import { tsRequireHook } from '../../data/sourceLoader';
 
 /**
  * Test support for the research commands: scene folders written from the
