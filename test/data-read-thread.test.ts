@@ -5,8 +5,8 @@ import * as path from 'path';
 import { seededRandom } from '../data/random';
 import { encodePnm } from '../data/pnm';
 import { loadScene } from '../data/scene';
-import { ScenesOnThread } from '../data/sceneThread';
-import type { Scene } from '../data/sceneTypes';
+import { ReadsOnThread, type ReadJob } from '../data/readThread';
+import { readImage } from '../data/imageIO';
 import { findMiddlebury } from './support/middleburyData';
 
 jest.setTimeout(60_000);
@@ -16,8 +16,8 @@ beforeAll(() => { tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-scene-t
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 /** A scene as comparable text: every typed array by its kind, length and a hash of its bytes. */
-function digest(scene: Scene): string {
-  return JSON.stringify(scene, (_k, v: unknown) => {
+function digest(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => {
     if (ArrayBuffer.isView(v)) {
       const bytes = Buffer.from(v.buffer, v.byteOffset, v.byteLength);
       return `${v.constructor.name}[${bytes.length}] ${createHash('sha256').update(bytes).digest('hex')}`;
@@ -31,9 +31,16 @@ async function direct(dir: string): Promise<string> {
   try { return digest(await loadScene(dir)); } catch (e) { return `error: ${(e as Error).message}`; }
 }
 
-async function onThread(t: ScenesOnThread, i: number): Promise<string> {
-  try { return digest(await t.scene(i)); } catch (e) { return `error: ${(e as Error).message}`; }
+/** What readImage gives for a file, as digest text or its error message. */
+async function directImage(file: string): Promise<string> {
+  try { return digest(await readImage(file)); } catch (e) { return `error: ${(e as Error).message}`; }
 }
+
+async function onThread(t: ReadsOnThread, i: number): Promise<string> {
+  try { return digest(await t.result(i)); } catch (e) { return `error: ${(e as Error).message}`; }
+}
+
+const scenes = (dirs: string[]): ReadJob[] => dirs.map((dir) => ({ kind: 'scene', dir }));
 
 /** A 2001-layout scene folder (venus's names): random RGB views and ground truths of both views. */
 function writeVenusLike(name: string, seed: number): string {
@@ -51,16 +58,18 @@ function writeVenusLike(name: string, seed: number): string {
   return d;
 }
 
-describe('scenes read on a worker thread', () => {
+const root = findMiddlebury();
+
+describe('scene folders and images read on a worker thread', () => {
   test('equal loadScene\'s, scene by scene, errors included (same messages, later scenes still read)', async () => {
     const notScene = path.join(tmp, 'not-a-scene');
     fs.mkdirSync(notScene, { recursive: true });
     fs.writeFileSync(path.join(notScene, 'left.png'), 'x');
     const dirs = [writeVenusLike('a', 1), path.join(tmp, 'missing'), writeVenusLike('b', 2), notScene, writeVenusLike('c', 3)];
-    const t = new ScenesOnThread(dirs);
+    const t = new ReadsOnThread(scenes(dirs));
     try {
       for (let i = 0; i < dirs.length; i++) expect(await onThread(t, i)).toBe(await direct(dirs[i]));
-      expect(t.readHere).toBe(0);
+      expect(t.doneHere).toBe(0);
     } finally {
       t.close();
     }
@@ -68,24 +77,37 @@ describe('scenes read on a worker thread', () => {
     expect((await direct(dirs[3])).startsWith('error: ')).toBe(true);
   });
 
-  test('a thread that cannot start its module leaves every scene to the calling thread, with the same results', async () => {
-    const dirs = [writeVenusLike('d', 4), path.join(tmp, 'missing-too'), writeVenusLike('e', 5)];
-    const t = new ScenesOnThread(dirs, {}, path.join(tmp, 'no-such-module'));
+  test('images (PPM, PGM, PNG, a missing file, a corrupt one) equal readImage\'s', async () => {
+    const d = writeVenusLike('f', 6);
+    fs.writeFileSync(path.join(d, 'bad.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]));
+    const pngs = root ? [path.join(root, 'teddy', 'im2.png'), path.join(root, 'teddy', 'disp2.png')].filter((f) => fs.existsSync(f)) : [];
+    const files = [path.join(d, 'im2.ppm'), path.join(d, 'disp2.pgm'), path.join(d, 'nope.png'), path.join(d, 'bad.png'), path.join(d, 'im6.ppm'), ...pngs];
+    const t = new ReadsOnThread(files.map((file) => ({ kind: 'image' as const, file })));
     try {
-      for (let i = 0; i < dirs.length; i++) expect(await onThread(t, i)).toBe(await direct(dirs[i]));
-      expect(t.readHere).toBe(dirs.length);
+      for (let i = 0; i < files.length; i++) expect(await onThread(t, i)).toBe(await directImage(files[i]));
+      expect(t.doneHere).toBe(0);
     } finally {
       t.close();
     }
   });
 
-  const root = findMiddlebury();
+  test('a thread that cannot start its module leaves every scene to the calling thread, with the same results', async () => {
+    const dirs = [writeVenusLike('d', 4), path.join(tmp, 'missing-too'), writeVenusLike('e', 5)];
+    const t = new ReadsOnThread(scenes(dirs), path.join(tmp, 'no-such-module'));
+    try {
+      for (let i = 0; i < dirs.length; i++) expect(await onThread(t, i)).toBe(await direct(dirs[i]));
+      expect(t.doneHere).toBe(dirs.length);
+    } finally {
+      t.close();
+    }
+  });
+
   const real = root ? ['tsukuba', 'teddy', 'Adirondack_TrainingQ'].map((s) => path.join(root, s)).filter((d) => fs.existsSync(d)) : [];
   (real.length > 0 ? test : test.skip)(`Middlebury folders equal loadScene's${real.length > 0 ? '' : ' (skipped: no Middlebury data; set STEREO_DATA or put ../shared/data beside the project)'}`, async () => {
-    const t = new ScenesOnThread(real);
+    const t = new ReadsOnThread(scenes(real));
     try {
       for (let i = 0; i < real.length; i++) expect(await onThread(t, i)).toBe(await direct(real[i]));
-      expect(t.readHere).toBe(0);
+      expect(t.doneHere).toBe(0);
     } finally {
       t.close();
     }
