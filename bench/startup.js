@@ -23,20 +23,25 @@ const cases = [
   ['stereocut match --help', [process.execPath, bin, 'match', '--help']],
   ['stereocut tune --help', [process.execPath, bin, 'tune', '--help']],
   ['node -e "require(\'gpu.js\')"', [process.execPath, '-e', "require('gpu.js')"]],
+  // gpu.js as the project loads it: without its WebGL backends (graphcut/gpujs/gpuJs.ts).
+  ['gpu.js through dist/graphcut/gpujs/gpuJs', [process.execPath, '-e', `require(${JSON.stringify(path.join(__dirname, '..', 'dist', 'graphcut', 'gpujs', 'gpuJs.js'))})`]],
+  // Everything `run` loads and parses before its first scene: it stops at the missing folder.
+  ['stereocut run MISSING-FOLDER --backend bk (exit 1)', [process.execPath, bin, 'run', path.join(__dirname, 'no-such-scene-folder'), '--backend', 'bk'], 1],
   ...(other ? [[`${other} --help`, [process.execPath, other, '--help']]] : []),
 ];
 
-const time = ([cmd, ...args]) => {
+// `status`: the exit code the command must give (0 unless a case says otherwise).
+const time = ([cmd, ...args], status = 0) => {
   const t0 = process.hrtime.bigint();
   const r = spawnSync(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  if (r.status !== status) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}, expected ${status}: ${r.stderr}`);
   return ms;
 };
 
-const rows = cases.map(([name, argv]) => {
-  time(argv);
-  const t = Array.from({ length: runs }, () => time(argv)).sort((a, b) => a - b);
+const rows = cases.map(([name, argv, status]) => {
+  time(argv, status);
+  const t = Array.from({ length: runs }, () => time(argv, status)).sort((a, b) => a - b);
   const median = runs % 2 ? t[(runs - 1) / 2] : (t[runs / 2 - 1] + t[runs / 2]) / 2;
   return [name, String(runs), median.toFixed(0), t[0].toFixed(0), t[runs - 1].toFixed(0)];
 });
