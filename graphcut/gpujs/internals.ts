@@ -54,7 +54,7 @@ class UnavailableBackend {
  * webasm, cpu) never consult them.
  */
 export function leaveOutWebGlBackends(): boolean {
-  if (!isWrappedGpuJsRelease()) return false;
+  if (!isWrappedGpuJsRelease() || require.cache[require.resolve('gpu.js')]) return false;
   const ModuleClass = require('module') as { new (id: string): NodeModule };
   const entries: Array<[string, NodeModule]> = [];
   for (const [request, names] of Object.entries(WEBGL_MODULES)) {
@@ -64,7 +64,7 @@ export function leaveOutWebGlBackends(): boolean {
     } catch {
       return false;
     }
-    if (require.cache[file] || require.cache[require.resolve('gpu.js')]) return false;
+    if (require.cache[file]) return false;
     const m = new ModuleClass(file);
     m.filename = file;
     m.loaded = true;
