@@ -110,8 +110,8 @@ export function computeSmoothnessWeights(left: Raster | IntensityImage, options:
 /*
  * The two loops below are branch-free: whether an edge is cued depends on the
  * image, and on photographs it is about as often true as false, so a branch
- * per edge mispredicts half the time (a branchy loop took 4 times as long on
- * random samples). With |d| the absolute channel difference and t = ⌈threshold⌉
+ * per edge would mispredict about half the time. With |d| the absolute
+ * channel difference and t = ⌈threshold⌉
  * (samples are integers, so |d| < threshold ⇔ |d| − t < 0), an edge is cued
  * when the sign bit of every channel's |d| − t is set; `(… >> 31)` makes that
  * bit a mask of all ones or none, which picks `cued` or `plain`. The last

@@ -297,10 +297,10 @@ function filterRowsInPlace(rows: Uint8Array, n: number, height: number, bpp: num
 const deflateOnPool = promisify(zlib.deflate);
 
 /**
- * zlib level of filtered (photographic) images: their residuals are noise to
- * deflate's matcher, so the default level 6 spends about three times level
- * 2's time for files 1–3 % smaller (tsukuba's left image: 179 against 184 KB).
- * Palette-like images keep the default, which finds their long repeats.
+ * zlib level of filtered (photographic) images: their residuals are mostly
+ * noise to deflate's matcher, so the default level 6 spends several times
+ * level 2's time for files only a few per cent smaller. Palette-like images
+ * keep the default, which finds their long repeats.
  */
 export const PHOTO_DEFLATE_LEVEL = 2;
 

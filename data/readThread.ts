@@ -20,9 +20,8 @@ export function readHere(job: ReadJob): Promise<Scene | Raster> {
 /**
  * Reads (scene folders, images) done on a worker thread, for a main thread
  * that is about to block: a fresh process's WebGPU adapter and device are
- * made inside Dawn, which holds the main thread for about 0.15 s, and the
- * inputs (PNG decoding, ground truth, masks) can be read meanwhile instead
- * of after.
+ * made inside Dawn, which holds the main thread meanwhile, and the inputs
+ * (PNG decoding, ground truth, masks) can be read then instead of after.
  *
  * The thread does the jobs in order and sends each result as it is done,
  * its sample arrays moved, not copied (readThreadWorker.ts). `result(i)`

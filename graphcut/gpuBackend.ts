@@ -202,8 +202,8 @@ function setUpWebGpu(): Promise<{ adapterInfo: string; errors: string[] } | null
 /**
  * Whether setting WebGPU up in this process is still to come and would be
  * done by Dawn, which makes the adapter and device on the calling thread and
- * holds it meanwhile (about 0.15 s on the lent machines); not so with a
- * provider, nor once set up. Loads Dawn's binding to know.
+ * holds it meanwhile (a good part of a fresh process's start-up); not so
+ * with a provider, nor once set up. Loads Dawn's binding to know.
  */
 export function webGpuSetUpWouldBlock(): boolean {
   return !webgpuSetup && !provider && loadDawn() !== null;

@@ -57,8 +57,8 @@ interface UsageInternals {
 
 /**
  * yargs builds a command's whole help text right after calling its handler,
- * to show it should the command fail later: tens of ms of a fresh process
- * for `run`, whose options are many. Here a handler only records the task,
+ * to show it should the command fail later: a noticeable part of a fresh
+ * process for `run`, whose options are many. Here a handler only records the task,
  * and a failure is reported in one line, never with that text: it is not
  * built. (`--help` builds its text on its own path, untouched.)
  */

@@ -4,8 +4,8 @@ import { leaveOutWebGlBackends } from './internals';
  * gpu.js's classes as the project's code takes them: every value import of
  * gpu.js goes through this module (types may come from 'gpu.js' itself),
  * which loads gpu.js without its WebGL backends. Those never run in Node,
- * but gpu.js's entry loads them all, which was about half of its loading
- * time in a fresh process (internals.ts, leaveOutWebGlBackends).
+ * but gpu.js's entry loads them all, a good part of its loading time in a
+ * fresh process (internals.ts, leaveOutWebGlBackends).
  */
 leaveOutWebGlBackends();
 
