@@ -17,6 +17,18 @@ export function readHere(job: ReadJob): Promise<Scene | Raster> {
   return job.kind === 'scene' ? loadScene(job.dir, job.options) : readImage(job.file);
 }
 
+/** Jobs whose results are asked for by index, in order: done on a worker thread (ReadsOnThread) or here (readsHere). */
+export interface Reads<J extends ReadJob> {
+  result(i: number): Promise<ReadResult<J>>;
+  /** No result is asked for any more. */
+  close(): void;
+}
+
+/** The jobs done on the calling thread, each when its result is asked for. */
+export function readsHere<J extends ReadJob>(jobs: readonly J[]): Reads<J> {
+  return { result: (i) => readHere(jobs[i]) as Promise<ReadResult<J>>, close: () => undefined };
+}
+
 /**
  * Reads (scene folders, images) done on a worker thread, for a main thread
  * that is about to block: a fresh process's WebGPU adapter and device are
@@ -30,7 +42,7 @@ export function readHere(job: ReadJob): Promise<Scene | Raster> {
  * it has sent every result, the rest are read on the calling thread: the
  * thread only ever saves time.
  */
-export class ReadsOnThread<J extends ReadJob = ReadJob> {
+export class ReadsOnThread<J extends ReadJob = ReadJob> implements Reads<J> {
   private readonly results: Promise<ReadResult<J>>[];
   private readonly settle: Array<{ resolve(r: ReadResult<J>): void; reject(e: unknown): void }> = [];
   private worker: Worker | undefined;

@@ -26,18 +26,29 @@ function digest(value: unknown): string {
   });
 }
 
-/** What loadScene gives for a folder, as digest text or its error message. */
-async function direct(dir: string): Promise<string> {
-  try { return digest(await loadScene(dir)); } catch (e) { return `error: ${(e as Error).message}`; }
+/** A read's outcome as text: the digest of what it gave, or its error message. */
+async function outcome(read: Promise<unknown>): Promise<string> {
+  try { return digest(await read); } catch (e) { return `error: ${(e as Error).message}`; }
 }
 
-/** What readImage gives for a file, as digest text or its error message. */
-async function directImage(file: string): Promise<string> {
-  try { return digest(await readImage(file)); } catch (e) { return `error: ${(e as Error).message}`; }
+/** A job done directly, by the function a caller would call: loadScene or readImage. */
+function direct(job: ReadJob): Promise<unknown> {
+  return job.kind === 'scene' ? loadScene(job.dir, job.options) : readImage(job.file);
 }
 
-async function onThread(t: ReadsOnThread, i: number): Promise<string> {
-  try { return digest(await t.result(i)); } catch (e) { return `error: ${(e as Error).message}`; }
+/**
+ * Every job's result from a ReadsOnThread (its thread module `module`, the
+ * real one by default) against the job done directly, in order; returns how
+ * many jobs the thread left to the calling thread.
+ */
+async function expectSameAsDirect(jobs: ReadJob[], module?: string): Promise<number> {
+  const t = new ReadsOnThread(jobs, module);
+  try {
+    for (let i = 0; i < jobs.length; i++) expect(await outcome(t.result(i))).toBe(await outcome(direct(jobs[i])));
+    return t.doneHere;
+  } finally {
+    t.close();
+  }
 }
 
 const scenes = (dirs: string[]): ReadJob[] => dirs.map((dir) => ({ kind: 'scene', dir }));
@@ -66,15 +77,9 @@ describe('scene folders and images read on a worker thread', () => {
     fs.mkdirSync(notScene, { recursive: true });
     fs.writeFileSync(path.join(notScene, 'left.png'), 'x');
     const dirs = [writeVenusLike('a', 1), path.join(tmp, 'missing'), writeVenusLike('b', 2), notScene, writeVenusLike('c', 3)];
-    const t = new ReadsOnThread(scenes(dirs));
-    try {
-      for (let i = 0; i < dirs.length; i++) expect(await onThread(t, i)).toBe(await direct(dirs[i]));
-      expect(t.doneHere).toBe(0);
-    } finally {
-      t.close();
-    }
-    expect((await direct(dirs[1])).startsWith('error: ')).toBe(true);
-    expect((await direct(dirs[3])).startsWith('error: ')).toBe(true);
+    expect(await expectSameAsDirect(scenes(dirs))).toBe(0);
+    expect((await outcome(loadScene(dirs[1]))).startsWith('error: ')).toBe(true);
+    expect((await outcome(loadScene(dirs[3]))).startsWith('error: ')).toBe(true);
   });
 
   test('images (PPM, PGM, PNG, a missing file, a corrupt one) equal readImage\'s', async () => {
@@ -82,34 +87,16 @@ describe('scene folders and images read on a worker thread', () => {
     fs.writeFileSync(path.join(d, 'bad.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]));
     const pngs = root ? [path.join(root, 'teddy', 'im2.png'), path.join(root, 'teddy', 'disp2.png')].filter((f) => fs.existsSync(f)) : [];
     const files = [path.join(d, 'im2.ppm'), path.join(d, 'disp2.pgm'), path.join(d, 'nope.png'), path.join(d, 'bad.png'), path.join(d, 'im6.ppm'), ...pngs];
-    const t = new ReadsOnThread(files.map((file) => ({ kind: 'image' as const, file })));
-    try {
-      for (let i = 0; i < files.length; i++) expect(await onThread(t, i)).toBe(await directImage(files[i]));
-      expect(t.doneHere).toBe(0);
-    } finally {
-      t.close();
-    }
+    expect(await expectSameAsDirect(files.map((file) => ({ kind: 'image', file })))).toBe(0);
   });
 
   test('a thread that cannot start its module leaves every scene to the calling thread, with the same results', async () => {
     const dirs = [writeVenusLike('d', 4), path.join(tmp, 'missing-too'), writeVenusLike('e', 5)];
-    const t = new ReadsOnThread(scenes(dirs), path.join(tmp, 'no-such-module'));
-    try {
-      for (let i = 0; i < dirs.length; i++) expect(await onThread(t, i)).toBe(await direct(dirs[i]));
-      expect(t.doneHere).toBe(dirs.length);
-    } finally {
-      t.close();
-    }
+    expect(await expectSameAsDirect(scenes(dirs), path.join(tmp, 'no-such-module'))).toBe(dirs.length);
   });
 
   const real = root ? ['tsukuba', 'teddy', 'Adirondack_TrainingQ'].map((s) => path.join(root, s)).filter((d) => fs.existsSync(d)) : [];
   (real.length > 0 ? test : test.skip)(`Middlebury folders equal loadScene's${real.length > 0 ? '' : ' (skipped: no Middlebury data; set STEREO_DATA or put ../shared/data beside the project)'}`, async () => {
-    const t = new ReadsOnThread(scenes(real));
-    try {
-      for (let i = 0; i < real.length; i++) expect(await onThread(t, i)).toBe(await direct(real[i]));
-      expect(t.doneHere).toBe(0);
-    } finally {
-      t.close();
-    }
+    expect(await expectSameAsDirect(scenes(real))).toBe(0);
   });
 });

@@ -1,24 +1,21 @@
+import { ReadsOnThread, readsHere, type ReadJob, type Reads } from '../../data/readThread';
 import { mayUseWebGpu } from '../../graphcut/backends';
 import { webGpuDevice, webGpuSetUpWouldBlock } from '../../graphcut/gpuBackend';
 import type { BackendName } from '../params';
 
 /**
  * Starts creating the WebGPU device when the run may use it (backends gpu
- * and auto), without waiting: device creation then overlaps reading the
- * images or scenes, which a fresh process would otherwise do one after the
- * other. A failure here is not reported: the run meets it again where it
- * decides on its backend, and reports it there.
+ * and auto), without waiting, and gives the reads of the run's inputs
+ * (scene folders, images). Dawn makes the adapter and device on this
+ * thread and holds it meanwhile; where it will, the reads are started on a
+ * worker thread first, so that the inputs are read while the device is
+ * made instead of after. Otherwise each read is done here when its result
+ * is asked for. A failure to make the device is not reported here: the run
+ * meets it again where it decides on its backend, and reports it there.
  */
-export function startDeviceEarly(backend: string): void {
-  if (!mayUseWebGpu(backend as BackendName)) return;
+export function startDeviceReading<J extends ReadJob>(backend: string, jobs: readonly J[]): Reads<J> {
+  if (!mayUseWebGpu(backend as BackendName)) return readsHere(jobs);
+  const reads = webGpuSetUpWouldBlock() ? new ReadsOnThread(jobs) : readsHere(jobs);
   webGpuDevice().catch(() => undefined);
-}
-
-/**
- * Whether startDeviceEarly(backend) will hold this thread while Dawn makes
- * the adapter and device: work that another thread can do meanwhile (reading
- * the scenes) should be started before it.
- */
-export function deviceStartBlocks(backend: string): boolean {
-  return mayUseWebGpu(backend as BackendName) && webGpuSetUpWouldBlock();
+  return reads;
 }

@@ -1,7 +1,5 @@
-import { readImage } from '../../data/imageIO';
 import type { Raster } from '../../data/raster';
-import { deviceStartBlocks, startDeviceEarly } from './deviceEarly';
-import { ReadsOnThread } from '../../data/readThread';
+import { startDeviceReading } from './deviceEarly';
 import { disparityInPixels, labelsToDisparity, match } from '../match';
 import { autoPngScale, writeDisparityPfm, writeDisparityPng } from '../disparityOutput';
 import { closingLines, matchSummaryJson } from '../summary';
@@ -35,16 +33,14 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   if (a.pfm) checkOutputPath(a.pfm, '--pfm', 'pfm');
   if (a.checkpoint) checkOutputPath(a.checkpoint, '--checkpoint', 'pfm');
   if (initFile) checkInputFile(initFile, '--init');
-  // While Dawn holds this thread making the device, another reads the images.
-  const ahead = deviceStartBlocks(a.backend) ? new ReadsOnThread([{ kind: 'image' as const, file: a.left }, { kind: 'image' as const, file: a.right }]) : undefined;
-  startDeviceEarly(a.backend);
+  const reads = startDeviceReading(a.backend, [{ kind: 'image' as const, file: a.left }, { kind: 'image' as const, file: a.right }]);
   let left: Raster;
   let right: Raster;
   try {
-    left = await (ahead ? ahead.result(0) : readImage(a.left));
-    right = await (ahead ? ahead.result(1) : readImage(a.right));
+    left = await reads.result(0);
+    right = await reads.result(1);
   } finally {
-    ahead?.close();
+    reads.close();
   }
   if (left.width !== right.width || left.height !== right.height) {
     throw new Error(`size mismatch: left ${a.left} is ${left.width}×${left.height}, right ${a.right} is ${right.width}×${right.height}`);

@@ -1,8 +1,6 @@
 import * as fs from 'fs';
-import { deviceStartBlocks, startDeviceEarly } from './deviceEarly';
+import { startDeviceReading } from './deviceEarly';
 import * as path from 'path';
-import { loadScene } from '../../data/scene';
-import { ReadsOnThread } from '../../data/readThread';
 import { regionScore, type Evaluation, type RegionName } from '../../data/metrics';
 import { writeSceneOutputs } from '../report/sceneOutputs';
 import { RunOutputs } from '../report/runOutputs';
@@ -80,19 +78,17 @@ export async function runCommand(a: RunArgs, io: Io): Promise<number> {
   if (a.middeval3 !== undefined) checkOutputFolder(a.middeval3, '--middeval3');
   const extra = new RunOutputs({ report: a.report, inline: a.inline, middeval3: a.middeval3, middeval3Name: a['middeval3-name'], middeval3Set: a['middeval3-set'] });
   const sceneOptions = { ndisp: a.ndisp, minDisp: a['min-disp'], maxDisp: a['max-disp'] };
-  // While Dawn holds this thread making the device, another reads the scenes.
-  const ahead = deviceStartBlocks(a.backend) ? new ReadsOnThread(a.scenes.map((dir) => ({ kind: 'scene' as const, dir, options: sceneOptions }))) : undefined;
-  startDeviceEarly(a.backend);
+  const reads = startDeviceReading(a.backend, a.scenes.map((dir) => ({ kind: 'scene' as const, dir, options: sceneOptions })));
   // Load and check every scene before matching any, so a bad folder fails before output is written.
   const scenes = [];
   try {
     for (const [i, dir] of a.scenes.entries()) {
       if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`scene folder ${dir}: no such folder`);
       extra.checkScene(dir);
-      scenes.push(await (ahead ? ahead.result(i) : loadScene(dir, sceneOptions)));
+      scenes.push(await reads.result(i));
     }
   } finally {
-    ahead?.close();
+    reads.close();
   }
   const thresholds = a.threshold ?? [1];
   const results: SceneMatch[] = [];
