@@ -1,6 +1,6 @@
 import { computeEnergy, EnergyBreakdown, MrfEnergy } from '../data/energy';
 import { LabelOrder, labelOrderForCycle } from './labelOrder';
-import type { MoveResult, MoveSolver } from './moveSolver';
+import type { CycleEnd, MoveResult, MoveSolver } from './moveSolver';
 
 /** Progress of one move, for callers that report it. */
 export interface MoveProgress {
@@ -104,6 +104,8 @@ export async function alphaExpansion(
   // version counts the moves that changed a pixel; expandedAt[α] is the version right after α's last move.
   let version = 0;
   const expandedAt = new Float64Array(energy.labels).fill(-1);
+  // What the solver reported of the labels the last cycle it ran left (their energy and label counts), if anything.
+  let end: CycleEnd | void = undefined;
   const skippable = (alpha: number): boolean => skipUnchanged && expandedAt[alpha] === version;
   const record = (alpha: number, changed: number): void => {
     if (changed > 0) version++;
@@ -114,7 +116,8 @@ export async function alphaExpansion(
     const report: CycleReport = {
       cycle: c + 1, energy: current, labelsChanged: 0, pixelsChanged: 0, cuts: 0, skipped: 0, buildMs: 0, flowMs: 0, stats: {},
     };
-    const alphas = labelOrderForCycle(order, labels, energy.labels, c, options.seed ?? 1);
+    const alphas = labelOrderForCycle(order, labels, energy.labels, c, options.seed ?? 1, end ? end.labelCounts : undefined);
+    end = undefined;
     // A move that ran a cut: into the report, the skip bookkeeping and the progress callback (`changed` after any undo).
     const account = (i: number, r: MoveResult, changed: number): void => {
       report.cuts++;
@@ -128,7 +131,7 @@ export async function alphaExpansion(
     // The solver runs the cycle itself, asking before each move whether to skip it (same moves, same order); --check-moves needs every move on its own.
     const cycleRun = typeof solver.runCycle === 'function' && !options.checkMoves;
     if (cycleRun) {
-      await solver.runCycle!(alphas, labels, {
+      end = await solver.runCycle!(alphas, labels, {
         skip: skippable,
         done: (i, r) => {
           const alpha = alphas[i];
@@ -170,7 +173,7 @@ export async function alphaExpansion(
       account(i, r, changed);
     }
     cuts += report.cuts;
-    current = await energyOf(labels);
+    current = end ? end.energy : await energyOf(labels);
     report.energy = current;
     cycles.push(report);
     const previous = c === 0 ? initialEnergy.total : cycles[c - 1].energy.total;

@@ -387,6 +387,32 @@ export function energyChunksSource(): string {
   }`;
 }
 
+/**
+ * Pixels of each label per row, [L, H]: thread (l, y) counts row y's
+ * pixels labelled l (at most W: exact in f32).
+ */
+export function labelRowCountsSource(): string {
+  return `function (LB) {
+    const l = this.thread.x;
+    const y = this.thread.y;
+    let n = 0.0;
+    for (let x = 0; x < ${W}; x++) {
+      if (LB[y][x] === l) { n = n + 1.0; }
+    }
+    return n;
+  }`;
+}
+
+/** Pixels of each label, [L]: the row counts added up (at most W·H < 2^24: exact in f32). */
+export function labelCountsSource(): string {
+  return `function (RC) {
+    const l = this.thread.x;
+    let n = 0.0;
+    for (let y = 0; y < ${H}; y++) { n = n + RC[y][l]; }
+    return n;
+  }`;
+}
+
 /** D_p(d) for every pixel of one disparity, [W, H] (tests compare it with DataCostMatcher.slice). */
 export function dataSliceSource(source: DataSourceKind, spec: ImageCostSpec | null): string {
   return `function (${dataArg(source)}, d) {

@@ -19,7 +19,7 @@ import { PlanCache } from './gpuPlanCache';
 import { HostFlows } from './gpuFlowStores';
 import { MoveVerifier } from './gpuMoveVerifier';
 import { ResidentMoves, RESIDENT_FLOWS_MAX_BYTES } from './gpuResidentMoves';
-import type { CycleHooks, MoveResult, MoveSolver } from './moveSolver';
+import type { CycleEnd, CycleHooks, MoveResult, MoveSolver } from './moveSolver';
 
 export { RESIDENT_FLOWS_MAX_BYTES } from './gpuResidentMoves';
 
@@ -317,9 +317,10 @@ export class GpuMoveSolver implements MoveSolver {
   /**
    * The moves of a cycle (MoveSolver.runCycle). With resident moves (the
    * option resident) the next move is submitted while the device still
-   * runs the last one; otherwise one move after another, as move().
+   * runs the last one, and the cycle's end (energy and label counts) is
+   * computed on the device; otherwise one move after another, as move().
    */
-  async runCycle(alphas: readonly number[], labels: Uint16Array, hooks: CycleHooks): Promise<void> {
+  async runCycle(alphas: readonly number[], labels: Uint16Array, hooks: CycleHooks): Promise<CycleEnd | void> {
     this.checkMoveArgs(alphas, labels);
     await this.dataReady;
     // Resident moves hand back the index of the first move they could not run (a plan gpu.js could not compile for them).
@@ -327,8 +328,11 @@ export class GpuMoveSolver implements MoveSolver {
     if (this.residentApplies()) {
       this.resident ??= new ResidentMoves({
         o: this.o, W: this.W, H: this.H, schedule: this.schedule, plans: this.plans, log: this.log, labelsF: this.labelsF, hostZeroFlows: this.hostFlows.zeros,
+        readouts: this.readouts,
       });
-      from = await this.resident.runCycle(alphas, labels, hooks);
+      const ran = await this.resident.runCycle(alphas, labels, hooks);
+      if (ran.from === alphas.length) return ran.end;
+      from = ran.from;
     }
     for (let i = from; i < alphas.length; i++) {
       if (hooks.skip(alphas[i])) hooks.done(i, null);

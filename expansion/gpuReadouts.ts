@@ -3,12 +3,13 @@ import type { GPU, IKernelRunShortcut, IPipelineRunShortcut } from 'gpu.js';
 import { InputError } from '../data/errors';
 import { pairwise, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { returnFlatResults } from '../graphcut/gpujs/onePassCalls';
+import { compiledExecutor, type BufferLike, type ResidentBuffers } from '../graphcut/gpujs/residentCalls';
 import { bindSharedLiterals } from '../graphcut/gpujs/sharedLiterals';
 import { MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
 import { GpuPrecisionError } from '../graphcut/pushRelabel';
 import type { GpuMoveCounters } from './gpuCallLog';
 import { kernelSettings, type DeviceProgram } from './gpuDeviceProgram';
-import { energyChunksSource, energyTermsSource, wtaCostsSource, wtaPickSource, wtaRowSumsSource } from './gpuMoveKernels';
+import { energyChunksSource, energyTermsSource, labelCountsSource, labelRowCountsSource, wtaCostsSource, wtaPickSource, wtaRowSumsSource } from './gpuMoveKernels';
 import type { DataSourceKind, ImageCostSpec } from './gpuCostKernels';
 
 /**
@@ -150,35 +151,84 @@ export class DeviceReadouts {
 
   /** Energy of a labeling reduced on the device in exact partial sums (the energy has no volume on the host). */
   async energy(labels: Uint16Array): Promise<EnergyBreakdown> {
+    const { W, H } = this.s;
+    const { CH, pipe } = this.energyPipeline();
+    const labelsF = Float32Array.from(labels);
+    const [partials] = (await this.auxCall(pipe(new Input(labelsF as unknown as number[], [W, H])))) as unknown[];
+    const chunks = Math.ceil(W / CH);
+    if (ArrayBuffer.isView(partials)) return energyOfPartials(partials as Float32Array, H, chunks);
+    // gpu.js's own results (backends without one-pass calls): planes of rows.
+    const planes = partials as ArrayLike<ArrayLike<ArrayLike<number>>>;
+    const flat = new Float64Array(2 * H * chunks);
+    for (let z = 0, i = 0; z < 2; z++) for (let y = 0; y < H; y++) for (let c = 0; c < chunks; c++, i++) flat[i] = planes[z][y][c];
+    return energyOfPartials(flat, H, chunks);
+  }
+
+  /**
+   * What a cycle's driver needs of the labels a cycle ended with, computed
+   * where they are (a buffer `labels` of `residency`'s device, [W, H]
+   * f32), in one call that reads back only a few numbers: their energy,
+   * the same partial sums energy() adds, and the pixels of each label.
+   * Null when gpu.js gave the pipeline no one-pass executor (the caller
+   * then reads the labels and asks energy()).
+   */
+  async cycleEnd(labels: BufferLike, residency: ResidentBuffers): Promise<{ energy: EnergyBreakdown; labelCounts: Float64Array } | null> {
+    const { W, H, L } = this.s;
+    const { CH, pipe } = this.energyPipeline();
+    const ex = await compiledExecutor(pipe, [new Input(new Float32Array(W * H) as unknown as number[], [W, H])]);
+    if (!ex) return null;
+    const results = await this.auxCall(residency.submit(ex, { hostArgs: [], deviceArgs: [[0, labels]], keep: [], read: [0, 1] }));
+    try {
+      const [partials, counts] = results.views;
+      if (counts.length !== L) throw new Error(`gpu expansion: the cycle's label counts have ${counts.length} entries, the energy ${L} labels`);
+      return { energy: energyOfPartials(partials, H, Math.ceil(W / CH)), labelCounts: Float64Array.from(counts) };
+    } finally {
+      results.release();
+    }
+  }
+
+  /**
+   * The energy's pipeline and CH, its columns per partial sum. Its results:
+   * the partial sums, [ceil(W / CH), H, 2], and the pixels of each label,
+   * [L] (flat on a one-pass executor, as the resident submit reads them).
+   * One pipeline for energy() and cycleEnd(): a fresh process compiles it
+   * once.
+   */
+  private energyPipeline(): { CH: number; pipe: IPipelineRunShortcut } {
     const { W, H, L, gpu } = this.s;
     // Columns per partial sum: a sum of CH terms of at most maxTerm each stays below 2^24, so it is exact in f32.
     const maxTerm = Math.max(1, this.s.maxDataCost, 2 * this.s.maxEdgeTerm);
     const CH = Math.max(1, Math.min(W, Math.floor(MAX_GPU_EXACT_CAPACITY / maxTerm)));
     const pipe = this.auxPipeline(`energy ${CH}`, () => {
       const chunks = Math.ceil(W / CH);
-      const constants = { W: W, H: H, INF: W * H + 1, L: L, CH };
+      const constants = { W, H, INF: W * H + 1, L, CH };
       const terms = gpu.createKernel(energyTermsSource(this.s.sourceKind, this.s.costSpec), kernelSettings([W, H, 2], constants));
       const sums = gpu.createKernel(energyChunksSource(), kernelSettings([chunks, H, 2], constants));
+      const rowCounts = gpu.createKernel(labelRowCountsSource(), kernelSettings([L, H], constants));
+      const counts = gpu.createKernel(labelCountsSource(), kernelSettings([L], constants));
       const literals = this.s.program.literals;
       const [data, wt, vt] = literals;
-      return gpu.createPipeline(function (LB: unknown) {
+      const energyPipe = gpu.createPipeline(function (LB: unknown) {
         bindSharedLiterals(literals);
-        return sums(terms(LB, data, wt, vt));
+        return [sums(terms(LB, data, wt, vt)), counts(rowCounts(LB))];
       });
+      returnFlatResults(energyPipe);
+      return energyPipe;
     });
-    const labelsF = Float32Array.from(labels);
-    // Plane 0 the data term, plane 1 the smoothness, each H rows of ceil(W / CH) exact partial sums.
-    const out = (await this.auxCall(pipe(new Input(labelsF as unknown as number[], [W, H])))) as ArrayLike<ArrayLike<ArrayLike<number>>>;
-    let data = 0;
-    let smooth = 0;
-    for (let y = 0; y < H; y++) {
-      for (let c = 0; c < out[0][y].length; c++) {
-        data += out[0][y][c];
-        smooth += out[1][y][c];
-      }
-    }
-    return { data, smoothness: smooth, total: data + smooth };
+    return { CH, pipe };
   }
+}
+
+/** The energy from the energy pipeline's partial sums, flat: plane 0 the data term, plane 1 the smoothness, each H rows of `chunks` sums (all integers below 2^24), added in double precision. */
+function energyOfPartials(partials: ArrayLike<number>, H: number, chunks: number): EnergyBreakdown {
+  let data = 0;
+  let smooth = 0;
+  const plane = H * chunks;
+  for (let i = 0; i < plane; i++) {
+    data += partials[i];
+    smooth += partials[plane + i];
+  }
+  return { data, smoothness: smooth, total: data + smooth };
 }
 
 /** A [W, H] labels result into `labels`: flat on the fused executors (returnFlatResults), rows where gpu.js shapes them; f32 → uint16 is exact for labels. */

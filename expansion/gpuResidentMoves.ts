@@ -8,7 +8,8 @@ import { DeviceFlows } from './gpuFlowStores';
 import type { ResolvedGpuMoveOptions } from './gpuMoveSettings';
 import type { PlanCache } from './gpuPlanCache';
 import type { RoundSchedule, StartKind } from './roundSchedule';
-import type { CycleHooks, MoveResult } from './moveSolver';
+import type { DeviceReadouts } from './gpuReadouts';
+import type { CycleEnd, CycleHooks, MoveResult } from './moveSolver';
 
 /**
  * Most device memory the resident moves' flows may take (8·W·H bytes per
@@ -55,6 +56,8 @@ export interface ResidentSource {
   labelsF: Float32Array;
   /** zero flows on the host, [W, H, 2]: the flows argument a plan compiles with */
   hostZeroFlows: Float32Array;
+  /** the solver's device readouts: a cycle's energy and label counts from the labels on the device */
+  readouts: DeviceReadouts;
 }
 
 /**
@@ -74,11 +77,12 @@ export class ResidentMoves {
   private readonly labelsF: Float32Array;
   private readonly hostZeroFlows: Float32Array;
   private readonly flows: DeviceFlows;
+  private readonly readouts: DeviceReadouts;
   /** Why resident moves were turned off for the rest of the solver's life, if they were (see ResidentUnavailable). */
   off?: string;
 
   constructor(s: ResidentSource) {
-    ({ o: this.o, W: this.W, H: this.H, schedule: this.schedule, plans: this.plans, log: this.log, labelsF: this.labelsF, hostZeroFlows: this.hostZeroFlows } = s);
+    ({ o: this.o, W: this.W, H: this.H, schedule: this.schedule, plans: this.plans, log: this.log, labelsF: this.labelsF, hostZeroFlows: this.hostZeroFlows, readouts: this.readouts } = s);
     this.flows = new DeviceFlows(8 * s.W * s.H);
   }
 
@@ -106,9 +110,15 @@ export class ResidentMoves {
    * reported, the first look-ahead call is kept if the running move
    * converged and the driver still names the same next move; else every
    * look-ahead call is dropped (its device work is wasted, nothing else)
-   * and the right call is submitted from the host's labels.
+   * and the right call is submitted from the host's labels. With the
+   * labels read back come their energy and label counts (CycleEnd),
+   * computed from the labels on the device in one more call.
+   *
+   * Resolves to the index of the first move it did not run (the cycle's
+   * length when it ran them all) and, when it ran them all and some move
+   * converged, the cycle's end.
    */
-  async runCycle(alphas: readonly number[], labels: Uint16Array, hooks: CycleHooks): Promise<number> {
+  async runCycle(alphas: readonly number[], labels: Uint16Array, hooks: CycleHooks): Promise<{ from: number; end?: CycleEnd }> {
     const K = this.o.iterationsPerRound;
     // The next index at or after `from` whose move the driver does not skip; `report` reports the skipped ones (the answers are final then).
     const nextMove = (from: number, report: boolean): number => {
@@ -232,10 +242,13 @@ export class ResidentMoves {
       if (current) await this.readLabels(current, labels);
       // The rest of the run moves one by one through gpu.js's call, from the move that could not be submitted (started afresh; the flows kept on the device are given up).
       this.off = e.message;
-      return e.index;
+      return { from: e.index };
     }
-    if (current) await this.readLabels(current, labels);
-    return alphas.length;
+    if (!current) return { from: alphas.length };
+    // Submitted before the labels' read, which frees their buffer (a later write to it is ordered after both).
+    const end = this.readouts.cycleEnd(current, this.flows.residency);
+    await this.readLabels(current, labels);
+    return { from: alphas.length, end: (await end) ?? undefined };
   }
 
   /** Bytes of a labeling on the device ([W, H] f32). */

@@ -3,8 +3,9 @@ import { seededRandom } from '../data/random';
 /**
  * The order in which a cycle visits the labels.
  *  - 'frequent': most frequent current label first (Choi & Park §3.4),
- *    recomputed from the labeling at the start of every cycle; ties go to the
- *    smaller label so the order is deterministic.
+ *    recomputed from the labeling at the start of every cycle (or taken from
+ *    `counts`, the pixels of each label in it, when the caller has them);
+ *    ties go to the smaller label so the order is deterministic.
  *  - 'sequential': 0, 1, …, L−1.
  *  - 'random': a seeded shuffle, a different one every cycle.
  */
@@ -18,6 +19,7 @@ export function labelOrderForCycle(
   labelCount: number,
   cycle: number,
   seed: number,
+  counts?: ArrayLike<number>,
 ): number[] {
   const all = Array.from({ length: labelCount }, (_, i) => i);
   if (order === 'sequential') return all;
@@ -29,7 +31,14 @@ export function labelOrderForCycle(
     }
     return all;
   }
+  const hist = counts ?? histogram(labels, labelCount);
+  if (hist.length !== labelCount) throw new Error(`label order: ${hist.length} label counts for ${labelCount} labels`);
+  return all.sort((a, b) => hist[b] - hist[a] || a - b);
+}
+
+/** Pixels of each label. */
+function histogram(labels: ArrayLike<number>, labelCount: number): Float64Array {
   const hist = new Float64Array(labelCount);
   for (let p = 0; p < labels.length; p++) hist[labels[p]]++;
-  return all.sort((a, b) => hist[b] - hist[a] || a - b);
+  return hist;
 }

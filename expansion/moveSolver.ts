@@ -29,6 +29,18 @@ export interface CycleHooks {
 }
 
 /**
+ * What a solver that ran a cycle (runCycle) may report of the labels the
+ * cycle ended with, computed where it holds them, so that the driver need
+ * not go over the labeling itself.
+ */
+export interface CycleEnd {
+  /** Their energy, exactly as energyOf (or computeEnergy) gives it. */
+  energy: EnergyBreakdown;
+  /** Pixels of each label (one entry per label of the energy). */
+  labelCounts: ArrayLike<number>;
+}
+
+/**
  * Solves single α-expansion moves. The default builds each move's graph on
  * the CPU and hands it to any MaxFlowSolver; a GPU backend may instead keep
  * the whole state on the device and implement this interface directly.
@@ -45,9 +57,10 @@ export interface MoveSolver {
    * the next one's (the default driver calls move() per label). Offered
    * only by solvers whose graphs are never truncated (truncatedTerms is
    * always 0), so the driver needs no per-move energy check;
-   * predictedEnergy may be NaN.
+   * predictedEnergy may be NaN. It may resolve to the energy and label
+   * counts of the labels it leaves (CycleEnd).
    */
-  runCycle?(alphas: readonly number[], labels: Uint16Array, hooks: CycleHooks): Promise<void>;
+  runCycle?(alphas: readonly number[], labels: Uint16Array, hooks: CycleHooks): Promise<CycleEnd | void>;
   /**
    * Optional: the WTA initial labeling (costs/wta.ts's, label for label)
    * computed where the solver holds the costs, or undefined when the host's

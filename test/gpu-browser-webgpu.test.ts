@@ -9,6 +9,8 @@ import { withDeviceFlags } from '../graphcut/deviceFlags';
 import { createGpuContext, installWebGpuProvider, type GpuContext } from '../graphcut/gpuBackend';
 import { ADAPTATIONS } from '../graphcut/gpujs/install';
 import { ResidentBuffers } from '../graphcut/gpujs/residentCalls';
+import { DeviceReadouts } from '../expansion/gpuReadouts';
+import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
 import { withGpuMoveFlags } from '../expansion/gpuMoveSettings';
 import { cutCapacity, type GridGraph } from '../graphcut/gridGraph';
 import { PushRelabelSolver } from '../graphcut/pushRelabel';
@@ -276,12 +278,31 @@ var<workgroup> tile: array<u32, ${n}>;
       results.then(done, done);
       return results;
     });
+    // Each cycle's end (energy, label counts) computed from the labels on the device; the driver's own energy only for the initial labels.
+    const ends: Array<Awaited<ReturnType<DeviceReadouts['cycleEnd']>>> = [];
+    const cycleEnd = DeviceReadouts.prototype.cycleEnd;
+    const endSpy = jest.spyOn(DeviceReadouts.prototype, 'cycleEnd').mockImplementation(async function (this: DeviceReadouts, ...a: Parameters<DeviceReadouts['cycleEnd']>) {
+      const end = await cycleEnd.apply(this, a);
+      ends.push(end);
+      return end;
+    });
+    let energyOfCalls = 0;
+    const energyOf = GpuMoveSolver.prototype.energyOf;
+    const energySpy = jest.spyOn(GpuMoveSolver.prototype, 'energyOf').mockImplementation(function (this: GpuMoveSolver, labels: Uint16Array) {
+      energyOfCalls++;
+      return energyOf.call(this, labels);
+    });
     try {
       await withGpuMoveFlags({ lookAhead: 3 }, () => expectMatchLikeBk(scene.left, scene.right, { ndisp: 6, cost: 'census', cycles: 2, lrCheck: false }, 'synthetic, look-ahead 3'));
     } finally {
       spy.mockRestore();
+      endSpy.mockRestore();
+      energySpy.mockRestore();
     }
     expect(most).toBe(4);
+    expect(ends.length).toBe(2);
+    for (const end of ends) expect(end!.labelCounts.reduce((a, b) => a + b, 0)).toBe(32 * 24);
+    expect(energyOfCalls).toBe(1);
   });
 
   const dataRoot = process.env.STEREO_DATA ?? path.join(__dirname, '..', '..', 'shared', 'data', 'middlebury');
