@@ -10,20 +10,31 @@ import { censusGrey, censusTransform, censusWords, popcount32 } from './census';
  * sad+sgrad, gradients), so that slices for many disparities can be computed
  * without converting the images again.
  */
+/**
+ * A matcher's 8-bit samples when its maker can derive them from another
+ * matcher's (DataCostMatcher.mirroredSwapped): their shape now, the samples
+ * and the census grey images on first use, so that a run whose costs the
+ * device computes from the grey images never makes the samples.
+ */
+export interface DerivedSamples {
+  width: number;
+  height: number;
+  channels: number;
+  samples(): { left: IntensityImage; right: IntensityImage };
+  greys(): { left: CostImage; right: CostImage };
+}
+
 export class DataCostMatcher {
   readonly width: number;
   readonly height: number;
   readonly channels: number;
   readonly options: ResolvedDataCostOptions;
-  /** The 8-bit-scale samples the costs are computed from (a GPU backend computes costs from the same). */
-  readonly leftIntensity: IntensityImage;
-  readonly rightIntensity: IntensityImage;
-  private readonly L: Int32Array;
-  private readonly R: Int32Array;
-  private readonly gxL: Int32Array;
-  private readonly gyL: Int32Array;
-  private readonly gxR: Int32Array;
-  private readonly gyR: Int32Array;
+  /** The samples, or what makes them on first use (derived samples). */
+  private intensities: { left: IntensityImage; right: IntensityImage } | (() => { left: IntensityImage; right: IntensityImage });
+  /** Gradients of the samples (sad+sgrad), made with the samples. */
+  private gradients?: { gxL: Int32Array; gyL: Int32Array; gxR: Int32Array; gyR: Int32Array };
+  /** The census grey images, made on first use (derived ones from the matcher they come from). */
+  private greys?: { left: CostImage; right: CostImage } | (() => { left: CostImage; right: CostImage });
   /**
    * Census codes (kind 'census'), censusWords per pixel, made on first use:
    * a run whose costs the device computes (from the grey images, expansion/
@@ -45,41 +56,61 @@ export class DataCostMatcher {
     return this.pair.right;
   }
 
+  /** The 8-bit-scale samples the costs are computed from (a GPU backend computes costs from the same). */
+  get leftIntensity(): IntensityImage {
+    return this.samples().left;
+  }
+
+  get rightIntensity(): IntensityImage {
+    return this.samples().right;
+  }
+
   /**
-   * `samples`: the pair's 8-bit samples when the caller has them already
-   * (mirroredSwapped), which are then taken as they are; `left` and `right`
-   * may then be a function that makes the rasters if a worker thread needs them.
+   * `derived`: the pair's samples derived from another matcher's
+   * (mirroredSwapped); `left` is then a function that makes the rasters if
+   * a worker thread needs them.
    */
-  constructor(left: Raster | (() => { left: Raster; right: Raster }), right: Raster | null, options: DataCostOptions = {}, samples?: { left: IntensityImage; right: IntensityImage }) {
+  constructor(left: Raster | (() => { left: Raster; right: Raster }), right: Raster | null, options: DataCostOptions = {}, derived?: DerivedSamples) {
     if (typeof left === 'function') {
-      if (!samples) throw new Error('DataCostMatcher: a deferred pair needs its samples');
+      if (!derived) throw new Error('DataCostMatcher: a deferred pair needs its samples');
       this.pair = left;
+      this.intensities = derived.samples;
+      this.greys = derived.greys;
+      this.width = derived.width;
+      this.height = derived.height;
+      this.channels = derived.channels;
     } else {
       this.pair = { left, right: right! };
+      const li = toIntensity8(left, 'left image');
+      const ri = toIntensity8(right!, 'right image');
+      if (li.width !== ri.width || li.height !== ri.height || li.channels !== ri.channels) {
+        throw new Error(
+          `left image is ${li.width}×${li.height}×${li.channels} but right image is ${ri.width}×${ri.height}×${ri.channels}; ` +
+            'a stereo pair must have the same size and channel count',
+        );
+      }
+      this.intensities = { left: li, right: ri };
+      this.width = li.width;
+      this.height = li.height;
+      this.channels = li.channels;
     }
-    const li = samples ? samples.left : toIntensity8(left as Raster, 'left image');
-    const ri = samples ? samples.right : toIntensity8(right!, 'right image');
-    if (li.width !== ri.width || li.height !== ri.height || li.channels !== ri.channels) {
-      throw new Error(
-        `left image is ${li.width}×${li.height}×${li.channels} but right image is ${ri.width}×${ri.height}×${ri.channels}; ` +
-          'a stereo pair must have the same size and channel count',
-      );
-    }
-    this.width = li.width;
-    this.height = li.height;
-    this.channels = li.channels;
-    this.options = resolveDataCostOptions(options, li.channels);
-    this.leftIntensity = li;
-    this.rightIntensity = ri;
-    this.L = li.data;
-    this.R = ri.data;
-    if (this.options.kind === 'sad+sgrad') {
-      [this.gxL, this.gyL] = forwardGradients(li);
-      [this.gxR, this.gyR] = forwardGradients(ri);
-    } else {
-      this.gxL = this.gyL = this.gxR = this.gyR = new Int32Array(0);
-    }
+    this.options = resolveDataCostOptions(options, this.channels);
     this.words = this.options.kind === 'census' ? censusWords(this.options.censusWindow) : 0;
+  }
+
+  private samples(): { left: IntensityImage; right: IntensityImage } {
+    if (typeof this.intensities === 'function') this.intensities = this.intensities();
+    return this.intensities;
+  }
+
+  /** The gradients of the samples (sad+sgrad's costs), made on first use. */
+  private gradientsOf(): { gxL: Int32Array; gyL: Int32Array; gxR: Int32Array; gyR: Int32Array } {
+    if (!this.gradients) {
+      const [gxL, gyL] = forwardGradients(this.leftIntensity);
+      const [gxR, gyR] = forwardGradients(this.rightIntensity);
+      this.gradients = { gxL, gyL, gxR, gyR };
+    }
+    return this.gradients;
   }
 
   /** The census codes of both images (kind 'census'; empty otherwise), computed once on the first call. */
@@ -107,10 +138,13 @@ export class DataCostMatcher {
   /**
    * The matcher of the pair mirrored and swapped (mirror(right),
    * mirror(left): the right view of a left–right check), from this one's
-   * 8-bit samples rows reversed: the same samples converting the mirrored
-   * rasters would give, without converting them again. The rasters
-   * themselves are made only if a worker thread asks for them. `options`:
-   * this matcher's as given (energyTerms.ts mirroredSwappedEnergy).
+   * samples, rows reversed: the same samples converting the mirrored
+   * rasters would give, without converting them again, made only if the
+   * host computes costs from them; likewise its census grey images, this
+   * one's rows reversed (a pixel's grey depends on that pixel alone). The
+   * rasters themselves are made only if a worker thread asks for them.
+   * `options`: this matcher's as given (energyTerms.ts
+   * mirroredSwappedEnergy).
    */
   mirroredSwapped(options: DataCostOptions): DataCostMatcher {
     const pair = this.pair;
@@ -118,14 +152,27 @@ export class DataCostMatcher {
       const p = typeof pair === 'function' ? pair() : pair;
       return { left: mirrorRaster(p.right), right: mirrorRaster(p.left) };
     };
-    const mirrored = (im: IntensityImage): IntensityImage => ({ ...im, data: mirrorSamples(im.data, im.width, im.height, im.channels) });
-    return new DataCostMatcher(rasters, null, options, { left: mirrored(this.rightIntensity), right: mirrored(this.leftIntensity) });
+    const mirrored = <T extends IntensityImage | CostImage>(im: T): T => ({ ...im, data: mirrorSamples(im.data, im.width, im.height, im.channels) });
+    return new DataCostMatcher(rasters, null, options, {
+      width: this.width,
+      height: this.height,
+      channels: this.channels,
+      samples: () => ({ left: mirrored(this.rightIntensity), right: mirrored(this.leftIntensity) }),
+      greys: () => {
+        const g = this.censusGreyImages();
+        return { left: mirrored(g.right), right: mirrored(g.left) };
+      },
+    });
   }
 
-  /** The integer grey images the census codes are computed from (costs/census.ts censusGrey), for a device that computes the codes itself. */
+  /** The integer grey images the census codes are computed from (costs/census.ts censusGrey), for a device that computes the codes itself; made once. */
   censusGreyImages(): { left: CostImage; right: CostImage } {
-    const grey = (im: IntensityImage): CostImage => ({ width: im.width, height: im.height, channels: 1, data: censusGrey(im) });
-    return { left: grey(this.leftIntensity), right: grey(this.rightIntensity) };
+    if (typeof this.greys === 'function') this.greys = this.greys();
+    if (!this.greys) {
+      const grey = (im: IntensityImage): CostImage => ({ width: im.width, height: im.height, channels: 1, data: censusGrey(im) });
+      this.greys = { left: grey(this.leftIntensity), right: grey(this.rightIntensity) };
+    }
+    return this.greys;
   }
 
   /**
@@ -236,9 +283,13 @@ export class DataCostMatcher {
     o: number,
     stride: number,
   ): void {
-    if (kind === 'sad') sadRun(this.L, this.R, this.channels, il, ir, irStep, n, scale, cap, out, o, stride);
-    else if (kind === 'ssd') ssdRun(this.L, this.R, this.channels, il, ir, irStep, n, scale, cap, out, o, stride);
-    else sgradRun(this.L, this.R, this.gxL, this.gyL, this.gxR, this.gyR, this.channels, il, ir, irStep, n, scale, cap, out, o, stride);
+    const { left: { data: L }, right: { data: R } } = this.samples();
+    if (kind === 'sad') sadRun(L, R, this.channels, il, ir, irStep, n, scale, cap, out, o, stride);
+    else if (kind === 'ssd') ssdRun(L, R, this.channels, il, ir, irStep, n, scale, cap, out, o, stride);
+    else {
+      const { gxL, gyL, gxR, gyR } = this.gradientsOf();
+      sgradRun(L, R, gxL, gyL, gxR, gyR, this.channels, il, ir, irStep, n, scale, cap, out, o, stride);
+    }
   }
 
   /** D(·, l) for every pixel at label l (disparity minDisp + l), index y·W + x. */

@@ -3,7 +3,8 @@ import type { DataTerm, MrfEnergy, SmoothnessKind } from '../data/energy';
 import { DataCostMatcher, validateNdisp } from './dataCost';
 import { channelWeight, smoothnessUnit, type DataCostOptions } from './costOptions';
 import { censusWords } from './census';
-import { computeSmoothnessWeights, costScale, DEFAULT_CUE_FACTOR } from './smoothness';
+import { computeSmoothnessWeights, costScale, DEFAULT_CUE_FACTOR, mirroredWeights } from './smoothness';
+import type { IntensityImage } from './intensity';
 
 export interface StereoEnergyOptions extends Omit<DataCostOptions, 'scale'> {
   /** Disparities 0..ndisp−1 (option --ndisp). */
@@ -48,14 +49,22 @@ export function buildStereoEnergy(left: Raster, right: Raster, options: StereoEn
  * mirror(left): its left-view disparity, mirrored back, is the right view's
  * of the pair, the left–right check's second view) with the
  * options `view` was built with: its matcher from view's samples, rows
- * reversed (DataCostMatcher.mirroredSwapped), so nothing is converted again.
+ * reversed (DataCostMatcher.mirroredSwapped), so nothing is converted
+ * again; its smoothness weights are those of view's right image, rows
+ * reversed (mirroredWeights), so no mirrored image is made for them.
  */
 export function mirroredSwappedEnergy(view: StereoEnergy, options: StereoEnergyOptions): StereoEnergy {
-  return energyOfPair((matcherOptions) => view.matcher.mirroredSwapped(matcherOptions), view.matcher.channels, options);
+  return energyOfPair((matcherOptions) => view.matcher.mirroredSwapped(matcherOptions), view.matcher.channels, options, () => view.matcher.rightIntensity);
 }
 
-/** The energy of the matcher `makeMatcher` makes for the options of the data term, for a pair of `channels` channels (see buildStereoEnergy). */
-function energyOfPair(makeMatcher: (o: DataCostOptions) => DataCostMatcher, channels: number, options: StereoEnergyOptions): StereoEnergy {
+/**
+ * The energy of the matcher `makeMatcher` makes for the options of the
+ * data term, for a pair of `channels` channels (see buildStereoEnergy);
+ * its weights from the matcher's left samples, or, with `mirrorOf`, from
+ * the samples it gives (the unmirrored image of the matcher's left), rows
+ * reversed.
+ */
+function energyOfPair(makeMatcher: (o: DataCostOptions) => DataCostMatcher, channels: number, options: StereoEnergyOptions, mirrorOf?: () => IntensityImage): StereoEnergy {
   validateNdisp(options.ndisp);
   const { truncation, smoothness } = options;
   if (smoothness !== 'linear' && smoothness !== 'quadratic' && smoothness !== 'potts') {
@@ -77,13 +86,14 @@ function energyOfPair(makeMatcher: (o: DataCostOptions) => DataCostMatcher, chan
     scale: scale * unit.den * channelWeight(options.kind ?? 'sad', channels),
   });
   const data: DataTerm = options.onDemand ? imagesTerm(matcher) : { kind: 'volume', costs: matcher.volume(options.ndisp) };
-  const { wH, wV } = computeSmoothnessWeights(matcher.leftIntensity, {
+  const weights = computeSmoothnessWeights(mirrorOf ? mirrorOf() : matcher.leftIntensity, {
     lambda: options.lambda,
     cueThreshold: options.cueThreshold,
     cueFactor: options.cueFactor,
     scale,
     unit: unit.num,
   });
+  const { wH, wV } = mirrorOf ? mirroredWeights(weights, matcher.width, matcher.height) : weights;
   return {
     width: matcher.width,
     height: matcher.height,

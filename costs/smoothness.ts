@@ -1,4 +1,4 @@
-import type { Raster } from '../data/raster';
+import { mirrorSamples, type Raster } from '../data/raster';
 import { toIntensity8, type IntensityImage } from './intensity';
 
 /**
@@ -105,6 +105,25 @@ export function computeSmoothnessWeights(left: Raster | IntensityImage, options:
   if (C === 1) greyWeights(I, W, H, cueThreshold, cued, plain, wH, wV);
   else rgbWeights(I, W, H, cueThreshold, cued, plain, wH, wV);
   return { wH, wV, scale };
+}
+
+/**
+ * The weights of an image's rows reversed, from the image's own: an edge
+ * is cued by its two pixels alone, so the reversed image's horizontal edge
+ * (x, x + 1) is the image's (W − 2 − x, W − 1 − x), and its vertical edge
+ * at x the image's at W − 1 − x; the last column of wH stays 0. Native
+ * reversals and copies, no pass over the pixels in JavaScript.
+ */
+export function mirroredWeights(w: { wH: Int32Array; wV: Int32Array }, W: number, H: number): { wH: Int32Array; wV: Int32Array } {
+  const wV = mirrorSamples(w.wV, W, H, 1);
+  const wH = mirrorSamples(w.wH, W, H, 1);
+  // Reversed, a row holds the image's last-column 0 first: moved one place left, 0 last.
+  for (let y = 0; y < H; y++) {
+    const row = y * W;
+    wH.copyWithin(row, row + 1, row + W);
+    wH[row + W - 1] = 0;
+  }
+  return { wH, wV };
 }
 
 /*
