@@ -1,6 +1,7 @@
 import { seededRandom } from '../data/random';
 import { BinaryStepBuilder, applyCut, GraphVariant } from '../expansion/binaryStep';
-import { computeEnergy, volumeOf, MrfEnergy, SmoothnessKind } from '../data/energy';
+import { computeEnergy, pairwise, volumeOf, MrfEnergy, SmoothnessKind } from '../data/energy';
+import { exactTermBounds } from '../expansion/gpuReadouts';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import { GraphMoveSolver } from '../expansion/moveSolver';
 import { labelOrderForCycle } from '../expansion/labelOrder';
@@ -207,5 +208,26 @@ describe('label order', () => {
     expect([...r1].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
     expect(labelOrderForCycle('random', labels, 20, 0, 7)).toEqual(r1);
     expect(labelOrderForCycle('random', labels, 20, 1, 7)).not.toEqual(r1);
+  });
+});
+
+describe('the device moves\' term bounds (exactTermBounds)', () => {
+  test('the largest data cost and w·V(a, b), against a direct search over every term, on random energies of every smoothness kind', () => {
+    const rand = seededRandom(8);
+    for (let t = 0; t < 30; t++) {
+      const kind = (['linear', 'potts', 'quadratic'] as const)[t % 3];
+      const e = randomEnergy(rand, 2 + Math.floor(rand() * 9), 2 + Math.floor(rand() * 7), 2 + Math.floor(rand() * 9), kind);
+      const n = e.width * e.height;
+      let maxW = 0;
+      for (let p = 0; p < n; p++) maxW = Math.max(maxW, e.wH[p], e.wV[p]);
+      let maxV = 0;
+      for (let a = 0; a < e.labels; a++) for (let b = 0; b < e.labels; b++) maxV = Math.max(maxV, pairwise(e.smoothness, e.truncation, a, b));
+      const costs = volumeOf(e);
+      expect(exactTermBounds(e, null)).toEqual({ maxDataCost: costs.reduce((m, c) => Math.max(m, c), 0), maxEdgeTerm: maxW * maxV });
+    }
+    // Beyond what f32 holds exactly: refused, naming the bound.
+    const big = randomEnergy(seededRandom(3), 4, 3, 3, 'linear');
+    big.wH[0] = 2 ** 22;
+    expect(() => exactTermBounds(big, null)).toThrow(/above the f32-exact bound/);
   });
 });
