@@ -245,10 +245,14 @@ export class ResidentMoves {
       return { from: e.index };
     }
     if (!current) return { from: alphas.length };
-    // Submitted before the labels' read, which frees their buffer (a later write to it is ordered after both).
-    const end = this.readouts.cycleEnd(current, this.flows.residency);
-    await this.readLabels(current, labels);
-    return { from: alphas.length, end: (await end) ?? undefined };
+    // The labels' buffer is given back only once both calls that read it have settled.
+    const residency = this.flows.residency;
+    const [end, read] = await Promise.allSettled([this.readouts.cycleEnd(current, residency), residency.read(current, this.labelBytes)]);
+    residency.give(current, this.labelBytes);
+    if (read.status === 'rejected') throw read.reason;
+    if (end.status === 'rejected') throw end.reason;
+    labels.set(read.value);
+    return { from: alphas.length, end: end.value ?? undefined };
   }
 
   /** Bytes of a labeling on the device ([W, H] f32). */
