@@ -42,22 +42,35 @@ export function validateRaster(r: Raster, name: string): void {
  */
 export function toIntensity8(r: Raster, name = 'image'): IntensityImage {
   validateRaster(r, name);
-  const n = r.data.length;
-  const out = new Int32Array(n);
-  const k = 255 / r.maxval;
-  const src = r.data;
-  // Plain arithmetic instead of Number.isFinite / Math.round in this loop: it
-  // runs once per sample, and those calls are not inlined in every embedding.
+  const { width, height, channels, data } = r;
+  const out = new Int32Array(data.length);
+  const bad = samples8(data, out, 255 / r.maxval);
+  if (bad >= 0) {
+    const p = Math.floor(bad / channels);
+    throw new Error(`${name}: sample at (${p % width},${Math.floor(p / width)}) is ${data[bad]}`);
+  }
+  return { width, height, channels, data: out };
+}
+
+/**
+ * The loop of toIntensity8: out[i] = round(src[i]·k) clamped to 0..255;
+ * the index of the first non-finite sample, or −1. A function of the loop
+ * alone, so that the code V8 optimizes while the loop runs (on-stack
+ * replacement) has nothing after the loop that has never run: such code
+ * is thrown away at the loop's end, and the next call would start slow
+ * again.
+ */
+function samples8(src: ArrayLike<number>, out: Int32Array, k: number): number {
+  const n = out.length;
+  // Plain arithmetic instead of Number.isFinite / Math.round: it runs once
+  // per sample, and those calls are not inlined in every embedding.
   for (let i = 0; i < n; i++) {
     const v = src[i];
-    if (v - v !== 0) {
-      // NaN or ±Infinity.
-      const p = Math.floor(i / r.channels);
-      throw new Error(`${name}: sample at (${p % r.width},${Math.floor(p / r.width)}) is ${v}`);
-    }
+    // NaN or ±Infinity.
+    if (v - v !== 0) return i;
     const x = v * k;
     // floor(x + 0.5) is Math.round for x ≥ 0; the clamp keeps it in 0..255.
     out[i] = x <= 0 ? 0 : x >= 255 ? 255 : (x + 0.5) | 0;
   }
-  return { width: r.width, height: r.height, channels: r.channels, data: out };
+  return -1;
 }

@@ -90,6 +90,11 @@ describe('8-bit intensities', () => {
     expect(() => toIntensity8(bad, 'left.png')).toThrow(/^left\.png: 5 samples, expected 12/);
     const nan: Raster = { width: 1, height: 1, channels: 1, data: new Float32Array([NaN]), maxval: 255 };
     expect(() => toIntensity8(nan, 'x.pfm')).toThrow(/x\.pfm: sample at \(0,0\) is NaN/);
+    // The first non-finite sample names its pixel: the green sample of (2, 1) in a 3×2 RGB raster.
+    const inf: Raster = { width: 3, height: 2, channels: 3, data: new Float32Array(18).fill(7), maxval: 255 };
+    inf.data[(1 * 3 + 2) * 3 + 1] = -Infinity;
+    inf.data[17] = NaN;
+    expect(() => toIntensity8(inf, 'y.pfm')).toThrow(/y\.pfm: sample at \(2,1\) is -Infinity/);
     const ch: Raster = { width: 1, height: 1, channels: 2, data: new Float32Array(2), maxval: 255 };
     expect(() => toIntensity8(ch, 'a')).toThrow(/2 channels/);
   });
