@@ -4,6 +4,8 @@
  * fixed cost of a call and the cost of a round, full or gated, are fitted
  * from them). The host-driven and the resident move loops fill both.
  */
+import { initialBfs } from './gpuMoveSettings';
+
 /** Counters for reports: what the device did, summed over the solver's life. */
 export interface GpuMoveCounters {
   pipelineCalls: number;
@@ -98,12 +100,13 @@ export class CallLog {
   /** Every pipeline call so far, in order. */
   readonly calls: GpuCallRecord[] = [];
 
-  constructor(private readonly work: { iterationsPerRound: number; finalBfsFactor: number }) {}
+  constructor(private readonly work: { iterationsPerRound: number; finalBfsFactor: number; initialBfsPasses: number }) {}
 
   /**
    * A call's results are on the host: its record, and the work of its
    * move: the plan's rounds, their checks (one more) and their global
-   * relabels (the last one finalBfsFactor times longer).
+   * relabels (the first one initialBfsPasses long at most, the last one
+   * finalBfsFactor times longer).
    */
   called(record: GpuCallRecord): void {
     const c = this.counters;
@@ -114,6 +117,6 @@ export class CallLog {
     this.calls.push(record);
     c.rounds += record.rounds + 1;
     c.iterations += record.rounds * this.work.iterationsPerRound;
-    c.bfsPasses += (record.rounds + this.work.finalBfsFactor) * record.bfs;
+    c.bfsPasses += (record.rounds - 1 + this.work.finalBfsFactor) * record.bfs + initialBfs(record.bfs, this.work.initialBfsPasses);
   }
 }

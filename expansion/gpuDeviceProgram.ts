@@ -244,7 +244,7 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
   for (let a = 0; a < L; a++) for (let b = 0; b < L; b++) vt[a * L + b] = pairwise(energy.smoothness, energy.truncation, a, b);
 
   // Everything the kernels and plans depend on besides the energy's values.
-  const shapeKey = JSON.stringify([ctx.mode, W, H, L, band, source.kind, costSpec, dataDims, o.variant, o.push, o.bfs, o.block, o.reach, o.gate, o.tileSide, o.iterationsPerRound, o.finalBfsFactor, flowsInOut, o.maxCachedPlans]);
+  const shapeKey = JSON.stringify([ctx.mode, W, H, L, band, source.kind, costSpec, dataDims, o.variant, o.push, o.bfs, o.block, o.reach, o.gate, o.tileSide, o.iterationsPerRound, o.finalBfsFactor, o.initialBfsPasses, flowsInOut, o.maxCachedPlans]);
   const key = o.keepPlans && n <= MAX_KEPT_PROGRAM_PIXELS && REFILLABLE_MODES.has(ctx.mode) ? shapeKey : null;
   // The pipelines a program of this shape built in an earlier process are asked for now, all at once (graphcut/gpujs/pipelineStore.ts).
   if (ctx.mode === 'webgpu') warmUpPipelineGroup(shapeKey);

@@ -17,6 +17,14 @@ export interface GpuMoveOptions {
   bfsPasses?: number;
   /** The last round's global relabel runs this many times B passes (default 2). */
   finalBfsFactor?: number;
+  /**
+   * Passes of the global relabel a move's call starts with, before its
+   * first check, at most B (default: 2 launches with the block BFS, B with
+   * the others). Fewer leave the pixels farther from the sink unreached
+   * until the first round's relabel, which only delays their first
+   * pushes: that check's shortfall is not counted against B (tallySource).
+   */
+  initialBfsPasses?: number;
   /** Rounds per move in the first plan; later plans adapt to the rounds moves needed (default: defaultInitialRounds). */
   initialRounds?: number;
   /** Keep the number of rounds fixed instead of adapting it (ablation). */
@@ -212,10 +220,13 @@ export function defaultPush(width: number, height: number): PushScheme {
  * Defaults of the block schemes (where they run: WebGPU with the workgroup
  * entry adaptation): K = 3 launches of each tiling per round, each 32 local
  * iterations on 16×16 tiles, and B = 8 block BFS launches per global
- * relabel. Measured on whole runs (BENCHMARKS.md): fewer local iterations
- * or BFS launches made more rounds, more made each round dearer.
+ * relabel, of which a call's first relabel runs 2. Measured on whole runs
+ * (BENCHMARKS.md): fewer local iterations or BFS launches per round made
+ * more rounds, more made each round dearer; the first relabel only has to
+ * reach the excess near the sink for the first round's pushes, and the
+ * first round's relabel reaches the rest.
  */
-export const BLOCK_DEFAULTS: { iterationsPerRound: number; bfsPasses: number; block: BlockSettings } = { iterationsPerRound: 3, bfsPasses: 8, block: DEFAULT_BLOCK };
+export const BLOCK_DEFAULTS: { iterationsPerRound: number; bfsPasses: number; initialBfsPasses: number; block: BlockSettings } = { iterationsPerRound: 3, bfsPasses: 8, initialBfsPasses: 2, block: DEFAULT_BLOCK };
 
 /**
  * Default lookAhead: one call submitted ahead. Two to four ahead measured
@@ -223,6 +234,11 @@ export const BLOCK_DEFAULTS: { iterationsPerRound: number; bfsPasses: number; bl
  * bounds the moves once one call waits behind the running one.
  */
 export const LOOK_AHEAD = 1;
+
+/** Passes of a call's first global relabel: the option initialBfsPasses, at most B (`bfs`, which doubles after a shortfall). */
+export function initialBfs(bfs: number, initialBfsPasses: number): number {
+  return Math.min(bfs, initialBfsPasses);
+}
 
 /** Every option with its default filled in for a W×H grid (warmStart stays as given: its default depends on the solver's memory). */
 export type ResolvedGpuMoveOptions = Required<Omit<GpuMoveOptions, 'warmStart'>> & Pick<GpuMoveOptions, 'warmStart'>;
@@ -240,6 +256,7 @@ export function resolveGpuMoveOptions(width: number, height: number, options: Gp
   return {
     iterationsPerRound: push === 'block' ? BLOCK_DEFAULTS.iterationsPerRound : 24,
     bfsPasses: bfs === 'block' ? BLOCK_DEFAULTS.bfsPasses : defaultBfsPasses(width, height),
+    initialBfsPasses: bfs === 'block' ? BLOCK_DEFAULTS.initialBfsPasses : Number.POSITIVE_INFINITY,
     initialRounds: defaultInitialRounds(width, height), fixedRounds: false, verify: false, maxIterations: 4_000_000,
     push, bfs, block: BLOCK_DEFAULTS.block, reach: defaultReach(width, height), resume: true,
     maxCachedPlans: defaultMaxCachedPlans(width * height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, planCompileRoundsPerRound: PLAN_COMPILE_ROUNDS_PER_ROUND, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR, tileSide: TILE_SIDE, borrowFlows: true, keepPlans: true, resident: true, lookAhead: LOOK_AHEAD,

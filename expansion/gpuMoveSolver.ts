@@ -126,6 +126,10 @@ export class GpuMoveSolver implements MoveSolver {
       const v = this.o[k];
       if (!Number.isInteger(v) || v < 1) throw new Error(`gpu expansion option ${k}: expected a positive integer, got ${String(v)}`);
     }
+    const initialBfs = this.o.initialBfsPasses;
+    if (initialBfs !== Number.POSITIVE_INFINITY && (!Number.isInteger(initialBfs) || initialBfs < 1)) {
+      throw new Error(`gpu expansion option initialBfsPasses: expected a positive integer, got ${String(initialBfs)}`);
+    }
     checkKernelScheme('gpu expansion', this.o);
     for (const k of ['resume', 'gate', 'recordAhead', 'borrowFlows', 'keepPlans', 'resident'] as const) {
       if (typeof this.o[k] !== 'boolean') throw new Error(`gpu expansion option ${k}: expected true or false, got ${String(this.o[k])}`);

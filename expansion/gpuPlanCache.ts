@@ -3,7 +3,7 @@ import { returnFlatResults } from '../graphcut/gpujs/onePassCalls';
 import { bindSharedLiterals } from '../graphcut/gpujs/sharedLiterals';
 import type { GpuMoveCounters } from './gpuCallLog';
 import { planKey, type DeviceProgram, type Kernels, type Plan } from './gpuDeviceProgram';
-import type { ResolvedGpuMoveOptions } from './gpuMoveSettings';
+import { initialBfs, type ResolvedGpuMoveOptions } from './gpuMoveSettings';
 
 /**
  * The compiled plans of a solver's program: one move per pipeline call,
@@ -114,7 +114,7 @@ export class PlanCache {
       let T: unknown = k.startMove(zeros);
       const C = k.caps(LB, AL, wt, vt, 0);
       const S0 = fromFlows ? k.initFromFlows(LB, AL, data, wt, vt, 0, C, F) : k.init(LB, AL, data, wt, vt, 0);
-      let S = k.relabel(S0, C, bfs, true, T);
+      let S = k.relabel(S0, C, initialBfs(bfs, this.o.initialBfsPasses), true, T);
       T = k.tallyFirst(check(S, C, T), T);
       [S, T] = rounds_(S, C, T);
       const next = k.apply(LB, S, AL, T, 0);

@@ -98,6 +98,8 @@ describe('GpuMoveSolver against the BK path', () => {
     expect(() => make({ lookAhead: -1 })).toThrow(/option lookAhead/);
     expect(() => make({ lookAhead: 1.5 })).toThrow(/option lookAhead/);
     expect(() => make({ lookAhead: 17 })).toThrow(/option lookAhead/);
+    expect(() => make({ initialBfsPasses: 0 })).toThrow(/option initialBfsPasses/);
+    expect(() => make({ initialBfsPasses: 2.5 })).toThrow(/option initialBfsPasses/);
     // Resident moves are WebGPU's: on gpu.js's CPU backend a cycle runs move by move.
     expect(make({}).residentApplies()).toBe(false);
     // By default warm starts are on (the store is tiny here).
@@ -182,6 +184,18 @@ describe('GpuMoveSolver against the BK path', () => {
     }
     // BFS passes per call grow with the factor.
     expect(passes[0]).toBeLessThan(passes[2]);
+  });
+
+  test('the first global relabel\'s length changes no result: initialBfsPasses 1 and 2 give BK\'s labels, and the passes counted are the plans\' own', async () => {
+    const energy = buildStereoEnergy(scene.left, scene.right, params);
+    const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
+    const options = { iterationsPerRound: 2, bfsPasses: 4, initialRounds: 1, reach: 2 } as const;
+    for (const initialBfsPasses of [1, 2, Number.POSITIVE_INFINITY]) {
+      const g = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, `initialBfsPasses ${initialBfsPasses}`, { ...options, initialBfsPasses });
+      // Every call: its first relabel (at most B), B after each round but the last, finalBfsFactor·B after the last.
+      const expected = g.calls.reduce((s, c) => s + Math.min(c.bfs, initialBfsPasses) + (c.rounds - 1 + 2) * c.bfs, 0);
+      expect(g.counters.bfsPasses).toBe(expected);
+    }
   });
 
   test('the reductions\' tile side changes no result and no call: sides 1, 3 and 8 give BK\'s labels and the default\'s calls', async () => {
