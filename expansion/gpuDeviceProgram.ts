@@ -54,8 +54,6 @@ export interface Kernels {
   tally: IKernelRunShortcut;
   tallyFirst: IKernelRunShortcut;
   startMove: IKernelRunShortcut;
-  /** startMove of a plan that skips the check after its first relabel (counted as failed) */
-  startMoveUnchecked: IKernelRunShortcut;
   apply: IKernelRunShortcut;
   changedTiles: IKernelRunShortcut;
   sumFinal: IKernelRunShortcut;
@@ -128,7 +126,6 @@ const constants = { W, H, INF: W * H + 1, L, REACH: o.reach };
     tally: gpu.createKernel(tallySource(), kernelSettings([4], checkFinal)),
     tallyFirst: gpu.createKernel(tallySource(false), kernelSettings([4], checkFinal)),
     startMove: gpu.createKernel(startMoveSource(), line(4)),
-    startMoveUnchecked: gpu.createKernel(startMoveSource(true), line(4)),
     apply: gpu.createKernel(applyCutSource(reversed), grid(1)),
     changedTiles: gpu.createKernel(changedTilesSource(side), kernelSettings(tiles[0], constants)),
     sumFinal: gpu.createKernel(sumFinalSource(), kernelSettings([1], final)),

@@ -286,19 +286,12 @@ export function tallySource(afterRounds = true): string {
   }`;
 }
 
-/**
- * Start of a move: carries the gate forward ([4], from the previous move's
- * tally) and marks the move unchecked. With `firstCheckSkipped` (a plan
- * whose first global relabel is too short to reach its fixed point, so
- * that the check after it would fail) that check counts as failed, as it
- * would have: the rounds a move needed are its failed checks either way.
- */
-export function startMoveSource(firstCheckSkipped = false): string {
+/** Start of a move: carries the gate forward ([4], from the previous move's tally) and marks the move unchecked. */
+export function startMoveSource(): string {
   return `function (T) {
     const i = this.thread.x;
     if (i === 0) { return T[0] + T[2]; }
     if (i === 2) { return 1.0; }
-    if (i === 1) { return ${firstCheckSkipped ? '1.0' : '0.0'}; }
     return 0.0;
   }`;
 }

@@ -22,8 +22,7 @@ export interface GpuMoveOptions {
    * first check, at most B (default: 2 launches with the block BFS, B with
    * the others). Fewer leave the pixels farther from the sink unreached
    * until the first round's relabel, which only delays their first
-   * pushes; the check after a first relabel shorter than B, which would
-   * seldom pass, is skipped and counted as failed (startMoveSource).
+   * pushes: that check's shortfall is not counted against B (tallySource).
    */
   initialBfsPasses?: number;
   /** Rounds per move in the first plan; later plans adapt to the rounds moves needed (default: defaultInitialRounds). */

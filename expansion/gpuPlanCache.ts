@@ -109,16 +109,13 @@ export class PlanCache {
     const tail = (S: unknown, C: unknown): unknown[] => [...(fromFlows ? [k.flows(S)] : []), ...(verify ? [S, C] : [])];
     // The move of AL[0] from the labels LB (F: its starting flows, flowsInOut plans only); the kernels take the index of α in AL.
     const literals = this.literals;
-    // A first relabel shorter than B seldom reaches its fixed point, so the check after it would fail: skipped, and counted as failed.
-    const firstBfs = initialBfs(bfs, this.o.initialBfsPasses);
-    const firstCheck = firstBfs >= bfs;
     const move_ = (LB: unknown, AL: unknown, F: unknown): unknown[] => {
       bindSharedLiterals(literals);
-      let T: unknown = (firstCheck ? k.startMove : k.startMoveUnchecked)(zeros);
+      let T: unknown = k.startMove(zeros);
       const C = k.caps(LB, AL, wt, vt, 0);
       const S0 = fromFlows ? k.initFromFlows(LB, AL, data, wt, vt, 0, C, F) : k.init(LB, AL, data, wt, vt, 0);
-      let S = k.relabel(S0, C, firstBfs, true, T);
-      if (firstCheck) T = k.tallyFirst(check(S, C, T), T);
+      let S = k.relabel(S0, C, initialBfs(bfs, this.o.initialBfsPasses), true, T);
+      T = k.tallyFirst(check(S, C, T), T);
       [S, T] = rounds_(S, C, T);
       const next = k.apply(LB, S, AL, T, 0);
       return [next, T, k.sumFinal(sum(k.changedTiles(next, LB))), ...tail(S, C)];

@@ -195,8 +195,6 @@ describe('GpuMoveSolver against the BK path', () => {
       // Every call: its first relabel (at most B), B after each round but the last, finalBfsFactor·B after the last.
       const expected = g.calls.reduce((s, c) => s + Math.min(c.bfs, initialBfsPasses) + (c.rounds - 1 + 2) * c.bfs, 0);
       expect(g.counters.bfsPasses).toBe(expected);
-      // A first relabel shorter than B has no check after it: counted as failed, so no move converges without a round.
-      if (initialBfsPasses < options.bfsPasses) for (const c of g.calls) expect(c.failedChecks).toBeGreaterThanOrEqual(1);
     }
   });
 
