@@ -54,15 +54,20 @@ class EndReportingSolver extends LookAheadSolver {
   }
 }
 
+/** A random energy of up to 13×10 pixels and 2–7 labels, linear or Potts, and a random labeling of it. */
+function randomCase(rand: () => number): { e: MrfEnergy; init: Uint16Array } {
+  const W = 4 + Math.floor(rand() * 10);
+  const H = 3 + Math.floor(rand() * 8);
+  const L = 2 + Math.floor(rand() * 6);
+  const e = randomEnergy(rand, W, H, L, rand() < 0.5 ? 'linear' : 'potts');
+  return { e, init: randomLabels(rand, W * H, L) };
+}
+
 describe('a cycle run by the solver (runCycle)', () => {
   test('a cycle end the solver reports stands for the driver\'s energy evaluation and label histogram, with the same run, on 40 random energies', async () => {
     const rand = seededRandom(23);
     for (let trial = 0; trial < 40; trial++) {
-      const W = 4 + Math.floor(rand() * 10);
-      const H = 3 + Math.floor(rand() * 8);
-      const L = 2 + Math.floor(rand() * 6);
-      const e = randomEnergy(rand, W, H, L, rand() < 0.5 ? 'linear' : 'potts');
-      const init = randomLabels(rand, W * H, L);
+      const { e, init } = randomCase(rand);
       const reporting = new EndReportingSolver(e);
       const runs = [];
       for (const solver of [new GraphMoveSolver(e, new BoykovKolmogorovSolver(), 'reversed'), reporting]) {
@@ -93,11 +98,7 @@ describe('a cycle run by the solver (runCycle)', () => {
     const rand = seededRandom(17);
     let skipped = 0;
     for (let trial = 0; trial < 60; trial++) {
-      const W = 4 + Math.floor(rand() * 10);
-      const H = 3 + Math.floor(rand() * 8);
-      const L = 2 + Math.floor(rand() * 6);
-      const e = randomEnergy(rand, W, H, L, rand() < 0.5 ? 'linear' : 'potts');
-      const init = randomLabels(rand, W * H, L);
+      const { e, init } = randomCase(rand);
       const runs = [];
       const ahead = new LookAheadSolver(e);
       for (const solver of [new GraphMoveSolver(e, new BoykovKolmogorovSolver(), 'reversed'), ahead]) {
