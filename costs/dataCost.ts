@@ -6,11 +6,6 @@ import { resolveDataCostOptions, type CostKind, type DataCostOptions, type Resol
 import { censusGrey, censusTransform, censusWords, popcount32 } from './census';
 
 /**
- * A left/right pair prepared for cost evaluation (integer samples and, for
- * sad+sgrad, gradients), so that slices for many disparities can be computed
- * without converting the images again.
- */
-/**
  * A matcher's 8-bit samples when its maker can derive them from another
  * matcher's (DataCostMatcher.mirroredSwapped): their shape now, the samples
  * and the census grey images on first use, so that a run whose costs the
@@ -24,6 +19,11 @@ export interface DerivedSamples {
   greys(): { left: CostImage; right: CostImage };
 }
 
+/**
+ * A left/right pair prepared for cost evaluation (integer samples and, for
+ * sad+sgrad, gradients), so that slices for many disparities can be computed
+ * without converting the images again.
+ */
 export class DataCostMatcher {
   readonly width: number;
   readonly height: number;
@@ -31,7 +31,7 @@ export class DataCostMatcher {
   readonly options: ResolvedDataCostOptions;
   /** The samples, or what makes them on first use (derived samples). */
   private intensities: { left: IntensityImage; right: IntensityImage } | (() => { left: IntensityImage; right: IntensityImage });
-  /** Gradients of the samples (sad+sgrad), made with the samples. */
+  /** Gradients of the samples (sad+sgrad), made on first use. */
   private gradients?: { gxL: Int32Array; gyL: Int32Array; gxR: Int32Array; gyR: Int32Array };
   /** The census grey images, made on first use (derived ones from the matcher they come from). */
   private greys?: { left: CostImage; right: CostImage } | (() => { left: CostImage; right: CostImage });
