@@ -2,7 +2,7 @@ import { Input } from '../graphcut/gpujs/gpuJs';
 import type { GPU, IKernelRunShortcut, IPipelineRunShortcut } from 'gpu.js';
 import { InputError } from '../data/errors';
 import { pairwise, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
-import { returnFlatResults } from '../graphcut/gpujs/onePassCalls';
+import { liveExecutor, returnFlatResults } from '../graphcut/gpujs/onePassCalls';
 import { compiledExecutor, type BufferLike, type ResidentBuffers } from '../graphcut/gpujs/residentCalls';
 import { bindSharedLiterals } from '../graphcut/gpujs/sharedLiterals';
 import { MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
@@ -175,7 +175,8 @@ export class DeviceReadouts {
   async cycleEnd(labels: BufferLike, residency: ResidentBuffers): Promise<{ energy: EnergyBreakdown; labelCounts: Float64Array } | null> {
     const { W, H, L } = this.s;
     const { CH, pipe } = this.energyPipeline();
-    const ex = await compiledExecutor(pipe, [new Input(new Float32Array(W * H) as unknown as number[], [W, H])]);
+    // Shaped arguments only for a compile (the energy of the initial labels has compiled it in most runs).
+    const ex = liveExecutor(pipe) ?? await compiledExecutor(pipe, [new Input(new Float32Array(W * H) as unknown as number[], [W, H])]);
     if (!ex) return null;
     const results = await this.auxCall(residency.submit(ex, { hostArgs: [], deviceArgs: [[0, labels]], keep: [], read: [0, 1] }));
     try {
