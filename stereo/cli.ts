@@ -50,7 +50,7 @@ function declaredCommands(parser: unknown): Map<string, string> {
   return new Map(Object.entries(handlers).map(([name, h]) => [name, h.original]));
 }
 
-/** Edit distance, for "did you mean" on a mistyped command. */
+/** What skipHelpCache reads of yargs's internals (yargs 17; absent members leave yargs as it is). */
 interface UsageInternals {
   getInternalMethods?(): { getUsageInstance?(): { cacheHelpMessage?: () => void } };
 }
@@ -67,6 +67,7 @@ function skipHelpCache(parser: unknown): void {
   if (typeof usage?.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => undefined;
 }
 
+/** Edit distance, for "did you mean" on a mistyped command. */
 function distance(a: string, b: string): number {
   const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
   for (let j = 1; j <= b.length; j++) d[0][j] = j;
