@@ -87,6 +87,15 @@ export function readTally(T: ArrayLike<number>): MoveTally {
   return { gated: T[0] > 0, failedChecks: T[1], converged: T[2] === 0, bfsShort: T[3] > 0 };
 }
 
+/** The pixels a call's move changed: the sum of its per-region counts, as read back (flat, or planes of rows). */
+export function readChanged(counts: unknown): number {
+  if (typeof counts === 'number') return counts;
+  const a = counts as ArrayLike<unknown>;
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += readChanged(a[i]);
+  return sum;
+}
+
 /**
  * The accounting of pipeline calls, one for both move loops (host-driven
  * and resident): each call's record, the call counters, and the work its

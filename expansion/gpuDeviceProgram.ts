@@ -13,9 +13,10 @@ import { gatedKernel, globalRelabelPasses, iterationPasses, type GlobalRelabel, 
 import { BLOCK_CHECK_SPAN, blockCheck } from '../graphcut/blockKernels';
 import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
 import {
-  applyCutSource, capacitySource, changedTilesSource, checkTilesSource, flowPlanesSource, initStateSource, MOVE_DONE_GATE, orTilesSource, reductionLevels,
-  startMoveSource, sumFinalSource, sumTilesSource, tallySource, TILE,
+  applyCutSource, capacitySource, changedTilesSource, checkTilesSource, flowPlanesSource, initStateSource, MOVE_DONE_GATE, MOVE_START_TALLY, orTilesSource, reductionLevels,
+  sumTilesSource, tallySource,
 } from './gpuMoveKernels';
+import { blockTally, changedSquares } from './gpuMoveBlockKernels';
 import type { DataSourceKind, ImageCostSpec } from './gpuCostKernels';
 import type { ResolvedGpuMoveOptions } from './gpuMoveSettings';
 
@@ -48,15 +49,14 @@ export interface Kernels {
   relabel: GlobalRelabel;
   /** gated like the state passes: the gate's input last */
   checkTiles: (...a: unknown[]) => unknown;
-  /** levels of the tile reductions: sums of the changed pixels from [ceil(W/tileSide), ceil(H/tileSide)] down to at most 8×8, ORs of the check codes from the check's output down to 8×8 (with the block BFS: from 32×32-pixel squares down to 16×16) */
-  sumTiles: IKernelRunShortcut[];
+  /** levels of the check's reduction: ORs of its codes down to at most 8×8 (none with the block check, whose tally reads every code) */
   orTiles: IKernelRunShortcut[];
-  tally: IKernelRunShortcut;
-  tallyFirst: IKernelRunShortcut;
-  startMove: IKernelRunShortcut;
+  /** (codes, T) → T': a round's check into the move's tally, and the check after its first global relabel */
+  tally: (RB: unknown, T: unknown) => unknown;
+  tallyFirst: (RB: unknown, T: unknown) => unknown;
   apply: IKernelRunShortcut;
-  changedTiles: IKernelRunShortcut;
-  sumFinal: IKernelRunShortcut;
+  /** (next labels, labels) → the changed pixels per region, which the host adds up (readChanged) */
+  changedCounts: (A: unknown, B: unknown) => unknown;
 }
 
 /**
@@ -69,7 +69,7 @@ export interface DeviceProgram {
   ctx: GpuContext;
   kernels: Kernels;
   plans: Map<string, Plan>;
-  /** the constant inputs the plans bind: data term (volume or images), smoothness weights, V table, four zeros */
+  /** the constant inputs the plans bind: data term (volume or images), smoothness weights, V table, the tally a move starts from */
   literals: [Input, Input, Input, Input];
   /**
    * Pipelines besides the moves' plans, by what they compile: the device
@@ -103,11 +103,13 @@ const constants = { W, H, INF: W * H + 1, L, REACH: o.reach };
   const reversed = o.variant === 'reversed';
   const side = o.tileSide;
   const tiles = reductionLevels(W, H, side);
-  const final = { FW: tiles[tiles.length - 1][0], FH: tiles[tiles.length - 1][1] };
-  // With the block BFS (WebGPU) a check is one launch per 32×32 pixels (blockCheck), whose codes the tally reads directly up to 16×16 of them (Middlebury sizes to 512×512 pixels).
+  // With the block BFS (WebGPU) a check is one launch per 32×32 pixels (blockCheck) and its tally one workgroup over all its codes; the changed pixels are counted per 32×32 square likewise.
   const blockChecks = o.bfs === 'block';
-  const checks = blockChecks ? reductionLevels(W, H, BLOCK_CHECK_SPAN, 2 * TILE) : tiles;
+  const squares = [Math.ceil(W / BLOCK_CHECK_SPAN), Math.ceil(H / BLOCK_CHECK_SPAN)];
+  const checks = blockChecks ? [squares] : tiles;
   const checkFinal = { FW: checks[checks.length - 1][0], FH: checks[checks.length - 1][1] };
+  const sumTiles = tiles.slice(1).map((out, i) => gpu.createKernel(sumTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] })));
+  const changedTiles = blockChecks ? undefined : gpu.createKernel(changedTilesSource(side), kernelSettings(tiles[0], constants));
   // Without the gate the kernels are compiled ungated and drop the tally the plans pass them.
   const gate = o.gate ? MOVE_DONE_GATE : undefined;
   return {
@@ -121,14 +123,13 @@ const constants = { W, H, INF: W * H + 1, L, REACH: o.reach };
     checkTiles: blockChecks
       ? blockCheck(gpu, W, H, kernelSettings(checks[0], constants), gate ?? null)
       : gatedKernel(gpu, checkTilesSource(side), kernelSettings(tiles[0], constants), gate, '0.0'),
-    sumTiles: tiles.slice(1).map((out, i) => gpu.createKernel(sumTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] }))),
     orTiles: checks.slice(1).map((out, i) => gpu.createKernel(orTilesSource(), kernelSettings(out, { AW: checks[i][0], AH: checks[i][1] }))),
-    tally: gpu.createKernel(tallySource(), kernelSettings([4], checkFinal)),
-    tallyFirst: gpu.createKernel(tallySource(false), kernelSettings([4], checkFinal)),
-    startMove: gpu.createKernel(startMoveSource(), line(4)),
+    tally: blockChecks ? blockTally(gpu, squares[0], squares[1], true, line(4)) : gpu.createKernel(tallySource(), kernelSettings([4], checkFinal)),
+    tallyFirst: blockChecks ? blockTally(gpu, squares[0], squares[1], false, line(4)) : gpu.createKernel(tallySource(false), kernelSettings([4], checkFinal)),
     apply: gpu.createKernel(applyCutSource(reversed), grid(1)),
-    changedTiles: gpu.createKernel(changedTilesSource(side), kernelSettings(tiles[0], constants)),
-    sumFinal: gpu.createKernel(sumFinalSource(), kernelSettings([1], final)),
+    changedCounts: changedTiles
+      ? (A: unknown, B: unknown) => sumTiles.reduce((r: unknown, f) => f(r), changedTiles(A, B))
+      : changedSquares(gpu, W, H, kernelSettings(squares, constants)),
   };
 }
 
@@ -197,7 +198,7 @@ export interface AcquiredProgram {
 
 /**
  * The program for `energy` on `ctx`: the constant inputs (data term as a
- * volume or as image planes, smoothness weights, V table, zeros) are
+ * volume or as image planes, smoothness weights, V table, start tally) are
  * captured by the plans as literals, so each is uploaded once per device,
  * never per call. A program kept by an earlier solver of the same shape
  * and options (keepPlans) is taken and refilled with this energy's values.
@@ -266,7 +267,7 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
       new Input(dataValues() as unknown as number[], dataDims),
       new Input(weightPlanes() as unknown as number[], [W, H, 2]),
       new Input(vt as unknown as number[], [L, L]),
-      new Input(new Float32Array(4) as unknown as number[], [4]),
+      new Input(Float32Array.from(MOVE_START_TALLY) as unknown as number[], [4]),
     ];
     // Changed only between solvers (refillSharedLiteral): every plan binds and uploads them once per device, not once per plan and seat (graphcut/gpujs/sharedLiterals.ts).
     shareLiterals(literals);

@@ -143,7 +143,7 @@ export const TILE = 8;
 /**
  * The outputs of a per-pixel reduction over a W × H grid: side×side tiles
  * of pixels, then TILE×TILE blocks of the level before, until at most
- * last×last values are left (what a tally or sumFinal reads; default
+ * last×last values are left (what a tally or the host reads; default
  * TILE×TILE).
  */
 export function reductionLevels(W: number, H: number, side: number, last = TILE): number[][] {
@@ -265,7 +265,8 @@ function overTile(width: string, height: string, body: string, side = TILE): str
  * many rounds follow, even when the plan's longer last BFS reaches them).
  * With `afterRounds` false (the check of a move's first global relabel,
  * before any round) a shortfall is not recorded: it only delays the first
- * pushes. RB is a check's tile codes OR-reduced to at most [FW, FH] = 8×8.
+ * pushes. RB is a check's tile codes OR-reduced to at most [FW, FH] = 8×8
+ * (the block check's codes go to gpuMoveBlockKernels.ts's tally instead).
  */
 export function tallySource(afterRounds = true): string {
   return `function (RB, T) {
@@ -286,15 +287,11 @@ export function tallySource(afterRounds = true): string {
   }`;
 }
 
-/** Start of a move: carries the gate forward ([4], from the previous move's tally) and marks the move unchecked. */
-export function startMoveSource(): string {
-  return `function (T) {
-    const i = this.thread.x;
-    if (i === 0) { return T[0] + T[2]; }
-    if (i === 2) { return 1.0; }
-    return 0.0;
-  }`;
-}
+/**
+ * The tally a move's call starts from (a literal of the plans): no earlier
+ * move failed, no check failed yet, not checked yet, no BFS shortfall.
+ */
+export const MOVE_START_TALLY: readonly number[] = [0, 0, 1, 0];
 
 /**
  * The gate of a move's state passes and checks, on its tally (G = T): once
@@ -333,17 +330,6 @@ export function flowPlanesSource(): string {
     const y = this.thread.y;
     if (this.thread.z === 0) { return S[2][y][x]; }
     return S[3][y][x];
-  }`;
-}
-
-/** Sum of a reduced [FW, FH] array (at most 8×8), [1]. */
-export function sumFinalSource(): string {
-  return `function (R) {
-    let s = 0.0;
-    for (let r = 0; r < this.constants.FH; r++) {
-      for (let c = 0; c < this.constants.FW; c++) { s = s + R[r][c]; }
-    }
-    return s;
   }`;
 }
 

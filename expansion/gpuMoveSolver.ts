@@ -13,7 +13,7 @@ import { DeviceReadouts, exactTermBounds, readLabels } from './gpuReadouts';
 import { keepProgram } from './gpuKeptPrograms';
 import { RoundSchedule, type StartKind } from './roundSchedule';
 import { acquireProgram, releaseProgram, type DeviceProgram, type Plan, type Planes } from './gpuDeviceProgram';
-import { CallLog, readTally, type GpuCallRecord, type GpuMoveCounters } from './gpuCallLog';
+import { CallLog, readChanged, readTally, type GpuCallRecord, type GpuMoveCounters } from './gpuCallLog';
 import { resolveGpuMoveOptions, type GpuMoveOptions, type ResolvedGpuMoveOptions } from './gpuMoveSettings';
 import { PlanCache } from './gpuPlanCache';
 import { HostFlows } from './gpuFlowStores';
@@ -241,7 +241,7 @@ export class GpuMoveSolver implements MoveSolver {
       const tBack = performance.now();
       if (this.ctx.mode === 'webgpu') noteDeviceActive();
       const T = readTally(out[1] as ArrayLike<number>);
-      const changed = (out[2] as ArrayLike<number>)[0];
+      const changed = readChanged(out[2]);
       const converged = T.converged && !T.gated;
       // Labels change only in a converged call (the cut is applied only when the final check passed).
       readLabels(out[0] as ArrayLike<ArrayLike<number>>, labels, this.W, this.H);

@@ -90,8 +90,7 @@ export class PlanCache {
     const k = this.kernels;
     const K = this.o.iterationsPerRound;
     const finalBfs = this.o.finalBfsFactor * bfs;
-    const [data, wt, vt, zeros] = this.literals;
-    const sum = (tiles: unknown): unknown => k.sumTiles.reduce((r, f) => f(r), tiles);
+    const [data, wt, vt, startTally] = this.literals;
     const or = (tiles: unknown): unknown => k.orTiles.reduce((r, f) => f(r), tiles);
     // State passes and checks take the move's tally last (the gate's input; dropped when ungated).
     const check = (S: unknown, C: unknown, T: unknown): unknown => or(k.checkTiles(S, C, T));
@@ -111,14 +110,14 @@ export class PlanCache {
     const literals = this.literals;
     const move_ = (LB: unknown, AL: unknown, F: unknown): unknown[] => {
       bindSharedLiterals(literals);
-      let T: unknown = k.startMove(zeros);
+      let T: unknown = startTally;
       const C = k.caps(LB, AL, wt, vt, 0);
       const S0 = fromFlows ? k.initFromFlows(LB, AL, data, wt, vt, 0, C, F) : k.init(LB, AL, data, wt, vt, 0);
       let S = k.relabel(S0, C, initialBfs(bfs, this.o.initialBfsPasses), true, T);
       T = k.tallyFirst(check(S, C, T), T);
       [S, T] = rounds_(S, C, T);
       const next = k.apply(LB, S, AL, T, 0);
-      return [next, T, k.sumFinal(sum(k.changedTiles(next, LB))), ...tail(S, C)];
+      return [next, T, k.changedCounts(next, LB), ...tail(S, C)];
     };
     const pipe = fromFlows
       ? this.gpu.createPipeline(function (LB: unknown, AL: unknown, F: unknown) { return move_(LB, AL, F); })

@@ -2,7 +2,7 @@ import { Input } from '../graphcut/gpujs/gpuJs';
 import { noteDeviceActive } from '../graphcut/gpuClockWarmup';
 import { compiledExecutor, type BufferLike, type ReadResults } from '../graphcut/gpujs/residentCalls';
 import { liveExecutor, type FusedExecutor } from '../graphcut/gpujs/onePassCalls';
-import { readTally, type CallLog, type GpuMoveCounters, type MoveTally } from './gpuCallLog';
+import { readChanged, readTally, type CallLog, type GpuMoveCounters, type MoveTally } from './gpuCallLog';
 import { planKey, type Plan } from './gpuDeviceProgram';
 import { DeviceFlows } from './gpuFlowStores';
 import type { ResolvedGpuMoveOptions } from './gpuMoveSettings';
@@ -166,7 +166,7 @@ export class ResidentMoves {
         let converged: boolean;
         try {
           T = readTally(results.views[0]);
-          changed = results.views[1][0];
+          changed = readChanged(results.views[1]);
           converged = !T.gated && T.converged;
         } finally {
           results.release();

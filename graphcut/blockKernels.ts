@@ -404,7 +404,7 @@ fn ${name}(lid : vec3<u32>, wid : vec3<u32>) {
 }
 
 /** A kernel whose work is the WGSL routine `name` (its JavaScript body only names it for gpu.js's translation). */
-function workgroupKernel(gpu: GPU, params: readonly string[], name: string, wgsl: string, settings: IGPUKernelSettings, gate: WgslGate | null): (...a: unknown[]) => unknown {
+export function workgroupKernel(gpu: GPU, params: readonly string[], name: string, wgsl: string, settings: IGPUKernelSettings, gate: WgslGate | null): (...a: unknown[]) => unknown {
   const nativeFunctions = [{ name, source: wgsl, argumentTypes: { x: 'Number' }, returnType: 'Number' }];
   const source = `function (${[...params, ...(gate ? ['G'] : [])].join(', ')}) { return ${name}(0.0); }`;
   const k = gpu.createKernel(source, { ...settings, nativeFunctions } as IGPUKernelSettings) as unknown as (...a: unknown[]) => unknown;

@@ -11,6 +11,9 @@ import { ADAPTATIONS } from '../graphcut/gpujs/install';
 import { ResidentBuffers } from '../graphcut/gpujs/residentCalls';
 import { DeviceReadouts } from '../expansion/gpuReadouts';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
+import { blockTally, changedSquares } from '../expansion/gpuMoveBlockKernels';
+import { Input } from '../graphcut/gpujs/gpuJs';
+import type { IGPUKernelSettings } from 'gpu.js';
 import { withGpuMoveFlags } from '../expansion/gpuMoveSettings';
 import { cutCapacity, type GridGraph } from '../graphcut/gridGraph';
 import { PushRelabelSolver } from '../graphcut/pushRelabel';
@@ -227,6 +230,44 @@ var<workgroup> tile: array<u32, ${n}>;
     } finally {
       solver.dispose?.();
     }
+  });
+
+  test('the move tally and the changed-pixel count as one-launch workgroup kernels: the values of their direct definitions on random codes and labelings over several 32×32 squares', async () => {
+    const errors = ctx.deviceErrors.length;
+    const gpu = ctx.gpu;
+    const rng = seededRandom(4099);
+    const line = { output: [4], precision: 'single' } as IGPUKernelSettings;
+    for (const [CW, CH] of [[1, 1], [3, 2], [9, 14]]) {
+      const tallies = [blockTally(gpu, CW, CH, true, line), blockTally(gpu, CW, CH, false, line)];
+      for (let trial = 0; trial < 6; trial++) {
+        // Mostly converged squares, as a check finds them: zeros with a few codes 1, 2 or 3 (none at all in some trials).
+        const codes = Float32Array.from({ length: CW * CH }, () => (rng() < 0.15 * (trial % 3) ? 1 + Math.floor(rng() * 3) : 0));
+        const T = Float32Array.of(Math.floor(rng() * 2), Math.floor(rng() * 5), 1, Math.floor(rng() * 2));
+        const active = codes.some((c) => c === 1 || c === 3) ? 1 : 0;
+        const unfixed = codes.some((c) => c >= 2) ? 1 : 0;
+        const b = Math.max(active, unfixed);
+        for (const [afterRounds, tally] of [[true, tallies[0]], [false, tallies[1]]] as const) {
+          const out = Array.from(await tally(new Input(codes as unknown as number[], [CW, CH]), new Input(T as unknown as number[], [4])) as Float32Array);
+          expect({ CW, CH, trial, afterRounds, out }).toEqual({ CW, CH, trial, afterRounds, out: [T[0], T[1] + b, b, afterRounds ? Math.max(T[3], unfixed) : T[3]] });
+        }
+      }
+    }
+    for (const [W, H] of [[5, 3], [70, 40], [96, 65]]) {
+      const count = changedSquares(gpu, W, H, { output: [Math.ceil(W / 32), Math.ceil(H / 32)], precision: 'single' } as IGPUKernelSettings);
+      for (const p of [0, 0.01, 0.5, 1]) {
+        const A = Float32Array.from({ length: W * H }, () => Math.floor(rng() * 7));
+        const B = A.map((v) => (rng() < p ? v + 1 + Math.floor(rng() * 3) : v));
+        const rows = await count(new Input(A as unknown as number[], [W, H]), new Input(B as unknown as number[], [W, H])) as Float32Array[];
+        for (let sy = 0; sy < Math.ceil(H / 32); sy++) {
+          for (let sx = 0; sx < Math.ceil(W / 32); sx++) {
+            let expected = 0;
+            for (let y = sy * 32; y < Math.min(H, sy * 32 + 32); y++) for (let x = sx * 32; x < Math.min(W, sx * 32 + 32); x++) if (A[y * W + x] !== B[y * W + x]) expected++;
+            expect({ W, H, p, sx, sy, n: rows[sy][sx] }).toEqual({ W, H, p, sx, sy, n: expected });
+          }
+        }
+      }
+    }
+    await expectNoDeviceErrorsSince(errors);
   });
 
   /** K and B for grids this small: the defaults' passes per call are sized for Middlebury scenes, and each pass costs SwiftShader about a millisecond. */

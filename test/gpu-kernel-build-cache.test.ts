@@ -23,7 +23,10 @@ import { gatedSource, UNCHANGED_STATE } from '../graphcut/pushRelabelKernels';
 import { bfsScanSource } from '../graphcut/bfsKernels';
 import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
 import { sweepGatherSource, sweepPushSource } from '../graphcut/sweepKernels';
-import { checkTilesSource, MOVE_DONE_GATE, startMoveSource } from '../expansion/gpuMoveKernels';
+import { checkTilesSource, MOVE_DONE_GATE } from '../expansion/gpuMoveKernels';
+
+/** A one-dimensional kernel of one [4] argument (branches on the thread, as the move tally does). */
+const LINE_SOURCE = 'function (T) { const i = this.thread.x; if (i === 2) { return 1.0; } return T[i]; }';
 import { assembleWgsl } from './support/wgslAssembly';
 import { RecordingDevice, useStandInDevice } from './support/recordingDevice';
 import { adaptInstance } from '../graphcut/gpujs/scope';
@@ -49,7 +52,7 @@ function randomCase(rng: () => number): Case {
     () => ({ source: bfsScanSource(), output: [W, H], args: [S, C, new Input(new Float32Array(W * H) as unknown as number[], [W, H])], constants, settings: {} }),
     () => ({ source: checkTilesSource(), output: [Math.ceil(W / 8), Math.ceil(H / 8)], args: [S, C], constants, settings: {} }),
     // The plain array and the Input of the same values: different argument types.
-    () => ({ source: startMoveSource(), output: [4], args: [pick([G, [0, 0, 0, 0]])], constants, settings: {} }),
+    () => ({ source: LINE_SOURCE, output: [4], args: [pick([G, [0, 0, 0, 0]])], constants, settings: {} }),
   ];
   const c = pick(kernels)();
   c.settings = pick([{}, { loopMaxIterations: 1000 }, { strictIntegers: true }, { fixIntegerDivisionAccuracy: true }, { pipeline: true, immutable: true, dynamicArguments: true }]);

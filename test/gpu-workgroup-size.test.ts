@@ -14,7 +14,10 @@ import { installWorkgroupSize, setKernelWorkgroup, type WorkgroupShape } from '.
 import { bfsScanSource } from '../graphcut/bfsKernels';
 import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
 import { sweepGatherSource, sweepPushSource } from '../graphcut/sweepKernels';
-import { checkTilesSource, startMoveSource } from '../expansion/gpuMoveKernels';
+import { checkTilesSource } from '../expansion/gpuMoveKernels';
+
+/** A one-dimensional kernel of one [4] argument (branches on the thread, as the move tally does). */
+const LINE_SOURCE = 'function (T) { const i = this.thread.x; if (i === 2) { return 1.0; } return T[i]; }';
 import { assembleWgsl, type WgslKernel } from './support/wgslAssembly';
 import { gpuJsInternal } from '../graphcut/gpujs/internals';
 
@@ -78,8 +81,8 @@ describe('workgroups of gpu.js WebGPU kernels', () => {
   test('1D kernels keep gpu.js\'s workgroups (their dispatch folds with the width)', () => {
     installWorkgroupSize();
     const T = [new Input(new Float32Array(4) as unknown as number[], [4])];
-    const ours = assemble(startMoveSource(), [4], T, {}, [16, 16]);
-    const theirs = assemble(startMoveSource(), [4], T, {}, [8, 8]);
+    const ours = assemble(LINE_SOURCE, [4], T, {}, [16, 16]);
+    const theirs = assemble(LINE_SOURCE, [4], T, {}, [8, 8]);
     expect(ours.wgsl).toBe(theirs.wgsl);
     expect(ours.kernel.workgroupSize).toEqual([64, 1, 1]);
   });
