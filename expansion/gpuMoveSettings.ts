@@ -15,7 +15,7 @@ export interface GpuMoveOptions {
   iterationsPerRound?: number;
   /** B: BFS passes of the global relabel after every round but the plan's last (which gets finalBfsFactor·B), and initially (default: defaultBfsPasses; block BFS launches, default 8). */
   bfsPasses?: number;
-  /** The last round's global relabel runs this many times B passes (default 2). */
+  /** The last round's global relabel runs this many times B passes (default 2; 1 with the block BFS). */
   finalBfsFactor?: number;
   /**
    * Passes of the global relabel a move's call starts with, before its
@@ -154,10 +154,11 @@ export const PLAN_COMPILE_ROUNDS = 10;
 export const PLAN_COMPILE_ROUNDS_PER_ROUND = 2.5;
 
 /**
- * Default of finalBfsFactor: the last round of a plan runs this many times
- * B BFS passes. Only the last check decides whether a move converged, and a
- * global relabel restarts from scratch, so a move whose final BFS needs
- * more than B passes could not converge in any number of rounds.
+ * Default of finalBfsFactor but with the block BFS (BLOCK_DEFAULTS): the
+ * last round of a plan runs this many times B BFS passes. Only the last
+ * check decides whether a move converged, and a global relabel restarts
+ * from scratch, so a move whose final BFS needs more than B passes could
+ * not converge in any number of rounds of the plan.
  */
 export const FINAL_BFS_FACTOR = 2;
 
@@ -220,13 +221,19 @@ export function defaultPush(width: number, height: number): PushScheme {
  * Defaults of the block schemes (where they run: WebGPU with the workgroup
  * entry adaptation): K = 3 launches of each tiling per round, each 32 local
  * iterations on 16×16 tiles, and B = 8 block BFS launches per global
- * relabel, of which a call's first relabel runs 2. Measured on whole runs
- * (BENCHMARKS.md): fewer local iterations or BFS launches per round made
- * more rounds, more made each round dearer; the first relabel only has to
- * reach the excess near the sink for the first round's pushes, and the
- * first round's relabel reaches the rest.
+ * relabel, of which a call's first relabel runs 2, and the last round's B
+ * too (finalBfsFactor 1). Measured on whole runs (BENCHMARKS.md): fewer
+ * local iterations or BFS launches per round made more rounds, more made
+ * each round dearer; the first relabel only has to reach the excess near
+ * the sink for the first round's pushes, and the first round's relabel
+ * reaches the rest. Most moves of the later cycles need one round, so
+ * their calls' passes are mostly that round's relabel: a longer last
+ * relabel cost each of them more than the continuations of the few whose
+ * BFS fell short (each continued with 2·B: RoundSchedule.bfsFellShort).
  */
-export const BLOCK_DEFAULTS: { iterationsPerRound: number; bfsPasses: number; initialBfsPasses: number; block: BlockSettings } = { iterationsPerRound: 3, bfsPasses: 8, initialBfsPasses: 2, block: DEFAULT_BLOCK };
+export const BLOCK_DEFAULTS: { iterationsPerRound: number; bfsPasses: number; initialBfsPasses: number; finalBfsFactor: number; block: BlockSettings } = {
+  iterationsPerRound: 3, bfsPasses: 8, initialBfsPasses: 2, finalBfsFactor: 1, block: DEFAULT_BLOCK,
+};
 
 /**
  * Default lookAhead: one call submitted ahead. Two to four ahead measured
@@ -257,9 +264,10 @@ export function resolveGpuMoveOptions(width: number, height: number, options: Gp
     iterationsPerRound: push === 'block' ? BLOCK_DEFAULTS.iterationsPerRound : 24,
     bfsPasses: bfs === 'block' ? BLOCK_DEFAULTS.bfsPasses : defaultBfsPasses(width, height),
     initialBfsPasses: bfs === 'block' ? BLOCK_DEFAULTS.initialBfsPasses : Number.POSITIVE_INFINITY,
+    finalBfsFactor: bfs === 'block' ? BLOCK_DEFAULTS.finalBfsFactor : FINAL_BFS_FACTOR,
     initialRounds: defaultInitialRounds(width, height), fixedRounds: false, verify: false, maxIterations: 4_000_000,
     push, bfs, block: BLOCK_DEFAULTS.block, reach: defaultReach(width, height), resume: true,
-    maxCachedPlans: defaultMaxCachedPlans(width * height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, planCompileRoundsPerRound: PLAN_COMPILE_ROUNDS_PER_ROUND, recordAhead: true, finalBfsFactor: FINAL_BFS_FACTOR, tileSide: TILE_SIDE, borrowFlows: true, keepPlans: true, resident: true, lookAhead: LOOK_AHEAD,
+    maxCachedPlans: defaultMaxCachedPlans(width * height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, planCompileRoundsPerRound: PLAN_COMPILE_ROUNDS_PER_ROUND, recordAhead: true, tileSide: TILE_SIDE, borrowFlows: true, keepPlans: true, resident: true, lookAhead: LOOK_AHEAD,
     ...given,
   };
 }
