@@ -1,11 +1,14 @@
 /**
  * Where a move's call spends its time on the device, plan by plan:
  *
- *   node dist/bench/planProfile.js SCENE_FOLDER [runs]
+ *   node dist/bench/planProfile.js SCENE_FOLDER [runs] [cycles]
  *
- * Runs the scene `runs` times (default 3) as `stereocut run` matches it,
- * counting the resident calls and the host's time in their submit
- * (argument writes, the passes recorded, the submit). Then, for every plan
+ * Runs the scene `runs` times (default 3) as `stereocut run` matches it
+ * (with `cycles` cycles when given), counting the resident calls and the
+ * host's time in their submit (argument writes, the passes recorded, the
+ * submit), and for the last run, cycle by cycle: the moves, those that
+ * changed a pixel, the calls, their passes (dispatches), the rounds the
+ * moves needed and the host's time in the submits. Then, for every plan
  * those runs used, replays its recorded passes on the device: the
  * arguments of the plan's last call are still in its buffers, so a replay
  * is that call's move again. Printed: the host's recording time, the
@@ -33,29 +36,56 @@ interface ReplayDevice {
 }
 
 async function main(): Promise<void> {
-  const [folder, runsArg] = process.argv.slice(2);
+  const [folder, runsArg, cyclesArg] = process.argv.slice(2);
   const runs = Number(runsArg ?? 3);
-  if (!folder || !Number.isInteger(runs) || runs < 1) throw new Error('usage: node dist/bench/planProfile.js SCENE_FOLDER [runs]');
+  const cycles = cyclesArg === undefined ? undefined : Number(cyclesArg);
+  if (!folder || !Number.isInteger(runs) || runs < 1 || (cycles !== undefined && !(Number.isInteger(cycles) && cycles >= 1))) {
+    throw new Error('usage: node dist/bench/planProfile.js SCENE_FOLDER [runs] [cycles]');
+  }
   const used = new Map<FusedExecutor, number>();
-  let submitMs = 0;
-  let calls = 0;
+  // Per cycle of the run in progress (the cycle a submit belongs to is the one whose moves are being reported).
+  interface CycleCalls { moves: number; changed: number; calls: number; passes: number; rounds: number; submitMs: number }
+  let perCycle: CycleCalls[] = [];
+  let cycle = 0;
+  const at = (c: number): CycleCalls => (perCycle[c] ??= { moves: 0, changed: 0, calls: 0, passes: 0, rounds: 0, submitMs: 0 });
   const submit = ResidentBuffers.prototype.submit;
   ResidentBuffers.prototype.submit = function (this: ResidentBuffers, ex, call) {
     const t = performance.now();
     const results = submit.call(this, ex, call);
-    submitMs += performance.now() - t;
-    calls++;
+    const c = at(cycle);
+    c.submitMs += performance.now() - t;
+    c.calls++;
+    c.passes += ex._passes.length;
     used.set(ex, (used.get(ex) ?? 0) + 1);
     return results;
   };
   console.log('run  match ms  resident calls  submit ms per call (host)');
   for (let r = 0; r < runs; r++) {
-    submitMs = 0;
-    calls = 0;
-    const m = await matchScene(folder, {}, { backend: 'gpu', thresholds: [1] });
+    perCycle = [];
+    cycle = 0;
+    const m = await matchScene(folder, cycles === undefined ? {} : { cycles }, {
+      backend: 'gpu', thresholds: [1],
+      onMove: (i) => {
+        const c = at(i.cycle - 1);
+        if (i.stats) {
+          c.moves++;
+          c.rounds += i.stats.rounds ?? 0;
+          if (i.changed > 0) c.changed++;
+        }
+        // A look-ahead call may be submitted before its cycle's first move is reported: calls go to the cycle whose last report came in.
+        if (i.index === i.count - 1) cycle = i.cycle;
+      },
+    });
+    const calls = perCycle.reduce((n, c) => n + c.calls, 0);
+    const submitMs = perCycle.reduce((n, c) => n + c.submitMs, 0);
     console.log(`${String(r).padStart(3)} ${m.result.times.totalMs.toFixed(0).padStart(9)} ${String(calls).padStart(15)} ${(calls > 0 ? submitMs / calls : NaN).toFixed(3).padStart(10)}`);
   }
   ResidentBuffers.prototype.submit = submit;
+  // A cycle's end (its energy and label counts, one more call) is submitted after its last move is reported: it counts with the next cycle's row, the last cycle's on a row of its own.
+  console.log('\nthe last run by cycle: moves that ran a cut, moves that changed a pixel, calls, passes (dispatches), rounds the moves needed, host ms in the submits (µs a pass)');
+  perCycle.forEach((c, i) => {
+    console.log(`  ${i < perCycle.length - 1 || c.moves > 0 ? `cycle ${i + 1}` : 'the end'}: ${c.moves} moves, ${c.changed} changed, ${c.calls} calls, ${c.passes} passes (${(c.passes / Math.max(c.calls, 1)).toFixed(1)} a call), ${c.rounds} rounds, ${c.submitMs.toFixed(1)} ms (${((1000 * c.submitMs) / Math.max(c.passes, 1)).toFixed(2)} µs a pass)`);
+  });
   const timeDevice = async (device: ReplayDevice, commands: unknown[]): Promise<number> => {
     const t = performance.now();
     for (const c of commands) device.queue.submit([c]);

@@ -65,11 +65,12 @@ describe('where the block schemes run', () => {
 
   test('the block schemes are the default only where they run, with their own K and B; schemes given keep their own defaults', () => {
     const plain = resolveGpuMoveOptions(384, 288, { variant: 'reversed' });
-    expect([plain.push, plain.bfs, plain.iterationsPerRound, plain.bfsPasses]).toEqual(['sweep', 'scan', 24, 16]);
+    expect([plain.push, plain.bfs, plain.iterationsPerRound, plain.bfsPasses, plain.finalBfsFactor]).toEqual(['sweep', 'scan', 24, 16, 2]);
     const blocks = resolveGpuMoveOptions(384, 288, { variant: 'reversed' }, true);
-    expect([blocks.push, blocks.bfs, blocks.iterationsPerRound, blocks.bfsPasses]).toEqual(['block', 'block', 3, 8]);
+    expect([blocks.push, blocks.bfs, blocks.iterationsPerRound, blocks.bfsPasses, blocks.initialBfsPasses, blocks.finalBfsFactor]).toEqual(['block', 'block', 3, 8, 2, 1]);
     const sweepOnBlocks = resolveGpuMoveOptions(384, 288, { variant: 'reversed', push: 'sweep', bfs: 'scan' }, true);
-    expect([sweepOnBlocks.iterationsPerRound, sweepOnBlocks.bfsPasses]).toEqual([24, 16]);
+    expect([sweepOnBlocks.iterationsPerRound, sweepOnBlocks.bfsPasses, sweepOnBlocks.finalBfsFactor]).toEqual([24, 16, 2]);
+    expect(resolveGpuMoveOptions(384, 288, { variant: 'reversed', finalBfsFactor: 3 }, true).finalBfsFactor).toBe(3);
     expect(resolveGpuMoveOptions(384, 288, { variant: 'reversed', iterationsPerRound: 5 }, true).iterationsPerRound).toBe(5);
   });
 
