@@ -28,6 +28,7 @@ import { checkTilesSource, MOVE_DONE_GATE } from '../expansion/gpuMoveKernels';
 /** A one-dimensional kernel of one [4] argument (branches on the thread, as the move tally does). */
 const LINE_SOURCE = 'function (T) { const i = this.thread.x; if (i === 2) { return 1.0; } return T[i]; }';
 import { assembleWgsl } from './support/wgslAssembly';
+import { blockCheckWgsl } from '../graphcut/blockKernels';
 import { RecordingDevice, useStandInDevice } from './support/recordingDevice';
 import { adaptInstance } from '../graphcut/gpujs/scope';
 import { gpuJsInternal } from '../graphcut/gpujs/internals';
@@ -53,9 +54,14 @@ function randomCase(rng: () => number): Case {
     () => ({ source: checkTilesSource(), output: [Math.ceil(W / 8), Math.ceil(H / 8)], args: [S, C], constants, settings: {} }),
     // The plain array and the Input of the same values: different argument types.
     () => ({ source: LINE_SOURCE, output: [4], args: [pick([G, [0, 0, 0, 0]])], constants, settings: {} }),
+    // A workgroup kernel: its work a native WGSL routine, which differs with the grid.
+    () => ({
+      source: 'function (S, C) { return blockCheck_t(0.0); }', output: [Math.ceil(W / 32), Math.ceil(H / 32)], args: [S, C], constants,
+      settings: { nativeFunctions: [{ name: 'blockCheck_t', source: blockCheckWgsl('blockCheck_t', W, H, null), argumentTypes: { x: 'Number' }, returnType: 'Number' }] },
+    }),
   ];
   const c = pick(kernels)();
-  c.settings = pick([{}, { loopMaxIterations: 1000 }, { strictIntegers: true }, { fixIntegerDivisionAccuracy: true }, { pipeline: true, immutable: true, dynamicArguments: true }]);
+  c.settings = { ...c.settings, ...pick([{}, { loopMaxIterations: 1000 }, { strictIntegers: true }, { fixIntegerDivisionAccuracy: true }, { pipeline: true, immutable: true, dynamicArguments: true }]) };
   return c;
 }
 
@@ -130,7 +136,7 @@ describe('kernel builds shared between plans', () => {
     }
   });
 
-  test('kernels with helper or native functions, plugins or array constants are not shared', () => {
+  test('kernels with helper functions, plugins or array constants are not shared; native functions are part of the key', () => {
     const kernel = (over: Partial<TranslatingKernel>): TranslatingKernel => ({
       source: 'function () { return 1; }', argumentNames: [], argumentTypes: [], argumentSizes: [], argumentBitRatios: [], kernelArguments: [], kernelConstants: [], constants: { W: 3 }, constantTypes: {}, constantBitRatios: {},
       output: [4], debug: false, loopMaxIterations: 0, precision: 'single', optimizeFloatMemory: false, strictIntegers: false, fixIntegerDivisionAccuracy: false, leadingReturnStatement: null, followingReturnStatement: null,
@@ -139,7 +145,15 @@ describe('kernel builds shared between plans', () => {
     });
     expect(translationKey(kernel({}))).not.toBeNull();
     expect(translationKey(kernel({ functions: [{ source: 'function f() { return 1; }' }] }))).toBeNull();
-    expect(translationKey(kernel({ nativeFunctions: [{ name: 'f', source: 'fn f() {}' }] }))).toBeNull();
+    // As gpu.js keeps them (addNativeFunction): name, source, argument names and types, return type.
+    const native = (source: string): unknown => [{ name: 'f', source, settings: {}, argumentNames: ['x'], argumentTypes: ['Number'], returnType: 'Number' }];
+    const withF = translationKey(kernel({ nativeFunctions: native('fn f(x : f32) -> f32 { return x; }') }));
+    expect(withF).not.toBeNull();
+    expect(withF).not.toBe(translationKey(kernel({})));
+    expect(translationKey(kernel({ nativeFunctions: native('fn f(x : f32) -> f32 { return 2.0 * x; }') }))).not.toBe(withF);
+    expect(translationKey(kernel({ nativeFunctions: native('fn f(x : f32) -> f32 { return x; }') }))).toBe(withF);
+    expect(translationKey(kernel({ nativeFunctions: [{ name: 'f' }] }))).toBeNull();
+    expect(translationKey(kernel({ nativeFunctions: 'fn f() {}' }))).toBeNull();
     expect(translationKey(kernel({ injectedNative: 'fn g() {}' }))).toBeNull();
     expect(translationKey(kernel({ subKernels: [{ name: 's' }] }))).toBeNull();
     expect(translationKey(kernel({ plugins: [{ name: 'p' }] }))).toBeNull();

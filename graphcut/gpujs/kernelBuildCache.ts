@@ -108,17 +108,38 @@ interface Translation { returnType: string | null; componentCount: number; trans
 const present = (v: unknown): boolean => v !== null && v !== undefined && !(Array.isArray(v) && v.length === 0);
 
 /**
+ * What a translation reads of a kernel's native functions (gpu.js keeps
+ * each as added: its name, WGSL source, argument names and types, return
+ * type): null for none, undefined when one is not of that form.
+ */
+function nativeFunctionsKey(natives: unknown): unknown[] | null | undefined {
+  if (!present(natives)) return null;
+  if (!Array.isArray(natives)) return undefined;
+  const key: unknown[] = [];
+  for (const f of natives as Array<Record<string, unknown>>) {
+    if (typeof f?.name !== 'string' || typeof f.source !== 'string') return undefined;
+    key.push([f.name, f.source, f.argumentNames ?? null, f.argumentTypes ?? null, f.returnType ?? null]);
+  }
+  return key;
+}
+
+/**
  * The key of a kernel's translation, or null when it is not shared: a
- * source that is not a string, helper or native functions, sub-kernels,
- * plugins, or a constant that is not a number or boolean.
+ * source that is not a string, helper functions, native functions not of
+ * the form gpu.js adds them in, sub-kernels, plugins, or a constant that
+ * is not a number or boolean. Native functions (the workgroup kernels'
+ * WGSL routines) are part of the key, source and all.
  */
 export function translationKey(k: TranslatingKernel): string | null {
   if (typeof k.source !== 'string') return null;
-  if (present(k.functions) || present(k.nativeFunctions) || present(k.injectedNative) || present(k.subKernels) || present(k.plugins)) return null;
+  if (present(k.functions) || present(k.injectedNative) || present(k.subKernels) || present(k.plugins)) return null;
+  const natives = nativeFunctionsKey(k.nativeFunctions);
+  if (natives === undefined) return null;
   const constants = k.constants ?? {};
   for (const v of Object.values(constants)) if (typeof v !== 'number' && typeof v !== 'boolean') return null;
   return JSON.stringify([
     k.source,
+    natives,
     k.argumentNames,
     k.argumentTypes,
     k.kernelArguments?.map((a) => a.type) ?? null,
