@@ -13,6 +13,7 @@ import { generateSyntheticScene } from '../data/synthetic';
 import { writeDisparityPfm, writeDisparityPng } from '../stereo/disparityOutput';
 import { INVALID_DISPARITY } from '../stereo/leftRightCheck';
 import { writeSceneOutputs } from '../stereo/report/sceneOutputs';
+import { ImageWriters } from '../stereo/report/outputThreads';
 import type { MatchResult } from '../stereo/match';
 import { badTable } from '../stereo/tune/badPixels';
 import type { BadTable, MaskName } from '../stereo/tune/objective';
@@ -542,7 +543,18 @@ describe('disparity files and a whole scene\'s outputs', () => {
     }
   });
 
-  test('writeSceneOutputs: every file equals the one the original pipeline wrote', async () => {
+  // The images drawn here, and by two threads of their own (stereocut run's): the same files either way.
+  test.each([['here', 0], ['on two threads', 2]])('writeSceneOutputs, images drawn %s: every file equals the one the original pipeline wrote', async (_, threads) => {
+    const writers = threads > 0 ? new ImageWriters(threads) : undefined;
+    try {
+      await everyFileAsTheOriginal(writers);
+    } finally {
+      writers?.close();
+    }
+    if (writers) expect(writers.doneHere).toBe(0);
+  });
+
+  async function everyFileAsTheOriginal(writers: ImageWriters | undefined): Promise<void> {
     const rand = seededRandom(21);
     for (let t = 0; t < scaled(12, 5); t++) {
       const W = int(rand, 24, 60);
@@ -559,8 +571,8 @@ describe('disparity files and a whole scene\'s outputs', () => {
         width: W, height: H, ndisp, minDisp: 0, disparity, subpixel, params: { lambda: 2 }, init: { kind: 'wta' }, costScale: 1,
         times: { totalMs: 1 }, backend: 'bk', device: undefined, initialEnergy: energy, finalEnergy: energy, cycles: [],
       } as unknown as MatchResult;
-      const dir = path.join(tmp, `scene${t}`);
-      await writeSceneOutputs(dir, tmp, scene, r);
+      const dir = path.join(tmp, `scene${t}-${writers ? 'threads' : 'here'}`);
+      await writeSceneOutputs(dir, tmp, scene, r, undefined, writers);
       const px = subpixel ?? disparity;
       const scale = Math.max(1, Math.floor(255 / Math.max(1, ndisp - 1)));
       const expected: Record<string, Uint8Array> = {
@@ -575,9 +587,10 @@ describe('disparity files and a whole scene\'s outputs', () => {
       const metrics = JSON.parse(fs.readFileSync(path.join(dir, 'metrics.json'), 'utf8'));
       expect(metrics.bad).toStrictEqual(JSON.parse(JSON.stringify(oracleBadTable(scene, px, [0.5, 1, 2, 4]))));
     }
-  });
+  }
 
-  test('writeSceneOutputs: a write that fails is reported by name once every other write has finished, and leaves no temporary file', async () => {
+  test.each([['here', 0], ['on two threads', 2]])('writeSceneOutputs, images drawn %s: a write that fails is reported by name once every other write has finished, and leaves no temporary file', async (_, threads) => {
+    const writers = threads > 0 ? new ImageWriters(threads) : undefined;
     const W = 30;
     const H = 20;
     const scene = generateSyntheticScene({ width: W, height: H, ndisp: 6, seed: 7 });
@@ -586,11 +599,19 @@ describe('disparity files and a whole scene\'s outputs', () => {
       width: W, height: H, ndisp: 6, minDisp: 0, disparity: new Uint16Array(W * H).fill(2), params: { lambda: 2 }, init: { kind: 'wta' }, costScale: 1,
       times: { totalMs: 1 }, backend: 'bk', device: undefined, initialEnergy: energy, finalEnergy: energy, cycles: [],
     } as unknown as MatchResult;
+    try {
+      await failuresReported(scene, r, W, writers);
+    } finally {
+      writers?.close();
+    }
+  });
+
+  async function failuresReported(scene: Scene, r: MatchResult, W: number, writers: ImageWriters | undefined): Promise<void> {
     for (const blocked of ['left.png', 'disp-color.png', 'error.png']) {
-      const dir = path.join(tmp, `blocked-${blocked}`);
+      const dir = path.join(tmp, `blocked-${blocked}-${writers ? 'threads' : 'here'}`);
       // A folder where the file should go: its rename fails.
       fs.mkdirSync(path.join(dir, blocked), { recursive: true });
-      await expect(writeSceneOutputs(dir, tmp, scene, r)).rejects.toThrow(new RegExp(`cannot write .*${blocked.replace('.', '\\.')}`));
+      await expect(writeSceneOutputs(dir, tmp, scene, r, undefined, writers)).rejects.toThrow(new RegExp(`cannot write .*${blocked.replace('.', '\\.')}`));
       const files = fs.readdirSync(dir).sort();
       expect(files.filter((f) => f.startsWith('.'))).toEqual([]);
       // Every other image was written whole.
@@ -598,5 +619,5 @@ describe('disparity files and a whole scene\'s outputs', () => {
         expect(decodePng(fs.readFileSync(path.join(dir, f)), f).width).toBe(W);
       }
     }
-  });
+  }
 });

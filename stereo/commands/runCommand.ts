@@ -3,6 +3,7 @@ import { startDeviceReading } from './deviceEarly';
 import * as path from 'path';
 import { regionScore, type Evaluation, type RegionName } from '../../data/metrics';
 import { writeSceneOutputs } from '../report/sceneOutputs';
+import { ImageWriters, imageThreadsFor, machineCores } from '../report/outputThreads';
 import { RunOutputs } from '../report/runOutputs';
 import { matchScene, type SceneMatch } from '../sceneMatch';
 import { matchSummaryJson } from '../summary';
@@ -76,7 +77,20 @@ export async function runCommand(a: RunArgs, io: Io): Promise<number> {
   // The report's extension and the MiddEval3 names are checked by RunOutputs; here, that both can be written at all.
   if (a.report !== undefined) checkOutputPath(a.report, '--report');
   if (a.middeval3 !== undefined) checkOutputFolder(a.middeval3, '--middeval3');
-  const extra = new RunOutputs({ report: a.report, inline: a.inline, middeval3: a.middeval3, middeval3Name: a['middeval3-name'], middeval3Set: a['middeval3-set'] });
+  // Threads for the scenes' images, started now: they load their modules while this thread reads the scenes and sets the device up.
+  const threads = outDir !== undefined || a.report !== undefined ? imageThreadsFor(machineCores()) : 0;
+  const writers = threads > 0 ? new ImageWriters(threads) : undefined;
+  try {
+    return await runScenes(a, io, params, writers);
+  } finally {
+    writers?.close();
+  }
+}
+
+/** runCommand's work once its options are read: `writers` draw and write the scenes' images. */
+async function runScenes(a: RunArgs, io: Io, params: Partial<MatchParams>, writers: ImageWriters | undefined): Promise<number> {
+  const outDir = a['out-dir'];
+  const extra = new RunOutputs({ report: a.report, inline: a.inline, middeval3: a.middeval3, middeval3Name: a['middeval3-name'], middeval3Set: a['middeval3-set'], writers });
   const sceneOptions = { ndisp: a.ndisp, minDisp: a['min-disp'], maxDisp: a['max-disp'] };
   const reads = startDeviceReading(a.backend, a.scenes.map((dir) => ({ kind: 'scene' as const, dir, options: sceneOptions })));
   // Load and check every scene before matching any, so a bad folder fails before output is written.
@@ -107,7 +121,7 @@ export async function runCommand(a: RunArgs, io: Io): Promise<number> {
       }).finally(() => live.finish());
       live.finish(m.result);
       results.push(m);
-      if (outDir !== undefined) await writeSceneOutputs(path.join(outDir, scene.name), outDir, scene, m.result);
+      if (outDir !== undefined) await writeSceneOutputs(path.join(outDir, scene.name), outDir, scene, m.result, undefined, writers);
       await extra.add(scene, m.result);
       if (!a.json && !a.quiet) {
         const scores = thresholds.map((t, i) => `nonocc>${t} ${pct(bad(m.evaluation, 'nonocc', i))}%`).join(', ');

@@ -4,6 +4,7 @@ import type { Scene } from '../../data/sceneTypes';
 import { disparityInPixels, type MatchResult } from '../match';
 import { checkAlgorithmName, checkSetName, middeval3Place, writeMiddEval3 } from '../middeval3';
 import { writeReport, type ReportScene } from './html';
+import type { ImageWriters } from './outputThreads';
 import { writeSceneOutputs } from './sceneOutputs';
 
 export interface RunOutputOptions {
@@ -16,6 +17,8 @@ export interface RunOutputOptions {
   middeval3Name?: string;
   /** Set for scene folders whose path does not name one (trainingQ, …). */
   middeval3Set?: string;
+  /** Threads that draw and write the report's images (else drawn on the calling thread). */
+  writers?: ImageWriters;
 }
 
 /**
@@ -58,7 +61,7 @@ export class RunOutputs {
     if (this.o.report !== undefined && this.filesDir) {
       let sub = scene.name;
       for (let i = 2; this.sections.some((s) => s.name === sub); i++) sub = `${scene.name}-${i}`;
-      const section = await writeSceneOutputs(path.join(this.filesDir, sub), path.dirname(path.resolve(this.o.report)), scene, r);
+      const section = await writeSceneOutputs(path.join(this.filesDir, sub), path.dirname(path.resolve(this.o.report)), scene, r, undefined, this.o.writers);
       this.sections.push({ ...section, name: sub });
       written.push(path.join(this.filesDir, sub));
     }

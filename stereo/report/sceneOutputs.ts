@@ -1,14 +1,14 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { writeFileAtomic } from '../../data/atomicWrite';
-import { writePng } from '../../data/imageIO';
-import { colorizeDisparityInto, errorImageInto } from '../../data/metrics';
 import type { Scene } from '../../data/sceneTypes';
-import { autoPngScale, writeDisparityPfm, writeDisparityPng } from '../disparityOutput';
+import { autoPngScale, writeDisparityPfm } from '../disparityOutput';
 import { disparityInPixels, type MatchResult } from '../match';
 import { recordedParams } from '../summary';
 import { badTable } from '../tune/badPixels';
 import type { ReportScene } from './html';
+import { drawImage, type ImageJob } from './outputImages';
+import type { ImageWriters } from './outputThreads';
 
 /** Thresholds of the report's metrics table (px). */
 export const REPORT_THRESHOLDS = [0.5, 1, 2, 4];
@@ -17,35 +17,39 @@ export const REPORT_THRESHOLDS = [0.5, 1, 2, 4];
  * Writes one scene's files into `dir`: the left image, the disparity as an
  * 8-bit PNG (disparity × scale) and as PFM (pixels), the colour-mapped
  * disparity (and ground truth), the error image (bad pixels at 1 px in red,
- * over the nonocc mask where there is one) and metrics.json. Returns the
- * report section, with paths relative to `reportDir`.
+ * over the nonocc mask where there is one) and metrics.json. The images are
+ * drawn and written by `writers` when given (threads of their own), else
+ * here. Returns the report section, with paths relative to `reportDir`.
  */
-export async function writeSceneOutputs(dir: string, reportDir: string, scene: Scene, r: MatchResult, thresholds = REPORT_THRESHOLDS): Promise<ReportScene> {
+export async function writeSceneOutputs(dir: string, reportDir: string, scene: Scene, r: MatchResult, thresholds = REPORT_THRESHOLDS, writers?: ImageWriters): Promise<ReportScene> {
   fs.mkdirSync(dir, { recursive: true });
   const rel = (f: string) => path.relative(reportDir, path.join(dir, f));
   const { width: W, height: H } = r;
   const images: ReportScene['images'] = [];
   const links: ReportScene['links'] = [];
-  // The PNGs compress on the thread pool while the next image is drawn: each write reads its raster before it returns.
+  // Here, the PNGs compress on the thread pool while the next image is drawn, the colour images into one buffer: a
+  // fresh buffer's memory is paid for page by page (a fault each) when first written, and each write reads its raster
+  // before it returns.
+  const rgb = writers ? undefined : new Float32Array(W * H * 3);
   const writes: Promise<void>[] = [];
+  const draw = (job: ImageJob): void => {
+    writes.push(writers ? writers.write(job) : drawImage(job, rgb));
+  };
   let section: ReportScene;
   try {
-    writes.push(writePng(path.join(dir, 'left.png'), scene.left));
+    draw({ kind: 'raster', file: path.join(dir, 'left.png'), image: scene.left });
     images.push({ label: 'left image', file: rel('left.png') });
     const scale = autoPngScale(r.minDisp + r.ndisp);
-    writes.push(writeDisparityPng(path.join(dir, 'disp.png'), r.disparity, W, H, scale));
+    draw({ kind: 'disparity', file: path.join(dir, 'disp.png'), disparity: r.disparity, width: W, height: H, scale });
     images.push({ label: `disparity (grey = d × ${scale})`, file: rel('disp.png') });
-    // One buffer for the three colour images, each read by its write before the next is drawn into it: a fresh
-    // buffer's memory is paid for page by page (a fault each) when first written.
-    const rgb = new Float32Array(W * H * 3);
-    writes.push(writePng(path.join(dir, 'disp-color.png'), colorizeDisparityInto(rgb, r.disparity, W, H, r.minDisp + r.ndisp - 1)));
+    draw({ kind: 'colorized', file: path.join(dir, 'disp-color.png'), values: r.disparity, width: W, height: H, max: r.minDisp + r.ndisp - 1 });
     images.push({ label: 'disparity, colour-mapped', file: rel('disp-color.png') });
     let bad: ReportScene['bad'];
     if (scene.groundTruth) {
       // Unknown ground truth (+Infinity) is non-finite, which colorizeDisparity paints black.
-      writes.push(writePng(path.join(dir, 'gt-color.png'), colorizeDisparityInto(rgb, scene.groundTruth, W, H, r.ndisp - 1)));
+      draw({ kind: 'colorized', file: path.join(dir, 'gt-color.png'), values: scene.groundTruth, width: W, height: H, max: r.ndisp - 1 });
       images.push({ label: 'ground truth, colour-mapped', file: rel('gt-color.png') });
-      writes.push(writePng(path.join(dir, 'error.png'), errorImageInto(rgb, scene.left, r.disparity, scene.groundTruth, 1, scene.masks.nonocc)));
+      draw({ kind: 'errors', file: path.join(dir, 'error.png'), left: scene.left, disparity: r.disparity, groundTruth: scene.groundTruth, threshold: 1, mask: scene.masks.nonocc });
       images.push({ label: `errors > 1 px${scene.masks.nonocc ? ' (nonocc)' : ''} in red`, file: rel('error.png') });
       bad = badTable(scene, disparityInPixels(r), thresholds);
     }

@@ -1,0 +1,114 @@
+import * as os from 'os';
+import * as path from 'path';
+import { Worker } from 'worker_threads';
+import { workerEntry } from '../../data/sourceLoader';
+import { drawImage, type ImageJob } from './outputImages';
+
+/** The most threads an ImageWriters starts: a scene has five images, the left image's about as costly as two of the others. */
+export const MAX_IMAGE_THREADS = 3;
+
+/**
+ * Threads for a machine of `cores`: one core is the caller's, and none on
+ * two cores or fewer, where the compression (Node's thread pool) already
+ * keeps the other core busy.
+ */
+export function imageThreadsFor(cores: number): number {
+  return cores <= 2 ? 0 : Math.min(MAX_IMAGE_THREADS, cores - 1);
+}
+
+/** The machine's cores, as Node reports them. */
+export function machineCores(): number {
+  return os.availableParallelism?.() ?? os.cpus().length;
+}
+
+interface Pending { job: ImageJob; resolve(): void; reject(e: unknown): void }
+
+/** A thread and the jobs it was sent and has not answered. */
+interface ImageThread { worker: Worker; pending: Map<number, Pending> }
+
+/**
+ * Worker threads that draw and write a scene's image files
+ * (outputImages.ts) while the calling thread goes on: `stereocut run`
+ * starts them before it reads its scenes, so that they load their modules
+ * while the main thread loads its own and sets the device up, and a
+ * scene's five images are drawn and compressed side by side instead of
+ * one after the other on the main thread.
+ *
+ * write(job) resolves once the file is written, or rejects with the
+ * write's own one-line error. Each job's arrays are copied to its thread.
+ * Should a thread fail to start or stop with jobs unanswered, those jobs
+ * and every later one are done on the calling thread (drawImage): the
+ * threads only ever save time, and the files are the same either way.
+ */
+export class ImageWriters {
+  private readonly threads: ImageThread[] = [];
+  private next = 0;
+  private ids = 0;
+  private closed = false;
+  /** Jobs done on the calling thread (a thread failed or none started), for a caller that wants to know. */
+  doneHere = 0;
+
+  /** `count` threads; `module`: the thread's module without extension (tests name others). */
+  constructor(count: number, module = path.join(__dirname, 'outputThreadWorker')) {
+    for (let i = 0; i < count; i++) {
+      try {
+        const entry = workerEntry(module);
+        const thread: ImageThread = { worker: new Worker(entry.code, { eval: entry.eval }), pending: new Map() };
+        thread.worker.unref();
+        thread.worker.on('message', (m: { id: number; error?: string }) => {
+          const p = thread.pending.get(m.id);
+          if (!p) return;
+          thread.pending.delete(m.id);
+          if (m.error === undefined) p.resolve();
+          else p.reject(new Error(m.error));
+        });
+        thread.worker.on('error', () => this.lose(thread));
+        thread.worker.on('exit', () => this.lose(thread));
+        this.threads.push(thread);
+      } catch {
+        break;
+      }
+    }
+  }
+
+  /** Draws and writes `job` on the next thread (round robin), or here when none is left. */
+  write(job: ImageJob): Promise<void> {
+    if (this.closed || this.threads.length === 0) return this.here(job);
+    const thread = this.threads[this.next++ % this.threads.length];
+    const id = this.ids++;
+    return new Promise<void>((resolve, reject) => {
+      thread.pending.set(id, { job, resolve, reject });
+      try {
+        thread.worker.postMessage({ id, job });
+      } catch (e) {
+        // A job that cannot be sent (its data does not clone) is done here.
+        thread.pending.delete(id);
+        this.here(job).then(resolve, reject);
+      }
+    });
+  }
+
+  /** Ends the threads (after the writes asked for have settled: a write still running would be lost). */
+  close(): void {
+    this.closed = true;
+    for (const t of this.threads) {
+      t.pending.clear();
+      void t.worker.terminate();
+    }
+    this.threads.length = 0;
+  }
+
+  /** A thread is gone: the jobs it did not answer are done here, and it gets no more. */
+  private lose(thread: ImageThread): void {
+    const at = this.threads.indexOf(thread);
+    if (at < 0) return;
+    this.threads.splice(at, 1);
+    for (const p of thread.pending.values()) this.here(p.job).then(p.resolve, p.reject);
+    thread.pending.clear();
+  }
+
+  private here(job: ImageJob): Promise<void> {
+    this.doneHere++;
+    return drawImage(job);
+  }
+}
