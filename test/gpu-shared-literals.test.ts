@@ -172,7 +172,7 @@ describe('literals shared between the plans of a solver', () => {
     solver.dispose();
   });
 
-  test('a literal filled from a device buffer: copied there by the compile that makes its buffer, at once into a buffer already made', async () => {
+  test('a literal filled from a device buffer: its buffer made at once, unmapped, and the source copied in; no compile fills it from the host', async () => {
     const solver = newSolver(10, 6, 32);
     const own = (solver as unknown as SolverInternals).program.literals;
     const data = own[0];
@@ -180,14 +180,21 @@ describe('literals shared between the plans of a solver', () => {
     const source = { buffer: { name: 'codes' }, bytes };
     expect(canFillSharedLiteralOnDevice(data)).toBe(true);
     const copies = device.copies.length;
+    const buffers = device.buffers.length;
     fillSharedLiteralOnDevice(data, device, source);
-    // No buffer of it on the device yet: nothing to copy into.
-    expect(device.copies.length).toBe(copies);
-    const first = await compiled(solver, 2);
+    // No buffer of it on the device yet: one made now as gpu.js sizes a literal's, unmapped and writable, the source copied into it.
+    const made = device.buffers.slice(buffers);
+    expect(made.map((b) => [b.size, b.usage, b.mappedAtCreation])).toEqual([[bytes, 0x80 | 0x08, false]]);
     const madeCopies = device.copies.slice(copies);
-    expect(madeCopies).toHaveLength(1);
-    expect(madeCopies[0]).toEqual({ source: source.buffer, sourceOffset: 0, target: expect.anything(), targetOffset: 0, bytes });
-    expect(first.made).toContain(madeCopies[0].target);
+    expect(madeCopies).toEqual([{ source: source.buffer, sourceOffset: 0, target: made[0], targetOffset: 0, bytes }]);
+    expect(canRefillSharedLiterals(own)).toBe(true);
+    // The compile binds it: it makes and fills the other literals' buffers only, and copies nothing.
+    const first = await compiled(solver, 2);
+    expect(first.made).toHaveLength(own.length - 1);
+    expect(device.copies.length).toBe(copies + 1);
+    const bound = (first.executor as unknown as { _literalBuffers: Map<unknown, { buffer: unknown; dims: number[] }> })._literalBuffers.get(data);
+    expect(bound?.buffer).toBe(made[0]);
+    expect(bound?.dims).toEqual([...(data.size as number[]), 1, 1].slice(0, 3));
     // A new source is copied at once into the buffer made; a plan compiled later copies nothing.
     const next = { buffer: { name: 'codes 2' }, bytes };
     fillSharedLiteralOnDevice(data, device, next);

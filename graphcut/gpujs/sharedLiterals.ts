@@ -101,21 +101,47 @@ function copyOnDevice(device: unknown, source: DeviceLiteralSource, target: Lite
  * Replaces the contents of a registered literal on `device` with those of
  * a buffer already on that device (a kernel's output: the census codes the
  * device computed, expansion/gpuCensusKernel.ts), without a round trip
- * through the host: copied now into the literal's buffer there, or, when
- * none is made yet, by the compile that makes it. The host copy of the
- * literal is left as it is, so the caller must make sure nothing builds the
- * literal from it: the adaptation installed (sharedLiteralsInstalled) and
- * the literal refillable (canRefillSharedLiterals). Queue order puts the
- * copy after the submits that wrote `source` and before any later call; the
- * source must stay alive until the literal is released or refilled.
+ * through the host: copied now into the literal's buffer there. When none
+ * is made yet, a gpu.js Input's is made here, unmapped (WebGPU fills it
+ * with zeros), so that no compile maps a buffer and copies the host's
+ * values into it only to have them replaced; any other value's is made by
+ * the compile that first binds it, which copies the source in then. The
+ * host copy of the literal is left as it is, so the caller must make sure
+ * nothing builds the literal from it: the adaptation installed
+ * (sharedLiteralsInstalled) and the literal refillable
+ * (canRefillSharedLiterals). Queue order puts the copy after the submits
+ * that wrote `source` and before any later call; the source must stay
+ * alive until the literal is released or refilled.
  */
 export function fillSharedLiteralOnDevice(value: object, device: unknown, source: DeviceLiteralSource): void {
   if (!sharedLiterals.installed || !canRefillSharedLiterals([value])) throw new Error('shared literal fill on the device: the literal is not shared, or a buffer of it does not take writes');
   let sources = deviceSources.get(value);
   if (!sources) deviceSources.set(value, (sources = new Map()));
   sources.set(device, source);
-  const made = registered.get(value)!.get(device);
+  const made = registered.get(value)!.get(device) ?? makeUnmapped(value, device);
   if (made) copyOnDevice(device, source, made);
+}
+
+/**
+ * A registered Input's buffer on `device`, made as gpu.js's compile makes
+ * a literal's (its size and dims: web-gpu/pipeline-executor.js, _compile)
+ * but unmapped and writable, and registered: the compiles bind it as
+ * theirs. Undefined for a value that is not an Input, or a device that
+ * makes no buffers.
+ */
+function makeUnmapped(value: object, device: unknown): LiteralBuffer | undefined {
+  const size = (value as { size?: unknown }).size;
+  const create = (device as { createBuffer?: (d: { size: number; usage: number }) => LiteralBuffer['buffer'] }).createBuffer;
+  if (!Array.isArray(size) || typeof create !== 'function') return undefined;
+  const dims = size.slice() as number[];
+  while (dims.length < 3) dims.push(1);
+  const buffer = create.call(device, { size: Math.max(4 * dims[0] * dims[1] * dims[2], 4), usage: STORAGE | COPY_DST });
+  const literal: LiteralBuffer = { buffer, dims };
+  registered.get(value)!.set(device, literal);
+  writableBuffers.add(buffer);
+  sharedLiterals.made++;
+  sharedLiterals.madeBytes += buffer.size ?? 0;
+  return literal;
 }
 
 /** Whether a literal's contents can come from a device buffer (fillSharedLiteralOnDevice). */
