@@ -108,8 +108,9 @@ const constants = { W, H, INF: W * H + 1, L, REACH: o.reach };
   const squares = [Math.ceil(W / BLOCK_CHECK_SPAN), Math.ceil(H / BLOCK_CHECK_SPAN)];
   const checks = blockChecks ? [squares] : tiles;
   const checkFinal = { FW: checks[checks.length - 1][0], FH: checks[checks.length - 1][1] };
-  const sumTiles = tiles.slice(1).map((out, i) => gpu.createKernel(sumTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] })));
+  // Without WGSL, the changed pixels per side×side tile, then sums of 8×8 blocks down to at most 8×8 values.
   const changedTiles = blockChecks ? undefined : gpu.createKernel(changedTilesSource(side), kernelSettings(tiles[0], constants));
+  const sumTiles = blockChecks ? [] : tiles.slice(1).map((out, i) => gpu.createKernel(sumTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] })));
   // Without the gate the kernels are compiled ungated and drop the tally the plans pass them.
   const gate = o.gate ? MOVE_DONE_GATE : undefined;
   return {

@@ -37,8 +37,10 @@ interface ImageThread { worker: Worker; pending: Map<number, Pending> }
  * write(job) resolves once the file is written, or rejects with the
  * write's own one-line error. Each job's arrays are copied to its thread.
  * Should a thread fail to start or stop with jobs unanswered, those jobs
- * and every later one are done on the calling thread (drawImage): the
- * threads only ever save time, and the files are the same either way.
+ * are done on the calling thread (drawImage) and later ones go to the
+ * threads left, or are done here once none is: the threads only ever save
+ * time, and the files are the same either way. A thread's listener keeps
+ * the process alive while it runs; close() ends them.
  */
 export class ImageWriters {
   private readonly threads: ImageThread[] = [];
