@@ -331,7 +331,7 @@ export class GpuMoveSolver implements MoveSolver {
     let from = 0;
     if (this.residentApplies()) {
       this.resident ??= new ResidentMoves({
-        o: this.o, W: this.W, H: this.H, schedule: this.schedule, plans: this.plans, log: this.log, labelsF: this.labelsF, hostZeroFlows: this.hostFlows.zeros,
+        o: this.o, W: this.W, H: this.H, L: this.energy.labels, schedule: this.schedule, plans: this.plans, log: this.log, labelsF: this.labelsF, hostZeroFlows: this.hostFlows.zeros,
         readouts: this.readouts,
       });
       const ran = await this.resident.runCycle(alphas, labels, hooks);

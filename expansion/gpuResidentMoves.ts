@@ -49,6 +49,8 @@ export interface ResidentSource {
   o: ResolvedGpuMoveOptions;
   W: number;
   H: number;
+  /** labels of the energy (every α is below it) */
+  L: number;
   schedule: RoundSchedule;
   plans: PlanCache;
   log: CallLog;
@@ -78,11 +80,14 @@ export class ResidentMoves {
   private readonly hostZeroFlows: Float32Array;
   private readonly flows: DeviceFlows;
   private readonly readouts: DeviceReadouts;
+  private readonly L: number;
+  /** Every label as f32 on the device, from which a call's α is copied (a queue write per call costs the host more than a copy). */
+  private alphaValues?: BufferLike;
   /** Why resident moves were turned off for the rest of the solver's life, if they were (see ResidentUnavailable). */
   off?: string;
 
   constructor(s: ResidentSource) {
-    ({ o: this.o, W: this.W, H: this.H, schedule: this.schedule, plans: this.plans, log: this.log, labelsF: this.labelsF, hostZeroFlows: this.hostZeroFlows, readouts: this.readouts } = s);
+    ({ o: this.o, W: this.W, H: this.H, L: this.L, schedule: this.schedule, plans: this.plans, log: this.log, labelsF: this.labelsF, hostZeroFlows: this.hostZeroFlows, readouts: this.readouts } = s);
     this.flows = new DeviceFlows(8 * s.W * s.H);
   }
 
@@ -93,6 +98,7 @@ export class ResidentMoves {
   /** Frees the device flows and staging buffers (the solver is disposed; its plans may be kept for the next one). */
   destroy(): void {
     this.flows.destroy();
+    this.alphaValues = undefined;
   }
 
   /**
@@ -308,14 +314,15 @@ export class ResidentMoves {
       if (!ex) throw new ResidentUnavailable(index, `gpu.js ran plan ${planKey(rounds, this.schedule.bfs, false)} on its generic executor (${String((plan.pipe as { pipeline?: { fallbackReason?: unknown } }).pipeline?.fallbackReason ?? 'no reason given')})`);
     }
     const residency = this.flows.open(ex);
+    const alphaValues = (this.alphaValues ??= residency.holding(Float32Array.from({ length: this.L }, (_, a) => a)));
     plan.calls++;
     const flowsOut = this.flows.take();
     const flowsIn = resume ? resume.flows : stored ?? borrowedFlows ?? this.flows.zeros;
     const labelsIn = after ? after.labelsOut : from;
     const labelsOut = residency.take(this.labelBytes);
     const results: Promise<ReadResults> = residency.submit(ex, {
-      hostArgs: labelsIn ? [[1, alphaArg]] : [[0, this.labelsF], [1, alphaArg]],
-      deviceArgs: labelsIn ? [[0, labelsIn], [2, flowsIn]] : [[2, flowsIn]],
+      hostArgs: labelsIn ? [] : [[0, this.labelsF]],
+      deviceArgs: [...(labelsIn ? [[0, labelsIn] as const] : []), [1, alphaValues, 4 * alpha], [2, flowsIn]],
       keep: [[3, flowsOut], [0, labelsOut]],
       read: [1, 2],
     });

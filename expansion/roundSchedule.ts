@@ -134,9 +134,17 @@ export class RoundSchedule {
   cheapestRounds(needs: readonly number[], resume: boolean): number {
     const perCall = CALL_COST_IN_ROUNDS + (this.o.flowsInOut ? FLOWS_COST_IN_ROUNDS : 0);
     const overshoot = this.o.gate ? GATED_ROUND_COST : 1;
+    let maxNeed = 0;
+    let sumNeed = 0;
+    for (const need of needs) {
+      maxNeed = Math.max(maxNeed, need);
+      sumNeed += need;
+    }
     let best = 1;
     let bestCost = Infinity;
     for (const R of ROUND_CHOICES) {
+      // From R ≥ every need on, one call serves each move and the cost is at least this bound, which grows with R: no later choice can win.
+      if (R >= maxNeed && needs.length * perCall + sumNeed + overshoot * (needs.length * R - sumNeed) >= bestCost) break;
       let cost = this.compiled(R, this.bfsNow) ? 0 : this.o.planCompileRounds + this.o.planCompileRoundsPerRound * R;
       for (const need of needs) {
         let covered = 0;

@@ -75,7 +75,7 @@ function groupsFor(len: number, tile: number, offset: number): number {
  * Position of the thread's pixel and which of its edges exist and lie
  * inside the tile (in*) or cross its border (has* and not in*).
  */
-function pixelHead(W: number, H: number, t: BlockTile, ox: number, oy: number): string {
+function pixelHead(W: number, H: number, t: BlockTile, ox: number | string, oy: number | string): string {
   return `
   let lx = i32(lid.x);
   let ly = i32(lid.y);
@@ -117,7 +117,12 @@ function relabelFrom(has: string, hq: string, r: string): string {
 
 /**
  * WGSL of one block push-relabel launch on a W×H grid: tiles of `tile`,
- * shifted by (ox, oy), `iterations` local iterations. `name` must be unique
+ * shifted by the kernel's scalar arguments (OX, OY) (0 or half a tile:
+ * both tilings are one pipeline, so a round's push launches need no
+ * pipeline switch, which costs the host about what a dispatch does),
+ * `iterations` local iterations. The dispatch covers the shifted tiling;
+ * the unshifted one leaves at most its last workgroup column and row
+ * without a pixel, which return without a write. `name` must be unique
  * per variant (it names the routine and its workgroup arrays).
  *
  * Each thread keeps its pixel's excess, height and the flows of all four
@@ -130,10 +135,11 @@ function relabelFrom(has: string, hq: string, r: string): string {
  * after the relabel (which uses the heights read for the pushes: they are
  * the heights before the iteration).
  */
-export function blockPushWgsl(name: string, W: number, H: number, tile: BlockTile, ox: number, oy: number, iterations: number, gate: WgslGate | null): string {
+export function blockPushWgsl(name: string, W: number, H: number, tile: BlockTile, iterations: number, gate: WgslGate | null): string {
   const N = tile.width * tile.height;
   const TW = tile.width;
   const INF = f(W * H + 1);
+  const [ox, oy] = blockPushShift(tile);
   const groups: [number, number] = [groupsFor(W, tile.width, ox), groupsFor(H, tile.height, oy)];
   const v = (s: string): string => `${name}_${s}`;
   const out = (z: number): string => `u32(x + ${W} * (y + ${H} * ${z}))`;
@@ -144,7 +150,7 @@ var<workgroup> ${v('gate')} : u32;
 var<workgroup> ${v('anyAtomic')} : atomic<u32>;
 var<workgroup> ${v('any')} : u32;
 fn ${name}(lid : vec3<u32>, wid : vec3<u32>) {
-  ${pixelHead(W, H, tile, ox, oy)}
+  ${pixelHead(W, H, tile, 'i32(params.user_OX)', 'i32(params.user_OY)')}
   var e = 0.0;
   var h = ${INF};
   var fr = 0.0;
@@ -424,12 +430,15 @@ export function runsWgsl(gpu: GPU): boolean {
  */
 export function blockPushPasses(gpu: GPU, W: number, H: number, tile: BlockTile, iterations: number, settings: IGPUKernelSettings, gate: WgslGate | null): Array<(S: unknown, C: unknown, G?: unknown) => unknown> {
   if (!runsWgsl(gpu)) throw new Error('push scheme block: needs WebGPU (its kernels are WGSL with workgroup memory)');
-  const shifts: Array<[number, number]> = [[0, 0], [tile.width >> 1, tile.height >> 1]];
-  return shifts.map(([ox, oy]) => {
-    const name = `blockPush_${tile.width}x${tile.height}_${ox}_${oy}_${iterations}${gate ? '_g' : ''}`;
-    const k = workgroupKernel(gpu, ['S', 'C'], name, blockPushWgsl(name, W, H, tile, ox, oy, iterations, gate), settings, gate);
-    return (S: unknown, C: unknown, G?: unknown) => k(S, C, G);
-  });
+  const name = `blockPush_${tile.width}x${tile.height}_${iterations}${gate ? '_g' : ''}`;
+  const k = workgroupKernel(gpu, ['S', 'C', 'OX', 'OY'], name, blockPushWgsl(name, W, H, tile, iterations, gate), settings, gate);
+  const [sx, sy] = blockPushShift(tile);
+  return [[0, 0], [sx, sy]].map(([ox, oy]) => (S: unknown, C: unknown, G?: unknown) => k(S, C, ox, oy, G));
+}
+
+/** The shift of the second block push tiling: half a tile in x and y. */
+export function blockPushShift(tile: BlockTile): [number, number] {
+  return [tile.width >> 1, tile.height >> 1];
 }
 
 /**

@@ -1,4 +1,4 @@
-import { BLOCK_CHECK_SPAN, blockBfsWgsl, blockCheckWgsl, blockPushWgsl, checkBlockSettings } from '../graphcut/blockKernels';
+import { BLOCK_CHECK_SPAN, blockBfsWgsl, blockCheckWgsl, blockPushShift, blockPushWgsl, checkBlockSettings } from '../graphcut/blockKernels';
 import { createGpuContext } from '../graphcut/gpuBackend';
 import { withRaisedLimits } from '../graphcut/gpuBackend';
 import { parseWorkgroupEntry, withWorkgroupEntry, workgroupEntryMarker } from '../graphcut/gpujs/workgroupEntry';
@@ -24,15 +24,20 @@ describe('workgroup entry', () => {
     expect(() => withWorkgroupEntry('fn main() {}', e)).toThrow(/exactly one gpu.js entry/);
   });
 
-  test('the block sources cover the grid in both tilings with no idle workgroup column', () => {
+  test('the block sources cover the grid in both push tilings (one pipeline, the shift its arguments), with at most one idle workgroup column and row', () => {
     for (const [W, H] of [[384, 288], [17, 9], [450, 375]]) {
       const tile = { width: 16, height: 16 };
+      expect(blockPushShift(tile)).toEqual([8, 8]);
+      const wgsl = blockPushWgsl('p', W, H, tile, 8, null);
+      expect(wgsl).toContain('i32(params.user_OX)');
+      expect(wgsl).toContain('i32(params.user_OY)');
+      const e = parseWorkgroupEntry(wgsl)!;
       for (const [ox, oy] of [[0, 0], [8, 8]]) {
-        const e = parseWorkgroupEntry(blockPushWgsl('p', W, H, tile, ox, oy, 8, null))!;
-        // The last tile's end reaches past the grid, and the one before it does not (no idle workgroups).
+        // The last tile's end reaches past the grid; the one before it does not, or (unshifted) the one before that.
         expect(e.groups[0] * 16 - ox).toBeGreaterThanOrEqual(W);
-        expect((e.groups[0] - 1) * 16 - ox).toBeLessThan(W);
         expect(e.groups[1] * 16 - oy).toBeGreaterThanOrEqual(H);
+        expect((e.groups[0] - (ox === 0 ? 2 : 1)) * 16 - ox).toBeLessThan(W);
+        expect((e.groups[1] - (oy === 0 ? 2 : 1)) * 16 - oy).toBeLessThan(H);
       }
       for (const from of ['distances', 'scratch', 'heights'] as const) {
         for (const toState of [false, true]) {

@@ -37,8 +37,8 @@ const COPY_DST = 0x8;
 export interface ResidentCall {
   /** Arguments written from the host, by pipeline argument index. */
   hostArgs: ReadonlyArray<readonly [number, Float32Array]>;
-  /** Arguments copied on the device from a buffer (its first bytes, as many as the argument holds). */
-  deviceArgs: ReadonlyArray<readonly [number, BufferLike]>;
+  /** Arguments copied on the device from a buffer: as many bytes as the argument holds, from the byte offset given (a multiple of 4), else from its start. */
+  deviceArgs: ReadonlyArray<readonly [number, BufferLike] | readonly [number, BufferLike, number]>;
   /** Results (by position in the plan's results) copied to a device buffer and not read back. */
   keep: ReadonlyArray<readonly [number, BufferLike]>;
   /** Results read back, in this order. */
@@ -72,6 +72,13 @@ export class ResidentBuffers {
   /** A new buffer of zeros (WebGPU zero-initialises buffers). */
   zeros(bytes: number): BufferLike { return this.create(bytes, COPY_SRC | COPY_DST); }
 
+  /** A new buffer holding `values` (written by the queue, so ordered before any later submit). */
+  holding(values: Float32Array): BufferLike {
+    const b = this.create(values.byteLength, COPY_SRC | COPY_DST);
+    this.device.queue.writeBuffer(b, 0, values);
+    return b;
+  }
+
   private create(bytes: number, usage: number): BufferLike {
     if (this.destroyed) throw new Error('resident buffers have been destroyed');
     const b = this.device.createBuffer({ size: Math.max(4, bytes), usage });
@@ -96,9 +103,9 @@ export class ResidentBuffers {
       device.queue.writeBuffer(region.buffer, 0, data);
     }
     const encoder = device.createCommandEncoder();
-    for (const [index, from] of call.deviceArgs) {
+    for (const [index, from, offset] of call.deviceArgs) {
       const region = this.region(ex, index);
-      encoder.copyBufferToBuffer(from, 0, region.buffer, 0, 4 * region.flatLength);
+      encoder.copyBufferToBuffer(from, offset ?? 0, region.buffer, 0, 4 * region.flatLength);
     }
     encodePasses(encoder, ex);
     for (const [r, to] of call.keep) {
