@@ -1,7 +1,7 @@
 import { mirrorRaster, mirrorSamples, type Raster } from '../data/raster';
 import { volumeOnThreads } from './parallelCosts';
 import { forwardGradients, type CostImage } from '../data/costImage';
-import { toIntensity8, type IntensityImage } from './intensity';
+import { isIntegral8, toIntensity8, validateRaster, type IntensityImage } from './intensity';
 import { resolveDataCostOptions, type CostKind, type DataCostOptions, type ResolvedDataCostOptions } from './costOptions';
 import { censusGrey, censusTransform, censusWords, popcount32 } from './census';
 
@@ -28,6 +28,8 @@ export class DataCostMatcher {
   readonly width: number;
   readonly height: number;
   readonly channels: number;
+  /** Whether both images hold 8-bit samples as they are (isIntegral8); false for a matcher of a mirrored pair. */
+  readonly integral8: boolean = false;
   readonly options: ResolvedDataCostOptions;
   /** The samples, or what makes them on first use (derived samples). */
   private intensities: { left: IntensityImage; right: IntensityImage } | (() => { left: IntensityImage; right: IntensityImage });
@@ -80,19 +82,23 @@ export class DataCostMatcher {
       this.height = derived.height;
       this.channels = derived.channels;
     } else {
-      this.pair = { left, right: right! };
-      const li = toIntensity8(left, 'left image');
-      const ri = toIntensity8(right!, 'right image');
-      if (li.width !== ri.width || li.height !== ri.height || li.channels !== ri.channels) {
+      const r = right!;
+      this.pair = { left, right: r };
+      validateRaster(left, 'left image');
+      validateRaster(r, 'right image');
+      if (left.width !== r.width || left.height !== r.height || left.channels !== r.channels) {
         throw new Error(
-          `left image is ${li.width}×${li.height}×${li.channels} but right image is ${ri.width}×${ri.height}×${ri.channels}; ` +
+          `left image is ${left.width}×${left.height}×${left.channels} but right image is ${r.width}×${r.height}×${r.channels}; ` +
             'a stereo pair must have the same size and channel count',
         );
       }
-      this.intensities = { left: li, right: ri };
-      this.width = li.width;
-      this.height = li.height;
-      this.channels = li.channels;
+      // An 8-bit pair converts to itself and cannot fail: converted when first needed (a device may never need it: PairSource).
+      this.integral8 = isIntegral8(left) && isIntegral8(r);
+      const convert = (): { left: IntensityImage; right: IntensityImage } => ({ left: toIntensity8(left, 'left image'), right: toIntensity8(r, 'right image') });
+      this.intensities = this.integral8 ? convert : convert();
+      this.width = left.width;
+      this.height = left.height;
+      this.channels = left.channels;
     }
     this.options = resolveDataCostOptions(options, this.channels);
     this.words = this.options.kind === 'census' ? censusWords(this.options.censusWindow) : 0;

@@ -1,9 +1,9 @@
 import type { Raster } from '../data/raster';
-import type { DataTerm, MrfEnergy, SmoothnessKind } from '../data/energy';
+import type { CostImage, DataTerm, MrfEnergy, PairSource, SmoothnessKind } from '../data/energy';
 import { DataCostMatcher, validateNdisp } from './dataCost';
 import { channelWeight, smoothnessUnit, type DataCostOptions } from './costOptions';
 import { censusWords } from './census';
-import { computeSmoothnessWeights, costScale, DEFAULT_CUE_FACTOR, mirroredWeights } from './smoothness';
+import { computeSmoothnessWeights, costScale, DEFAULT_CUE_FACTOR, mirroredWeights, weightTerms } from './smoothness';
 import type { IntensityImage } from './intensity';
 
 export interface StereoEnergyOptions extends Omit<DataCostOptions, 'scale'> {
@@ -25,6 +25,13 @@ export interface StereoEnergyOptions extends Omit<DataCostOptions, 'scale'> {
    * not fit in memory, or whose costs the device computes faster.
    */
   onDemand?: boolean;
+  /**
+   * The solver runs on a device that can make the grey images and the
+   * smoothness weights from the pair itself (an 'images' data term only):
+   * an 8-bit pair is then given as the energy's pairSource, and the host
+   * makes the weights and the census images only if something reads them.
+   */
+  pairOnDevice?: boolean;
 }
 
 /**
@@ -41,7 +48,7 @@ export type StereoEnergy = MrfEnergy & { scale: number; matcher: DataCostMatcher
  * to both terms, so they can never disagree about it.
  */
 export function buildStereoEnergy(left: Raster, right: Raster, options: StereoEnergyOptions): StereoEnergy {
-  return energyOfPair((matcherOptions) => new DataCostMatcher(left, right, matcherOptions), left.channels, options);
+  return energyOfPair((matcherOptions) => new DataCostMatcher(left, right, matcherOptions), left.channels, options, undefined, (matcher) => (matcher.integral8 ? { left, right, views: ['pair'] } : undefined));
 }
 
 /**
@@ -54,7 +61,24 @@ export function buildStereoEnergy(left: Raster, right: Raster, options: StereoEn
  * reversed (mirroredWeights), so no mirrored image is made for them.
  */
 export function mirroredSwappedEnergy(view: StereoEnergy, options: StereoEnergyOptions): StereoEnergy {
-  return energyOfPair((matcherOptions) => view.matcher.mirroredSwapped(matcherOptions), view.matcher.channels, options, () => view.matcher.rightIntensity);
+  const source = view.pairSource;
+  return energyOfPair((matcherOptions) => view.matcher.mirroredSwapped(matcherOptions), view.matcher.channels, options, () => view.matcher.rightIntensity, () => (source ? { left: source.left, right: source.right, views: ['mirrored'] } : undefined));
+}
+
+/** The pair of an energy and its views, as a PairSource takes them (its weights come from the energy's options). */
+type PairOf = (matcher: DataCostMatcher) => Pick<PairSource, 'left' | 'right' | 'views'> | undefined;
+
+/** Defines `keys` on `target` as getters of one computation, run when any of them is first read (then plain values). */
+function lazily<T extends object>(target: T, keys: ReadonlyArray<keyof T & string>, compute: () => Partial<T>): T {
+  let values: Partial<T> | undefined;
+  for (const key of keys) {
+    Object.defineProperty(target, key, {
+      configurable: true,
+      enumerable: true,
+      get: () => (values ??= compute())[key],
+    });
+  }
+  return target;
 }
 
 /**
@@ -64,7 +88,7 @@ export function mirroredSwappedEnergy(view: StereoEnergy, options: StereoEnergyO
  * the samples it gives (the unmirrored image of the matcher's left), rows
  * reversed.
  */
-function energyOfPair(makeMatcher: (o: DataCostOptions) => DataCostMatcher, channels: number, options: StereoEnergyOptions, mirrorOf?: () => IntensityImage): StereoEnergy {
+function energyOfPair(makeMatcher: (o: DataCostOptions) => DataCostMatcher, channels: number, options: StereoEnergyOptions, mirrorOf?: () => IntensityImage, pairOf?: PairOf): StereoEnergy {
   validateNdisp(options.ndisp);
   const { truncation, smoothness } = options;
   if (smoothness !== 'linear' && smoothness !== 'quadratic' && smoothness !== 'potts') {
@@ -85,27 +109,27 @@ function energyOfPair(makeMatcher: (o: DataCostOptions) => DataCostMatcher, chan
     minDisp: options.minDisp,
     scale: scale * unit.den * channelWeight(options.kind ?? 'sad', channels),
   });
-  const data: DataTerm = options.onDemand ? imagesTerm(matcher) : { kind: 'volume', costs: matcher.volume(options.ndisp) };
-  const weights = computeSmoothnessWeights(mirrorOf ? mirrorOf() : matcher.leftIntensity, {
-    lambda: options.lambda,
-    cueThreshold: options.cueThreshold,
-    cueFactor: options.cueFactor,
-    scale,
-    unit: unit.num,
-  });
-  const { wH, wV } = mirrorOf ? mirroredWeights(weights, matcher.width, matcher.height) : weights;
-  return {
+  const smoothnessOptions = { lambda: options.lambda, cueThreshold: options.cueThreshold, cueFactor: options.cueFactor, scale, unit: unit.num };
+  const pair = options.pairOnDevice && options.onDemand ? pairOf?.(matcher) : undefined;
+  const pairSource: PairSource | undefined = pair && { ...pair, ...weightTerms(smoothnessOptions) };
+  const data: DataTerm = options.onDemand ? imagesTerm(matcher, pairSource !== undefined) : { kind: 'volume', costs: matcher.volume(options.ndisp) };
+  const weights = (): { wH: Int32Array; wV: Int32Array } => {
+    const w = computeSmoothnessWeights(mirrorOf ? mirrorOf() : matcher.leftIntensity, smoothnessOptions);
+    return mirrorOf ? mirroredWeights(w, matcher.width, matcher.height) : { wH: w.wH, wV: w.wV };
+  };
+  const energy = {
     width: matcher.width,
     height: matcher.height,
     labels: options.ndisp,
     data,
     smoothness,
     truncation,
-    wH,
-    wV,
     scale,
     matcher,
-  };
+    ...(pairSource ? { pairSource } : weights()),
+  } as StereoEnergy;
+  // With the pair on the device, the host makes the weights only if they are read.
+  return pairSource ? lazily(energy, ['wH', 'wV'], weights) : energy;
 }
 
 /**
@@ -116,10 +140,12 @@ function energyOfPair(makeMatcher: (o: DataCostOptions) => DataCostMatcher, chan
  * and `channels` is the 16-bit halves per pixel of those codes, two per
  * 32-bit word; for the other kinds, the 8-bit intensities and their channels.
  */
-export function imagesTerm(matcher: DataCostMatcher): DataTerm {
+export function imagesTerm(matcher: DataCostMatcher, lazy = false): DataTerm {
   if (matcher.options.kind === 'census') {
+    const spec = { ...matcher.options, channels: 2 * censusWords(matcher.options.censusWindow) };
+    if (lazy) return lazily({ kind: 'images', spec } as unknown as Extract<DataTerm, { kind: 'images' }>, ['left', 'right'], () => matcher.censusGreyImages());
     const { left, right } = matcher.censusGreyImages();
-    return { kind: 'images', left, right, spec: { ...matcher.options, channels: 2 * censusWords(matcher.options.censusWindow) } };
+    return { kind: 'images', left, right, spec };
   }
   return { kind: 'images', left: matcher.leftIntensity, right: matcher.rightIntensity, spec: { ...matcher.options, channels: matcher.channels } };
 }
@@ -153,6 +179,11 @@ export function stackEnergies(views: readonly StereoEnergy[]): MrfEnergy & { sca
     }
     return out;
   };
+  // The views' pair, when every view reads the same one (the check's two views do): the stack's bands are their views, and what the views make lazily the stack does too.
+  const source = first.pairSource;
+  const pairSource: PairSource | undefined = source && views.every((v) => v.pairSource && v.pairSource.left === source.left && v.pairSource.right === source.right
+    && v.pairSource.plain === source.plain && v.pairSource.cued === source.cued && v.pairSource.limit === source.limit)
+    ? { ...source, views: views.flatMap((v) => v.pairSource!.views) } : undefined;
   let data: DataTerm;
   if (first.data.kind === 'volume') {
     data = { kind: 'volume', costs: concat(views.map((v) => (v.data as Extract<DataTerm, { kind: 'volume' }>).costs)) };
@@ -161,18 +192,20 @@ export function stackEnergies(views: readonly StereoEnergy[]): MrfEnergy & { sca
     const spec = terms[0].spec;
     if (terms.some((t) => JSON.stringify(t.spec) !== JSON.stringify(spec))) throw new Error('stackEnergies: views with different cost settings');
     const stack = (images: Array<{ width: number; height: number; channels: number; data: Int32Array }>) => ({ width: W, height: H * views.length, channels: images[0].channels, data: concat(images.map((im) => im.data)) });
-    data = { kind: 'images', left: stack(terms.map((t) => t.left)), right: stack(terms.map((t) => t.right)), spec };
+    const images = (): { left: CostImage; right: CostImage } => ({ left: stack(terms.map((t) => t.left)), right: stack(terms.map((t) => t.right)) });
+    data = pairSource ? lazily({ kind: 'images', spec } as unknown as Extract<DataTerm, { kind: 'images' }>, ['left', 'right'], images) : { kind: 'images', ...images(), spec };
   }
-  return {
+  const weights = (): { wH: Int32Array; wV: Int32Array } => ({ wH: concat(views.map((v) => v.wH)), wV: concat(views.map((v) => v.wV)) });
+  const energy = {
     width: W,
     height: H * views.length,
     labels: L,
     data,
     smoothness: first.smoothness,
     truncation: first.truncation,
-    wH: concat(views.map((v) => v.wH)),
-    wV: concat(views.map((v) => v.wV)),
     bandHeight: H,
     scale: first.scale,
-  };
+    ...(pairSource ? { pairSource } : weights()),
+  } as MrfEnergy & { scale: number };
+  return pairSource ? lazily(energy, ['wH', 'wV'], weights) : energy;
 }

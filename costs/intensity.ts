@@ -74,3 +74,16 @@ function samples8(src: ArrayLike<number>, out: Int32Array, k: number): number {
   }
   return -1;
 }
+
+/**
+ * Whether toIntensity8 would return the raster's samples unchanged: maxval
+ * 255 and every sample an integer in 0..255 (what an 8-bit file holds). A
+ * device can then read the samples as they are (data/energy.ts PairSource).
+ */
+export function isIntegral8(r: Raster): boolean {
+  if (r.maxval !== 255) return false;
+  const d = r.data;
+  // (v & 255) === v holds exactly for the integers 0..255 (NaN, fractions and anything outside fail).
+  for (let i = 0; i < d.length; i++) if ((d[i] & 255) !== d[i]) return false;
+  return true;
+}

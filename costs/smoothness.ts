@@ -77,7 +77,13 @@ export function costScale(lambda: number, cueFactor = DEFAULT_CUE_FACTOR): numbe
   throw new Error(`--cue-factor: λ·factor = ${lambda}·${cueFactor} needs more than ${MAX_SCALE_DECIMALS} decimals`);
 }
 
-export function computeSmoothnessWeights(left: Raster | IntensityImage, options: SmoothnessOptions): SmoothnessWeights {
+/**
+ * The two values an edge weight takes, from the options (validated): `cued`
+ * when every channel of the edge's two pixels differs by less than `limit`
+ * (⌈threshold⌉, at most 256: samples are integers), else `plain`; and the
+ * cost scale both carry.
+ */
+export function weightTerms(options: SmoothnessOptions): { plain: number; cued: number; limit: number; scale: number } {
   const { lambda } = options;
   const cueThreshold = options.cueThreshold ?? DEFAULT_CUE_THRESHOLD;
   const cueFactor = options.cueFactor ?? DEFAULT_CUE_FACTOR;
@@ -93,7 +99,11 @@ export function computeSmoothnessWeights(left: Raster | IntensityImage, options:
   const plain = Math.round(lambda * scale) * unit;
   const cued = Math.round(lambda * cueFactor * scale) * unit;
   if (cued > 2 ** 31 - 1) throw new Error(`--lambda: λ·factor·scale = ${lambda}·${cueFactor}·${scale} does not fit a 32-bit weight`);
+  return { plain, cued, limit: cueLimit(cueThreshold), scale };
+}
 
+export function computeSmoothnessWeights(left: Raster | IntensityImage, options: SmoothnessOptions): SmoothnessWeights {
+  const { plain, cued, limit, scale } = weightTerms(options);
   // The matcher's 8-bit samples when given them (buildStereoEnergy), else the raster's, converted.
   const im = left.data instanceof Int32Array ? (left as IntensityImage) : toIntensity8(left as Raster, 'left image');
   const { width: W, height: H, channels: C, data: I } = im;
@@ -102,8 +112,8 @@ export function computeSmoothnessWeights(left: Raster | IntensityImage, options:
   // An edge is cued when the largest channel difference of its two pixels is below the threshold. The samples are
   // grey or RGB (toIntensity8 refuses any other channel count), each with a loop of its own: this runs once per edge of
   // every pair, twice per pair with the left–right check.
-  if (C === 1) greyWeights(I, W, H, cueThreshold, cued, plain, wH, wV);
-  else rgbWeights(I, W, H, cueThreshold, cued, plain, wH, wV);
+  if (C === 1) greyWeights(I, W, H, limit, cued, plain, wH, wV);
+  else rgbWeights(I, W, H, limit, cued, plain, wH, wV);
   return { wH, wV, scale };
 }
 
@@ -143,8 +153,7 @@ function cueLimit(cueThreshold: number): number {
 }
 
 /** The grey weights: an edge is cued when its samples differ by less than the threshold. */
-function greyWeights(I: Int32Array, W: number, H: number, cueThreshold: number, cued: number, plain: number, wH: Int32Array, wV: Int32Array): void {
-  const t = cueLimit(cueThreshold);
+function greyWeights(I: Int32Array, W: number, H: number, t: number, cued: number, plain: number, wH: Int32Array, wV: Int32Array): void {
   const delta = cued - plain;
   for (let y = 0; y < H; y++) {
     const row = y * W;
@@ -164,8 +173,7 @@ function greyWeights(I: Int32Array, W: number, H: number, cueThreshold: number, 
 }
 
 /** The RGB weights: an edge is cued when each of its three channel differences is below the threshold. */
-function rgbWeights(I: Int32Array, W: number, H: number, cueThreshold: number, cued: number, plain: number, wH: Int32Array, wV: Int32Array): void {
-  const t = cueLimit(cueThreshold);
+function rgbWeights(I: Int32Array, W: number, H: number, t: number, cued: number, plain: number, wH: Int32Array, wV: Int32Array): void {
   const delta = cued - plain;
   const down = 3 * W;
   for (let y = 0; y < H; y++) {

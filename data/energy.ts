@@ -8,8 +8,27 @@
  * (costs, graph cuts, expansion, stereo) reads energies through this one type.
  */
 import type { CostImage } from './costImage';
+import type { Raster } from './raster';
 
 export type { CostImage };
+
+/**
+ * The 8-bit pair an energy was built from, as a device can read it to make
+ * the energy's grey images (census costs) and smoothness weights itself: the
+ * host then makes `wH`, `wV` and the census images only if something reads
+ * them. Every sample of both rasters is an integer in 0..255 (maxval 255),
+ * so the device's f32 arithmetic gives the host's values exactly.
+ */
+export interface PairSource {
+  left: Raster;
+  right: Raster;
+  /** Per band of the energy, top to bottom: the pair, or the pair mirrored and swapped (mirror(right), mirror(left): the left–right check's right view). */
+  views: ReadonlyArray<'pair' | 'mirrored'>;
+  /** An edge's weight is `cued` when every channel of its two pixels differs by less than `limit`, else `plain` (costs/smoothness.ts). */
+  plain: number;
+  cued: number;
+  limit: number;
+}
 
 export type SmoothnessKind = 'linear' | 'quadratic' | 'potts';
 
@@ -58,6 +77,8 @@ export interface MrfEnergy {
    * an image of its own. Undefined: one band, the whole grid.
    */
   bandHeight?: number;
+  /** The pair the energy was built from, when a device may make its weights and census images itself (PairSource). */
+  pairSource?: PairSource;
 }
 
 /** The energy's rows per band (bandHeight, or the whole height); throws when it does not divide the height into whole bands. */

@@ -1,13 +1,14 @@
 import { Input } from '../graphcut/gpujs/gpuJs';
 import type { GPU, IGPUKernelSettings, IKernelRunShortcut, IPipelineRunShortcut } from 'gpu.js';
 import { forwardGradients, imageRows, type CostImage } from '../data/costImage';
-import { bandHeightOf, pairwise, type MrfEnergy } from '../data/energy';
+import { bandHeightOf, pairwise, type MrfEnergy, type PairSource } from '../data/energy';
 import type { GpuContext } from '../graphcut/gpuBackend';
 import { canRefillSharedLiterals, fillSharedLiteralOnDevice, refillSharedLiteral, releaseSharedLiterals, shareLiterals, sharedLiterals } from '../graphcut/gpujs/sharedLiterals';
 import { deviceFlags } from '../graphcut/deviceFlags';
 import { warmUpPipelineGroup } from '../graphcut/gpujs/kernelBuildCache';
 import type { CensusWindow } from '../costs/census';
 import { censusPlanesOnBackend, censusPlanesOnDevice, createCensusKernel, hostCensusPlanes, type DeviceResult } from './gpuCensusKernel';
+import { createPairKernel, pairArguments, pairFits } from './gpuPairKernel';
 import { takeKeptProgram } from './gpuKeptPrograms';
 import { gatedKernel, globalRelabelPasses, iterationPasses, type GlobalRelabel, type StatePass } from '../graphcut/pushRelabelKernels';
 import { BLOCK_CHECK_SPAN, blockCheck } from '../graphcut/blockKernels';
@@ -80,6 +81,8 @@ export interface DeviceProgram {
   aux: Map<string, IPipelineRunShortcut>;
   /** WebGPU census costs: the kernel that computes the codes and its output on the device, the data literal's source */
   census?: { kernel: IKernelRunShortcut; result?: DeviceResult };
+  /** WebGPU with the energy's pair (PairSource): the kernel that makes its grey images and weights, and its output, the weights literal's source */
+  pair?: { kernel: IKernelRunShortcut; result?: DeviceResult };
 }
 
 /**
@@ -141,12 +144,15 @@ export function releaseProgram(program: DeviceProgram): void {
   program.plans.clear();
   program.aux.clear();
   const literals = program.literals;
-  const census = program.census;
+  const { census, pair } = program;
   program.census = undefined;
+  program.pair = undefined;
   void Promise.allSettled(released).then(() => {
     releaseSharedLiterals(literals);
-    census?.result?.delete();
-    census?.kernel.destroy();
+    for (const made of [census, pair]) {
+      made?.result?.delete();
+      made?.kernel.destroy();
+    }
   });
 }
 
@@ -212,6 +218,8 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
   let dataDims: [number, number, number];
   let dataValues: () => Float32Array;
   let censusOnDevice = false;
+  // WebGPU: an 8-bit pair's weights (and census images) are made on the device (gpuPairKernel.ts); the host's are then never made.
+  const pair = ctx.mode === 'webgpu' && sharedLiterals.installed && deviceFlags.sharedLiterals && energy.pairSource && pairFits(energy.pairSource, W, H, band) ? energy.pairSource : undefined;
   if (source.kind === 'volume') {
     const costs = source.costs;
     if (costs.length !== n * L) throw new Error(`gpu expansion: data term has ${costs.length} entries, expected ${n * L} (${W}×${H}×${L})`);
@@ -220,9 +228,10 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
   } else {
     const spec = costSpec!;
     const C = spec.channels;
-    // Census: the images are the grey pair (one channel) and the planes hold their codes, C halves per pixel.
+    // Census: the images are the grey pair (one channel) and the planes hold their codes, C halves per pixel. Made from the pair on the device, they are not made on the host.
     const imageChannels = spec.kind === 'census' ? 1 : C;
-    for (const [name, im] of [['left', source.left], ['right', source.right]] as const) {
+    const imagesFromPair = pair !== undefined && spec.kind === 'census';
+    for (const [name, im] of imagesFromPair ? [] : [['left', source.left], ['right', source.right]] as const) {
       if (im.width !== W || im.height !== H || im.channels !== imageChannels) throw new Error(`gpu expansion: ${name} image is ${im.width}×${im.height}×${im.channels}, the energy ${W}×${H}×${imageChannels}`);
     }
     dataDims = [W * C, H, 6];
@@ -246,7 +255,7 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
   for (let a = 0; a < L; a++) for (let b = 0; b < L; b++) vt[a * L + b] = pairwise(energy.smoothness, energy.truncation, a, b);
 
   // Everything the kernels and plans depend on besides the energy's values.
-  const shapeKey = JSON.stringify([ctx.mode, W, H, L, band, source.kind, costSpec, dataDims, o.variant, o.push, o.bfs, o.block, o.reach, o.gate, o.tileSide, o.iterationsPerRound, o.finalBfsFactor, o.initialBfsPasses, flowsInOut, o.maxCachedPlans]);
+  const shapeKey = JSON.stringify([ctx.mode, W, H, L, band, source.kind, costSpec, dataDims, pair ? [pair.views, pair.left.channels] : null, o.variant, o.push, o.bfs, o.block, o.reach, o.gate, o.tileSide, o.iterationsPerRound, o.finalBfsFactor, o.initialBfsPasses, flowsInOut, o.maxCachedPlans]);
   const key = o.keepPlans && n <= MAX_KEPT_PROGRAM_PIXELS && REFILLABLE_MODES.has(ctx.mode) ? shapeKey : null;
   // The pipelines a program of this shape built in an earlier process are asked for now, all at once (graphcut/gpujs/pipelineStore.ts).
   if (ctx.mode === 'webgpu') warmUpPipelineGroup(shapeKey);
@@ -261,12 +270,13 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
     if (!censusOnDevice) refillSharedLiteral(data, source.kind === 'volume' ? source.costs : dataValues());
     // Into the literal's own array (no second 8·W·H-byte array: fresh memory costs the host more than the copy).
     const own = weights.value as unknown;
-    refillSharedLiteral(weights, weightPlanes(own instanceof Float32Array && own.length === 2 * n ? own : undefined));
+    if (!pair) refillSharedLiteral(weights, weightPlanes(own instanceof Float32Array && own.length === 2 * n ? own : undefined));
     refillSharedLiteral(vTable, vt);
   } else {
     const literals: DeviceProgram['literals'] = [
       new Input(dataValues() as unknown as number[], dataDims),
-      new Input(weightPlanes() as unknown as number[], [W, H, 2]),
+      // From the pair: zeros on the host, the weights copied in on the device (fillFromPair).
+      new Input((pair ? new Float32Array(2 * n) : weightPlanes()) as unknown as number[], [W, H, 2]),
       new Input(vt as unknown as number[], [L, L]),
       new Input(Float32Array.from(MOVE_START_TALLY) as unknown as number[], [4]),
     ];
@@ -274,8 +284,53 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
     shareLiterals(literals);
     program = { ctx, kernels: createKernels(ctx.gpu, { W, H, L, sourceKind: source.kind, costSpec }, o), plans: new Map(), literals, aux: new Map() };
   }
-  const fill = censusOnDevice && source.kind === 'images' ? fillCensusOnDevice(program, source.left, source.right, costSpec!.censusWindow!, band) : undefined;
+  const census = censusOnDevice && source.kind === 'images' ? costSpec!.censusWindow! : undefined;
+  const fill = pair ? fillFromPair(program, pair, census, band)
+    : census && source.kind === 'images' ? fillCensusOnDevice(program, source.left, source.right, census, band) : undefined;
   return { program, key, tookKeptPlans: program.plans.size > 0, dataReady: fill };
+}
+
+/**
+ * WebGPU, an energy with a pair: its weights made on the device from the
+ * pair and copied there into the weights literal, and with census costs
+ * its grey images, from which the census kernel makes the codes for the
+ * data literal (as fillCensusOnDevice does from the host's images). The
+ * program keeps the pair kernel's output (the weights' source) until it
+ * is released or filled again.
+ */
+async function fillFromPair(program: DeviceProgram, pair: PairSource, censusWindow: CensusWindow | undefined, bandHeight: number): Promise<void> {
+  const { W, H } = programSize(program);
+  const made = program.pair ?? (program.pair = { kernel: createPairKernel(program.ctx.gpu, W, H, pair, true) });
+  const planes = await (made.kernel(...pairArguments(pair)) as unknown as Promise<DeviceResult>);
+  if (program.pair !== made) {
+    // Released meanwhile (its solver disposed before any call).
+    planes.delete();
+    return;
+  }
+  const previous = made.result;
+  made.result = planes;
+  const device = planes.context.device;
+  fillSharedLiteralOnDevice(program.literals[1], device, { buffer: planes.buffer, bytes: 8 * W * H, offset: 8 * W * H });
+  if (censusWindow) {
+    const census = program.census ?? (program.census = { kernel: createCensusKernel(program.ctx.gpu, W, H, censusWindow, true, bandHeight) });
+    const codes = await (census.kernel(planes) as unknown as Promise<DeviceResult>);
+    if (program.census !== census) {
+      codes.delete();
+    } else {
+      census.result?.delete();
+      census.result = codes;
+      const data = program.literals[0];
+      fillSharedLiteralOnDevice(data, device, { buffer: codes.buffer, bytes: 4 * (data.value as unknown as Float32Array).length });
+    }
+  }
+  // The last output was the weights literal's source until the copy above, which the queue orders after every call that read it.
+  previous?.delete();
+}
+
+/** The grid of a program (its weights literal is [W, H, 2]). */
+function programSize(program: DeviceProgram): { W: number; H: number } {
+  const [W, H] = (program.literals[1] as unknown as { size: number[] }).size;
+  return { W, H };
 }
 
 /**

@@ -255,7 +255,7 @@ function largest(values: ArrayLike<number>, n: number): number {
 export interface TermBounds {
   /** The largest data cost (the volume's largest entry, or the images' τ·scale). */
   maxDataCost: number;
-  /** The largest w·V(a, b) of a smoothness term. */
+  /** The largest w·V(a, b) of a smoothness term (w bounded by the larger of a pair's two weight values when the energy has a pair: PairSource). */
   maxEdgeTerm: number;
 }
 
@@ -279,7 +279,9 @@ export function exactTermBounds(energy: MrfEnergy, spec: ImageCostSpec | null): 
     const rawMax = (spec.kind === 'census' ? 16 : spec.kind === 'sad' ? 255 : spec.kind === 'ssd' ? 255 * 255 : 1275) * spec.channels;
     if (rawMax * spec.scale > MAX_GPU_EXACT_CAPACITY) throw new GpuPrecisionError(`raw costs up to ${rawMax}·${spec.scale} exceed 2^24`);
   }
-  const maxW = Math.max(largest(energy.wH, n), largest(energy.wV, n));
+  // With a pair the device makes the weights, and the host never reads them: its two values bound them.
+  const pair = energy.pairSource;
+  const maxW = pair ? Math.max(pair.plain, pair.cued) : Math.max(largest(energy.wH, n), largest(energy.wV, n));
   // V(a, b) depends on |a − b| alone (data/energy.ts pairwise): its largest value is over the L distances from label 0.
   let maxV = 0;
   for (let d = 0; d < energy.labels; d++) maxV = Math.max(maxV, pairwise(energy.smoothness, energy.truncation, 0, d));

@@ -175,7 +175,7 @@ function energyOptions(left: Raster, ndisp: number, p: MatchParams, costsOnDevic
   const onDemand = p.costs === 'on-demand' || (p.costs === 'auto' && (costsOnDevice || volumeTooLarge(left, ndisp, views)));
   return {
     ndisp, minDisp, kind: p.cost, tau: p.tau, border: p.border, censusWindow: p.censusWindow, lambda: p.lambda,
-    cueThreshold: p.cueThreshold, cueFactor: p.cueFactor, smoothness: p.smoothness, truncation: p.truncation, onDemand,
+    cueThreshold: p.cueThreshold, cueFactor: p.cueFactor, smoothness: p.smoothness, truncation: p.truncation, onDemand, pairOnDevice: costsOnDevice,
   };
 }
 

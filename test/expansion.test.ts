@@ -230,4 +230,14 @@ describe('the device moves\' term bounds (exactTermBounds)', () => {
     big.wH[0] = 2 ** 22;
     expect(() => exactTermBounds(big, null)).toThrow(/above the f32-exact bound/);
   });
+
+  test('with a pair the weights are bounded by its two values, and never read (the device makes them)', () => {
+    const e = randomEnergy(seededRandom(9), 5, 4, 6, 'linear');
+    const raster = { width: 5, height: 4, channels: 1, data: new Float32Array(20), maxval: 255 };
+    const withPair = { ...e, pairSource: { left: raster, right: raster, views: ['pair'] as const, plain: 7, cued: 21, limit: 12 } };
+    for (const key of ['wH', 'wV'] as const) Object.defineProperty(withPair, key, { get: () => { throw new Error(`${key} read`); } });
+    let maxV = 0;
+    for (let d = 0; d < e.labels; d++) maxV = Math.max(maxV, pairwise(e.smoothness, e.truncation, 0, d));
+    expect(exactTermBounds(withPair, null).maxEdgeTerm).toBe(21 * maxV);
+  });
 });

@@ -12,6 +12,10 @@ import { ResidentBuffers } from '../graphcut/gpujs/residentCalls';
 import { DeviceReadouts } from '../expansion/gpuReadouts';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
 import { blockTally, changedSquares } from '../expansion/gpuMoveBlockKernels';
+import * as pairKernels from '../expansion/gpuPairKernel';
+import { buildStereoEnergy, mirroredSwappedEnergy, stackEnergies, type StereoEnergyOptions } from '../costs';
+import type { MrfEnergy } from '../data/energy';
+import { randomRaster } from './support/randomRaster';
 import { Input } from '../graphcut/gpujs/gpuJs';
 import type { IGPUKernelSettings } from 'gpu.js';
 import { withGpuMoveFlags } from '../expansion/gpuMoveSettings';
@@ -298,8 +302,40 @@ var<workgroup> tile: array<u32, ${n}>;
     await expectMatchLikeBk(scene.left, scene.right, { ndisp: 6, cost, costs, cycles: 2, lrCheck: false }, `synthetic ${cost}`);
   });
 
-  test('α-expansion on the device with the left–right check (both views as one energy, in two bands: census codes and WTA per band), census costs: the maps and energies of BK', async () => {
-    await expectMatchLikeBk(scene.left, scene.right, { ndisp: 6, cost: 'census', cycles: 2, lrCheck: true }, 'synthetic, left–right check');
+  test('α-expansion on the device with the left–right check (both views as one energy, in two bands: census codes and WTA per band; grey images and weights made on the device from the pair), census costs: the maps and energies of BK', async () => {
+    const made = jest.spyOn(pairKernels, 'createPairKernel');
+    try {
+      await expectMatchLikeBk(scene.left, scene.right, { ndisp: 6, cost: 'census', cycles: 2, lrCheck: true }, 'synthetic, left–right check');
+      expect(made).toHaveBeenCalledTimes(1);
+      expect(made.mock.calls[0][3].views).toEqual(['pair', 'mirrored']);
+    } finally {
+      made.mockRestore();
+    }
+  });
+
+  test('an energy’s grey images and weights made from its pair (one view, and the check’s two; grey and colour): the host’s, value for value', async () => {
+    const errors = ctx.deviceErrors.length;
+    const rng = seededRandom(31);
+    for (const [W, H, channels, views] of [[7, 5, 3, 1], [33, 9, 3, 2], [20, 6, 1, 2]] as const) {
+      const left = randomRaster(W, H, channels, 20, rng);
+      const right = randomRaster(W, H, channels, 20, rng);
+      const o: StereoEnergyOptions = { ndisp: 4, kind: 'census', lambda: 4, cueThreshold: 14, cueFactor: 3, smoothness: 'linear', truncation: 2, onDemand: true, pairOnDevice: true };
+      const first = buildStereoEnergy(left, right, o);
+      const e = views === 1 ? first : stackEnergies([first, mirroredSwappedEnergy(first, o)]);
+      const k = pairKernels.createPairKernel(ctx.gpu, e.width, e.height, e.pairSource!, false);
+      try {
+        const out = await (k(...pairKernels.pairArguments(e.pairSource!)) as unknown as Promise<Float32Array[][]>);
+        const images = e.data as Extract<MrfEnergy['data'], { kind: 'images' }>;
+        const planes = [images.left.data, images.right.data, e.wH, e.wV];
+        for (let z = 0; z < 4; z++) {
+          const got = out[z].flatMap((row) => Array.from(row));
+          expect({ W, H, channels, views, z, got }).toEqual({ W, H, channels, views, z, got: Array.from(planes[z]) });
+        }
+      } finally {
+        k.destroy();
+      }
+    }
+    await expectNoDeviceErrorsSince(errors);
   });
 
   test('α-expansion on the device, synthetic 100×40 (convergence checks over several 32×32 squares), census costs: the labels and energy of BK', async () => {

@@ -8,6 +8,7 @@ import type { GraphVariant } from '../expansion/binaryStep';
 import { volumeOf, type DataTerm, type MrfEnergy, type SmoothnessKind } from '../data/energy';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
 import { censusHalves, censusPlanesOnBackend } from '../expansion/gpuCensusKernel';
+import { createPairKernel, pairArguments } from '../expansion/gpuPairKernel';
 import { type GpuMoveOptions } from '../expansion/gpuMoveSettings';
 import { FULL_TESTS, sample } from './support/testScope';
 import { GraphMoveSolver } from '../expansion/moveSolver';
@@ -177,6 +178,27 @@ describe('census codes kernel: every read inside its array', () => {
         const grey = (): { width: number; height: number; channels: number; data: Int32Array } =>
           ({ width: W, height: H, channels: 1, data: Int32Array.from({ length: W * H }, () => Math.floor(rand() * 256)) });
         expect(censusPlanesOnBackend(cpu.gpu, grey(), grey(), window).length).toBe(6 * W * H * censusHalves(window));
+      }
+    }
+  });
+});
+
+describe('pair kernel: every read inside its array', () => {
+  test('sizes 1×1 to 9×13, grey and colour, one view and the check’s two (mirrored columns, each band’s last row)', () => {
+    const rand = seededRandom(26);
+    for (const [W, H] of [[1, 1], [2, 1], [1, 3], [9, 13], [5, 4]]) {
+      for (const channels of [1, 3]) {
+        const raster = (): Raster => ({ width: W, height: H, channels, data: Float32Array.from({ length: W * H * channels }, () => Math.floor(rand() * 256)), maxval: 255 });
+        for (const views of [['pair'], ['pair', 'mirrored']] as const) {
+          const pair = { left: raster(), right: raster(), views, plain: 4, cued: 12, limit: 20 };
+          const k = createPairKernel(cpu.gpu, W, H * views.length, pair, false);
+          try {
+            const out = k(...pairArguments(pair)) as unknown as ArrayLike<unknown>;
+            expect(out.length).toBe(4);
+          } finally {
+            k.destroy();
+          }
+        }
       }
     }
   });

@@ -79,8 +79,8 @@ export function bindSharedLiterals(values: readonly object[]): void {
   for (const v of values) if (isSharedLiteral(v) && !trace.handleMeta.has(v)) trace.handleMeta.set(v, { source: 'literal', value: v });
 }
 
-/** A device buffer (usage COPY_SRC) whose first `bytes` are a literal's contents on that device. */
-export interface DeviceLiteralSource { buffer: object; bytes: number }
+/** A device buffer (usage COPY_SRC) whose `bytes` from byte `offset` (default 0; a multiple of 4) are a literal's contents on that device. */
+export interface DeviceLiteralSource { buffer: object; bytes: number; offset?: number }
 
 /** Device sources of registered literals, by literal and device (fillSharedLiteralOnDevice). */
 const deviceSources = new WeakMap<object, Map<unknown, DeviceLiteralSource>>();
@@ -93,7 +93,7 @@ interface CopyingDevice {
 function copyOnDevice(device: unknown, source: DeviceLiteralSource, target: LiteralBuffer): void {
   const d = device as CopyingDevice;
   const encoder = d.createCommandEncoder();
-  encoder.copyBufferToBuffer(source.buffer, 0, target.buffer, 0, source.bytes);
+  encoder.copyBufferToBuffer(source.buffer, source.offset ?? 0, target.buffer, 0, source.bytes);
   d.queue.submit([encoder.finish()]);
 }
 
