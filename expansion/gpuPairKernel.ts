@@ -14,10 +14,11 @@
  * Planes 0–1 are what the census kernel reads (gpuCensusKernel.ts G) and
  * planes 2–3 the weights literal as the plans bind it (wH, then wV).
  *
- * Exactness: samples are integers 0..255, a grey's numerator is below
- * 2^18 and a weight below 2^24 (exactTermBounds), all exact in f32. The
- * grey divides numerator + ½ by 1000, which is never within 0.0005 of an
- * integer, so floor gives the host's integer quotient even with WGSL's
+ * Exactness: samples are integers 0..255; a packed colour pixel, a
+ * grey's numerator and a weight are integers below 2^24 (exactTermBounds),
+ * all exact in f32, and unpacking scales by powers of two, which is exact.
+ * The grey divides numerator + ½ by 1000, which is never within 0.0005 of
+ * an integer, so floor gives the host's integer quotient even with WGSL's
  * division error (2.5 ULP). test/gpu-pair-kernel.test.ts checks every
  * value against the host's on gpu.js's CPU backend, and the browser test
  * on WebGPU.
@@ -35,25 +36,28 @@ export function pairFits(pair: PairSource, W: number, H: number, bandHeight: num
 
 /**
  * Kernel source for a W-wide pair of `channels` channels in bands of
- * `band` rows, `views` per band; arguments: L and R, [channels·W, band]
- * (the rasters' samples as they lie), and T = [plain, cued, limit].
+ * `band` rows, `views` per band; arguments: L and R, [W, band] (one value
+ * a pixel: pairArguments), and T = [plain, cued, limit].
  */
 export function pairPlanesSource(W: number, band: number, channels: number, views: ReadonlyArray<'pair' | 'mirrored'>): string {
   const f = (v: number): string => v.toFixed(1);
-  const C = channels;
-  // Channel c of the image `from` names (1: R, else L) at column `col`, row `row`, into `into`: statements, not a conditional
-  // expression, whose WGSL select would read both images (test/gpu-kernels-in-bounds.test.ts refuses such reads).
-  const read = (into: string, from: string, col: string, row: string, c: number): string =>
-    `if (${from} === 1.0) { ${into} = R[${row}][${col} * ${f(C)} + ${f(c)}]; } else { ${into} = L[${row}][${col} * ${f(C)} + ${f(c)}]; }`;
+  // Pixel (col, row) of the image `from` names (1: R, else L) into `into`0.. `into`C−1: statements, not a conditional
+  // expression, whose WGSL select would read both images (test/gpu-kernels-in-bounds.test.ts refuses such reads). A
+  // colour pixel is unpacked (pairArguments); scaling by a power of two is exact in f32.
+  const read = (into: string, from: string, col: string, row: string): string => {
+    const load = `let ${into}v = 0.0;
+    if (${from} === 1.0) { ${into}v = R[${row}][${col}]; } else { ${into}v = L[${row}][${col}]; }`;
+    if (channels === 1) return `${load}
+    const ${into}0 = ${into}v;`;
+    return `${load}
+    const ${into}2 = Math.floor(${into}v * 0.0000152587890625);
+    const ${into}rg = ${into}v - ${into}2 * 65536.0;
+    const ${into}1 = Math.floor(${into}rg * 0.00390625);
+    const ${into}0 = ${into}rg - ${into}1 * 256.0;`;
+  };
   const mirroredBands = views.map((v, i) => (v === 'mirrored' ? `if (view === ${f(i)}) { mirrored = 1.0; }` : '')).join('\n    ');
-  const greyReads = Array.from({ length: C }, (_, c) => `let s${c} = 0.0;
-      ${read(`s${c}`, 'fromR', 'cx', 'y', c)}`).join('\n      ');
-  const grey = C === 1 ? 'return s0;' : 'return Math.floor((299.0 * s0 + 587.0 * s1 + 114.0 * s2 + 500.5) / 1000.0);';
-  const channelTests = Array.from({ length: C }, (_, c) => `let p${c} = 0.0;
-    let q${c} = 0.0;
-    ${read(`p${c}`, 'mirrored', 'px', 'y', c)}
-    ${read(`q${c}`, 'mirrored', 'qx', 'qy', c)}
-    if (Math.abs(p${c} - q${c}) >= T[2]) { cued = 0.0; }`).join('\n    ');
+  const grey = channels === 1 ? 'return s0;' : 'return Math.floor((299.0 * s0 + 587.0 * s1 + 114.0 * s2 + 500.5) / 1000.0);';
+  const channelTests = Array.from({ length: channels }, (_, c) => `if (Math.abs(p${c} - q${c}) >= T[2]) { cued = 0.0; }`).join('\n    ');
   return `function (L, R, T) {
     const x = this.thread.x;
     const yy = this.thread.y;
@@ -68,7 +72,7 @@ export function pairPlanesSource(W: number, band: number, channels: number, view
       if (z === 1.0) { fromR = 1.0 - mirrored; }
       let cx = x;
       if (mirrored === 1.0) { cx = ${f(W - 1)} - x; }
-      ${greyReads}
+      ${read('s', 'fromR', 'cx', 'y')}
       ${grey}
     }
     let qx = x;
@@ -85,6 +89,8 @@ export function pairPlanesSource(W: number, band: number, channels: number, view
       px = ${f(W - 1)} - x;
       qx = ${f(W - 1)} - qx;
     }
+    ${read('p', 'mirrored', 'px', 'y')}
+    ${read('q', 'mirrored', 'qx', 'qy')}
     let cued = 1.0;
     ${channelTests}
     if (cued === 1.0) { return T[1]; }
@@ -99,13 +105,20 @@ export function createPairKernel(gpu: GPU, W: number, H: number, pair: PairSourc
   return gpu.createKernel(pairPlanesSource(W, band, pair.left.channels, pair.views), settings);
 }
 
-/** The kernel's arguments for `pair`: the rasters' samples as they lie, and the weight terms. */
+/**
+ * The kernel's arguments for `pair`: each image one value a pixel, [W, H]
+ * (a grey image's samples as they lie; a colour pixel packed as
+ * r + 256·g + 65536·b, below 2^24 and so exact in f32: a third of the
+ * upload), and the weight terms.
+ */
 export function pairArguments(pair: PairSource): [Input, Input, Input] {
-  const { left, right } = pair;
-  const dims: [number, number] = [left.channels * left.width, left.height];
-  return [
-    new Input(left.data as unknown as number[], dims),
-    new Input(right.data as unknown as number[], dims),
-    new Input(Float32Array.of(pair.plain, pair.cued, pair.limit) as unknown as number[], [3]),
-  ];
+  const image = (r: PairSource['left']): Input => new Input((r.channels === 1 ? r.data : packRgb(r.data)) as unknown as number[], [r.width, r.height]);
+  return [image(pair.left), image(pair.right), new Input(Float32Array.of(pair.plain, pair.cued, pair.limit) as unknown as number[], [3])];
+}
+
+/** Interleaved 8-bit RGB samples, one value a pixel: r + 256·g + 65536·b. */
+function packRgb(d: Float32Array): Float32Array {
+  const out = new Float32Array(d.length / 3);
+  for (let i = 0, j = 0; i < out.length; i++, j += 3) out[i] = d[j] + 256 * d[j + 1] + 65536 * d[j + 2];
+  return out;
 }
