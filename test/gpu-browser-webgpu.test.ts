@@ -297,6 +297,7 @@ var<workgroup> tile: array<u32, ${n}>;
   const scene = generateSyntheticScene({ width: 32, height: 24, ndisp: 6, seed: 11 });
   test.each([
     ['census', 'auto'],
+    ['sad', 'auto'],
     ['sad', 'volume'],
   ] as const)('α-expansion on the device, synthetic 32×24, 6 labels, %s costs (%s): the labels and energy of BK', async (cost, costs) => {
     await expectMatchLikeBk(scene.left, scene.right, { ndisp: 6, cost, costs, cycles: 2, lrCheck: false }, `synthetic ${cost}`);
