@@ -111,7 +111,8 @@ function energyOfPair(makeMatcher: (o: DataCostOptions) => DataCostMatcher, chan
   });
   const smoothnessOptions = { lambda: options.lambda, cueThreshold: options.cueThreshold, cueFactor: options.cueFactor, scale, unit: unit.num };
   const pair = options.pairOnDevice && options.onDemand ? pairOf?.(matcher) : undefined;
-  const pairSource: PairSource | undefined = pair && { ...pair, ...weightTerms(smoothnessOptions) };
+  const terms = pair && weightTerms(smoothnessOptions);
+  const pairSource: PairSource | undefined = pair && terms && { ...pair, plain: terms.plain, cued: terms.cued, limit: terms.limit };
   const data: DataTerm = options.onDemand ? imagesTerm(matcher, pairSource !== undefined) : { kind: 'volume', costs: matcher.volume(options.ndisp) };
   const weights = (): { wH: Int32Array; wV: Int32Array } => {
     const w = computeSmoothnessWeights(mirrorOf ? mirrorOf() : matcher.leftIntensity, smoothnessOptions);

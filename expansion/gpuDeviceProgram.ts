@@ -323,7 +323,7 @@ async function fillFromPair(program: DeviceProgram, pair: PairSource, censusWind
       fillSharedLiteralOnDevice(data, device, { buffer: codes.buffer, bytes: 4 * (data.value as unknown as Float32Array).length });
     }
   }
-  // The last output was the weights literal's source until the copy above, which the queue orders after every call that read it.
+  // The earlier output is let go only now that the new one is the weights literal's source (the kernel writes one buffer: a result is a reference to it).
   previous?.delete();
 }
 
