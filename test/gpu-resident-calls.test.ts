@@ -152,6 +152,7 @@ describe('resident calls', () => {
       let flows: Float32Array = Float32Array.from({ length: 2 * m }, () => pick(5));
       const flowsBuf = res.take(8 * m);
       dev.queue.writeBuffer(flowsBuf, 0, flows);
+      const alphas = res.holding(Float32Array.from({ length: 5 }, (_, a) => a));
       // The call before, not yet read: its plan, kept flows, results and what the host expects of them.
       let previous: { ex: FusedExecutor; flows: BufferLike; labels: BufferLike; results: ReturnType<ResidentBuffers['submit']>; expected: Float32Array[] } | undefined;
       const readAndCheck = async (p: NonNullable<typeof previous>): Promise<void> => {
@@ -165,9 +166,9 @@ describe('resident calls', () => {
         const alpha = 1 + pick(4);
         const out = res.take(8 * m);
         const labelsOut = res.take(4 * m);
-        // The first call takes the host's labels; later ones the last call's labels and flows, on the device.
+        // The first call takes the host's labels and α; later ones the last call's labels and flows, and α from a buffer of every α (an offset copy), on the device.
         const results = res.submit(ex, previous
-          ? { hostArgs: [[1, Float32Array.of(alpha)]], deviceArgs: [[0, resultBuffer(previous.ex, 0)], [2, previous.flows]], keep: [[2, out], [0, labelsOut]], read: [0, 1] }
+          ? { hostArgs: [], deviceArgs: [[0, resultBuffer(previous.ex, 0)], [1, alphas, 4 * alpha], [2, previous.flows]], keep: [[2, out], [0, labelsOut]], read: [0, 1] }
           : { hostArgs: [[0, labels], [1, Float32Array.of(alpha)]], deviceArgs: [[2, flowsBuf]], keep: [[2, out], [0, labelsOut]], read: [0, 1] });
         const [L, T, F] = hostMove(labels, alpha, flows, ex === plans[0] ? 3 : 7);
         // The previous call's results are read only now, after this call was submitted.
