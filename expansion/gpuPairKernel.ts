@@ -2,7 +2,7 @@
  * The grey images and smoothness weights of an energy made on the device
  * from its pair (data/energy.ts PairSource), so that the host neither
  * converts the images nor computes the weights before the device moves
- * (the costs were the largest host phase before the first move).
+ * (otherwise the largest part of the host's work before the first move).
  *
  * One kernel, output [W, H, 4] over the energy's bands (the pair, or the
  * pair mirrored and swapped, each bandHeight rows):
