@@ -135,11 +135,3 @@ export function censusPlanesOnBackend(gpu: GPU, left: CostImage, right: CostImag
 /** A kernel output kept on the device (gpu.js's WebGPUBufferResult, as far as this reads it). */
 export interface DeviceResult { buffer: object; context: { device: unknown }; delete(): void }
 
-/**
- * WebGPU: the codes computed by `kernel` (createCensusKernel, pipeline) into
- * its output buffer on the device; only the grey planes are uploaded.
- */
-export async function censusPlanesOnDevice(kernel: IKernelRunShortcut, left: CostImage, right: CostImage): Promise<DeviceResult> {
-  const g = greyPlanes(left, right);
-  return (await (kernel(new Input(g as unknown as number[], [left.width, left.height, 2])) as unknown as Promise<DeviceResult>));
-}

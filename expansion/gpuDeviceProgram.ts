@@ -7,7 +7,7 @@ import { canRefillSharedLiterals, fillSharedLiteralOnDevice, refillSharedLiteral
 import { deviceFlags } from '../graphcut/deviceFlags';
 import { warmUpPipelineGroup } from '../graphcut/gpujs/kernelBuildCache';
 import type { CensusWindow } from '../costs/census';
-import { censusPlanesOnBackend, censusPlanesOnDevice, createCensusKernel, hostCensusPlanes, type DeviceResult } from './gpuCensusKernel';
+import { censusPlanesOnBackend, createCensusKernel, greyPlanes, hostCensusPlanes, type DeviceResult } from './gpuCensusKernel';
 import { createPairKernel, pairArguments, pairFits } from './gpuPairKernel';
 import { takeKeptProgram } from './gpuKeptPrograms';
 import { gatedKernel, globalRelabelPasses, iterationPasses, type GlobalRelabel, type StatePass } from '../graphcut/pushRelabelKernels';
@@ -286,7 +286,7 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
   }
   const census = censusOnDevice && source.kind === 'images' ? costSpec!.censusWindow! : undefined;
   const fill = pair ? fillFromPair(program, pair, census, band)
-    : census && source.kind === 'images' ? fillCensusOnDevice(program, source.left, source.right, census, band) : undefined;
+    : census && source.kind === 'images' ? fillCensusOnDevice(program, () => new Input(greyPlanes(source.left, source.right) as unknown as number[], [W, H, 2]), census, band) : undefined;
   return { program, key, tookKeptPlans: program.plans.size > 0, dataReady: fill };
 }
 
@@ -294,9 +294,8 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
  * WebGPU, an energy with a pair: its weights made on the device from the
  * pair and copied there into the weights literal, and with census costs
  * its grey images, from which the census kernel makes the codes for the
- * data literal (as fillCensusOnDevice does from the host's images). The
- * program keeps the pair kernel's output (the weights' source) until it
- * is released or filled again.
+ * data literal (fillCensusOnDevice). The program keeps the pair kernel's
+ * output (the weights' source) until it is released or filled again.
  */
 async function fillFromPair(program: DeviceProgram, pair: PairSource, censusWindow: CensusWindow | undefined, bandHeight: number): Promise<void> {
   const { W, H } = programSize(program);
@@ -309,20 +308,8 @@ async function fillFromPair(program: DeviceProgram, pair: PairSource, censusWind
   }
   const previous = made.result;
   made.result = planes;
-  const device = planes.context.device;
-  fillSharedLiteralOnDevice(program.literals[1], device, { buffer: planes.buffer, bytes: 8 * W * H, offset: 8 * W * H });
-  if (censusWindow) {
-    const census = program.census ?? (program.census = { kernel: createCensusKernel(program.ctx.gpu, W, H, censusWindow, true, bandHeight) });
-    const codes = await (census.kernel(planes) as unknown as Promise<DeviceResult>);
-    if (program.census !== census) {
-      codes.delete();
-    } else {
-      census.result?.delete();
-      census.result = codes;
-      const data = program.literals[0];
-      fillSharedLiteralOnDevice(data, device, { buffer: codes.buffer, bytes: 4 * (data.value as unknown as Float32Array).length });
-    }
-  }
+  fillSharedLiteralOnDevice(program.literals[1], planes.context.device, { buffer: planes.buffer, bytes: 8 * W * H, offset: 8 * W * H });
+  if (censusWindow) await fillCensusOnDevice(program, () => planes, censusWindow, bandHeight);
   // The earlier output is let go only now that the new one is the weights literal's source (the kernel writes one buffer: a result is a reference to it).
   previous?.delete();
 }
@@ -335,13 +322,16 @@ function programSize(program: DeviceProgram): { W: number; H: number } {
 
 /**
  * WebGPU, census costs: the codes computed on the device from the grey
- * pair and copied there into the data literal, which holds zeros on the
- * host (sharedLiterals.ts fillSharedLiteralOnDevice). The program keeps the
- * kernel and its output (the source of every copy) until it is released.
+ * planes `greys` makes (what the census kernel reads as G: the host's grey
+ * images uploaded, or the pair kernel's output) and copied there into the
+ * data literal, which holds zeros on the host (sharedLiterals.ts
+ * fillSharedLiteralOnDevice). The program keeps the kernel and its output
+ * (the source of every copy) until it is released.
  */
-async function fillCensusOnDevice(program: DeviceProgram, left: CostImage, right: CostImage, window: CensusWindow, bandHeight: number): Promise<void> {
-  const census = program.census ?? (program.census = { kernel: createCensusKernel(program.ctx.gpu, left.width, left.height, window, true, bandHeight) });
-  const result = await censusPlanesOnDevice(census.kernel, left, right);
+async function fillCensusOnDevice(program: DeviceProgram, greys: () => unknown, window: CensusWindow, bandHeight: number): Promise<void> {
+  const { W, H } = programSize(program);
+  const census = program.census ?? (program.census = { kernel: createCensusKernel(program.ctx.gpu, W, H, window, true, bandHeight) });
+  const result = await (census.kernel(greys()) as unknown as Promise<DeviceResult>);
   if (program.census !== census) {
     // Released meanwhile (its solver disposed before any call): nothing reads the codes.
     result.delete();

@@ -292,7 +292,6 @@ export class ResidentMoves {
     const lastFlows = after ? after.flowsOut : this.flows.last;
     const borrowedFlows = !resume && !stored && this.o.borrowFlows ? lastFlows : undefined;
     const rounds = resume ? resumeRounds : this.schedule.rounds(kind);
-    const alphaArg = Float32Array.of(alpha);
     let plan: Plan | undefined;
     let ex: FusedExecutor | null;
     let compiled = false;
@@ -308,7 +307,8 @@ export class ResidentMoves {
       compiled = plan.calls === 0;
       ex = await compiledExecutor(plan.pipe, [
         new Input(this.labelsF as unknown as number[], [this.W, this.H]),
-        new Input(alphaArg as unknown as number[], [1]),
+        // α only shapes the compile: a call copies it on the device (alphaValues).
+        new Input(Float32Array.of(alpha) as unknown as number[], [1]),
         new Input(this.hostZeroFlows as unknown as number[], [this.W, this.H, 2]),
       ]);
       if (!ex) throw new ResidentUnavailable(index, `gpu.js ran plan ${planKey(rounds, this.schedule.bfs, false)} on its generic executor (${String((plan.pipe as { pipeline?: { fallbackReason?: unknown } }).pipeline?.fallbackReason ?? 'no reason given')})`);
