@@ -314,6 +314,17 @@ var<workgroup> tile: array<u32, ${n}>;
     }
   });
 
+  test('α-expansion on the device from a 16-bit pair (no pair source: the host’s grey images uploaded for the census codes, its weights from the host), census costs: the labels and energy of BK', async () => {
+    const made = jest.spyOn(pairKernels, 'createPairKernel');
+    try {
+      const wide = (r: Raster): Raster => ({ ...r, data: r.data.map((v) => v * 257), maxval: 65535 });
+      await expectMatchLikeBk(wide(scene.left), wide(scene.right), { ndisp: 6, cost: 'census', cycles: 1, lrCheck: false }, 'synthetic, 16-bit');
+      expect(made).not.toHaveBeenCalled();
+    } finally {
+      made.mockRestore();
+    }
+  });
+
   test('an energy’s grey images and weights made from its pair (one view, and the check’s two; grey and colour): the host’s, value for value', async () => {
     const errors = ctx.deviceErrors.length;
     const rng = seededRandom(31);
