@@ -11,7 +11,8 @@
  * between the first run and the next is what compiles cost a fresh process.
  * With OUT_DIR, the first run's files are written there as `run --out-dir`
  * writes them (their images drawn here, or by `threads` image threads
- * started with the process, as `run` starts them), and timed.
+ * started with the process, as `run` starts them, the scene's own images
+ * drawn during the match), and timed.
  * Run it as its own process: the first rows are only meaningful cold.
  */
 const t0 = performance.now();
@@ -22,7 +23,7 @@ const { loadScene } = require('../data/scene') as typeof import('../data/scene')
 const { createGpuContext } = require('../graphcut/gpuBackend') as typeof import('../graphcut/gpuBackend');
 const { kernelBuildCache } = require('../graphcut/gpujs/kernelBuildCache') as typeof import('../graphcut/gpujs/kernelBuildCache');
 const { pipelineStore, pipelineStorePath } = require('../graphcut/gpujs/pipelineStore') as typeof import('../graphcut/gpujs/pipelineStore');
-const { writeSceneOutputs } = require('../stereo/report/sceneOutputs') as typeof import('../stereo/report/sceneOutputs');
+const { SceneImagesAhead, writeSceneOutputs } = require('../stereo/report/sceneOutputs') as typeof import('../stereo/report/sceneOutputs');
 const { ImageWriters } = require('../stereo/report/outputThreads') as typeof import('../stereo/report/outputThreads');
 /* eslint-enable @typescript-eslint/no-require-imports */
 const tModules = performance.now();
@@ -49,10 +50,12 @@ async function main(): Promise<void> {
     rows.push([`${label} (${parts})`, total]);
     return m;
   };
+  // As run does: with threads, the images that do not depend on the match are drawn during it.
+  const ahead = outDir !== undefined && writers ? new SceneImagesAhead(path.join(outDir, scene.name), scene, writers) : undefined;
   const first = await once('first run');
   if (outDir !== undefined) {
     t = performance.now();
-    await writeSceneOutputs(path.join(outDir, scene.name), outDir, scene, first.result, undefined, writers);
+    await writeSceneOutputs(path.join(outDir, scene.name), outDir, scene, first.result, undefined, writers, ahead);
     rows.push([`its files (images drawn ${writers ? `by ${threads} threads` : 'here'})`, performance.now() - t]);
     writers?.close();
   }

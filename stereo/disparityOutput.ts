@@ -13,6 +13,11 @@ export function autoPngScale(ndisp: number): number {
 
 /** Writes disparity × scale as an 8-bit grey PNG (atomically); an invalid pixel (INVALID_DISPARITY) is 0, Middlebury's "unknown". */
 export async function writeDisparityPng(path: string, disparity: ArrayLike<number>, width: number, height: number, scale: number): Promise<void> {
+  await writePng(path, disparityRaster(disparity, width, height, scale));
+}
+
+/** The raster of writeDisparityPng: disparity × scale as grey levels, INVALID_DISPARITY as 0; throws when a level would pass 255. */
+export function disparityRaster(disparity: ArrayLike<number>, width: number, height: number, scale: number): Raster {
   if (!(scale > 0) || !Number.isFinite(scale)) throw new Error(`--scale: must be a positive number (got ${scale})`);
   const data = new Float32Array(width * height);
   let max = 0;
@@ -23,8 +28,7 @@ export async function writeDisparityPng(path: string, disparity: ArrayLike<numbe
     data[i] = v;
   }
   if (Math.round(max) > 255) throw new Error(`--scale: ${scale} maps the largest disparity to ${Math.round(max)}, beyond 255 in an 8-bit PNG`);
-  const raster: Raster = { width, height, channels: 1, data, maxval: 255 };
-  await writePng(path, raster);
+  return { width, height, channels: 1, data, maxval: 255 };
 }
 
 /** Writes the disparity in pixels as a little-endian PFM (atomically); an invalid pixel is inf, as Middlebury's PFMs have it. */

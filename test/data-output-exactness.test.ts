@@ -12,7 +12,7 @@ import { encodePfm, parsePfm } from '../data/pfm';
 import { generateSyntheticScene } from '../data/synthetic';
 import { writeDisparityPfm, writeDisparityPng } from '../stereo/disparityOutput';
 import { INVALID_DISPARITY } from '../stereo/leftRightCheck';
-import { writeSceneOutputs } from '../stereo/report/sceneOutputs';
+import { SceneImagesAhead, writeSceneOutputs } from '../stereo/report/sceneOutputs';
 import { ImageWriters } from '../stereo/report/outputThreads';
 import type { MatchResult } from '../stereo/match';
 import { badTable } from '../stereo/tune/badPixels';
@@ -543,18 +543,19 @@ describe('disparity files and a whole scene\'s outputs', () => {
     }
   });
 
-  // The images drawn here, and by two threads of their own (stereocut run's): the same files either way.
-  test.each([['here', 0], ['on two threads', 2]])('writeSceneOutputs, images drawn %s: every file equals the one the original pipeline wrote', async (_, threads) => {
+  // The images drawn here, by two threads of their own (stereocut run's), and with the scene's own images drawn
+  // ahead (SceneImagesAhead; 'other': ahead from other ground truth values, which must not be taken): the same files.
+  test.each([['here', 0, 'none'], ['on two threads', 2, 'none'], ['on two threads, ahead', 2, 'same'], ['on two threads, ahead from other data', 2, 'other']] as const)('writeSceneOutputs, images drawn %s: every file equals the one the original pipeline wrote', async (_, threads, ahead) => {
     const writers = threads > 0 ? new ImageWriters(threads) : undefined;
     try {
-      await everyFileAsTheOriginal(writers);
+      await everyFileAsTheOriginal(writers, ahead);
     } finally {
       writers?.close();
     }
     if (writers) expect(writers.doneHere).toBe(0);
   });
 
-  async function everyFileAsTheOriginal(writers: ImageWriters | undefined): Promise<void> {
+  async function everyFileAsTheOriginal(writers: ImageWriters | undefined, ahead: 'none' | 'same' | 'other'): Promise<void> {
     const rand = seededRandom(21);
     for (let t = 0; t < scaled(12, 5); t++) {
       const W = int(rand, 24, 60);
@@ -571,8 +572,11 @@ describe('disparity files and a whole scene\'s outputs', () => {
         width: W, height: H, ndisp, minDisp: 0, disparity, subpixel, params: { lambda: 2 }, init: { kind: 'wta' }, costScale: 1,
         times: { totalMs: 1 }, backend: 'bk', device: undefined, initialEnergy: energy, finalEnergy: energy, cycles: [],
       } as unknown as MatchResult;
-      const dir = path.join(tmp, `scene${t}-${writers ? 'threads' : 'here'}`);
-      await writeSceneOutputs(dir, tmp, scene, r, undefined, writers);
+      const dir = path.join(tmp, `scene${t}-${writers ? 'threads' : 'here'}-${ahead}`);
+      const drawnAhead = writers && ahead !== 'none'
+        ? new SceneImagesAhead(dir, ahead === 'same' ? scene : { ...scene, groundTruth: Float32Array.from(scene.groundTruth!, (g) => g + 1) }, writers)
+        : undefined;
+      await writeSceneOutputs(dir, tmp, scene, r, undefined, writers, drawnAhead);
       const px = subpixel ?? disparity;
       const scale = Math.max(1, Math.floor(255 / Math.max(1, ndisp - 1)));
       const expected: Record<string, Uint8Array> = {
@@ -589,7 +593,7 @@ describe('disparity files and a whole scene\'s outputs', () => {
     }
   }
 
-  test.each([['here', 0], ['on two threads', 2]])('writeSceneOutputs, images drawn %s: a write that fails is reported by name once every other write has finished, and leaves no temporary file', async (_, threads) => {
+  test.each([['here', 0, false], ['on two threads', 2, false], ['on two threads, ahead', 2, true]] as const)('writeSceneOutputs, images drawn %s: a write that fails is reported by name once every other write has finished, and leaves no temporary file', async (_, threads, ahead) => {
     const writers = threads > 0 ? new ImageWriters(threads) : undefined;
     const W = 30;
     const H = 20;
@@ -600,18 +604,19 @@ describe('disparity files and a whole scene\'s outputs', () => {
       times: { totalMs: 1 }, backend: 'bk', device: undefined, initialEnergy: energy, finalEnergy: energy, cycles: [],
     } as unknown as MatchResult;
     try {
-      await failuresReported(scene, r, W, writers);
+      await failuresReported(scene, r, W, writers, ahead);
     } finally {
       writers?.close();
     }
   });
 
-  async function failuresReported(scene: Scene, r: MatchResult, W: number, writers: ImageWriters | undefined): Promise<void> {
+  async function failuresReported(scene: Scene, r: MatchResult, W: number, writers: ImageWriters | undefined, ahead: boolean): Promise<void> {
     for (const blocked of ['left.png', 'disp-color.png', 'error.png']) {
-      const dir = path.join(tmp, `blocked-${blocked}-${writers ? 'threads' : 'here'}`);
+      const dir = path.join(tmp, `blocked-${blocked}-${writers ? 'threads' : 'here'}-${ahead}`);
       // A folder where the file should go: its rename fails.
       fs.mkdirSync(path.join(dir, blocked), { recursive: true });
-      await expect(writeSceneOutputs(dir, tmp, scene, r, undefined, writers)).rejects.toThrow(new RegExp(`cannot write .*${blocked.replace('.', '\\.')}`));
+      const drawnAhead = writers && ahead ? new SceneImagesAhead(dir, scene, writers) : undefined;
+      await expect(writeSceneOutputs(dir, tmp, scene, r, undefined, writers, drawnAhead)).rejects.toThrow(new RegExp(`cannot write .*${blocked.replace('.', '\\.')}`));
       const files = fs.readdirSync(dir).sort();
       expect(files.filter((f) => f.startsWith('.'))).toEqual([]);
       // Every other image was written whole.

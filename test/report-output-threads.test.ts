@@ -75,3 +75,77 @@ test('after close(), writes are drawn on the calling thread', async () => {
   await expectAsDrawnHere(writers, 'closed');
   expect(writers.doneHere).toBe(5);
 });
+
+/** The five jobs drawn here into `<name>-here`, and the same jobs into `<name>-threads`; returns both folders. */
+function folders(name: string): [string, string] {
+  const here = path.join(tmp, `${name}-here`);
+  const there = path.join(tmp, `${name}-threads`);
+  fs.mkdirSync(here);
+  fs.mkdirSync(there);
+  return [here, there];
+}
+
+/** Resolves once the writers' threads have answered every job sent so far (a write sent after them is answered after them). */
+async function settled(writers: ImageWriters, dir: string): Promise<void> {
+  await writers.write({ kind: 'disparity', file: path.join(dir, 'marker.png'), disparity, width: 37, height: 23, scale: 36 });
+  fs.rmSync(path.join(dir, 'marker.png'));
+}
+
+test('prepared images: nothing is written before write(), then the file drawn here; discarded ones are never written', async () => {
+  const writers = new ImageWriters(2);
+  try {
+    const [here, there] = folders('prepared');
+    for (const job of jobs(here)) await drawImage(job);
+    const prepared = jobs(there).map((job) => writers.prepare(job));
+    await settled(writers, there);
+    await settled(writers, there);
+    expect(fs.readdirSync(there)).toEqual([]);
+    for (const p of prepared.slice(0, 3)) await p.write();
+    prepared[3].discard();
+    await prepared[4].write();
+    await expect(prepared[3].write()).rejects.toThrow(/once/);
+    expect(() => prepared[0].discard()).toThrow(/once/);
+    await settled(writers, there);
+    const written = fs.readdirSync(there).sort();
+    expect(written).toEqual(['disp-color.png', 'disp.png', 'error.png', 'left.png']);
+    for (const f of written) expect([f, fs.readFileSync(path.join(there, f)).equals(fs.readFileSync(path.join(here, f)))]).toEqual([f, true]);
+    expect(writers.doneHere).toBe(0);
+  } finally {
+    writers.close();
+  }
+});
+
+test('prepared images whose thread is lost, or that were never sent to one, are drawn here at write()', async () => {
+  for (const [name, writers] of [
+    ['lost', new ImageWriters(1, path.join(__dirname, 'support', 'exitingImageThread'))],
+    ['unloadable', new ImageWriters(2, path.join(tmp, 'no-such-module'))],
+    ['closed', (() => { const w = new ImageWriters(1); w.close(); return w; })()],
+  ] as const) {
+    try {
+      const [here, there] = folders(`prepared-${name}`);
+      for (const job of jobs(here)) await drawImage(job);
+      const prepared = jobs(there).map((job) => writers.prepare(job));
+      // Give a thread time to fail: still nothing is written before write().
+      await new Promise((r) => setTimeout(r, 200));
+      expect([name, fs.readdirSync(there)]).toEqual([name, []]);
+      for (const p of prepared) await p.write();
+      for (const f of fs.readdirSync(here)) expect([name, f, fs.readFileSync(path.join(there, f)).equals(fs.readFileSync(path.join(here, f)))]).toEqual([name, f, true]);
+      expect([name, writers.doneHere]).toEqual([name, 5]);
+    } finally {
+      writers.close();
+    }
+  }
+});
+
+test('a drawing that fails is reported by write() with the file named; discarding it reports nothing', async () => {
+  const writers = new ImageWriters(1);
+  try {
+    const bad: ImageJob = { kind: 'disparity', file: path.join(tmp, 'too-bright.png'), disparity, width: 37, height: 23, scale: 1000 };
+    await expect(writers.prepare(bad).write()).rejects.toThrow(/cannot write .*too-bright\.png: --scale/);
+    writers.prepare(bad).discard();
+    await settled(writers, tmp);
+    expect(fs.existsSync(bad.file)).toBe(false);
+  } finally {
+    writers.close();
+  }
+});

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import { startDeviceReading } from './deviceEarly';
 import * as path from 'path';
 import { regionScore, type Evaluation, type RegionName } from '../../data/metrics';
-import { writeSceneOutputs } from '../report/sceneOutputs';
+import { SceneImagesAhead, writeSceneOutputs } from '../report/sceneOutputs';
 import { ImageWriters, imageThreadsFor, machineCores } from '../report/outputThreads';
 import { RunOutputs } from '../report/runOutputs';
 import { matchScene, type SceneMatch } from '../sceneMatch';
@@ -116,12 +116,17 @@ async function runScenes(a: RunArgs, io: Io, params: Partial<MatchParams>, write
         await yieldToEventLoop();
         if (stop.requested) throw new StoppedError();
       };
+      // The images that do not depend on the match are drawn on the image threads meanwhile, and written only after it.
+      const ahead = outDir !== undefined && writers ? new SceneImagesAhead(path.join(outDir, scene.name), scene, writers) : undefined;
       const m = await matchScene(scene, params, {
         backend: a.backend as BackendName, verify: a.verify, thresholds, onMove: live.onMove, onEvent: live.onEvent, onCycle, sceneParams: a['scene-params'] !== false,
+      }).catch((e: unknown) => {
+        ahead?.discard();
+        throw e;
       }).finally(() => live.finish());
       live.finish(m.result);
       results.push(m);
-      if (outDir !== undefined) await writeSceneOutputs(path.join(outDir, scene.name), outDir, scene, m.result, undefined, writers);
+      if (outDir !== undefined) await writeSceneOutputs(path.join(outDir, scene.name), outDir, scene, m.result, undefined, writers, ahead);
       await extra.add(scene, m.result);
       if (!a.json && !a.quiet) {
         const scores = thresholds.map((t, i) => `nonocc>${t} ${pct(bad(m.evaluation, 'nonocc', i))}%`).join(', ');

@@ -1,7 +1,8 @@
-import { writePng } from '../../data/imageIO';
+import { writeFileAtomic } from '../../data/atomicWrite';
+import { encodePngBytes } from '../../data/imageIO';
 import { colorizeDisparityInto, errorImageInto } from '../../data/metrics';
 import type { Raster } from '../../data/raster';
-import { writeDisparityPng } from '../disparityOutput';
+import { disparityRaster } from '../disparityOutput';
 
 /**
  * One image file of a scene's outputs, as data alone (arrays and numbers),
@@ -27,15 +28,38 @@ export type ImageJob =
  * everything up to the compression runs before the first await).
  */
 export async function drawImage(job: ImageJob, rgb?: Float32Array): Promise<void> {
+  writeImageBytes(job, await encodeImage(job, rgb));
+}
+
+/**
+ * The PNG bytes of `job`'s file, drawn as drawImage draws it (`rgb` as
+ * there), for a caller that writes the file later or elsewhere
+ * (writeImageBytes). A failure is one line naming the file.
+ */
+export async function encodeImage(job: ImageJob, rgb?: Float32Array): Promise<Uint8Array> {
+  try {
+    return await encodePngBytes(jobRaster(job, rgb));
+  } catch (err) {
+    throw new Error(`cannot write ${job.file}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** Writes bytes made by encodeImage into `job`'s file (atomically). */
+export function writeImageBytes(job: ImageJob, bytes: Uint8Array): void {
+  writeFileAtomic(job.file, bytes);
+}
+
+/** What `job` draws: the raster its PNG holds. */
+function jobRaster(job: ImageJob, rgb: Float32Array | undefined): Raster {
   switch (job.kind) {
     case 'raster':
-      return writePng(job.file, job.image);
+      return job.image;
     case 'disparity':
-      return writeDisparityPng(job.file, job.disparity, job.width, job.height, job.scale);
+      return disparityRaster(job.disparity, job.width, job.height, job.scale);
     case 'colorized':
-      return writePng(job.file, colorizeDisparityInto(rgbFor(rgb, job.width, job.height), job.values, job.width, job.height, job.max));
+      return colorizeDisparityInto(rgbFor(rgb, job.width, job.height), job.values, job.width, job.height, job.max);
     case 'errors':
-      return writePng(job.file, errorImageInto(rgbFor(rgb, job.left.width, job.left.height), job.left, job.disparity, job.groundTruth, job.threshold, job.mask));
+      return errorImageInto(rgbFor(rgb, job.left.width, job.left.height), job.left, job.disparity, job.groundTruth, job.threshold, job.mask);
   }
 }
 

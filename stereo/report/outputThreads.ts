@@ -3,6 +3,7 @@ import * as path from 'path';
 import { Worker } from 'worker_threads';
 import { workerEntry } from '../../data/sourceLoader';
 import { drawImage, type ImageJob } from './outputImages';
+import type { ImageThreadReply, ImageThreadRequest } from './outputThreadWorker';
 
 /** The most threads an ImageWriters starts: a scene has five images, the left image's about as costly as two of the others. */
 export const MAX_IMAGE_THREADS = 3;
@@ -21,7 +22,22 @@ export function machineCores(): number {
   return os.availableParallelism?.() ?? os.cpus().length;
 }
 
-interface Pending { job: ImageJob; resolve(): void; reject(e: unknown): void }
+/**
+ * A job a thread was sent and has not answered. `held`: drawn and kept on
+ * the thread until committed, and answered `true` once held; should the
+ * thread be lost first, it answers `false` (the job is then drawn here when
+ * it is committed, never before).
+ */
+interface Pending { job: ImageJob; held: boolean; resolve(heldThere: boolean): void; reject(e: unknown): void }
+
+/**
+ * An image drawn ahead (ImageWriters.prepare): its file is written by
+ * write(), or never, after discard(). Either is called at most once.
+ */
+export interface PreparedImage {
+  write(): Promise<void>;
+  discard(): void;
+}
 
 /** A thread and the jobs it was sent and has not answered. */
 interface ImageThread { worker: Worker; pending: Map<number, Pending> }
@@ -57,11 +73,11 @@ export class ImageWriters {
         const entry = workerEntry(module);
         const thread: ImageThread = { worker: new Worker(entry.code, { eval: entry.eval }), pending: new Map() };
         thread.worker.unref();
-        thread.worker.on('message', (m: { id: number; error?: string }) => {
+        thread.worker.on('message', (m: ImageThreadReply) => {
           const p = thread.pending.get(m.id);
           if (!p) return;
           thread.pending.delete(m.id);
-          if (m.error === undefined) p.resolve();
+          if (m.error === undefined) p.resolve(p.held);
           else p.reject(new Error(m.error));
         });
         thread.worker.on('error', () => this.lose(thread));
@@ -75,19 +91,79 @@ export class ImageWriters {
 
   /** Draws and writes `job` on the next thread (round robin), or here when none is left. */
   write(job: ImageJob): Promise<void> {
-    if (this.closed || this.threads.length === 0) return this.here(job);
-    const thread = this.threads[this.next++ % this.threads.length];
+    const thread = this.nextThread();
+    if (!thread) return this.here(job);
     const id = this.ids++;
-    return new Promise<void>((resolve, reject) => {
-      thread.pending.set(id, { job, resolve, reject });
+    return this.send(thread, job, false, { id, job }).then(() => undefined);
+  }
+
+  /**
+   * Draws and compresses `job` on a thread now, and writes its file only
+   * when the handle's write() is called: for images that do not depend on
+   * work still running, so that their compression overlaps it and nothing
+   * is written should that work fail. Without threads the image is drawn
+   * at write(), here.
+   */
+  prepare(job: ImageJob): PreparedImage {
+    const thread = this.nextThread();
+    if (!thread) return { write: () => this.here(job), discard: () => undefined };
+    const id = this.ids++;
+    const held = this.send(thread, job, true, { id, job, hold: true });
+    // A drawing that failed is reported by write(); one never written is nobody's concern.
+    held.catch(() => undefined);
+    let used = false;
+    const use = (): void => {
+      if (used) throw new Error('ImageWriters.prepare: an image is written or discarded once');
+      used = true;
+    };
+    return {
+      write: async () => {
+        use();
+        const heldThere = await held;
+        // The thread may have been lost since it answered: the image is then drawn here.
+        if (!heldThere || !this.threads.includes(thread)) return this.here(job);
+        await this.send(thread, job, false, { id, commit: true });
+      },
+      discard: () => {
+        use();
+        void held.then((heldThere) => {
+          if (heldThere && this.threads.includes(thread)) this.post(thread, { id, discard: true });
+        }, () => undefined);
+      },
+    };
+  }
+
+  /** The thread the next job goes to (round robin), or undefined when none is left. */
+  private nextThread(): ImageThread | undefined {
+    return this.closed || this.threads.length === 0 ? undefined : this.threads[this.next++ % this.threads.length];
+  }
+
+  /**
+   * Sends `request` about `job` to `thread` and resolves with the thread's
+   * answer (see Pending). A job that cannot be sent (its data does not
+   * clone) is done here: drawn and written, or, held, left to be drawn at
+   * its commit.
+   */
+  private send(thread: ImageThread, job: ImageJob, held: boolean, request: ImageThreadRequest): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      thread.pending.set(request.id, { job, held, resolve, reject });
       try {
-        thread.worker.postMessage({ id, job });
-      } catch (e) {
-        // A job that cannot be sent (its data does not clone) is done here.
-        thread.pending.delete(id);
-        this.here(job).then(resolve, reject);
+        thread.worker.postMessage(request);
+      } catch {
+        thread.pending.delete(request.id);
+        if (held) resolve(false);
+        else this.here(job).then(() => resolve(false), reject);
       }
     });
+  }
+
+  /** A message that needs no answer. */
+  private post(thread: ImageThread, request: ImageThreadRequest): void {
+    try {
+      thread.worker.postMessage(request);
+    } catch {
+      /* the thread is gone: what it held goes with it */
+    }
   }
 
   /** Ends the threads (after the writes asked for have settled: a write still running would be lost). */
@@ -105,7 +181,10 @@ export class ImageWriters {
     const at = this.threads.indexOf(thread);
     if (at < 0) return;
     this.threads.splice(at, 1);
-    for (const p of thread.pending.values()) this.here(p.job).then(p.resolve, p.reject);
+    for (const p of thread.pending.values()) {
+      if (p.held) p.resolve(false);
+      else this.here(p.job).then(() => p.resolve(false), p.reject);
+    }
     thread.pending.clear();
   }
 

@@ -8,10 +8,58 @@ import { recordedParams } from '../summary';
 import { badTable } from '../tune/badPixels';
 import type { ReportScene } from './html';
 import { drawImage, type ImageJob } from './outputImages';
-import type { ImageWriters } from './outputThreads';
+import type { ImageWriters, PreparedImage } from './outputThreads';
 
 /** Thresholds of the report's metrics table (px). */
 export const REPORT_THRESHOLDS = [0.5, 1, 2, 4];
+
+/** The left image's job: it does not depend on the match. */
+function leftImageJob(dir: string, scene: Scene): ImageJob {
+  return { kind: 'raster', file: path.join(dir, 'left.png'), image: scene.left };
+}
+
+/** The colour-mapped ground truth's job (0 to ndisp − 1): it does not depend on the match. Unknown ground truth (+Infinity) is non-finite, which colorizeDisparity paints black. */
+function groundTruthJob(dir: string, scene: Scene, groundTruth: Float32Array, ndisp: number): ImageJob {
+  return { kind: 'colorized', file: path.join(dir, 'gt-color.png'), values: groundTruth, width: scene.left.width, height: scene.left.height, max: ndisp - 1 };
+}
+
+/** Whether two jobs draw the same file from the same data (the same arrays, not equal copies). */
+function sameJob(a: ImageJob, b: ImageJob): boolean {
+  if (a.file !== b.file) return false;
+  if (a.kind === 'raster' && b.kind === 'raster') return a.image === b.image;
+  if (a.kind === 'colorized' && b.kind === 'colorized') return a.values === b.values && a.width === b.width && a.height === b.height && a.max === b.max;
+  return false;
+}
+
+/**
+ * A scene's images that do not depend on its match (the left image and the
+ * colour-mapped ground truth), drawn and compressed by `writers`' threads
+ * while the scene is matched, and written by writeSceneOutputs into `dir`
+ * only once the match is done; nothing is written should it fail (then
+ * call discard()).
+ */
+export class SceneImagesAhead {
+  private readonly prepared = new Map<string, { job: ImageJob; image: PreparedImage }>();
+
+  constructor(dir: string, scene: Scene, writers: ImageWriters) {
+    const jobs = [leftImageJob(dir, scene), ...(scene.groundTruth ? [groundTruthJob(dir, scene, scene.groundTruth, scene.ndisp)] : [])];
+    for (const job of jobs) this.prepared.set(job.file, { job, image: writers.prepare(job) });
+  }
+
+  /** The image drawn ahead for `job` (the same file from the same data), handed out once; undefined if none. */
+  take(job: ImageJob): PreparedImage | undefined {
+    const p = this.prepared.get(job.file);
+    if (!p || !sameJob(p.job, job)) return undefined;
+    this.prepared.delete(job.file);
+    return p.image;
+  }
+
+  /** Drops the images not taken: their files are not written. */
+  discard(): void {
+    for (const p of this.prepared.values()) p.image.discard();
+    this.prepared.clear();
+  }
+}
 
 /**
  * Writes one scene's files into `dir`: the left image, the disparity as an
@@ -19,9 +67,10 @@ export const REPORT_THRESHOLDS = [0.5, 1, 2, 4];
  * disparity (and ground truth), the error image (bad pixels at 1 px in red,
  * over the nonocc mask where there is one) and metrics.json. The images are
  * drawn and written by `writers` when given (threads of their own), else
- * here. Returns the report section, with paths relative to `reportDir`.
+ * here; those of `ahead` that match are taken from it, and the rest of it is
+ * discarded. Returns the report section, with paths relative to `reportDir`.
  */
-export async function writeSceneOutputs(dir: string, reportDir: string, scene: Scene, r: MatchResult, thresholds = REPORT_THRESHOLDS, writers?: ImageWriters): Promise<ReportScene> {
+export async function writeSceneOutputs(dir: string, reportDir: string, scene: Scene, r: MatchResult, thresholds = REPORT_THRESHOLDS, writers?: ImageWriters, ahead?: SceneImagesAhead): Promise<ReportScene> {
   fs.mkdirSync(dir, { recursive: true });
   const rel = (f: string) => path.relative(reportDir, path.join(dir, f));
   const { width: W, height: H } = r;
@@ -33,11 +82,12 @@ export async function writeSceneOutputs(dir: string, reportDir: string, scene: S
   const rgb = writers ? undefined : new Float32Array(W * H * 3);
   const writes: Promise<void>[] = [];
   const draw = (job: ImageJob): void => {
-    writes.push(writers ? writers.write(job) : drawImage(job, rgb));
+    const drawn = ahead?.take(job);
+    writes.push(drawn ? drawn.write() : writers ? writers.write(job) : drawImage(job, rgb));
   };
   let section: ReportScene;
   try {
-    draw({ kind: 'raster', file: path.join(dir, 'left.png'), image: scene.left });
+    draw(leftImageJob(dir, scene));
     images.push({ label: 'left image', file: rel('left.png') });
     const scale = autoPngScale(r.minDisp + r.ndisp);
     draw({ kind: 'disparity', file: path.join(dir, 'disp.png'), disparity: r.disparity, width: W, height: H, scale });
@@ -46,8 +96,7 @@ export async function writeSceneOutputs(dir: string, reportDir: string, scene: S
     images.push({ label: 'disparity, colour-mapped', file: rel('disp-color.png') });
     let bad: ReportScene['bad'];
     if (scene.groundTruth) {
-      // Unknown ground truth (+Infinity) is non-finite, which colorizeDisparity paints black.
-      draw({ kind: 'colorized', file: path.join(dir, 'gt-color.png'), values: scene.groundTruth, width: W, height: H, max: r.ndisp - 1 });
+      draw(groundTruthJob(dir, scene, scene.groundTruth, r.ndisp));
       images.push({ label: 'ground truth, colour-mapped', file: rel('gt-color.png') });
       draw({ kind: 'errors', file: path.join(dir, 'error.png'), left: scene.left, disparity: r.disparity, groundTruth: scene.groundTruth, threshold: 1, mask: scene.masks.nonocc });
       images.push({ label: `errors > 1 px${scene.masks.nonocc ? ' (nonocc)' : ''} in red`, file: rel('error.png') });
@@ -70,6 +119,8 @@ export async function writeSceneOutputs(dir: string, reportDir: string, scene: S
     // No write is left running behind the error (a later failure of one would go unhandled).
     await Promise.allSettled(writes);
     throw e;
+  } finally {
+    ahead?.discard();
   }
   await allWritten(writes);
   return section;
