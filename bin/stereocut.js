@@ -2,6 +2,8 @@
 // Thin launcher: the command line lives in dist/stereo/cli.js (built by `npm run build`, run on install by `prepare`).
 // It exits explicitly once stdout and stderr are flushed: the WebGPU runtime (Dawn) keeps
 // native handles open after the work is done, which would otherwise hold the process alive.
+// Modules are compiled with V8's code cache from earlier processes (dist/stereo/codeCache.js): enabled before anything else loads.
+require('../dist/stereo/codeCache.js').enableCodeCache();
 const finish = (code) => {
   process.exitCode = code;
   process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
