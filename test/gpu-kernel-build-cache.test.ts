@@ -265,6 +265,28 @@ describe('pipelines created ahead of a plan\'s compile', () => {
     }
   });
 
+  test('a plan\'s compile allocates no output buffer per kernel: every buffer it makes stays, and a clone that runs on its own gets one then', async () => {
+    clearKernelBuildCache();
+    const { executor, args } = solverPlan(19, 7, 3);
+    const before = device.buffers.length;
+    const compiling = executor._compile(args);
+    await settle();
+    device.pending.splice(0).forEach((answer) => answer());
+    await compiling;
+    const made = device.buffers.slice(before);
+    expect(made.length).toBeGreaterThan(0);
+    // gpu.js's build made a buffer of each kernel's output size, which the executor destroyed at once.
+    expect(made.filter((b) => b.destroyed > 0)).toEqual([]);
+    // A kernel of the plan, run directly (what gpu.js's fallback executor does), allocates its output at that run.
+    const plan = (executor as unknown as { plan: { kernels: Array<{ clone: { kernel: { outputBuffer: unknown; _ensureOutputBuffer(): void } } }> } }).plan;
+    const kernel = plan.kernels[0].clone.kernel;
+    expect(kernel.outputBuffer).toBeNull();
+    const count = device.buffers.length;
+    kernel._ensureOutputBuffer();
+    expect(kernel.outputBuffer).not.toBeNull();
+    expect(device.buffers.length).toBe(count + 1);
+  });
+
   test('later plans of the same kernels ask for none ahead, and the same solver\'s plan none of its kernels; a refused pipeline is left to the compile', async () => {
     clearKernelBuildCache();
     const first = solverPlan(17, 8, 2);

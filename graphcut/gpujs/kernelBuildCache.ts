@@ -40,6 +40,13 @@
  * the process take a fraction of the time of one-by-one creation (the
  * driver compiles them in parallel). A prewarm that fails in any way is dropped: the compile then
  * builds as it always did and reports any error itself.
+ *
+ * A plan's clones also allocated an output buffer each at the end of their
+ * build, which the executor destroys right after (every step writes a
+ * buffer of the plan): a device allocation per kernel and plan that nothing
+ * used. A build made for a plan (the executor's _prepareKernel) now
+ * allocates none; a clone that later runs on its own (gpu.js's fallback
+ * executor) gets its buffer at its first run, as every run ensures one.
  */
 import { deviceFlags } from '../deviceFlags';
 import { Input } from './gpuJs';
@@ -271,7 +278,11 @@ export interface CompilingExecutor {
   pipeline: { _cloneKernel(c: PlanKernelClone): { kernel: ThrowawayKernel; destroy(): void } };
   _representativeArgs(step: PlanStep, args: unknown[]): unknown[];
   _compile(args: unknown[]): Promise<void>;
+  _prepareKernel(kernel: object, reps: unknown[]): Promise<void>;
 }
+
+/** Kernels being built for a plan (CompilingExecutor._prepareKernel): their build allocates no output buffer. */
+const buildingForPlan = new WeakSet<object>();
 /** The members of a WebGPU device the prewarm uses. */
 export interface PipelineDevice extends ModuleDevice {
   createBindGroupLayout(d: { entries: unknown[] }): unknown;
@@ -475,7 +486,7 @@ export async function prewarmPipelines(executor: CompilingExecutor, args: unknow
  */
 export function installKernelBuildCache(): boolean {
   if (kernelBuildCache.installed) return true;
-  let proto: TranslatingKernel & { _buildAsync(): Promise<void> };
+  let proto: TranslatingKernel & { _buildAsync(): Promise<void>; _ensureOutputBuffer(): void };
   let acquire: () => Promise<{ device: PipelineDevice }>;
   let executorProto: CompilingExecutor;
   try {
@@ -486,7 +497,7 @@ export function installKernelBuildCache(): boolean {
   } catch {
     return false;
   }
-  const wraps = [proto.translateSource, proto._buildAsync, executorProto._compile, executorProto._representativeArgs];
+  const wraps = [proto.translateSource, proto._buildAsync, proto._ensureOutputBuffer, executorProto._compile, executorProto._representativeArgs, executorProto._prepareKernel];
   if (!isWrappedGpuJsRelease() || wraps.some((f) => typeof f !== 'function')) return false;
   const translate = proto.translateSource;
   proto.translateSource = function (this: TranslatingKernel) {
@@ -512,6 +523,22 @@ export function installKernelBuildCache(): boolean {
     if (built && deviceFlags.kernelBuildCache) recordPipeline(built);
   };
   acquireDevice = acquire;
+  const ensureOutputBuffer = proto._ensureOutputBuffer;
+  proto._ensureOutputBuffer = function (this: object) {
+    // Only a build's call can come while the kernel is in buildingForPlan: a plan's kernels never run on their own.
+    if (buildingForPlan.has(this)) return;
+    ensureOutputBuffer.call(this);
+  };
+  const prepareKernel = executorProto._prepareKernel;
+  executorProto._prepareKernel = async function (this: CompilingExecutor, kernel: object, reps: unknown[]) {
+    if (!adaptsFor(this)) return prepareKernel.call(this, kernel, reps);
+    buildingForPlan.add(kernel);
+    try {
+      await prepareKernel.call(this, kernel, reps);
+    } finally {
+      buildingForPlan.delete(kernel);
+    }
+  };
   const compile = executorProto._compile;
   executorProto._compile = async function (this: CompilingExecutor, args: unknown[]) {
     if (deviceFlags.kernelBuildCache && deviceFlags.parallelPipelines && adaptsFor(this)) {
