@@ -17,24 +17,29 @@ export interface SceneMatch {
 /**
  * Matches a scene (loaded, or the path of its folder) with its per-scene
  * parameters (sceneParams.ts) under the caller's overrides, and scores it
- * when it has ground truth.
+ * when it has ground truth (unless `evaluate` is false: then the caller
+ * scores it with evaluateScene when it suits it).
  */
 export async function matchScene(
   sceneOrFolder: Scene | string,
   overrides: Partial<MatchParams> = {},
-  options: Omit<MatchOptions, keyof MatchParams | 'ndisp'> & { thresholds?: number[]; sceneParams?: boolean } = {},
+  options: Omit<MatchOptions, keyof MatchParams | 'ndisp'> & { thresholds?: number[]; sceneParams?: boolean; evaluate?: boolean } = {},
 ): Promise<SceneMatch> {
   const scene = typeof sceneOrFolder === 'string' ? await loadScene(sceneOrFolder) : sceneOrFolder;
   if (!scene || typeof scene !== 'object' || !scene.left || !scene.right) {
     throw new TypeError(`matchScene: expected a scene folder path or a scene from loadScene(), got ${describeValue(sceneOrFolder)}`);
   }
-  const { thresholds, sceneParams: useSceneParams, ...rest } = options;
+  const { thresholds, sceneParams: useSceneParams, evaluate, ...rest } = options;
   const own = useSceneParams === false ? {} : sceneParamsFor(scene.name);
   const result = await match(scene.left, scene.right, { ...own, ...overrides, ...rest, ndisp: scene.ndisp, minDisp: scene.minDisp ?? 0 });
-  const evaluation = scene.groundTruth
+  return { scene, result, evaluation: evaluate === false ? undefined : evaluateScene(scene, result, thresholds), sceneParams: Object.keys(own).length > 0 };
+}
+
+/** The scores of a scene's match over known / nonocc / all / disc at `thresholds` (the metrics' default when absent); undefined without ground truth. */
+export function evaluateScene(scene: Scene, result: MatchResult, thresholds?: number[]): Evaluation | undefined {
+  return scene.groundTruth
     ? evaluateDisparity(disparityInPixels(result), scene.groundTruth, result.width, result.height, { thresholds, masks: scene.masks, nonoccDerived: scene.nonoccDerived })
     : undefined;
-  return { scene, result, evaluation, sceneParams: Object.keys(own).length > 0 };
 }
 
 /** "a number (3)", "undefined", "an object with keys a, b": what a caller from JavaScript passed instead. */

@@ -5,7 +5,7 @@ import { regionScore, type Evaluation, type RegionName } from '../../data/metric
 import { SceneImagesAhead, writeSceneOutputs } from '../report/sceneOutputs';
 import { ImageWriters, imageThreadsFor, machineCores } from '../report/outputThreads';
 import { RunOutputs } from '../report/runOutputs';
-import { matchScene, type SceneMatch } from '../sceneMatch';
+import { evaluateScene, matchScene, type SceneMatch } from '../sceneMatch';
 import { matchSummaryJson } from '../summary';
 import type { BackendName, MatchParams } from '../params';
 import { DEFAULT_CENSUS_WINDOW } from '../../costs';
@@ -119,14 +119,18 @@ async function runScenes(a: RunArgs, io: Io, params: Partial<MatchParams>, write
       // The images that do not depend on the match are drawn on the image threads meanwhile, and written only after it.
       const ahead = outDir !== undefined && writers ? new SceneImagesAhead(path.join(outDir, scene.name), scene, writers) : undefined;
       const m = await matchScene(scene, params, {
-        backend: a.backend as BackendName, verify: a.verify, thresholds, onMove: live.onMove, onEvent: live.onEvent, onCycle, sceneParams: a['scene-params'] !== false,
+        backend: a.backend as BackendName, verify: a.verify, thresholds, onMove: live.onMove, onEvent: live.onEvent, onCycle, sceneParams: a['scene-params'] !== false, evaluate: false,
       }).catch((e: unknown) => {
         ahead?.discard();
         throw e;
       }).finally(() => live.finish());
       live.finish(m.result);
+      // The scene's files are started first, so that the image threads draw while this thread scores the match.
+      const written = outDir !== undefined ? writeSceneOutputs(path.join(outDir, scene.name), outDir, scene, m.result, undefined, writers, ahead) : undefined;
+      written?.catch(() => undefined);
+      m.evaluation = evaluateScene(scene, m.result, thresholds);
       results.push(m);
-      if (outDir !== undefined) await writeSceneOutputs(path.join(outDir, scene.name), outDir, scene, m.result, undefined, writers, ahead);
+      await written;
       await extra.add(scene, m.result);
       if (!a.json && !a.quiet) {
         const scores = thresholds.map((t, i) => `nonocc>${t} ${pct(bad(m.evaluation, 'nonocc', i))}%`).join(', ');
