@@ -37,6 +37,11 @@ describe('the library from JavaScript: paths where a user passes them, a clear T
     const m = await matchScene(path.join(dir, 'scene'), { cycles: 1 }, { backend: 'bk' });
     expect(m.scene.name).toBe('scene');
     expect(m.evaluation).toBeDefined();
+    // Scored later (what run does, drawing the images meanwhile): the same scores.
+    const { evaluateScene } = require('../stereo/sceneMatch') as typeof import('../stereo/sceneMatch');
+    const later = await matchScene(m.scene, { cycles: 1 }, { backend: 'bk', evaluate: false });
+    expect(later.evaluation).toBeUndefined();
+    expect(evaluateScene(later.scene, later.result)).toEqual(m.evaluation);
   });
 
   test.each([
