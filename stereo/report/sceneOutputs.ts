@@ -71,7 +71,12 @@ export class SceneImagesAhead {
  * discarded. Returns the report section, with paths relative to `reportDir`.
  */
 export async function writeSceneOutputs(dir: string, reportDir: string, scene: Scene, r: MatchResult, thresholds = REPORT_THRESHOLDS, writers?: ImageWriters, ahead?: SceneImagesAhead): Promise<ReportScene> {
-  fs.mkdirSync(dir, { recursive: true });
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    ahead?.discard();
+    throw e;
+  }
   const rel = (f: string) => path.relative(reportDir, path.join(dir, f));
   const { width: W, height: H } = r;
   const images: ReportScene['images'] = [];
