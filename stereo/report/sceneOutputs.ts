@@ -71,12 +71,6 @@ export class SceneImagesAhead {
  * discarded. Returns the report section, with paths relative to `reportDir`.
  */
 export async function writeSceneOutputs(dir: string, reportDir: string, scene: Scene, r: MatchResult, thresholds = REPORT_THRESHOLDS, writers?: ImageWriters, ahead?: SceneImagesAhead): Promise<ReportScene> {
-  try {
-    fs.mkdirSync(dir, { recursive: true });
-  } catch (e) {
-    ahead?.discard();
-    throw e;
-  }
   const rel = (f: string) => path.relative(reportDir, path.join(dir, f));
   const { width: W, height: H } = r;
   const images: ReportScene['images'] = [];
@@ -92,6 +86,7 @@ export async function writeSceneOutputs(dir: string, reportDir: string, scene: S
   };
   let section: ReportScene;
   try {
+    fs.mkdirSync(dir, { recursive: true });
     draw(leftImageJob(dir, scene));
     images.push({ label: 'left image', file: rel('left.png') });
     const scale = autoPngScale(r.minDisp + r.ndisp);
