@@ -17,6 +17,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { median } from '../stereo/bench/median';
 
 interface Launcher { name: string; bin: string; env: Record<string, string> }
 
@@ -72,9 +73,7 @@ function main(): void {
     console.log('|---|---|---:|---|');
     for (const [key, t] of times) {
       const [scene, name] = key.split('\t');
-      const s = [...t].sort((a, b) => a - b);
-      const median = s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-      console.log(`| ${scene} | ${name} | ${median.toFixed(0)} | ${t.map((x) => x.toFixed(0)).join(', ')} |`);
+      console.log(`| ${scene} | ${name} | ${median(t).toFixed(0)} | ${t.map((x) => x.toFixed(0)).join(', ')} |`);
     }
     for (const scene of scenes.map((s) => path.basename(s))) {
       const first = path.join(outDir(0), scene);

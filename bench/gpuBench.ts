@@ -116,6 +116,7 @@ import { setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpujs/workg
 import { Input } from '../graphcut/gpujs/gpuJs';
 import type { IGPUKernelSettings } from 'gpu.js';
 import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../graphcut/pushRelabel';
+import { median } from '../stereo/bench/median';
 import { gatedKernel, globalRelabelPasses, iterationPasses, UNCHANGED_STATE, type PushScheme } from '../graphcut/pushRelabelKernels';
 import { bfsPassSource, bfsScanSource, bfsStartSource, withHeightsSource } from '../graphcut/bfsKernels';
 import { pushRelabelSource } from '../graphcut/lockstepKernels';
@@ -231,7 +232,6 @@ function printPairs(runs: Json[]): void {
     groups.set(label, list);
   }
   process.stderr.write('| run | moves, ms (each run) | median | calls that compiled, ms (median) |\n|---|---|---:|---:|\n');
-  const median = (v: number[]): number => { const s = [...v].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
   for (const [label, list] of groups) {
     process.stderr.write(`| ${label} | ${list.map((v) => v[0].toFixed(0)).join(' / ')} | ${median(list.map((v) => v[0])).toFixed(0)} | ${median(list.map((v) => v[1])).toFixed(0)} |\n`);
   }

@@ -12,6 +12,7 @@ import type { BackendName, MatchParams } from '../params';
 import { sceneParamsFor } from '../sceneParams';
 import { badPixelPercent } from '../tune/badPixels';
 import { loadSceneSpec, sceneLabel } from '../tune/scenes';
+import { median } from './median';
 import { cumulativeSteps, parseTechniques, type BenchStep, type TechniqueId } from './techniques';
 
 /** One measured run: a scene, a backend, a step of the technique chain. */
@@ -85,10 +86,6 @@ function gitCommit(): string {
   }
 }
 
-const median = (v: number[]): number => {
-  const s = [...v].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 /** One timed pipeline run with a step's switches (what match() does, with the device options exposed). */
 async function runOnce(scene: Scene, name: string, backend: BackendName, step: BenchStep, base: Partial<MatchParams>, cycles: number) {
