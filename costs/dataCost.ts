@@ -214,6 +214,27 @@ export class DataCostMatcher {
   }
 
   /**
+   * Costs of pixel (x, y) at labels l0 .. l0 + n − 1, written to out[o ..
+   * o + n − 1]: the values costRow gives that pixel, computed for that
+   * pixel alone (a banded energy needs a few labels per pixel, never a row
+   * at every label).
+   */
+  pixelCosts(x: number, y: number, l0: number, n: number, out: Int32Array, o: number): void {
+    const W = this.width;
+    const C = this.channels;
+    const { kind, scale, maxCost, border, minDisp } = this.options;
+    const p = y * W + x;
+    for (let k = 0; k < n; k++) {
+      const d = l0 + k + minDisp;
+      // No match inside the right image: τ, or (clamp) the right image's column 0.
+      if (x < d && border === 'tau') { out[o + k] = maxCost; continue; }
+      const xr = x < d ? 0 : x - d;
+      if (kind === 'census') this.censusRun(p, y * W + xr, 0, 1, scale, maxCost, out, o + k, 1);
+      else this.run(kind, p * C, (y * W + xr) * C, 0, 1, scale, maxCost, out, o + k, 1);
+    }
+  }
+
+  /**
    * The census volume pixel by pixel, all labels of a pixel in one run, so
    * the writes are contiguous rather than strided by L. The same values as
    * costRow.

@@ -54,7 +54,31 @@ export interface CostSpec {
  */
 export type DataTerm =
   | { kind: 'volume'; costs: Int32Array }
-  | { kind: 'images'; left: CostImage; right: CostImage; spec: CostSpec };
+  | { kind: 'images'; left: CostImage; right: CostImage; spec: CostSpec }
+  | BandedTerm;
+
+/**
+ * Costs of a band of labels per pixel: pixel p may take only the labels
+ * lo[p] .. lo[p] + offset[p+1] − offset[p] − 1, whose costs are
+ * costs[offset[p]] onwards; every other label is forbidden (D_p = +∞). The
+ * energy of a finer pyramid level, whose labels are confined near the
+ * coarser level's solution (stereo/coarseToFine.ts): memory and work grow
+ * with the pixels times the band, not times the labels. `offset` has W·H + 1
+ * entries and every band holds at least one label.
+ */
+export interface BandedTerm {
+  kind: 'banded';
+  lo: Uint16Array;
+  offset: Int32Array;
+  costs: Int32Array;
+}
+
+/** D_p(l) of a banded term, or −1 when l lies outside p's band. */
+export function bandedCost(t: BandedTerm, p: number, l: number): number {
+  const k = l - t.lo[p];
+  const o = t.offset[p];
+  return k >= 0 && k < t.offset[p + 1] - o ? t.costs[o + k] : -1;
+}
 
 export interface MrfEnergy {
   width: number;
@@ -134,20 +158,28 @@ export interface EnergyBreakdown {
 }
 
 /**
- * Exact energy of a labeling (needs the volume: see volumeOf). Terms are
- * summed in double precision, which is exact for integers below 2^53 (far
- * beyond W·H·(L+2)·2^31).
+ * Exact energy of a labeling (needs the costs on the host: a volume or a
+ * banded term; see volumeOf). Terms are summed in double precision, which
+ * is exact for integers below 2^53 (far beyond W·H·(L+2)·2^31). A label
+ * outside its pixel's band (infinite energy) is an error.
  */
 export function computeEnergy(e: MrfEnergy, labels: ArrayLike<number>): EnergyBreakdown {
   const { width: W, height: H, labels: L } = e;
-  const D = volumeOf(e);
+  const banded = e.data.kind === 'banded' ? e.data : undefined;
+  const D = banded ? undefined : volumeOf(e);
   let data = 0;
   let smooth = 0;
   for (let y = 0; y < H; y++) {
     for (let x = 0; x < W; x++) {
       const p = y * W + x;
       const lp = labels[p];
-      data += D[p * L + lp];
+      if (banded) {
+        const c = bandedCost(banded, p, lp);
+        if (c < 0) throw new Error(`energy: label ${lp} at pixel (${x}, ${y}) lies outside its band ${banded.lo[p]}..${banded.lo[p] + banded.offset[p + 1] - banded.offset[p] - 1}`);
+        data += c;
+      } else {
+        data += D![p * L + lp];
+      }
       if (x + 1 < W) smooth += e.wH[p] * pairwise(e.smoothness, e.truncation, lp, labels[p + 1]);
       if (y + 1 < H) smooth += e.wV[p] * pairwise(e.smoothness, e.truncation, lp, labels[p + W]);
     }

@@ -10,6 +10,9 @@ export interface MoveProgress {
   count: number;
   changed: number;
   stats?: Record<string, number>;
+  /** Coarse to fine: the pyramid level of the move (0 = full size) and the levels in all. */
+  level?: number;
+  levels?: number;
 }
 
 export interface ExpansionOptions {

@@ -212,6 +212,7 @@ export interface AcquiredProgram {
  */
 export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: ImageCostSpec | null, o: ResolvedGpuMoveOptions, flowsInOut: boolean): AcquiredProgram {
   const source = energy.data;
+  if (source.kind === 'banded') throw new Error('gpu expansion: a banded data term has no device program');
   const { width: W, height: H, labels: L } = energy;
   const n = W * H;
   const band = bandHeightOf(energy);

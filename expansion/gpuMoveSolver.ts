@@ -115,6 +115,7 @@ export class GpuMoveSolver implements MoveSolver {
 
   constructor(private readonly ctx: GpuContext, private readonly energy: MrfEnergy, options: GpuMoveOptions) {
     const source = energy.data;
+    if (source.kind === 'banded') throw new Error('gpu expansion: a banded data term is solved on the host (expansion/bandedMoves.ts), not by the device moves');
     this.o = resolveGpuMoveOptions(energy.width, energy.height, options, ctx.mode === 'webgpu' && workgroupEntries.installed);
     this.log = new CallLog(this.o);
     for (const k of ['planCompileRounds', 'planCompileRoundsPerRound'] as const) {

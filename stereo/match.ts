@@ -11,6 +11,7 @@ import { createMoveSolver, type BackendOptions } from './backends';
 import type { GpuDeviceSettings } from '../expansion/gpuMoveSettings';
 import { leftRightCheck, mirrorRows } from './leftRightCheck';
 import { refineSubpixel } from './subpixel';
+import { halfSize, levelShapes, pyramidLevels, refineLevel, type LevelReport, type LevelShape } from './coarseToFine';
 import { BackendName, COSTS_MODES, DEFAULT_PARAMS, MAX_VOLUME_ENTRIES, MatchParams } from './params';
 
 export interface MatchOptions extends Partial<MatchParams> {
@@ -56,7 +57,9 @@ export type MatchEvent =
   | { kind: 'init'; ms: number }
   | { kind: 'initialEnergy'; energy: EnergyBreakdown }
   | { kind: 'cycle'; report: CycleReport; of: number | 'converge' }
-  | { kind: 'leftRightCheck'; ms: number; inconsistent: number; filled: boolean };
+  | { kind: 'leftRightCheck'; ms: number; inconsistent: number; filled: boolean }
+  | { kind: 'level'; level: number; of: number; shape: LevelShape }
+  | { kind: 'levelDone'; report: LevelReport };
 
 /** What the initial labeling was: a method, or a given map (and the file and scale it was read from, when the caller says). */
 export type InitRecord = { kind: 'wta'; window: number } | { kind: 'zero' } | { kind: 'given'; file?: string; scale?: number };
@@ -106,6 +109,13 @@ export interface MatchResult extends Omit<ExpansionResult, 'labels'> {
   fallbacks: string[];
   /** The clock warm-up queued before the costs (backends gpu and auto; see MatchOptions.warmUpClocks). */
   clockWarmup?: ClockWarmupReport;
+  /**
+   * Coarse to fine (params.levels > 1): the levels' shapes, coarsest first,
+   * and each finer level's account. The result's energies, cycles and
+   * cuts are then those of the finest level, whose energy is banded
+   * (stereo/coarseToFine.ts); the coarsest level's are in `coarsest`.
+   */
+  pyramid?: { shapes: LevelShape[]; coarsest: Pick<MatchResult, 'initialEnergy' | 'finalEnergy' | 'cuts' | 'times' | 'backend'>; levels: LevelReport[] };
 }
 
 const DEVICE_SETTINGS: ReadonlyArray<keyof GpuDeviceSettings> = ['iterationsPerRound', 'bfsPasses', 'keepPlans'];
@@ -146,6 +156,7 @@ export function resolveParams(options: Partial<MatchParams>): MatchParams {
   if (p.cycles !== 'converge' && (!Number.isInteger(p.cycles) || p.cycles < 0)) throw new Error(`--cycles: must be an integer ≥ 0 or "converge" (got ${String(p.cycles)})`);
   if (!Number.isInteger(p.seed)) throw new Error(`--seed: must be an integer (got ${String(p.seed)})`);
   if (typeof p.truncation !== 'number' || Number.isNaN(p.truncation)) throw new Error(`--truncation: must be an integer ≥ 0 (got ${String(p.truncation)})`);
+  if (p.levels !== 'auto' && (!Number.isInteger(p.levels) || p.levels < 1 || p.levels > 8)) throw new InputError(`--levels: must be an integer in 1..8 or "auto" (got ${String(p.levels)})`);
   if (!COSTS_MODES.includes(p.costs)) throw new Error(`--costs: unknown value '${String(p.costs)}' (expected ${COSTS_MODES.join(', ')})`);
   return p;
 }
@@ -274,7 +285,7 @@ export async function match(leftImage: Raster | string, rightImage: Raster | str
  */
 async function checkedMatch(left: Raster, right: Raster, options: MatchOptions): Promise<MatchResult> {
   const checked = resolveParams(options).lrCheck;
-  const { result: r, others } = await matchViews(left, right, checked ? 2 : 1, options);
+  const { result: r, others } = await matchPyramid(left, right, checked ? 2 : 1, options);
   if (!checked) return r;
   const t0 = performance.now();
   const dispRight = mirrorRows(others[0], r.width, r.height);
@@ -282,6 +293,91 @@ async function checkedMatch(left: Raster, right: Raster, options: MatchOptions):
   const checkMs = performance.now() - t0;
   options.onEvent?.({ kind: 'leftRightCheck', ms: checkMs, inconsistent: check.invalid, filled: r.params.lrFill });
   return { ...r, disparity: check.disparity, inconsistentPixels: check.invalid, times: { ...r.times, totalMs: r.times.totalMs + checkMs, checkMs } };
+}
+
+/**
+ * matchViews at the pyramid's coarsest level, then each finer level refined
+ * within bands (stereo/coarseToFine.ts); matchViews itself when the pyramid
+ * has one level. A given initial map keeps the pair at one level unless
+ * the levels are given.
+ */
+async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: MatchOptions): Promise<{ result: MatchResult; others: Uint16Array[] }> {
+  const t0 = performance.now();
+  const resolved = resolveParams(options);
+  const levels = options.initialLabels && resolved.levels === 'auto' ? 1 : pyramidLevels(left.width, left.height, resolved.levels);
+  if (levels === 1) return matchViews(left, right, views, options);
+  if (options.initialLabels) throw new InputError('--init: a given initial map is matched at one level (give --levels 1 or leave --levels auto)');
+  const minDisp = options.minDisp ?? 0;
+  checkNdisp(options.ndisp, left.width, minDisp);
+  const shapes = levelShapes(left.width, left.height, minDisp, minDisp + options.ndisp - 1, levels);
+  const coarsest = shapes[levels - 1];
+  if (coarsest.width < 16 || coarsest.height < 16 || coarsest.maxDisp >= coarsest.width || coarsest.maxDisp === coarsest.minDisp) {
+    throw new InputError(`--levels: ${levels} levels leave a ${coarsest.width}×${coarsest.height} pair with disparities ${coarsest.minDisp}..${coarsest.maxDisp} at the coarsest (at least 16×16 pixels, 2 disparities below the width); give fewer levels`);
+  }
+  const emit = options.onEvent ?? (() => undefined);
+  const pairs = [{ left, right }];
+  for (let k = 1; k < levels; k++) pairs.push({ left: halfSize(pairs[k - 1].left), right: halfSize(pairs[k - 1].right) });
+  emit({ kind: 'level', level: levels - 1, of: levels, shape: coarsest });
+  const coarse = await matchViews(pairs[levels - 1].left, pairs[levels - 1].right, views, {
+    ...options, ndisp: coarsest.maxDisp - coarsest.minDisp + 1, minDisp: coarsest.minDisp, levels: 1, onCycle: undefined,
+    onEvent: (e) => { if (e.kind !== 'start') emit(e); },
+    onMove: options.onMove ? (m) => options.onMove!({ ...m, level: levels - 1, levels }) : undefined,
+  });
+  const params = coarse.result.params;
+  let maps = [coarse.result.disparity, ...coarse.others];
+  let size = { width: coarsest.width, height: coarsest.height };
+  const reports: LevelReport[] = [];
+  let last: ExpansionResult | undefined;
+  let costScale = coarse.result.costScale;
+  for (let k = levels - 2; k >= 0; k--) {
+    const shape = shapes[k];
+    emit({ kind: 'level', level: k, of: levels, shape });
+    const ndisp = shape.maxDisp - shape.minDisp + 1;
+    const onDemand = { ...resolved, costs: 'on-demand' as const };
+    const first = stereoEnergy(pairs[k].left, pairs[k].right, ndisp, onDemand, false, shape.minDisp, 1);
+    const energies = views === 1 ? [first] : [first, mirroredSwappedEnergy(first, energyOptions(pairs[k].left, ndisp, onDemand, false, shape.minDisp, 1))];
+    const done = await refineLevel(k, shape, energies, { maps, ...size }, {
+      params,
+      onMove: options.onMove ? (m) => options.onMove!({ ...m, levels }) : undefined,
+      onLevel: (report) => emit({ kind: 'levelDone', report }),
+    });
+    if (k === 0 && options.onCycle) for (const c of done.result.cycles) await options.onCycle(c, done.maps[0].map((d) => d - minDisp));
+    maps = done.maps;
+    size = { width: shape.width, height: shape.height };
+    reports.push(done.report);
+    last = done.result;
+    costScale = first.scale;
+  }
+  const { labels: _labels, ...report } = last!;
+  const levelMs = reports.reduce((s, r) => s + r.costsMs + r.expansionMs, 0);
+  const ct = coarse.result.times;
+  const totalMs = performance.now() - t0;
+  return {
+    result: {
+      ...report,
+      width: left.width,
+      height: left.height,
+      ndisp: options.ndisp,
+      minDisp,
+      disparity: maps[0],
+      params,
+      init: coarse.result.init,
+      costScale,
+      times: {
+        costsMs: ct.costsMs + reports.reduce((s, r) => s + r.costsMs, 0), setupMs: ct.setupMs, initMs: ct.initMs,
+        buildMs: ct.buildMs + report.cycles.reduce((s, c) => s + c.buildMs, 0), flowMs: ct.flowMs + report.cycles.reduce((s, c) => s + c.flowMs, 0),
+        expansionMs: ct.expansionMs + reports.reduce((s, r) => s + r.expansionMs, 0), totalMs: Math.max(totalMs, ct.totalMs + levelMs),
+      },
+      fallbacks: coarse.result.fallbacks,
+      ...(coarse.result.clockWarmup ? { clockWarmup: coarse.result.clockWarmup } : {}),
+      pyramid: {
+        shapes: shapes.slice().reverse(),
+        coarsest: { initialEnergy: coarse.result.initialEnergy, finalEnergy: coarse.result.finalEnergy, cuts: coarse.result.cuts, times: ct, backend: coarse.result.backend },
+        levels: reports,
+      },
+    },
+    others: maps.slice(1),
+  };
 }
 
 /** The starting labels of the views stacked: a given map for the first view, the WTA (on the device when the solver offers it) or zeros elsewhere. */

@@ -49,6 +49,14 @@ export interface MatchParams {
   lrFill: boolean;
   /** Sub-pixel refinement (stereo/subpixel.ts): a parabola through the box-summed costs at d − 1, d, d + 1; written to PFM outputs. */
   subpixel: boolean;
+  /**
+   * Pyramid levels (stereo/coarseToFine.ts): 1 matches the pair as it is;
+   * N > 1 matches it at 1/2^(N−1) of its size, then refines each finer
+   * level within bands around the coarser map; 'auto' picks the fewest
+   * levels whose coarsest holds at most COARSEST_PIXELS pixels (1 for
+   * benchmark-sized pairs).
+   */
+  levels: number | 'auto';
 }
 
 /**
@@ -78,4 +86,5 @@ export const DEFAULT_PARAMS: MatchParams = {
   lrCheck: true,
   lrFill: true,
   subpixel: false,
+  levels: 'auto',
 };

@@ -1,0 +1,92 @@
+/**
+ * How a match's cost grows with the image: one row per scene folder and
+ * backend, each measured in a fresh process (its peak memory is the
+ * process's own), with the pyramid's per-level split:
+ *
+ *   node dist/bench/scaling.js [--backend bk|gpu|…]… [--set key=value]… SCENE…
+ *
+ * SCENE: any scene folder (bench/upscaledScene.ts makes ×2, ×4 copies of a
+ * Middlebury scene). --set passes a match() parameter (levels=1, cycles=3,
+ * censusWindow=9x9, …) to every row. Scores: bad pixels of the nonocc
+ * region (else known) at 1, 2 and 4 px.
+ */
+import { execFileSync } from 'child_process';
+import { loadScene } from '../data/scene';
+import { evaluateDisparity } from '../data/metrics';
+import { parseCensusWindow } from '../costs';
+import { match, type MatchOptions } from '../stereo/match';
+import type { BackendName } from '../stereo/params';
+
+interface Row {
+  scene: string;
+  backend: string;
+  size: string;
+  labels: number;
+  levels: string;
+  cuts: number;
+  msPerCut: number;
+  totalMs: number;
+  rssMb: number;
+  bad: number[];
+  split: string;
+}
+
+function parseSet(sets: string[]): Partial<MatchOptions> {
+  const o: Record<string, unknown> = {};
+  for (const s of sets) {
+    const [k, v] = s.split('=');
+    o[k] = k === 'censusWindow' ? parseCensusWindow(v) : v === 'auto' || v === 'converge' ? v : v === 'true' ? true : v === 'false' ? false : Number.isNaN(Number(v)) ? v : Number(v);
+  }
+  return o as Partial<MatchOptions>;
+}
+
+async function one(dir: string, backend: BackendName, sets: string[]): Promise<Row> {
+  const scene = await loadScene(dir);
+  const r = await match(scene.left, scene.right, { ndisp: scene.ndisp, minDisp: scene.minDisp ?? 0, backend, ...parseSet(sets) });
+  const mask = scene.masks.nonocc && !scene.nonoccDerived ? 'nonocc' : 'known';
+  const ev = evaluateDisparity(r.disparity, scene.groundTruth!, r.width, r.height, { thresholds: [1, 2, 4], masks: scene.masks, nonoccDerived: scene.nonoccDerived, regions: [mask] });
+  const py = r.pyramid;
+  const split = py
+    ? [`L${py.shapes.length - 1} ${py.shapes[0].width}×${py.shapes[0].height} ${(py.coarsest.times.totalMs / 1000).toFixed(2)} s (${py.coarsest.cuts} cuts)`,
+      ...py.levels.map((l) => `L${l.level} band ${l.meanBand.toFixed(1)} costs ${(l.costsMs / 1000).toFixed(2)} s moves ${(l.expansionMs / 1000).toFixed(2)} s (${l.cuts} cuts, ${(l.nodes / Math.max(1, l.cuts) / 1000).toFixed(1)}k nodes/cut)`)].join('; ')
+    : `one level (${r.cuts} cuts)`;
+  const expansionMs = r.times.expansionMs;
+  return {
+    scene: scene.name, backend: r.backend, size: `${r.width}×${r.height}`, labels: r.ndisp, levels: String(py ? py.shapes.length : 1), cuts: r.cuts + (py ? py.coarsest.cuts : 0),
+    msPerCut: expansionMs / Math.max(1, r.cuts + (py ? py.coarsest.cuts : 0)), totalMs: r.times.totalMs, rssMb: process.resourceUsage().maxRSS / 1024,
+    bad: ev.regions[0].bad, split,
+  };
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const backends: string[] = [];
+  const sets: string[] = [];
+  const scenes: string[] = [];
+  let single = false;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--backend') backends.push(args[++i]);
+    else if (args[i] === '--set') sets.push(args[++i]);
+    else if (args[i] === '--one') single = true;
+    else scenes.push(args[i]);
+  }
+  if (single) {
+    process.stdout.write(`${JSON.stringify(await one(scenes[0], (backends[0] ?? 'auto') as BackendName, sets))}\n`);
+    return;
+  }
+  if (scenes.length === 0) {
+    console.error('usage: node dist/bench/scaling.js [--backend NAME]… [--set key=value]… SCENE…');
+    process.exit(2);
+  }
+  console.log(`| scene | backend | size | labels | levels | cuts | ms/cut | whole s | peak RSS MB | bad>1 | bad>2 | bad>4 | per level |`);
+  console.log('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
+  for (const dir of scenes) {
+    for (const b of backends.length ? backends : ['auto']) {
+      const out = execFileSync(process.execPath, [__filename, '--one', dir, '--backend', b, ...sets.flatMap((s) => ['--set', s])], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
+      const r = JSON.parse(out.trim().split('\n').pop()!) as Row;
+      console.log(`| ${r.scene} | ${r.backend} | ${r.size} | ${r.labels} | ${r.levels} | ${r.cuts} | ${r.msPerCut.toFixed(1)} | ${(r.totalMs / 1000).toFixed(2)} | ${r.rssMb.toFixed(0)} | ${r.bad.map((b) => b.toFixed(2)).join(' | ')} | ${r.split} |`);
+    }
+  }
+}
+
+main().catch((e: Error) => { console.error(e.message); process.exit(1); });
