@@ -125,10 +125,11 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
     .command('match <left> <right>', 'disparity map of a rectified stereo pair', (y: Argv) => withRangeOptions(withParamOptions(y))
       .positional('left', { type: 'string', describe: 'left image (PNG, JPEG, PPM/PGM, PFM)' })
       .positional('right', { type: 'string', describe: 'right image' })
-      .option('output', { alias: 'o', type: 'string', demandOption: true, describe: 'disparity PNG to write (.png)' })
+      .option('output', { alias: 'o', type: 'string', describe: 'disparity PNG to write (.png): 8-bit, or 16-bit when disparity × scale passes 255; optional with --pfm' })
       .option('pfm', { type: 'string', describe: 'also write the disparity in pixels as PFM (.pfm)' })
       .option('png-scale', { alias: 'scale', type: 'number', describe: 'PNG grey = disparity × this (default: fill 0–255)' })
       .option('init-scale', { type: 'number', describe: 'grey = disparity × this in an integer image given to --init (default 1)' })
+      .option('max-memory', { type: 'number', describe: 'GB of memory the run may use; a pair whose estimate (from the image headers) passes it is refused before any work (default 85 % of the machine)' })
       .option('checkpoint', { type: 'string', describe: 'after every cycle, write the disparity so far here as PFM (a stopped run continues with --init FILE)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the record of the run as JSON' })
       .example('$0 match im2.png im6.png --ndisp 60 --cost sad+sgrad --lambda 10 -o disp.png --pfm disp.pfm', ''),

@@ -154,6 +154,8 @@ export interface ViewMaps {
 
 export interface RefineOptions {
   params: MatchParams;
+  /** r of the bands (default BAND_RADIUS). */
+  radius?: number;
   onMove?: (info: MoveProgress & { level: number }) => void;
   onLevel?: (report: LevelReport) => void;
 }
@@ -177,7 +179,7 @@ export async function refineLevel(level: number, shape: LevelShape, views: reado
   for (let v = 0; v < viewCount; v++) {
     const t0 = performance.now();
     const view = views[v];
-    const { lo, hi, start } = bandsFromCoarse(coarse.maps[v], coarse.width, coarse.height, shape);
+    const { lo, hi, start } = bandsFromCoarse(coarse.maps[v], coarse.width, coarse.height, shape, o.radius);
     const data = bandedTerm(view.matcher, lo, hi);
     bandLabels += data.costs.length;
     const energy: MrfEnergy = { width: view.width, height: view.height, labels: view.labels, data, smoothness: view.smoothness, truncation: view.truncation, wH: view.wH, wV: view.wV };

@@ -3,22 +3,31 @@ import type { Raster } from '../data/raster';
 import { INVALID_DISPARITY } from './leftRightCheck';
 
 /**
- * Scale for an 8-bit disparity PNG: the largest integer that keeps ndisp−1
- * within 255, so the range fills 0–255 (Middlebury's own convention of
- * storing disparity × scale as grey).
+ * Scale for a disparity PNG of disparities 0..ndisp−1 (Middlebury's own
+ * convention of storing disparity × scale as grey): the largest integer
+ * that keeps ndisp−1 within 255, so the range fills an 8-bit PNG; past
+ * 255 disparities, the largest (at most 256) that keeps it within 65535 in
+ * a 16-bit PNG (pngBits).
  */
 export function autoPngScale(ndisp: number): number {
-  return Math.max(1, Math.floor(255 / Math.max(1, ndisp - 1)));
+  const top = Math.max(1, ndisp - 1);
+  return top <= 255 ? Math.floor(255 / top) : Math.max(1, Math.min(256, Math.floor(65535 / top)));
 }
 
-/** Writes disparity × scale as an 8-bit grey PNG (atomically); an invalid pixel (INVALID_DISPARITY) is 0, Middlebury's "unknown". */
+/** Bits per sample of the disparity PNG of disparities up to maxDisp at `scale`: 8 when the largest level fits 255, else 16; 0 when it passes 65535 too. */
+export function pngBits(maxDisp: number, scale: number): 8 | 16 | 0 {
+  const top = Math.round(maxDisp * scale);
+  return top <= 255 ? 8 : top <= 65535 ? 16 : 0;
+}
+
+/** Writes disparity × scale as a grey PNG (atomically): 8-bit where every level fits 255, else 16-bit; an invalid pixel (INVALID_DISPARITY) is 0, Middlebury's "unknown". */
 export async function writeDisparityPng(path: string, disparity: ArrayLike<number>, width: number, height: number, scale: number): Promise<void> {
   await writePng(path, disparityRaster(disparity, width, height, scale));
 }
 
-/** The raster of writeDisparityPng: disparity × scale as grey levels, INVALID_DISPARITY as 0; throws when a level would pass 255. */
+/** The raster of writeDisparityPng: disparity × scale as grey levels, INVALID_DISPARITY as 0; 16-bit (maxval 65535) when a level passes 255; throws when one would pass 65535. */
 export function disparityRaster(disparity: ArrayLike<number>, width: number, height: number, scale: number): Raster {
-  if (!(scale > 0) || !Number.isFinite(scale)) throw new Error(`--scale: must be a positive number (got ${scale})`);
+  if (!(scale > 0) || !Number.isFinite(scale)) throw new Error(`--png-scale: must be a positive number (got ${scale})`);
   const data = new Float32Array(width * height);
   let max = 0;
   for (let i = 0; i < data.length; i++) {
@@ -27,8 +36,8 @@ export function disparityRaster(disparity: ArrayLike<number>, width: number, hei
     if (v > max) max = v;
     data[i] = v;
   }
-  if (Math.round(max) > 255) throw new Error(`--scale: ${scale} maps the largest disparity to ${Math.round(max)}, beyond 255 in an 8-bit PNG`);
-  return { width, height, channels: 1, data, maxval: 255 };
+  if (Math.round(max) > 65535) throw new Error(`--png-scale: ${scale} maps the largest disparity to ${Math.round(max)}, beyond 65535 in a 16-bit PNG`);
+  return { width, height, channels: 1, data, maxval: Math.round(max) > 255 ? 65535 : 255 };
 }
 
 /** Writes the disparity in pixels as a little-endian PFM (atomically); an invalid pixel is inf, as Middlebury's PFMs have it. */

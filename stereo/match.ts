@@ -11,6 +11,7 @@ import { createMoveSolver, type BackendOptions } from './backends';
 import type { GpuDeviceSettings } from '../expansion/gpuMoveSettings';
 import { leftRightCheck, mirrorRows } from './leftRightCheck';
 import { refineSubpixel } from './subpixel';
+import { checkMatchMemory, defaultMemoryLimit, estimateMatchMemory } from './memoryPlan';
 import { halfSize, levelShapes, pyramidLevels, refineLevel, type LevelReport, type LevelShape } from './coarseToFine';
 import { BackendName, COSTS_MODES, DEFAULT_PARAMS, MAX_VOLUME_ENTRIES, MatchParams } from './params';
 
@@ -30,6 +31,8 @@ export interface MatchOptions extends Partial<MatchParams> {
   onCycle?: ExpansionOptions['onCycle'];
   /** Told each phase as it ends (live progress: the backend is known after the solver setup, the cycles as each ends). */
   onEvent?: (event: MatchEvent) => void;
+  /** Bytes of host memory the match may use: a pair whose estimate (stereo/memoryPlan.ts) passes it is refused before the costs. Default 85 % of the machine's. */
+  maxMemory?: number;
   /** Where `initialLabels` came from, recorded in the result (a file and its integer scale). */
   initSource?: { file: string; scale: number };
   /**
@@ -264,6 +267,11 @@ export async function match(leftImage: Raster | string, rightImage: Raster | str
   const left = await asRaster(leftImage, 'left');
   const right = await asRaster(rightImage, 'right');
   if (!options || typeof options !== 'object' || options.ndisp === undefined) throw new TypeError('match: options must give ndisp (the number of disparities), e.g. { ndisp: 64 }');
+  const resolved = resolveParams(options);
+  if (left.width === right.width && left.height === right.height && Number.isInteger(options.ndisp) && options.ndisp > 0) {
+    const estimate = estimateMatchMemory(left.width, left.height, left.channels, options.ndisp, options.minDisp ?? 0, resolved, options.backend === 'gpu');
+    checkMatchMemory(`match: the ${left.width}×${left.height} pair with ${options.ndisp} disparities`, estimate, options.maxMemory ?? defaultMemoryLimit(), 'maxMemory');
+  }
   const r = await checkedMatch(left, right, options);
   if (!r.params.subpixel) return r;
   const t0 = performance.now();

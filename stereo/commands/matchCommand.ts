@@ -1,21 +1,25 @@
 import type { Raster } from '../../data/raster';
 import { startDeviceReading } from './deviceEarly';
-import { disparityInPixels, labelsToDisparity, match } from '../match';
-import { autoPngScale, writeDisparityPfm, writeDisparityPng } from '../disparityOutput';
+import { disparityInPixels, labelsToDisparity, match, resolveParams } from '../match';
+import { checkedImageHeader } from '../../data/imageHeader';
+import { checkMatchMemory, defaultMemoryLimit, estimateMatchMemory } from '../memoryPlan';
+import { autoPngScale, pngBits, writeDisparityPfm, writeDisparityPng } from '../disparityOutput';
 import { closingLines, matchSummaryJson } from '../summary';
 import type { BackendName } from '../params';
 import { checkInputFile, checkOutputPath, Io, readInitialLabels } from './common';
 import { LiveMatch } from './liveProgress';
 import { paramsFromArgs, ParamArgs } from './paramOptions';
 import { optionName } from './optionValues';
+import { InputError } from '../../data/errors';
 import { labelRange, type RangeArgs } from './rangeOptions';
 
 export interface MatchArgs extends ParamArgs, RangeArgs {
   left: string;
   right: string;
-  output: string;
+  output?: string;
   pfm?: string;
   'png-scale'?: number;
+  'max-memory'?: number;
   'init-scale'?: number;
   checkpoint?: string;
   json: boolean;
@@ -25,14 +29,31 @@ export interface MatchArgs extends ParamArgs, RangeArgs {
   progress?: boolean;
 }
 
+/** --max-memory in GB as bytes, or the default limit (memoryPlan.ts). */
+function maxMemoryBytes(gbGiven: number | undefined): number {
+  if (gbGiven === undefined) return defaultMemoryLimit();
+  if (!Number.isFinite(gbGiven) || gbGiven <= 0) throw new InputError(`--max-memory: got '${gbGiven}', expected a number of GB > 0`);
+  return gbGiven * 1e9;
+}
+
 export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   const { params, initFile } = paramsFromArgs(a);
   checkInputFile(a.left, 'left image');
   checkInputFile(a.right, 'right image');
-  checkOutputPath(a.output, '--output', 'png');
+  if (a.output === undefined && a.pfm === undefined) throw new InputError('--output: give -o FILE.png, --pfm FILE.pfm, or both');
+  if (a.output !== undefined) checkOutputPath(a.output, '--output', 'png');
   if (a.pfm) checkOutputPath(a.pfm, '--pfm', 'pfm');
   if (a.checkpoint) checkOutputPath(a.checkpoint, '--checkpoint', 'pfm');
   if (initFile) checkInputFile(initFile, '--init');
+  // The pair's size from the headers: a mismatch or a run too large for memory is refused before anything is decoded.
+  const heads = [checkedImageHeader(a.left, 'left image'), checkedImageHeader(a.right, 'right image')];
+  if (heads[0] && heads[1]) {
+    const [l, r] = heads;
+    if (l.width !== r.width || l.height !== r.height) throw new InputError(`size mismatch: left ${a.left} is ${l.width}×${l.height}, right ${a.right} is ${r.width}×${r.height}`);
+    const range = labelRange(a, l.width);
+    const estimate = estimateMatchMemory(l.width, l.height, l.channels, range.ndisp, range.minDisp, resolveParams(params), a.backend === 'gpu');
+    checkMatchMemory(`${a.left}, ${a.right} (${l.width}×${l.height}, ${range.ndisp} disparities)`, estimate, maxMemoryBytes(a['max-memory']), '--max-memory');
+  }
   const reads = startDeviceReading(a.backend, [{ kind: 'image' as const, file: a.left }, { kind: 'image' as const, file: a.right }]);
   let left: Raster;
   let right: Raster;
@@ -47,9 +68,11 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   }
   const range = labelRange(a, left.width);
   const maxDisp = range.minDisp + range.ndisp - 1;
+  // A scale the user gave that 8 bits cannot hold gives a 16-bit PNG; only one beyond 16 bits is refused.
   const pngScale = a['png-scale'] ?? autoPngScale(maxDisp + 1);
-  if (Math.round(maxDisp * pngScale) > 255) {
-    throw new Error(`${optionName('png-scale')}: got '${pngScale}', expected at most ${Math.floor(255 / Math.max(1, maxDisp))}: the largest disparity ${maxDisp} × ${pngScale} is beyond 255 in an 8-bit PNG`);
+  const bits = pngBits(maxDisp, pngScale);
+  if (bits === 0) {
+    throw new InputError(`${optionName('png-scale')}: got '${pngScale}', expected at most ${Math.floor(65535 / Math.max(1, maxDisp))}: the largest disparity ${maxDisp} × ${pngScale} is beyond 65535 in a 16-bit PNG`);
   }
   const initScale = a['init-scale'] ?? 1;
   const initialLabels = initFile ? await readInitialLabels(initFile, initScale, left.width, left.height, maxDisp + 1) : undefined;
@@ -60,17 +83,18 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   const live = new LiveMatch(a.quiet ? { out: io.out, err: io.err } : io, { lines: !a.json && !a.quiet, moves: a.progress });
   const r = await match(left, right, {
     ...params, ndisp: range.ndisp, minDisp: range.minDisp, initialLabels, initSource: initFile ? { file: initFile, scale: initScale } : undefined,
-    backend: a.backend as BackendName, verify: a.verify, onMove: live.onMove, onEvent: live.onEvent, onCycle,
+    backend: a.backend as BackendName, verify: a.verify, onMove: live.onMove, onEvent: live.onEvent, onCycle, maxMemory: maxMemoryBytes(a['max-memory']),
   }).finally(() => live.finish());
   live.finish(r);
-  await writeDisparityPng(a.output, r.disparity, r.width, r.height, pngScale);
+  if (a.output !== undefined) await writeDisparityPng(a.output, r.disparity, r.width, r.height, pngScale);
   if (a.pfm) writeDisparityPfm(a.pfm, disparityInPixels(r), r.width, r.height);
   if (a.json) {
-    io.out(JSON.stringify({ ...matchSummaryJson(r), output: a.output, pngScale, pfm: a.pfm ?? null, checkpoint: checkpoint ?? null }, null, 2));
+    io.out(JSON.stringify({ ...matchSummaryJson(r), output: a.output ?? null, pngScale, pngBits: bits, pfm: a.pfm ?? null, checkpoint: checkpoint ?? null }, null, 2));
     return 0;
   }
   if (!a.quiet) for (const l of closingLines(r)) io.out(l);
-  io.out(`wrote ${a.output} (disparity × ${pngScale})${a.pfm ? ` and ${a.pfm} (disparity in pixels)` : ''}`);
+  const written = [a.output !== undefined ? `${a.output} (disparity × ${pngScale}, ${bits}-bit)` : '', a.pfm ? `${a.pfm} (disparity in pixels)` : ''].filter(Boolean);
+  io.out(`wrote ${written.join(' and ')}`);
   if (checkpoint && !a.quiet) io.out(`checkpoint ${checkpoint}: disparity after cycle ${r.cycles.length}`);
   return 0;
 }

@@ -42,6 +42,7 @@ function withSolverOptions<T>(y: Argv<T>) {
     .option('lr-check', { type: 'boolean', describe: 'left–right consistency check: match the right view too and mark pixels whose views differ by more than 1 (default on; --no-lr-check: off)' })
     .option('subpixel', { type: 'boolean', describe: 'sub-pixel refinement: parabola through the window-summed costs at d−1, d, d+1, written to PFM outputs and scored (default off)' })
     .option('lr-fill', { type: 'boolean', describe: 'fill the pixels the check marks from the nearest consistent pixels of their row, the farther of the two (default true; --no-lr-fill leaves them invalid: 0 in PNG, inf in PFM)' })
+    .option('levels', { type: 'string', describe: 'pyramid levels: match at 1/2^(N−1) of the size, then refine each finer level within bands around the coarser map; auto: as many as bring the coarsest to at most 0.5 megapixels (1 for benchmark-sized pairs) (default auto)' })
     .option('backend', { choices: BACKENDS as unknown as string[], default: 'auto', describe: 'max-flow backend' })
     .option('progress', { type: 'boolean', default: false, describe: 'print a line per α-expansion move on stderr (cycle, move, pixels changed, seconds)' })
     .option('verify', { type: 'boolean', default: false, describe: 'solve every cut also with the CPU solver and fail on any difference' });
@@ -51,7 +52,7 @@ export interface ParamArgs {
   cost?: string; tau?: number; border?: string; lambda?: number; smoothness?: string; truncation?: number;
   'cue-threshold'?: number; 'cue-factor'?: number; init?: string; window?: number; order?: string; graph?: string;
   cycles?: string; seed?: number; 'skip-unchanged'?: boolean; costs?: string;
-  'census-window'?: string; 'lr-check'?: boolean; 'lr-fill'?: boolean; subpixel?: boolean;
+  'census-window'?: string; 'lr-check'?: boolean; 'lr-fill'?: boolean; subpixel?: boolean; levels?: string;
 }
 
 /** A number option's value checked against its rule (optionValues.ts NUMBER_RULES), or undefined when not given. */
@@ -71,6 +72,13 @@ export function paramsFromArgs(a: ParamArgs): { params: Partial<MatchParams>; in
       if (!/^\d+$/.test(String(a.cycles)) || !Number.isInteger(c)) throw valueError('--cycles', String(a.cycles), 'an integer ≥ 0 or converge');
       cycles = c;
     }
+  }
+  let levels: number | 'auto' | undefined;
+  if (a.levels !== undefined) {
+    const l = Number(a.levels);
+    if (a.levels === 'auto') levels = 'auto';
+    else if (!/^\d+$/.test(String(a.levels)) || l < 1 || l > 8) throw valueError('--levels', String(a.levels), 'an integer in 1..8 or auto');
+    else levels = l;
   }
   let init: MatchParams['init'] | undefined;
   let initFile: string | undefined;
@@ -97,6 +105,7 @@ export function paramsFromArgs(a: ParamArgs): { params: Partial<MatchParams>; in
     lrCheck: a['lr-check'],
     lrFill: a['lr-fill'],
     subpixel: a.subpixel,
+    levels,
   };
   for (const k of Object.keys(params) as (keyof MatchParams)[]) if (params[k] === undefined) delete params[k];
   return { params, initFile };
