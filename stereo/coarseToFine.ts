@@ -1,7 +1,10 @@
 import type { Raster } from '../data/raster';
 import type { EnergyBreakdown, MrfEnergy } from '../data/energy';
 import { bandedTerm } from '../costs/bandedTerm';
-import type { StereoEnergy } from '../costs';
+import * as path from 'path';
+import { Worker } from 'worker_threads';
+import { buildStereoEnergy, mirroredSwappedEnergy, type StereoEnergyOptions } from '../costs';
+import { workerEntry } from '../data/sourceLoader';
 import { alphaExpansion, type CycleReport, type ExpansionResult, type MoveProgress } from '../expansion/alphaExpansion';
 import { BandedMoveSolver } from '../expansion/bandedMoves';
 import type { MatchParams } from './params';
@@ -152,64 +155,116 @@ export interface ViewMaps {
   height: number;
 }
 
+/** One view's refinement at one level, as a worker thread takes it (plain data only). */
+export interface ViewJob {
+  /** 0: the pair; 1: the pair mirrored and swapped (the left–right check's right view). */
+  view: 0 | 1;
+  left: Raster;
+  right: Raster;
+  /** The level's energy options (ndisp and minDisp the level's). */
+  energy: StereoEnergyOptions;
+  shape: LevelShape;
+  coarse: Uint16Array;
+  coarseWidth: number;
+  coarseHeight: number;
+  radius: number;
+  order: MatchParams['order'];
+  cycles: MatchParams['cycles'];
+  seed: number;
+  skipUnchanged: boolean;
+}
+
+/** What one view's refinement gives back: its map (disparities) and account. */
+export interface ViewDone {
+  map: Uint16Array;
+  result: Omit<ExpansionResult, 'labels'>;
+  bandLabels: number;
+  nodes: number;
+  costsMs: number;
+  expansionMs: number;
+}
+
+/**
+ * One view at one level: its banded energy (costs only inside the bands
+ * from the coarser map) minimised by banded α-expansion from the coarse
+ * map scaled up.
+ */
+export async function refineView(job: ViewJob, onMove?: (m: MoveProgress) => void): Promise<ViewDone> {
+  const t0 = performance.now();
+  const first = buildStereoEnergy(job.left, job.right, job.energy);
+  const view = job.view === 0 ? first : mirroredSwappedEnergy(first, job.energy);
+  const { lo, hi, start } = bandsFromCoarse(job.coarse, job.coarseWidth, job.coarseHeight, job.shape, job.radius);
+  const data = bandedTerm(view.matcher, lo, hi);
+  const energy: MrfEnergy = { width: view.width, height: view.height, labels: view.labels, data, smoothness: view.smoothness, truncation: view.truncation, wH: view.wH, wV: view.wV };
+  const t1 = performance.now();
+  const r = await alphaExpansion(energy, start, new BandedMoveSolver(energy), { order: job.order, cycles: job.cycles, seed: job.seed, skipUnchanged: job.skipUnchanged, onMove });
+  const { labels, ...result } = r;
+  const map = new Uint16Array(labels.length);
+  for (let i = 0; i < map.length; i++) map[i] = labels[i] + job.shape.minDisp;
+  return { map, result, bandLabels: data.costs.length, nodes: r.cycles.reduce((s, c) => s + (c.stats.nodes ?? 0), 0), costsMs: t1 - t0, expansionMs: performance.now() - t1 };
+}
+
 export interface RefineOptions {
   params: MatchParams;
   /** r of the bands (default BAND_RADIUS). */
   radius?: number;
+  /** Run the second view on a worker thread while the first runs here (default: when the level has at least PARALLEL_PIXELS pixels). */
+  threads?: boolean;
   onMove?: (info: MoveProgress & { level: number }) => void;
   onLevel?: (report: LevelReport) => void;
 }
 
+/** Pixels of a level from which its second view runs on a thread of its own (below, starting the thread costs more than it saves). */
+export const PARALLEL_PIXELS = 250_000;
+
 /**
- * One finer level: each view's banded energy (the level's energy `views[i]`,
- * costs only inside the bands from the coarser maps) minimised by banded
- * α-expansion from the coarse map scaled up. Returns the views' maps
- * (disparities) and the level's account, with the expansion of the views
- * summed as one (as match() reports two views matched as one energy).
+ * One finer level of both views (or the first alone): each refined by
+ * refineView, the second on a worker thread when that pays. Returns the
+ * views' maps and the level's account, the views' expansions summed as
+ * one (as match() reports two views matched as one energy).
  */
-export async function refineLevel(level: number, shape: LevelShape, views: readonly StereoEnergy[], coarse: ViewMaps, o: RefineOptions): Promise<{ maps: Uint16Array[]; result: ExpansionResult; report: LevelReport }> {
+export async function refineLevel(level: number, shape: LevelShape, pair: { left: Raster; right: Raster }, energy: StereoEnergyOptions, views: 1 | 2, coarse: ViewMaps, o: RefineOptions): Promise<{ maps: Uint16Array[]; result: Omit<ExpansionResult, 'labels'>; report: LevelReport }> {
   const p = o.params;
-  const maps: Uint16Array[] = [];
-  const results: ExpansionResult[] = [];
-  let costsMs = 0;
-  let expansionMs = 0;
-  let bandLabels = 0;
-  let nodes = 0;
-  const viewCount = views.length;
-  for (let v = 0; v < viewCount; v++) {
-    const t0 = performance.now();
-    const view = views[v];
-    const { lo, hi, start } = bandsFromCoarse(coarse.maps[v], coarse.width, coarse.height, shape, o.radius);
-    const data = bandedTerm(view.matcher, lo, hi);
-    bandLabels += data.costs.length;
-    const energy: MrfEnergy = { width: view.width, height: view.height, labels: view.labels, data, smoothness: view.smoothness, truncation: view.truncation, wH: view.wH, wV: view.wV };
-    const t1 = performance.now();
-    const solver = new BandedMoveSolver(energy);
-    const r = await alphaExpansion(energy, start, solver, {
-      order: p.order, cycles: p.cycles, seed: p.seed, skipUnchanged: p.skipUnchanged,
-      onMove: o.onMove ? (m) => o.onMove!({ ...m, level }) : undefined,
-    });
-    for (const c of r.cycles) nodes += c.stats.nodes ?? 0;
-    costsMs += t1 - t0;
-    expansionMs += performance.now() - t1;
-    results.push(r);
-    const out = new Uint16Array(r.labels.length);
-    for (let i = 0; i < out.length; i++) out[i] = r.labels[i] + shape.minDisp;
-    maps.push(out);
-  }
-  const result = sumViews(results);
+  const job = (view: 0 | 1): ViewJob => ({
+    view, left: pair.left, right: pair.right, energy, shape, coarse: coarse.maps[view], coarseWidth: coarse.width, coarseHeight: coarse.height,
+    radius: o.radius ?? BAND_RADIUS, order: p.order, cycles: p.levelCycles, seed: p.seed, skipUnchanged: p.skipUnchanged,
+  });
+  const onMove = o.onMove ? (m: MoveProgress): void => o.onMove!({ ...m, level }) : undefined;
+  const threaded = views === 2 && (o.threads ?? shape.width * shape.height >= PARALLEL_PIXELS);
+  const second = views === 2 ? (threaded ? refineViewOnThread(job(1)) : undefined) : undefined;
+  const done: ViewDone[] = [await refineView(job(0), onMove)];
+  if (views === 2) done.push(second ? await second : await refineView(job(1), onMove));
+  const result = sumViews(done.map((d) => d.result));
   const report: LevelReport = {
-    level, ...shape, meanBand: bandLabels / (viewCount * shape.width * shape.height), initialEnergy: result.initialEnergy, finalEnergy: result.finalEnergy,
-    cuts: result.cuts, nodes, costsMs, expansionMs,
+    level, ...shape, meanBand: done.reduce((s, d) => s + d.bandLabels, 0) / (views * shape.width * shape.height),
+    initialEnergy: result.initialEnergy, finalEnergy: result.finalEnergy, cuts: result.cuts, nodes: done.reduce((s, d) => s + d.nodes, 0),
+    costsMs: done.reduce((s, d) => s + d.costsMs, 0), expansionMs: done.reduce((s, d) => s + d.expansionMs, 0),
   };
   o.onLevel?.(report);
-  return { maps, result, report };
+  return { maps: done.map((d) => d.map), result, report };
+}
+
+/** refineView on a worker thread of its own (stereo/levelWorker.ts), started for this job and ended after it. */
+function refineViewOnThread(job: ViewJob): Promise<ViewDone> {
+  const entry = workerEntry(path.join(__dirname, 'levelWorker'));
+  return new Promise((resolve, reject) => {
+    const w = new Worker(entry.code, { eval: entry.eval, workerData: job });
+    let settled = false;
+    w.once('message', (m: { done?: ViewDone; error?: string }) => {
+      settled = true;
+      if (m.done) resolve(m.done);
+      else reject(new Error(m.error ?? 'coarse to fine: the view thread failed'));
+      void w.terminate();
+    });
+    w.once('error', (e) => { if (!settled) { settled = true; reject(e); } });
+    w.once('exit', (code) => { if (!settled) { settled = true; reject(new Error(`coarse to fine: the view thread exited with code ${code}`)); } });
+  });
 }
 
 const sumEnergy = (a: EnergyBreakdown, b: EnergyBreakdown): EnergyBreakdown => ({ data: a.data + b.data, smoothness: a.smoothness + b.smoothness, total: a.total + b.total });
 
-/** The expansions of the views as one: energies and counts summed cycle by cycle (labels: the first view's). */
-function sumViews(rs: ExpansionResult[]): ExpansionResult {
+/** The expansions of the views as one: energies and counts summed cycle by cycle. */
+function sumViews(rs: Array<Omit<ExpansionResult, 'labels'>>): Omit<ExpansionResult, 'labels'> {
   return rs.slice(1).reduce((a, b) => ({
     ...a,
     initialEnergy: sumEnergy(a.initialEnergy, b.initialEnergy),

@@ -61,7 +61,7 @@ export type MatchEvent =
   | { kind: 'initialEnergy'; energy: EnergyBreakdown }
   | { kind: 'cycle'; report: CycleReport; of: number | 'converge' }
   | { kind: 'leftRightCheck'; ms: number; inconsistent: number; filled: boolean }
-  | { kind: 'level'; level: number; of: number; shape: LevelShape }
+  | { kind: 'level'; level: number; of: number; shape: LevelShape; shapes: LevelShape[] }
   | { kind: 'levelDone'; report: LevelReport };
 
 /** What the initial labeling was: a method, or a given map (and the file and scale it was read from, when the caller says). */
@@ -159,6 +159,7 @@ export function resolveParams(options: Partial<MatchParams>): MatchParams {
   if (p.cycles !== 'converge' && (!Number.isInteger(p.cycles) || p.cycles < 0)) throw new Error(`--cycles: must be an integer ≥ 0 or "converge" (got ${String(p.cycles)})`);
   if (!Number.isInteger(p.seed)) throw new Error(`--seed: must be an integer (got ${String(p.seed)})`);
   if (typeof p.truncation !== 'number' || Number.isNaN(p.truncation)) throw new Error(`--truncation: must be an integer ≥ 0 (got ${String(p.truncation)})`);
+  if (p.levelCycles !== 'converge' && (!Number.isInteger(p.levelCycles) || p.levelCycles < 0)) throw new InputError(`--level-cycles: must be an integer ≥ 0 or "converge" (got ${String(p.levelCycles)})`);
   if (p.levels !== 'auto' && (!Number.isInteger(p.levels) || p.levels < 1 || p.levels > 8)) throw new InputError(`--levels: must be an integer in 1..8 or "auto" (got ${String(p.levels)})`);
   if (!COSTS_MODES.includes(p.costs)) throw new Error(`--costs: unknown value '${String(p.costs)}' (expected ${COSTS_MODES.join(', ')})`);
   return p;
@@ -323,9 +324,11 @@ async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: 
     throw new InputError(`--levels: ${levels} levels leave a ${coarsest.width}×${coarsest.height} pair with disparities ${coarsest.minDisp}..${coarsest.maxDisp} at the coarsest (at least 16×16 pixels, 2 disparities below the width); give fewer levels`);
   }
   const emit = options.onEvent ?? (() => undefined);
+  const startParams = { ...resolved, tau: resolved.tau ?? defaultTau(resolved.cost, left.channels, resolved.censusWindow) };
+  emit({ kind: 'start', width: left.width, height: left.height, ndisp: options.ndisp, minDisp, params: startParams, init: startParams.init === 'wta' ? { kind: 'wta', window: startParams.window } : { kind: 'zero' }, backend: options.backend ?? 'auto' });
   const pairs = [{ left, right }];
   for (let k = 1; k < levels; k++) pairs.push({ left: halfSize(pairs[k - 1].left), right: halfSize(pairs[k - 1].right) });
-  emit({ kind: 'level', level: levels - 1, of: levels, shape: coarsest });
+  emit({ kind: 'level', level: levels - 1, of: levels, shape: coarsest, shapes });
   const coarse = await matchViews(pairs[levels - 1].left, pairs[levels - 1].right, views, {
     ...options, ndisp: coarsest.maxDisp - coarsest.minDisp + 1, minDisp: coarsest.minDisp, levels: 1, onCycle: undefined,
     onEvent: (e) => { if (e.kind !== 'start') emit(e); },
@@ -335,16 +338,18 @@ async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: 
   let maps = [coarse.result.disparity, ...coarse.others];
   let size = { width: coarsest.width, height: coarsest.height };
   const reports: LevelReport[] = [];
-  let last: ExpansionResult | undefined;
+  let last: Omit<ExpansionResult, 'labels'> | undefined;
   let costScale = coarse.result.costScale;
   for (let k = levels - 2; k >= 0; k--) {
     const shape = shapes[k];
-    emit({ kind: 'level', level: k, of: levels, shape });
+    emit({ kind: 'level', level: k, of: levels, shape, shapes });
     const ndisp = shape.maxDisp - shape.minDisp + 1;
-    const onDemand = { ...resolved, costs: 'on-demand' as const };
-    const first = stereoEnergy(pairs[k].left, pairs[k].right, ndisp, onDemand, false, shape.minDisp, 1);
-    const energies = views === 1 ? [first] : [first, mirroredSwappedEnergy(first, energyOptions(pairs[k].left, ndisp, onDemand, false, shape.minDisp, 1))];
-    const done = await refineLevel(k, shape, energies, { maps, ...size }, {
+    // T is in disparities, which grow ×2 a level: scaled so that it means the same jump at every level (quadratic: ×4).
+    const f = 2 ** (levels - 1 - k);
+    const onDemand = { ...resolved, costs: 'on-demand' as const, truncation: resolved.smoothness === 'quadratic' ? resolved.truncation * f * f : resolved.smoothness === 'linear' ? resolved.truncation * f : resolved.truncation };
+    checkNdisp(ndisp, shape.width, shape.minDisp);
+    const energy = energyOptions(pairs[k].left, ndisp, onDemand, false, shape.minDisp, 1);
+    const done = await refineLevel(k, shape, pairs[k], energy, views, { maps, ...size }, {
       params,
       onMove: options.onMove ? (m) => options.onMove!({ ...m, levels }) : undefined,
       onLevel: (report) => emit({ kind: 'levelDone', report }),
@@ -354,9 +359,9 @@ async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: 
     size = { width: shape.width, height: shape.height };
     reports.push(done.report);
     last = done.result;
-    costScale = first.scale;
+    costScale = coarse.result.costScale;
   }
-  const { labels: _labels, ...report } = last!;
+  const report = last!;
   const levelMs = reports.reduce((s, r) => s + r.costsMs + r.expansionMs, 0);
   const ct = coarse.result.times;
   const totalMs = performance.now() - t0;

@@ -57,6 +57,8 @@ export interface MatchParams {
    * benchmark-sized pairs).
    */
   levels: number | 'auto';
+  /** α-expansion cycles at each finer level of the pyramid (`cycles` is the coarsest's): its start is already the coarser optimum, so one cycle gives what two do. */
+  levelCycles: number | 'converge';
 }
 
 /**
@@ -87,4 +89,5 @@ export const DEFAULT_PARAMS: MatchParams = {
   lrFill: true,
   subpixel: false,
   levels: 'auto',
+  levelCycles: 1,
 };

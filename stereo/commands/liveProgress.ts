@@ -1,5 +1,6 @@
 import type { MoveProgress } from '../../expansion/alphaExpansion';
 import type { MatchEvent, MatchResult } from '../match';
+import { BAND_RADIUS, type LevelShape } from '../coarseToFine';
 import { checkLine, cycleLine, energyText, paramsLine } from '../summary';
 import type { Io } from './common';
 
@@ -20,6 +21,13 @@ const BAR_WIDTH = 24;
 /** Redraws of the bar are at most this often: a terminal need not be written thousands of times a second. */
 const BAR_INTERVAL_MS = 100;
 
+/** A level's work for the time estimate: pixels × the labels each pixel's moves visit (all of them at the coarsest, the band's elsewhere). */
+function levelWork(shapes: LevelShape[], level: number): number {
+  const s = shapes[level];
+  const labels = level === shapes.length - 1 ? s.maxDisp - s.minDisp + 1 : 2 * BAND_RADIUS + 3;
+  return s.width * s.height * labels;
+}
+
 export function progressBar(done: number, total: number, width = BAR_WIDTH): string {
   const fill = total > 0 ? Math.min(width, Math.round((width * done) / total)) : 0;
   return `[${'#'.repeat(fill)}${'-'.repeat(width - fill)}]`;
@@ -36,6 +44,8 @@ export class LiveMatch {
   private lastDraw = 0;
   private notesShown = 0;
   private backendAsked = 'auto';
+  /** Coarse to fine: the levels, the work of those finished (levelWork), the level running. */
+  private pyramid?: { shapes: LevelShape[]; doneWork: number; level: number };
 
   constructor(private readonly io: Io, private readonly o: LiveOptions) {}
 
@@ -68,6 +78,23 @@ export class LiveMatch {
       case 'leftRightCheck':
         this.line(checkLine(e.ms, e.inconsistent, e.filled));
         break;
+      case 'level': {
+        const s = e.shape;
+        // A level starts when the one before it (if any) has ended.
+        if (this.pyramid) this.pyramid.doneWork += levelWork(this.pyramid.shapes, this.pyramid.level);
+        this.pyramid ??= { shapes: e.shapes, doneWork: 0, level: e.level };
+        this.pyramid.level = e.level;
+        const which = e.level === e.of - 1 ? 'coarsest' : e.level === 0 ? 'full size, within bands' : 'within bands';
+        this.line(`level ${e.of - e.level}/${e.of} (${which}): ${s.width}×${s.height}, disparities ${s.minDisp}..${s.maxDisp}`);
+        this.status(`level ${e.of - e.level}/${e.of}…`);
+        break;
+      }
+      case 'levelDone': {
+        const r = e.report;
+        const of = this.pyramid?.shapes.length ?? r.level + 1;
+        this.line(`level ${of - r.level}/${of} refined: energy ${r.initialEnergy.total} → ${r.finalEnergy.total}, ${r.cuts} cuts, ${r.meanBand.toFixed(1)} labels a pixel in the bands, costs ${(r.costsMs / 1000).toFixed(2)} s, moves ${(r.expansionMs / 1000).toFixed(2)} s`);
+        break;
+      }
     }
   };
 
@@ -82,8 +109,24 @@ export class LiveMatch {
     const total = typeof this.cycles === 'number' ? this.cycles * m.count : 0;
     const done = (m.cycle - 1) * m.count + m.index + 1;
     const bar = total > 0 ? `${progressBar(done, total)} ` : '';
-    this.status(`${bar}cycle ${m.cycle}${of} move ${m.index + 1}/${m.count}`);
+    const level = m.level !== undefined && m.levels !== undefined ? `level ${m.levels - m.level}/${m.levels} ` : '';
+    this.status(`${level}${bar}cycle ${m.cycle}${of} move ${m.index + 1}/${m.count}${this.timeLeft(total > 0 ? done / total : 0)}`);
   };
+
+  /**
+   * ", about N s left" from the work done so far: the levels finished plus
+   * `fraction` of the one running, each level's work its pixels times the
+   * labels a move visits (levelWork), at the pace of the run so far.
+   */
+  private timeLeft(fraction: number): string {
+    const py = this.pyramid;
+    if (!py) return '';
+    const total = py.shapes.reduce((s, _, k) => s + levelWork(py.shapes, k), 0);
+    const done = py.doneWork + fraction * levelWork(py.shapes, py.level);
+    if (done <= 0) return '';
+    const elapsed = (performance.now() - this.t0) / 1000;
+    return `, about ${Math.ceil((elapsed * (total - done)) / done)} s left`;
+  }
 
   /** Erases the bar and shows the notices that came after the solver setup (a device lost mid-run). */
   finish(r?: MatchResult): void {

@@ -43,6 +43,7 @@ function withSolverOptions<T>(y: Argv<T>) {
     .option('subpixel', { type: 'boolean', describe: 'sub-pixel refinement: parabola through the window-summed costs at d−1, d, d+1, written to PFM outputs and scored (default off)' })
     .option('lr-fill', { type: 'boolean', describe: 'fill the pixels the check marks from the nearest consistent pixels of their row, the farther of the two (default true; --no-lr-fill leaves them invalid: 0 in PNG, inf in PFM)' })
     .option('levels', { type: 'string', describe: 'pyramid levels: match at 1/2^(N−1) of the size, then refine each finer level within bands around the coarser map; auto: as many as bring the coarsest to at most 0.5 megapixels (1 for benchmark-sized pairs) (default auto)' })
+    .option('level-cycles', { type: 'string', describe: `α-expansion cycles at each finer pyramid level (--cycles is the coarsest's), or "converge" (default ${D.levelCycles})` })
     .option('backend', { choices: BACKENDS as unknown as string[], default: 'auto', describe: 'max-flow backend' })
     .option('progress', { type: 'boolean', default: false, describe: 'print a line per α-expansion move on stderr (cycle, move, pixels changed, seconds)' })
     .option('verify', { type: 'boolean', default: false, describe: 'solve every cut also with the CPU solver and fail on any difference' });
@@ -52,7 +53,7 @@ export interface ParamArgs {
   cost?: string; tau?: number; border?: string; lambda?: number; smoothness?: string; truncation?: number;
   'cue-threshold'?: number; 'cue-factor'?: number; init?: string; window?: number; order?: string; graph?: string;
   cycles?: string; seed?: number; 'skip-unchanged'?: boolean; costs?: string;
-  'census-window'?: string; 'lr-check'?: boolean; 'lr-fill'?: boolean; subpixel?: boolean; levels?: string;
+  'census-window'?: string; 'lr-check'?: boolean; 'lr-fill'?: boolean; subpixel?: boolean; levels?: string; 'level-cycles'?: string;
 }
 
 /** A number option's value checked against its rule (optionValues.ts NUMBER_RULES), or undefined when not given. */
@@ -64,15 +65,14 @@ const finiteNonNegative = (name: string, v: number | undefined): number | undefi
 
 /** Command-line values → MatchParams overrides (undefined where not given), with option-named errors. */
 export function paramsFromArgs(a: ParamArgs): { params: Partial<MatchParams>; initFile?: string } {
-  let cycles: number | 'converge' | undefined;
-  if (a.cycles !== undefined) {
-    if (a.cycles === 'converge') cycles = 'converge';
-    else {
-      const c = Number(a.cycles);
-      if (!/^\d+$/.test(String(a.cycles)) || !Number.isInteger(c)) throw valueError('--cycles', String(a.cycles), 'an integer ≥ 0 or converge');
-      cycles = c;
-    }
-  }
+  const cyclesOf = (name: string, v: string | undefined): number | 'converge' | undefined => {
+    if (v === undefined || v === 'converge') return v;
+    const c = Number(v);
+    if (!/^\d+$/.test(String(v)) || !Number.isInteger(c)) throw valueError(name, String(v), 'an integer ≥ 0 or converge');
+    return c;
+  };
+  const cycles = cyclesOf('--cycles', a.cycles);
+  const levelCycles = cyclesOf('--level-cycles', a['level-cycles']);
   let levels: number | 'auto' | undefined;
   if (a.levels !== undefined) {
     const l = Number(a.levels);
@@ -106,6 +106,7 @@ export function paramsFromArgs(a: ParamArgs): { params: Partial<MatchParams>; in
     lrFill: a['lr-fill'],
     subpixel: a.subpixel,
     levels,
+    levelCycles,
   };
   for (const k of Object.keys(params) as (keyof MatchParams)[]) if (params[k] === undefined) delete params[k];
   return { params, initFile };
