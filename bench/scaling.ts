@@ -19,6 +19,9 @@ import { parseCensusWindow } from '../costs';
 import { match, type MatchOptions } from '../stereo/match';
 import type { BackendName } from '../stereo/params';
 
+/** A row's process is stopped after this long (a row of the table, not the whole run). */
+const TIMEOUT_MS = 300_000;
+
 interface Row {
   scene: string;
   backend: string;
@@ -79,7 +82,8 @@ async function main(): Promise<void> {
     else scenes.push(args[i]);
   }
   if (single) {
-    process.stdout.write(`${JSON.stringify(await one(scenes[0], (backends[0] ?? 'auto') as BackendName, sets, repeat))}\n`);
+    // Exit once written: a WebGPU runtime keeps native handles open after the work.
+    process.stdout.write(`${JSON.stringify(await one(scenes[0], (backends[0] ?? 'auto') as BackendName, sets, repeat))}\n`, () => process.exit(0));
     return;
   }
   if (scenes.length === 0) {
@@ -90,7 +94,13 @@ async function main(): Promise<void> {
   console.log('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const dir of scenes) {
     for (const b of backends.length ? backends : ['auto']) {
-      const out = execFileSync(process.execPath, [__filename, '--one', dir, '--backend', b, '--repeat', String(repeat), ...sets.flatMap((s) => ['--set', s])], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
+      let out: string;
+      try {
+        out = execFileSync(process.execPath, [__filename, '--one', dir, '--backend', b, '--repeat', String(repeat), ...sets.flatMap((s) => ['--set', s])], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24, timeout: TIMEOUT_MS });
+      } catch (e) {
+        console.log(`| ${dir} | ${b} | failed: ${(e as Error).message.split('\n')[0]} |`);
+        continue;
+      }
       const r = JSON.parse(out.trim().split('\n').pop()!) as Row;
       console.log(`| ${r.scene} | ${r.backend} | ${r.size} | ${r.labels} | ${r.levels} | ${r.cuts} | ${r.msPerCut.toFixed(1)} | ${(r.totalMs / 1000).toFixed(2)}${repeat > 1 ? ` (${(r.firstMs / 1000).toFixed(2)})` : ''} | ${r.rssMb.toFixed(0)} | ${r.bad.map((b) => b.toFixed(2)).join(' | ')} | ${r.split} |`);
     }
