@@ -1,5 +1,5 @@
 import { computeEnergy, isMetricTable, pairwise, type BandedTerm, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
-import { SubsetCut } from '../graphcut/subsetCut';
+import { SparseCut } from '../graphcut/sparseCut';
 import type { MoveResult, MoveSolver } from './moveSolver';
 
 /**
@@ -31,7 +31,7 @@ export class BandedMoveSolver implements MoveSolver {
   private members = new Int32Array(0);
   private unary = new Float64Array(0);
   private sinkSide = new Uint8Array(0);
-  private readonly cut: SubsetCut;
+  private readonly cut = new SparseCut();
   /** The energy of the labels as energyOf last gave it, moved by each move's exact change since; NaN before. */
   private current = NaN;
 
@@ -59,7 +59,6 @@ export class BandedMoveSolver implements MoveSolver {
     this.table = new Int32Array(L * L);
     for (let a = 0; a < L; a++) for (let b = 0; b < L; b++) this.table[a * L + b] = pairwise(energy.smoothness, energy.truncation, a, b);
     this.node = new Int32Array(n).fill(-1);
-    this.cut = new SubsetCut(W, H);
   }
 
   /** Pixels whose band holds label l (the most a move of l can change). */
@@ -92,6 +91,7 @@ export class BandedMoveSolver implements MoveSolver {
       const p = pixels[k];
       if (labels[p] !== alpha) { node[p] = m; members[m++] = p; }
     }
+    cut.begin(m);
     // E(y) of the pixels in the move and every term touching them = e0 + Σ unary·y + Σ edge·(1 − y_p)·y_q (y = 1 takes α).
     const aRow = alpha * L;
     for (let i = 0; i < m; i++) {
@@ -103,8 +103,8 @@ export class BandedMoveSolver implements MoveSolver {
       const y = (p - x) / W;
       const pRow = lp * L;
       // Right and down: an edge to a node in the move (counted here, once), else a fixed neighbour's unary.
-      if (x + 1 < W && wH[p] !== 0) u += this.pair(p, p + 1, false, wH[p], pRow, alpha, aRow, labels);
-      if (y + 1 < H && wV[p] !== 0) u += this.pair(p, p + W, true, wV[p], pRow, alpha, aRow, labels);
+      if (x + 1 < W && wH[p] !== 0) u += this.pair(i, p + 1, 0, wH[p], pRow, alpha, aRow, labels);
+      if (y + 1 < H && wV[p] !== 0) u += this.pair(i, p + W, 2, wV[p], pRow, alpha, aRow, labels);
       // Left and up: a node in the move was linked from its own side; a fixed one adds its unary.
       if (x > 0 && wH[p - 1] !== 0 && node[p - 1] < 0) { const lq = labels[p - 1]; u += wH[p - 1] * (V[aRow + lq] - V[pRow + lq]); }
       if (y > 0 && wV[p - W] !== 0 && node[p - W] < 0) { const lq = labels[p - W]; u += wV[p - W] * (V[aRow + lq] - V[pRow + lq]); }
@@ -114,11 +114,11 @@ export class BandedMoveSolver implements MoveSolver {
     for (let i = 0; i < m; i++) {
       const u = unary[i];
       unary[i] = 0;
-      if (u > 0) cut.terminal(members[i], u, 0);
-      else if (u < 0) { cut.terminal(members[i], 0, -u); negative += u; }
+      if (u > 0) cut.terminal(i, u, 0);
+      else if (u < 0) { cut.terminal(i, 0, -u); negative += u; }
     }
     const t1 = performance.now();
-    const { flow, stats } = cut.solve(members, m, sinkSide);
+    const { flow, stats } = cut.solve(sinkSide);
     let changed = 0;
     for (let i = 0; i < m; i++) {
       const p = members[i];
@@ -132,11 +132,11 @@ export class BandedMoveSolver implements MoveSolver {
   }
 
   /**
-   * The term of p and its right or lower neighbour q with
+   * The term of p (node i) and its right or lower neighbour q (slot d) with
    * weight w: an edge when q is in the move too (q's share goes to its
    * unary), else p's unary from q's fixed label; returns p's unary part.
    */
-  private pair(p: number, q: number, down: boolean, w: number, pRow: number, alpha: number, aRow: number, labels: Uint16Array): number {
+  private pair(i: number, q: number, d: number, w: number, pRow: number, alpha: number, aRow: number, labels: Uint16Array): number {
     const V = this.table;
     const lq = labels[q];
     const j = this.node[q];
@@ -146,7 +146,7 @@ export class BandedMoveSolver implements MoveSolver {
     const b = w * V[pRow + alpha]; // p keeps, q takes α
     // E = a + (c − a)·y_p − c·y_q + (b + c − a)·(1 − y_p)·y_q; b + c − a ≥ 0 for a metric V.
     this.unary[j] -= c;
-    this.cut.link(p, down, b + c - a, 0);
+    this.cut.link(i, d, j, b + c - a, 0);
     return c - a;
   }
 }

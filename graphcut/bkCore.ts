@@ -1,5 +1,4 @@
 import { validateGridGraph, type GridGraph } from './gridGraph';
-import { bkSearch, FREE, NONE, SINK_TREE, SOURCE_TREE, TERMINAL, type BkArrays, type BkSearchStats } from './bkSearch';
 
 /**
  * The Boykov–Kolmogorov max-flow algorithm (IEEE TPAMI 2004) specialised for
@@ -19,20 +18,37 @@ import { bkSearch, FREE, NONE, SINK_TREE, SOURCE_TREE, TERMINAL, type BkArrays, 
  * the sink. Pushing min(c_s, c_t) through every pixel first leaves at most
  * one of the two non-zero, which is what makes one signed value enough.
  *
- * The search itself is bkSearch.ts's.
+ * parent[i] is the direction from i to its parent (0..3), TERMINAL for a tree
+ * root, ORPHAN while the node waits for adoption, NONE for a free node.
  */
 
 const RIGHT = 0;
 const LEFT = 1;
 const DOWN = 2;
 const UP = 3;
+const TERMINAL = 4;
+const ORPHAN = 5;
+const NONE = 6;
+
+const FREE = 0;
+const SOURCE_TREE = 1;
+const SINK_TREE = 2;
+
+const INFINITE_DIST = 0x7fffffff;
 
 /** Bits 30 and 31 of a capacity: set exactly when it is negative or above MAX_CAPACITY = 2^30 − 1. */
 const OUT_OF_RANGE = 0xc0000000 | 0;
 
 /** Counters of one run. */
-export interface BkRunStats extends BkSearchStats {
+export interface BkRunStats {
   flow: number;
+  augmentations: number;
+  /** Orphans processed (each either adopted by a new parent or freed). */
+  orphans: number;
+  /** Orphans that found a new parent in their own tree. */
+  adopted: number;
+  /** Nodes taken from the active queue and grown from. */
+  growths: number;
 }
 
 /**
@@ -40,9 +56,8 @@ export interface BkRunStats extends BkSearchStats {
  * α-expansion can run hundreds of solves on the same size with no
  * allocation.
  */
-export class BkWorkspace implements BkArrays {
+export class BkWorkspace {
   readonly width: number;
-
   readonly height: number;
   /** rc[4i + d]: residual capacity from node i to its neighbour in direction d. */
   readonly rc: Int32Array;
@@ -96,8 +111,10 @@ export function runBoykovKolmogorov(g: GridGraph, ws: BkWorkspace, sinkSide: Uin
   const H = ws.height;
   const n = W * H;
   const end = n + W; // node indices of pixels are W..end-1
-  const { rc, tr, tree, parent, dist, ts, queued, active } = ws;
+  const { rc, tr, tree, parent, dist, ts, queued, active, orphans } = ws;
   const capacity = n; // ring-buffer size of both queues
+  // Neighbour offsets by direction; d ^ 1 is the opposite direction.
+  const off = [1, -1, W, -W];
   const { source, sink, right, rightRev, down, downRev } = g;
   if (g.width !== W || g.height !== H) {
     throw new Error(`bk: a ${g.width}×${g.height} graph does not fit a ${W}×${H} workspace`);
@@ -114,6 +131,8 @@ export function runBoykovKolmogorov(g: GridGraph, ws: BkWorkspace, sinkSide: Uin
   tree.fill(FREE);
   parent.fill(NONE);
   queued.fill(0);
+  let qHead = 0;
+  let qTail = 0;
   let qLen = 0;
   // OR of every capacity: bits 30 and 31 are clear exactly when all lie in 0..MAX_CAPACITY = 2^30 − 1.
   let bits = 0;
@@ -136,7 +155,8 @@ export function runBoykovKolmogorov(g: GridGraph, ws: BkWorkspace, sinkSide: Uin
         dist[i] = 1;
         ts[i] = 0;
         queued[i] = 1;
-        active[qLen++] = i;
+        active[qTail++] = i;
+        qLen++;
       }
     }
   }
@@ -148,7 +168,258 @@ export function runBoykovKolmogorov(g: GridGraph, ws: BkWorkspace, sinkSide: Uin
     validateGridGraph(g); // throws the precise message
     throw new Error('bk: invalid grid graph');
   }
-  const stats = bkSearch(ws, W, qLen, capacity);
+  if (qTail === capacity) qTail = 0;
+
+  let oHead = 0;
+  let oTail = 0;
+  let oLen = 0;
+  let time = 0;
+  let current = -1;
+  let augmentations = 0;
+  let orphanCount = 0;
+  let adopted = 0;
+  let growths = 0;
+
+  for (;;) {
+    // ---- Pick the node to grow from: the one that found the last path, if it is still in a tree, else the queue.
+    let i = -1;
+    if (current >= 0) {
+      queued[current] = 0;
+      if (tree[current] !== FREE) i = current;
+      current = -1;
+    }
+    while (i < 0 && qLen > 0) {
+      const v = active[qHead];
+      if (++qHead === capacity) qHead = 0;
+      qLen--;
+      queued[v] = 0;
+      if (tree[v] !== FREE) i = v;
+    }
+    if (i < 0) break;
+    growths++;
+
+    // ---- Growth: claim free neighbours; stop at the first edge into the other tree.
+    let bridgeS = -1; // source-tree end of the bridge
+    let bridgeT = -1; // sink-tree end
+    let bridgeDir = 0; // direction from bridgeS to bridgeT
+    const ti = ts[i];
+    const di = dist[i];
+    if (tree[i] === SOURCE_TREE) {
+      for (let d = 0; d < 4; d++) {
+        if (rc[4 * i + d] <= 0) continue;
+        const j = i + off[d];
+        const tj = tree[j];
+        if (tj === FREE) {
+          tree[j] = SOURCE_TREE;
+          parent[j] = d ^ 1;
+          ts[j] = ti;
+          dist[j] = di + 1;
+          if (queued[j] === 0) {
+            queued[j] = 1;
+            active[qTail] = j;
+            if (++qTail === capacity) qTail = 0;
+            qLen++;
+          }
+        } else if (tj === SINK_TREE) {
+          bridgeS = i;
+          bridgeT = j;
+          bridgeDir = d;
+          break;
+        } else if (ts[j] <= ti && dist[j] > di) {
+          // Heuristic of the 2004 paper: re-hang j under i when that makes its path to the source shorter.
+          parent[j] = d ^ 1;
+          ts[j] = ti;
+          dist[j] = di + 1;
+        }
+      }
+    } else {
+      for (let d = 0; d < 4; d++) {
+        const j = i + off[d];
+        if (rc[4 * j + (d ^ 1)] <= 0) continue;
+        const tj = tree[j];
+        if (tj === FREE) {
+          tree[j] = SINK_TREE;
+          parent[j] = d ^ 1;
+          ts[j] = ti;
+          dist[j] = di + 1;
+          if (queued[j] === 0) {
+            queued[j] = 1;
+            active[qTail] = j;
+            if (++qTail === capacity) qTail = 0;
+            qLen++;
+          }
+        } else if (tj === SOURCE_TREE) {
+          bridgeS = j;
+          bridgeT = i;
+          bridgeDir = d ^ 1;
+          break;
+        } else if (ts[j] <= ti && dist[j] > di) {
+          parent[j] = d ^ 1;
+          ts[j] = ti;
+          dist[j] = di + 1;
+        }
+      }
+    }
+    time++;
+    if (bridgeS < 0) continue; // i is now passive
+
+    // i may have more edges into the other tree: grow from it again next, before the queue.
+    queued[i] = 1;
+    current = i;
+
+    // ---- Augment along source → ... → bridgeS → bridgeT → ... → sink by the bottleneck.
+    augmentations++;
+    let delta = rc[4 * bridgeS + bridgeDir];
+    for (let v = bridgeS; ; ) {
+      const pd = parent[v];
+      if (pd === TERMINAL) {
+        if (tr[v] < delta) delta = tr[v];
+        break;
+      }
+      const u = v + off[pd];
+      const c = rc[4 * u + (pd ^ 1)];
+      if (c < delta) delta = c;
+      v = u;
+    }
+    for (let v = bridgeT; ; ) {
+      const pd = parent[v];
+      if (pd === TERMINAL) {
+        if (-tr[v] < delta) delta = -tr[v];
+        break;
+      }
+      const c = rc[4 * v + pd];
+      if (c < delta) delta = c;
+      v += off[pd];
+    }
+    rc[4 * bridgeS + bridgeDir] -= delta;
+    rc[4 * bridgeT + (bridgeDir ^ 1)] += delta;
+    // Saturated tree edges make orphans, queued at the front (they are processed before older ones).
+    for (let v = bridgeS; ; ) {
+      const pd = parent[v];
+      if (pd === TERMINAL) {
+        tr[v] -= delta;
+        if (tr[v] === 0) {
+          parent[v] = ORPHAN;
+          if (--oHead < 0) oHead = capacity - 1;
+          orphans[oHead] = v;
+          oLen++;
+        }
+        break;
+      }
+      const u = v + off[pd];
+      const e = 4 * u + (pd ^ 1);
+      rc[e] -= delta;
+      rc[4 * v + pd] += delta;
+      if (rc[e] === 0) {
+        parent[v] = ORPHAN;
+        if (--oHead < 0) oHead = capacity - 1;
+        orphans[oHead] = v;
+        oLen++;
+      }
+      v = u;
+    }
+    for (let v = bridgeT; ; ) {
+      const pd = parent[v];
+      if (pd === TERMINAL) {
+        tr[v] += delta;
+        if (tr[v] === 0) {
+          parent[v] = ORPHAN;
+          if (--oHead < 0) oHead = capacity - 1;
+          orphans[oHead] = v;
+          oLen++;
+        }
+        break;
+      }
+      const u = v + off[pd];
+      const e = 4 * v + pd;
+      rc[e] -= delta;
+      rc[4 * u + (pd ^ 1)] += delta;
+      if (rc[e] === 0) {
+        parent[v] = ORPHAN;
+        if (--oHead < 0) oHead = capacity - 1;
+        orphans[oHead] = v;
+        oLen++;
+      }
+      v = u;
+    }
+
+    // ---- Adoption: find each orphan a new parent in its own tree whose root is still a terminal, or free it.
+    while (oLen > 0) {
+      const o = orphans[oHead];
+      if (++oHead === capacity) oHead = 0;
+      oLen--;
+      orphanCount++;
+      const isSource = tree[o] === SOURCE_TREE;
+      const own = isSource ? SOURCE_TREE : SINK_TREE;
+      let bestDir = -1;
+      let bestDist = INFINITE_DIST;
+      for (let d = 0; d < 4; d++) {
+        const j = o + off[d];
+        if (tree[j] !== own) continue;
+        // The tree edge would be j → o in the source tree, o → j in the sink tree.
+        if ((isSource ? rc[4 * j + (d ^ 1)] : rc[4 * o + d]) <= 0) continue;
+        // Walk from j towards its root; stop early at a node whose distance was confirmed in this round.
+        let k = j;
+        let steps = 0;
+        for (;;) {
+          if (ts[k] === time) {
+            steps += dist[k];
+            break;
+          }
+          const pk = parent[k];
+          steps++;
+          if (pk === TERMINAL) {
+            ts[k] = time;
+            dist[k] = 1;
+            break;
+          }
+          if (pk === ORPHAN) {
+            steps = INFINITE_DIST;
+            break;
+          }
+          k += off[pk];
+        }
+        if (steps === INFINITE_DIST) continue;
+        if (steps < bestDist) {
+          bestDist = steps;
+          bestDir = d;
+        }
+        // Record the confirmed distances along the walked path, so later walks stop there.
+        for (k = j; ts[k] !== time; k += off[parent[k]]) {
+          ts[k] = time;
+          dist[k] = steps--;
+        }
+      }
+      if (bestDir >= 0) {
+        parent[o] = bestDir;
+        ts[o] = time;
+        dist[o] = bestDist + 1;
+        adopted++;
+        continue;
+      }
+      // No parent: o becomes free. Neighbours that could take it back become active; its children become orphans.
+      tree[o] = FREE;
+      parent[o] = NONE;
+      for (let d = 0; d < 4; d++) {
+        const j = o + off[d];
+        if (tree[j] !== own) continue;
+        if ((isSource ? rc[4 * j + (d ^ 1)] : rc[4 * o + d]) > 0 && queued[j] === 0) {
+          queued[j] = 1;
+          active[qTail] = j;
+          if (++qTail === capacity) qTail = 0;
+          qLen++;
+        }
+        if (parent[j] === (d ^ 1)) {
+          parent[j] = ORPHAN;
+          orphans[oTail] = j;
+          if (++oTail === capacity) oTail = 0;
+          oLen++;
+        }
+      }
+    }
+    // The deque's tail moves only by rear pushes; re-align it with the head when it empties.
+    oTail = oHead;
+  }
 
   // ---- Canonical cut and exact flow value: Σ_p (c_t(p) − residual to the sink).
   let flow = 0;
@@ -158,5 +429,5 @@ export function runBoykovKolmogorov(g: GridGraph, ws: BkWorkspace, sinkSide: Uin
     const t = tr[i];
     flow += sink[p] - (t < 0 ? -t : 0);
   }
-  return { flow, ...stats };
+  return { flow, augmentations, orphans: orphanCount, adopted, growths };
 }

@@ -1,16 +1,16 @@
 /**
  * The search of the Boykov–Kolmogorov max-flow algorithm (IEEE TPAMI 2004)
- * on a 4-connected grid padded with an empty row above and below (node i =
- * pixel + W), on typed arrays only: growth of the two search trees,
- * augmentation along the path found, adoption of the orphans. bkCore.ts
- * loads whole grid graphs into it, subsetCut.ts only the pixels of a move
- * that may change (the others keep no capacity, so they never join a tree
- * and cost nothing).
+ * on a graph whose nodes have four neighbour slots, on typed arrays only:
+ * growth of the two search trees, augmentation along the path found,
+ * adoption of the orphans. bkCore.ts loads whole grid graphs into it;
+ * sparseCut.ts the pixels of a move that may change, numbered 0..m−1 in
+ * raster order so that a small move's arrays are small and read in order.
  *
  * Per node i: the neighbour in direction d (right, left, down, up; the
- * opposite is d ^ 1) is i + (1, −1, W, −W)[d]; rc[4i + d] is the residual
- * capacity towards it; tr[i] the signed terminal residual (> 0 from the
- * source, < 0 to the sink). A node with no residual capacity in or out
+ * opposite is d ^ 1) is nbr[4i + d]; rc[4i + d] is the residual capacity
+ * towards it; tr[i] the signed terminal residual (> 0 from the source,
+ * < 0 to the sink). A slot without a neighbour points at a node with no
+ * residual capacity in or out (a pad row of the grid, a sentinel), which
  * never joins a tree.
  *
  * parent[i] is the slot of i's parent (0..3), TERMINAL for a tree root,
@@ -29,6 +29,8 @@ const INFINITE_DIST = 0x7fffffff;
 
 /** The arrays of one search; `active` and `orphans` are rings of `capacity` slots (every node that can join a tree fits once). */
 export interface BkArrays {
+  /** nbr[4i + d]: the neighbour of node i in direction d, whose direction d ^ 1 leads back to i. */
+  nbr: Int32Array;
   rc: Int32Array;
   tr: Int32Array;
   tree: Uint8Array;
@@ -59,10 +61,8 @@ export interface BkSearchStats {
  * path is left, no node is queued, and the sink tree holds exactly the
  * nodes that reach the sink in the residual graph.
  */
-export function bkSearch(a: BkArrays, W: number, qLen: number, capacity: number): BkSearchStats {
-  const { rc, tr, tree, parent, dist, ts, queued, active, orphans } = a;
-  // Neighbour offsets by direction; d ^ 1 is the opposite direction.
-  const off = [1, -1, W, -W];
+export function bkSearch(a: BkArrays, qLen: number, capacity: number): BkSearchStats {
+  const { nbr, rc, tr, tree, parent, dist, ts, queued, active, orphans } = a;
   let qHead = 0;
   let qTail = qLen === capacity ? 0 : qLen;
   let oHead = 0;
@@ -102,7 +102,7 @@ export function bkSearch(a: BkArrays, W: number, qLen: number, capacity: number)
     if (tree[i] === SOURCE_TREE) {
       for (let d = 0; d < 4; d++) {
         if (rc[4 * i + d] <= 0) continue;
-        const j = i + off[d];
+        const j = nbr[4 * i + d];
         const tj = tree[j];
         if (tj === FREE) {
           tree[j] = SOURCE_TREE;
@@ -129,7 +129,7 @@ export function bkSearch(a: BkArrays, W: number, qLen: number, capacity: number)
       }
     } else {
       for (let d = 0; d < 4; d++) {
-        const j = i + off[d];
+        const j = nbr[4 * i + d];
         if (rc[4 * j + (d ^ 1)] <= 0) continue;
         const tj = tree[j];
         if (tj === FREE) {
@@ -171,7 +171,7 @@ export function bkSearch(a: BkArrays, W: number, qLen: number, capacity: number)
         if (tr[v] < delta) delta = tr[v];
         break;
       }
-      const u = v + off[pd];
+      const u = nbr[4 * v + pd];
       const c = rc[4 * u + (pd ^ 1)];
       if (c < delta) delta = c;
       v = u;
@@ -184,7 +184,7 @@ export function bkSearch(a: BkArrays, W: number, qLen: number, capacity: number)
       }
       const c = rc[4 * v + pd];
       if (c < delta) delta = c;
-      v = v + off[pd];
+      v = nbr[4 * v + pd];
     }
     rc[4 * bridgeS + bridgeDir] -= delta;
     rc[4 * bridgeT + (bridgeDir ^ 1)] += delta;
@@ -201,7 +201,7 @@ export function bkSearch(a: BkArrays, W: number, qLen: number, capacity: number)
         }
         break;
       }
-      const u = v + off[pd];
+      const u = nbr[4 * v + pd];
       const e = 4 * u + (pd ^ 1);
       rc[e] -= delta;
       rc[4 * v + pd] += delta;
@@ -225,7 +225,7 @@ export function bkSearch(a: BkArrays, W: number, qLen: number, capacity: number)
         }
         break;
       }
-      const u = v + off[pd];
+      const u = nbr[4 * v + pd];
       const e = 4 * v + pd;
       rc[e] -= delta;
       rc[4 * u + (pd ^ 1)] += delta;
@@ -249,7 +249,7 @@ export function bkSearch(a: BkArrays, W: number, qLen: number, capacity: number)
       let bestDir = -1;
       let bestDist = INFINITE_DIST;
       for (let d = 0; d < 4; d++) {
-        const j = o + off[d];
+        const j = nbr[4 * o + d];
         if (tree[j] !== own) continue;
         // The tree edge would be j → o in the source tree, o → j in the sink tree.
         if ((isSource ? rc[4 * j + (d ^ 1)] : rc[4 * o + d]) <= 0) continue;
@@ -272,7 +272,7 @@ export function bkSearch(a: BkArrays, W: number, qLen: number, capacity: number)
             steps = INFINITE_DIST;
             break;
           }
-          k += off[pk];
+          k = nbr[4 * k + pk];
         }
         if (steps === INFINITE_DIST) continue;
         if (steps < bestDist) {
@@ -280,7 +280,7 @@ export function bkSearch(a: BkArrays, W: number, qLen: number, capacity: number)
           bestDir = d;
         }
         // Record the confirmed distances along the walked path, so later walks stop there.
-        for (k = j; ts[k] !== time; k += off[parent[k]]) {
+        for (k = j; ts[k] !== time; k = nbr[4 * k + parent[k]]) {
           ts[k] = time;
           dist[k] = steps--;
         }
@@ -296,7 +296,7 @@ export function bkSearch(a: BkArrays, W: number, qLen: number, capacity: number)
       tree[o] = FREE;
       parent[o] = NONE;
       for (let d = 0; d < 4; d++) {
-        const j = o + off[d];
+        const j = nbr[4 * o + d];
         if (tree[j] !== own) continue;
         if ((isSource ? rc[4 * j + (d ^ 1)] : rc[4 * o + d]) > 0 && queued[j] === 0) {
           queued[j] = 1;
