@@ -153,8 +153,9 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       .option('max-disp', { type: 'number', describe: 'largest disparity; default ndisp − 1, or calib vmax + 2 for MiddEval3 folders' })
       .option('scene-params', { type: 'boolean', default: true, describe: 'tsukuba, venus, teddy and cones get their own parameters (--no-scene-params: every scene gets the defaults)' })
       .option('out-dir', { alias: 'out', type: 'string', describe: 'folder for per-scene outputs (disparity PNG/PFM, colour map, error image, metrics.json); created if missing' })
-      .option('report', { type: 'string', describe: 'write a self-contained HTML report here (.html; images in <name>-files/ beside it)' })
-      .option('inline', { type: 'boolean', default: false, describe: 'embed the report images as data URIs' })
+      .option('report', { type: 'string', describe: 'write a self-contained HTML report here (.html; images embedded; with --out-dir it links each scene\'s PFM and metrics.json there)' })
+      // The report always embeds its images now; the flag that asked for it stays accepted for scripts that pass it.
+      .option('inline', { type: 'boolean', hidden: true })
       .option('middeval3', { type: 'string', describe: 'write disp0<NAME>.pfm and time<NAME>.txt per scene in the MiddEval3 layout under this folder' })
       .option('middeval3-name', { type: 'string', default: 'stereocut', describe: 'algorithm name <NAME> in the MiddEval3 file names' })
       .option('middeval3-set', { type: 'string', describe: 'MiddEval3 set (trainingQ, trainingH, …) for folders whose path does not name one' })
