@@ -188,7 +188,7 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       .example('$0 export-mrf im2.png im6.png --ndisp 60 -o teddy.smrf --labels teddy.init.u16', ''),
     handle(async (a) => (await import('./commands/mrfCommands')).exportMrfCommand(a, io)))
     .command('solve-mrf <file>', 'minimise an SMRF1 energy by α-expansion', (y: Argv) => y
-      .positional('file', { type: 'string', describe: 'SMRF1 energy (written by export-mrf; format in shared/formats/smrf.md)' })
+      .positional('file', { type: 'string', describe: 'SMRF1 energy (written by export-mrf; format: docs/smrf.md in the package)' })
       .option('init', { type: 'string', describe: 'initial labeling: zero, or a uint16 labeling file (default zero)' })
       .option('order', { choices: ['frequent', 'sequential', 'random'], describe: 'label order per cycle (default frequent)' })
       .option('graph', { choices: ['reversed', 'classic'], describe: 'binary graph construction (default reversed)' })

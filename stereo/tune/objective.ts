@@ -6,7 +6,7 @@ export type Objective =
   | { kind: 'energy'; text: string };
 
 /**
- * 'scene' is each scene's evaluation region as ../shared/anchors/README.md
+ * 'scene' is each scene's evaluation region as docs/reference-figures.md
  * and `stereocut accuracy` use it: nonocc where the dataset gives the mask
  * (v2 nonocc.png, MiddEval3 mask0nocc.png), every known pixel elsewhere (a
  * nonocc mask stereocut derived itself is not used).
