@@ -165,12 +165,29 @@ describe('tune (library)', () => {
     for (const t of again.trials) expect(t.objective).toBe(full.trials.find((u) => u.key === t.key)!.objective);
   });
 
+  test('the default metric scores each scene on its own region: nonocc where the folder has the mask, every known pixel where it has none', async () => {
+    const masked = await writeSceneFolder(path.join(tmp, 'regions', 'masked'), { seed: 41, width: 40, height: 30, ndisp: 8 });
+    const unmasked = await writeSceneFolder(path.join(tmp, 'regions', 'unmasked'), { seed: 42, width: 40, height: 30, ndisp: 8 });
+    fs.rmSync(path.join(unmasked, 'mask0nocc.png'));
+    const r = await tune({ scenes: [masked, unmasked], params: ['lambda=4,8'], backend: 'bk', workers: 1 });
+    expect(r.metric).toBe('bad1-scene');
+    expect(new Set(r.trials.map((t) => t.scene))).toEqual(new Set(['masked', 'unmasked']));
+    for (const t of r.trials) {
+      expect(t.objective).toBe(t.bad.scene!['1']);
+      if (t.scene === 'masked') expect(t.bad.scene).toEqual(t.bad.nonocc);
+      else {
+        expect(t.bad.nonocc).toBeUndefined();
+        expect(t.bad.scene).toEqual(t.bad.all);
+      }
+    }
+  });
+
   test('bad inputs fail before anything is written', async () => {
     const noGt = await writeSceneFolder(path.join(tmp, 'scenes-nogt', 'plain'), { seed: 3, groundTruth: false });
     const cases: [Parameters<typeof tune>[0], RegExp][] = [
       [{ scenes, params: ['sigma=1'] }, /unknown parameter 'sigma'/],
       [{ scenes, params: ['lambda=9:3:1'] }, /empty range/],
-      [{ scenes: [noGt], params: ['lambda=5'] }, /plain: no ground truth, which --metric bad1-nonocc needs/],
+      [{ scenes: [noGt], params: ['lambda=5'] }, /plain: no ground truth, which --metric bad1-scene needs/],
       [{ scenes, params: ['lambda=5'], metric: 'bad1-disc' }, /no disc mask/],
       [{ scenes, params: ['lambda=5'], fixed: { lambda: 3 } }, /also given as a fixed option/],
       [{ scenes, params: ['lambda=5'], workers: 0 }, /--workers/],
