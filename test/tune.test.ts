@@ -4,6 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { gridPoints, parseParamSpec, parseSearchSpace, pointKey, randomPoints } from '../stereo/tune/space';
 import { parseObjective } from '../stereo/tune/objective';
+import { costScale } from '../costs/smoothness';
 import { readTrialLog } from '../stereo/tune/records';
 import { tune, TUNE_FILES } from '../stereo/tune/tune';
 import { bestSettings } from '../stereo/tune/results';
@@ -81,6 +82,13 @@ describe('search space', () => {
         expect([1, 2, 3, 4]).toContain(p.truncation);
         expect(['sad', 'ssd']).toContain(p.cost);
       }
+    }
+    // λ and the cue factor drawn together always make an energy (λ and λ·factor with at most 3 decimals).
+    for (const p of randomPoints(parseSearchSpace(['lambda=3:12', 'cue-factor=1:3', 'tau=10:30']), 200, 7)) {
+      expect(() => costScale(p.lambda as number, p.cueFactor as number)).not.toThrow();
+      expect(p.cueFactor as number).toBeGreaterThanOrEqual(1);
+      expect(p.cueFactor as number).toBeLessThanOrEqual(3);
+      expect(Math.round((p.tau as number) * 1000) / 1000).toBe(p.tau);
     }
     // A finite space smaller than the count: every point, once.
     expect(randomPoints(parseSearchSpace(['T=1:3', 'cost=sad,ssd']), 50, 1)).toHaveLength(6);
