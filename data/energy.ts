@@ -1,6 +1,6 @@
 /**
  * A multi-label energy on a 4-connected grid, field for field the content of
- * an SMRF1 file (../shared/formats/smrf.md) when its data term is a volume:
+ * an SMRF1 file (docs/smrf.md) when its data term is a volume:
  *
  *   E(l) = Σ_p D_p(l_p) + Σ_{(p,q)} w_pq · V(l_p, l_q)
  *

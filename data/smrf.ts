@@ -3,7 +3,7 @@ import { writeFileAtomic } from './atomicWrite';
 import { volumeOf, type MrfEnergy, type SmoothnessKind } from './energy';
 
 /**
- * SMRF1: one grid MRF energy per file (../shared/formats/smrf.md). Little
+ * SMRF1: one grid MRF energy per file (docs/smrf.md). Little
  * endian: 8-byte magic, W, H, L, smoothness kind, T, reserved, then int32
  * D[H·W·L], wH[H·W], wV[H·W].
  */

@@ -143,7 +143,7 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       .option('threshold', { type: 'number', array: true, describe: 'bad-pixel thresholds in pixels (default 1)' })
       .option('error-image', { type: 'string', describe: 'write the error image (.png; bad pixels in red on the grey left image)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the scores as JSON' })
-      .example('$0 eval disp.pfm ../shared/data/middlebury/teddy --threshold 1 2', '')
+      .example('$0 eval disp.pfm $STEREO_DATA/teddy --threshold 1 2', '')
       .example('$0 eval disp.png gt.png --disp-scale 4 --gt-scale 4', ''),
     handle(async (a) => (await import('./commands/evalCommand')).evalCommand(a, io)))
     .command('run <scenes..>', 'match and evaluate Middlebury scene folders, one row per scene', (y: Argv) => withParamOptions(y)
@@ -153,21 +153,22 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       .option('max-disp', { type: 'number', describe: 'largest disparity; default ndisp − 1, or calib vmax + 2 for MiddEval3 folders' })
       .option('scene-params', { type: 'boolean', default: true, describe: 'tsukuba, venus, teddy and cones get their own parameters (--no-scene-params: every scene gets the defaults)' })
       .option('out-dir', { alias: 'out', type: 'string', describe: 'folder for per-scene outputs (disparity PNG/PFM, colour map, error image, metrics.json); created if missing' })
-      .option('report', { type: 'string', describe: 'write a self-contained HTML report here (.html; images in <name>-files/ beside it)' })
-      .option('inline', { type: 'boolean', default: false, describe: 'embed the report images as data URIs' })
+      .option('report', { type: 'string', describe: 'write a self-contained HTML report here (.html; images embedded; with --out-dir it links each scene\'s PFM and metrics.json there)' })
+      // The report always embeds its images now; the flag that asked for it stays accepted for scripts that pass it.
+      .option('inline', { type: 'boolean', hidden: true })
       .option('middeval3', { type: 'string', describe: 'write disp0<NAME>.pfm and time<NAME>.txt per scene in the MiddEval3 layout under this folder' })
       .option('middeval3-name', { type: 'string', default: 'stereocut', describe: 'algorithm name <NAME> in the MiddEval3 file names' })
       .option('middeval3-set', { type: 'string', describe: 'MiddEval3 set (trainingQ, trainingH, …) for folders whose path does not name one' })
       .option('threshold', { type: 'number', array: true, describe: 'bad-pixel thresholds in pixels (default 1; one column group per threshold)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the records of the runs as JSON' })
-      .example('$0 run ../shared/data/middlebury/tsukuba ../shared/data/middlebury/teddy --report out/report.html', '')
+      .example('$0 run $STEREO_DATA/tsukuba $STEREO_DATA/map --report report.html', '')
       .example('$0 run MiddEval3/trainingQ/Adirondack --middeval3 MiddEval3 --middeval3-name SCUT', ''),
     handle(async (a) => (await import('./commands/runCommand')).runCommand(a, io)))
     .command('accuracy <scenes..>', 'the default setting on Middlebury scene folders: bad % at 0.5 / 1 / 2 px beside OpenCV StereoSGBM, mean and ratio', (y: Argv) => withParamOptions(y)
       .positional('scenes', { type: 'string', array: true, describe: 'scene folders with ground truth' })
       .option('scene-params', { type: 'boolean', default: false, describe: 'tsukuba, venus, teddy and cones with their own parameters instead of the default' })
       .option('json', { type: 'boolean', default: false, describe: 'print the rows as JSON' })
-      .example('$0 accuracy ../shared/data/middlebury/* --backend bk', ''),
+      .example('$0 accuracy $STEREO_DATA/tsukuba $STEREO_DATA/map --backend bk', ''),
     handle(async (a) => (await import('./commands/accuracyCommand')).accuracyCommand(a, io)))
     .command('demo', 'match the built-in synthetic scene and score it', (y: Argv) => withParamOptions(y)
       .option('out-dir', { alias: 'out', type: 'string', default: 'stereocut-demo', describe: 'folder to write into (created if missing)' })
@@ -187,7 +188,7 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       .example('$0 export-mrf im2.png im6.png --ndisp 60 -o teddy.smrf --labels teddy.init.u16', ''),
     handle(async (a) => (await import('./commands/mrfCommands')).exportMrfCommand(a, io)))
     .command('solve-mrf <file>', 'minimise an SMRF1 energy by α-expansion', (y: Argv) => y
-      .positional('file', { type: 'string', describe: 'SMRF1 energy (written by export-mrf; format in shared/formats/smrf.md)' })
+      .positional('file', { type: 'string', describe: 'SMRF1 energy (written by export-mrf; format: docs/smrf.md in the package)' })
       .option('init', { type: 'string', describe: 'initial labeling: zero, or a uint16 labeling file (default zero)' })
       .option('order', { choices: ['frequent', 'sequential', 'random'], describe: 'label order per cycle (default frequent)' })
       .option('graph', { choices: ['reversed', 'classic'], describe: 'binary graph construction (default reversed)' })
@@ -203,8 +204,8 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       .example('$0 solve-mrf teddy.smrf --init teddy.init.u16 -o teddy.labels.u16', ''),
     handle(async (a) => (await import('./commands/mrfCommands')).solveMrfCommand(a, io)))
     .command('tune <scenes..>', 'search parameters over scenes (grid or seeded random), minimising bad pixels or energy', (y: Argv) => tuneOptions(y)
-      .example('$0 tune ../shared/data/middlebury/tsukuba ../shared/data/middlebury/venus -p lambda=10,20,30 -p T=1:3:1 --backend bk --out-dir tune-out', '')
-      .example('$0 tune ../shared/data/middlebury --random 40 -p lambda=5:40 -p cue-factor=1:3 --out-dir tune-out --resume', ''),
+      .example('$0 tune $STEREO_DATA/tsukuba $STEREO_DATA/map -p lambda=4,8 --backend bk --out-dir tune-out', '')
+      .example('$0 tune $STEREO_DATA/tsukuba $STEREO_DATA/map --random 4 -p lambda=3:12 -p cue-factor=1:3 --out-dir tune-out --resume', ''),
     handle(async (a) => (await import('./commands/tuneCommand')).tuneCommand(a, io)))
     .command('bench [scenes..]', 'time scenes × backends × technique switches; tables shaped like Choi & Park\'s Table 3, Table 4 and Fig. 5', (y: Argv) => benchOptions(y)
       .example('$0 bench --backend bk', '')
@@ -214,7 +215,7 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
     .option('quiet', { alias: 'q', type: 'boolean', default: false, global: true, describe: 'print only the result (no live progress, no per-cycle lines)' })
     .example('$0 demo', 'match a synthetic scene and score it (writes stereocut-demo/)')
     .example('$0 match left.png right.png --ndisp 64 -o disp.png', 'disparity map of your own pair')
-    .example('$0 run ../shared/data/middlebury/teddy --report report.html', 'match and score a Middlebury scene, with an HTML report')
+    .example('$0 run $STEREO_DATA/tsukuba --report report.html', 'match and score a Middlebury scene, with an HTML report')
     .demandCommand(1, 'give a command (see stereocut --help)')
     .strict()
     .help()

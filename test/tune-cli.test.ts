@@ -109,7 +109,7 @@ describe('stereocut tune, bad input', () => {
     const cases: [string[], RegExp][] = [
       [['tune', data, '-p', 'lamda=1,2', '--out', out], /^stereocut: --param: unknown parameter 'lamda'/],
       [['tune', data, '-p', 'lambda=30:10:5', '--out', out], /^stereocut: --param lambda=30:10:5: empty range \(start 30 > end 10\)$/],
-      [['tune', noGt, '-p', 'lambda=10', '--out', out], /^stereocut: scene .*bare: no ground truth, which --metric bad1-nonocc needs$/],
+      [['tune', noGt, '-p', 'lambda=10', '--out', out], /^stereocut: scene .*bare: no ground truth, which --metric bad1-scene needs \(--metric energy needs none\)$/],
       [['tune', data, '-p', 'lambda=10', '--metric', 'bad1-somewhere', '--out', out], /^stereocut: --metric: unknown metric 'bad1-somewhere'/],
     ];
     // In this process (the refusals come before any trial): the same one-line contract as the spawned command line, without a process start per case.

@@ -4,6 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { gridPoints, parseParamSpec, parseSearchSpace, pointKey, randomPoints } from '../stereo/tune/space';
 import { parseObjective } from '../stereo/tune/objective';
+import { costScale } from '../costs/smoothness';
 import { readTrialLog } from '../stereo/tune/records';
 import { tune, TUNE_FILES } from '../stereo/tune/tune';
 import { bestSettings } from '../stereo/tune/results';
@@ -81,6 +82,13 @@ describe('search space', () => {
         expect([1, 2, 3, 4]).toContain(p.truncation);
         expect(['sad', 'ssd']).toContain(p.cost);
       }
+    }
+    // λ and the cue factor drawn together always make an energy (λ and λ·factor with at most 3 decimals).
+    for (const p of randomPoints(parseSearchSpace(['lambda=3:12', 'cue-factor=1:3', 'tau=10:30']), 200, 7)) {
+      expect(() => costScale(p.lambda as number, p.cueFactor as number)).not.toThrow();
+      expect(p.cueFactor as number).toBeGreaterThanOrEqual(1);
+      expect(p.cueFactor as number).toBeLessThanOrEqual(3);
+      expect(Math.round((p.tau as number) * 1000) / 1000).toBe(p.tau);
     }
     // A finite space smaller than the count: every point, once.
     expect(randomPoints(parseSearchSpace(['T=1:3', 'cost=sad,ssd']), 50, 1)).toHaveLength(6);
@@ -165,12 +173,29 @@ describe('tune (library)', () => {
     for (const t of again.trials) expect(t.objective).toBe(full.trials.find((u) => u.key === t.key)!.objective);
   });
 
+  test('the default metric scores each scene on its own region: nonocc where the folder has the mask, every known pixel where it has none', async () => {
+    const masked = await writeSceneFolder(path.join(tmp, 'regions', 'masked'), { seed: 41, width: 40, height: 30, ndisp: 8 });
+    const unmasked = await writeSceneFolder(path.join(tmp, 'regions', 'unmasked'), { seed: 42, width: 40, height: 30, ndisp: 8 });
+    fs.rmSync(path.join(unmasked, 'mask0nocc.png'));
+    const r = await tune({ scenes: [masked, unmasked], params: ['lambda=4,8'], backend: 'bk', workers: 1 });
+    expect(r.metric).toBe('bad1-scene');
+    expect(new Set(r.trials.map((t) => t.scene))).toEqual(new Set(['masked', 'unmasked']));
+    for (const t of r.trials) {
+      expect(t.objective).toBe(t.bad.scene!['1']);
+      if (t.scene === 'masked') expect(t.bad.scene).toEqual(t.bad.nonocc);
+      else {
+        expect(t.bad.nonocc).toBeUndefined();
+        expect(t.bad.scene).toEqual(t.bad.all);
+      }
+    }
+  });
+
   test('bad inputs fail before anything is written', async () => {
     const noGt = await writeSceneFolder(path.join(tmp, 'scenes-nogt', 'plain'), { seed: 3, groundTruth: false });
     const cases: [Parameters<typeof tune>[0], RegExp][] = [
       [{ scenes, params: ['sigma=1'] }, /unknown parameter 'sigma'/],
       [{ scenes, params: ['lambda=9:3:1'] }, /empty range/],
-      [{ scenes: [noGt], params: ['lambda=5'] }, /plain: no ground truth, which --metric bad1-nonocc needs/],
+      [{ scenes: [noGt], params: ['lambda=5'] }, /plain: no ground truth, which --metric bad1-scene needs/],
       [{ scenes, params: ['lambda=5'], metric: 'bad1-disc' }, /no disc mask/],
       [{ scenes, params: ['lambda=5'], fixed: { lambda: 3 } }, /also given as a fixed option/],
       [{ scenes, params: ['lambda=5'], workers: 0 }, /--workers/],

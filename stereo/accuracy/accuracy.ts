@@ -9,7 +9,7 @@ import { SGBM_REFERENCE, type SgbmFigure } from './sgbmReference';
 export const ACCURACY_THRESHOLDS = [0.5, 1, 2] as const;
 
 /**
- * The region a scene is scored on (../shared/anchors/README.md): nonocc
+ * The region a scene is scored on (docs/reference-figures.md): nonocc
  * where the dataset gives the mask, every pixel with ground truth elsewhere
  * (a nonocc mask derived by stereocut from the two ground truths is not used).
  */

@@ -16,7 +16,7 @@ import sys
 import cv2
 import numpy as np
 
-BEST = {  # mode, block per scene: the best of {3WAY, HH} x {3, 5} at 1 px (../shared/anchors/README.md)
+BEST = {  # mode, block per scene: the best of {3WAY, HH} x {3, 5} at 1 px (docs/reference-figures.md)
     'tsukuba': ('HH', 3), 'venus': ('HH', 5), 'sawtooth': ('HH', 5), 'map': ('HH', 5),
     'teddy': ('3WAY', 3), 'cones': ('3WAY', 3), 'Rocks1': ('3WAY', 5), 'Baby1': ('HH', 5),
     'Art_ThirdSize': ('3WAY', 3), 'Adirondack_TrainingQ': ('HH', 3),

@@ -2,7 +2,7 @@
  * OpenCV StereoSGBM's bad-pixel figures on the ten shared Middlebury scenes,
  * the reference `stereocut accuracy` prints beside its own.
  *
- * How they were made (../shared/anchors/README.md): OpenCV 4.6.0 (Debian's
+ * How they were made (docs/reference-figures.md): OpenCV 4.6.0 (Debian's
  * python3-opencv), cv2.StereoSGBM_create(minDisparity=0, numDisparities=N
  * rounded up to a multiple of 16 covering the scene's labels, blockSize=b,
  * P1=8·3·b², P2=32·3·b², uniquenessRatio=10, disp12MaxDiff=-1,

@@ -11,9 +11,16 @@ export interface AccuracyArgs extends ParamArgs {
   'scene-params': boolean;
   backend: string;
   json: boolean;
+  quiet: boolean;
 }
 
 const f2 = (v: number | undefined): string => (v === undefined ? '–' : v.toFixed(2));
+
+/** One scene's result as it ends: "[2/10] venus: nonocc bad>0.5 5.79%, >1 0.73%, >2 0.43% (SGBM >1 2.64%), 1.92 s". */
+function sceneLine(r: AccuracyRow, k: number, n: number): string {
+  const sg = r.sgbm && r.sgbm.region === r.region ? ` (SGBM >1 ${f2(r.sgbm.bad['1'])}%)` : '';
+  return `[${k + 1}/${n}] ${r.scene}: ${r.region} bad>0.5 ${f2(r.bad[0])}%, >1 ${f2(r.bad[1])}%, >2 ${f2(r.bad[2])}%${sg}, ${(r.totalMs / 1000).toFixed(2)} s`;
+}
 
 /**
  * `stereocut accuracy`: the default setting (or with --scene-params the
@@ -32,7 +39,12 @@ export async function accuracyCommand(a: AccuracyArgs, io: Io): Promise<number> 
     scenes.push(s);
   }
   const rows: AccuracyRow[] = [];
-  for (const s of scenes) rows.push(await accuracyRow(s, { backend: a.backend as BackendName, sceneParams: a['scene-params'], overrides: params }));
+  for (const [k, s] of scenes.entries()) {
+    const r = await accuracyRow(s, { backend: a.backend as BackendName, sceneParams: a['scene-params'], overrides: params });
+    rows.push(r);
+    // A line as each scene ends, as `run` prints: a ten-scene run takes minutes on a CPU.
+    if (!a.json && !a.quiet) io.out(sceneLine(r, k, scenes.length));
+  }
   const sum = summarise(rows);
   if (a.json) {
     io.out(JSON.stringify({ rows, summary: sum }, null, 2));
@@ -48,6 +60,7 @@ export async function accuracyCommand(a: AccuracyArgs, io: Io): Promise<number> 
     ];
   });
   body.push(['mean', '', f2(sum.mean[0]), f2(sum.mean[1]), f2(sum.mean[2]), '', f2(sum.sgbmMean1), '', sum.sgbmMean1 ? (sum.oursMean1OnSgbmScenes! / sum.sgbmMean1).toFixed(2) : '–', '', '', '', '']);
+  if (!a.quiet) io.out('');
   for (const l of tableLines(head, body)) io.out(l);
   io.out(`bad = |d − ground truth| > threshold, % of the region's pixels with ground truth; an invalid pixel counts as bad. SGBM: OpenCV 4.6 StereoSGBM, best mode and block per scene (stereo/accuracy/sgbmReference.ts).`);
   io.out(`costs % = data costs (census codes, cost volume) and smoothness weights, share of the whole match (both views with the left–right check, matched as one energy).`);

@@ -4,7 +4,7 @@ import { BACKENDS } from '../params';
 
 export function benchOptions<T>(y: Argv<T>) {
   return y
-    .positional('scenes', { type: 'string', array: true, describe: 'scene folders (default: tsukuba and teddy from $STEREO_DATA or ../shared/data)' })
+    .positional('scenes', { type: 'string', array: true, describe: 'scene folders (default: tsukuba and teddy from $STEREO_DATA)' })
     .option('backend', { type: 'string', array: true, choices: BACKENDS as unknown as string[], describe: 'max-flow backends to compare (default bk)' })
     .option('techniques', { type: 'string', array: true, describe: `technique switches, applied cumulatively from the baseline (default all: ${TECHNIQUES.join(',')})` })
     .option('cycles', { type: 'number', default: 4, describe: 'α-expansion cycles per run' })

@@ -20,7 +20,6 @@ export interface RunArgs extends ParamArgs {
   ndisp?: number;
   'out-dir'?: string;
   report?: string;
-  inline?: boolean;
   middeval3?: string;
   'middeval3-name'?: string;
   'middeval3-set'?: string;
@@ -90,7 +89,7 @@ export async function runCommand(a: RunArgs, io: Io): Promise<number> {
 /** runCommand's work once its options are read: `writers` draw and write the scenes' images. */
 async function runScenes(a: RunArgs, io: Io, params: Partial<MatchParams>, writers: ImageWriters | undefined): Promise<number> {
   const outDir = a['out-dir'];
-  const extra = new RunOutputs({ report: a.report, inline: a.inline, middeval3: a.middeval3, middeval3Name: a['middeval3-name'], middeval3Set: a['middeval3-set'], writers });
+  const extra = new RunOutputs({ report: a.report, middeval3: a.middeval3, middeval3Name: a['middeval3-name'], middeval3Set: a['middeval3-set'], writers });
   const sceneOptions = { ndisp: a.ndisp, minDisp: a['min-disp'], maxDisp: a['max-disp'] };
   const reads = startDeviceReading(a.backend, a.scenes.map((dir) => ({ kind: 'scene' as const, dir, options: sceneOptions })));
   // Load and check every scene before matching any, so a bad folder fails before output is written.
@@ -126,12 +125,14 @@ async function runScenes(a: RunArgs, io: Io, params: Partial<MatchParams>, write
       }).finally(() => live.finish());
       live.finish(m.result);
       // The scene's files are started first, so that the image threads draw while this thread scores the match.
-      const written = outDir !== undefined ? writeSceneOutputs(path.join(outDir, scene.name), outDir, scene, m.result, undefined, writers, ahead) : undefined;
+      const sceneDir = outDir !== undefined ? path.join(outDir, scene.name) : undefined;
+      const written = sceneDir !== undefined ? writeSceneOutputs(sceneDir, sceneDir, scene, m.result, undefined, writers, ahead) : undefined;
       written?.catch(() => undefined);
       m.evaluation = evaluateScene(scene, m.result, thresholds);
       results.push(m);
-      await written;
-      await extra.add(scene, m.result);
+      const outputs = await written;
+      // The report embeds the images just written, and links the scene's other files there.
+      await extra.add(scene, m.result, sceneDir !== undefined && outputs ? { dir: sceneDir, outputs } : undefined);
       if (!a.json && !a.quiet) {
         const scores = thresholds.map((t, i) => `nonocc>${t} ${pct(bad(m.evaluation, 'nonocc', i))}%`).join(', ');
         const own = m.sceneParams ? ', per-scene parameters' : '';

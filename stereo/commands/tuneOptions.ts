@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
 import { withParamOptions } from './paramOptions';
+import { DEFAULT_METRIC } from '../tune/objective';
 
 /** The options of `stereocut tune` (the shared energy options hold parameters fixed). */
 export function tuneOptions<T>(y: Argv<T>) {
@@ -8,7 +9,7 @@ export function tuneOptions<T>(y: Argv<T>) {
     .option('param', { alias: 'p', type: 'string', array: true, demandOption: true, describe: 'NAME=a,b,c or NAME=start:end:step (random search also NAME=start:end); names: lambda, T, tau, cost, census-window, cue-factor, cue-threshold, cycles, window, lr-check, smoothness, border, order, graph, init' })
     .option('random', { type: 'number', describe: 'seeded random search with this many points (default: grid)' })
     .option('search-seed', { type: 'number', default: 1, describe: 'seed of the random search' })
-    .option('metric', { type: 'string', default: 'bad1-nonocc', describe: 'minimise bad<threshold>-<nonocc|all|disc|scene> averaged over scenes (scene: each scene\'s own region, nonocc where the dataset has the mask, every known pixel otherwise), or energy' })
+    .option('metric', { type: 'string', default: DEFAULT_METRIC, describe: 'minimise bad<threshold>-<nonocc|all|disc|scene> averaged over scenes (scene: each scene\'s own region, nonocc where the dataset has the mask, every known pixel otherwise), or energy' })
     .option('workers', { type: 'number', describe: 'worker threads for CPU trials (default: one per core)' })
     .option('out-dir', { alias: 'out', type: 'string', default: 'stereocut-tune', describe: 'folder for trials.jsonl, trials.csv and tune.json (created if missing)' })
     .option('resume', { type: 'boolean', default: false, describe: 'continue the run in --out-dir, skipping trials already in trials.jsonl' })

@@ -8,14 +8,23 @@ import type { PhaseTimes } from '../match';
  * its images, metrics table (bad-pixel % over nonocc / all / disc at several
  * thresholds), energy per cycle (table and a small inline SVG plot), time per
  * phase, backend and device, and the parameters. No scripts, no external
- * styles or fonts: images are files beside the HTML (relative links) or
- * inlined as data URIs, so the page opens anywhere, offline.
+ * styles or fonts, every image embedded as a data: URI: the one file opens
+ * anywhere, offline, copied or mailed. Only the links to a scene's data files
+ * (PFM, metrics JSON; written by the run's --out-dir) point outside it.
  */
 
-export interface ReportImage {
+/** A file of a scene's outputs. */
+export interface ReportFile {
   label: string;
   /** Path relative to the report's folder. */
   file: string;
+}
+
+/** An image of a scene, embedded in the page. */
+export interface ReportImage {
+  label: string;
+  /** The PNG file's bytes. */
+  png: Uint8Array;
 }
 
 export interface ReportCycle {
@@ -35,8 +44,8 @@ export interface ReportScene {
   height: number;
   ndisp: number;
   images: ReportImage[];
-  /** Other files (PFM, metrics JSON), linked for download. */
-  links: ReportImage[];
+  /** Other files (PFM, metrics JSON), linked for download; none when they were not kept. */
+  links: ReportFile[];
   /** bad-pixel % per mask per threshold; absent without ground truth. */
   bad?: Partial<Record<'nonocc' | 'all' | 'disc', Record<string, number>>>;
   thresholds: number[];
@@ -53,8 +62,6 @@ export interface ReportScene {
 
 export interface ReportOptions {
   title?: string;
-  /** Embed images as data URIs (one file to send around) instead of linking them. */
-  inline?: boolean;
   /** A line under the title (command, date). */
   subtitle?: string;
 }
@@ -64,15 +71,7 @@ const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;'
 const href = (rel: string): string => rel.split(/[\\/]/).map(encodeURIComponent).join('/');
 const ms = (v: number): string => (v >= 1000 ? `${(v / 1000).toFixed(2)} s` : `${v.toFixed(1)} ms`);
 
-function imageSrc(reportDir: string, file: string, inline: boolean): string {
-  if (!inline) return href(file);
-  const abs = path.join(reportDir, file);
-  if (!fs.existsSync(abs)) throw new Error(`report: image ${abs} does not exist`);
-  const ext = path.extname(file).toLowerCase();
-  const mime = ext === '.png' ? 'image/png' : ext === '.jpg' || ext === '.jpeg' ? 'image/jpeg' : undefined;
-  if (!mime) throw new Error(`report: cannot inline ${file} (PNG or JPEG only)`);
-  return `data:${mime};base64,${fs.readFileSync(abs).toString('base64')}`;
-}
+const imageSrc = (im: ReportImage): string => `data:image/png;base64,${Buffer.from(im.png.buffer, im.png.byteOffset, im.png.byteLength).toString('base64')}`;
 
 /** Energy per cycle as a polyline, starting from the initial energy (cycle 0). */
 function energySvg(s: ReportScene): string {
@@ -128,12 +127,12 @@ function overview(scenes: ReportScene[]): string {
   return `<table class="overview"><tr><th>scene</th><th>size</th><th>labels</th><th>nonocc &gt;${t1}</th><th>all &gt;${t1}</th><th>disc &gt;${t1}</th><th>final energy</th><th>time</th><th>backend</th></tr>${rows}</table>`;
 }
 
-export function renderReport(scenes: ReportScene[], reportDir: string, o: ReportOptions = {}): string {
+export function renderReport(scenes: ReportScene[], o: ReportOptions = {}): string {
   const title = o.title ?? 'stereocut report';
   const sections = scenes.map((s, i) => `
 <section id="scene-${i + 1}">
 <h2>${esc(s.name)} <small>${s.width}×${s.height}, ${s.ndisp} labels</small></h2>
-<div class="images">${s.images.map((im) => `<figure><img src="${imageSrc(reportDir, im.file, o.inline ?? false)}" alt="${esc(`${s.name}: ${im.label}`)}" width="${s.width}" height="${s.height}"><figcaption>${esc(im.label)}</figcaption></figure>`).join('')}</div>
+<div class="images">${s.images.map((im) => `<figure><img src="${imageSrc(im)}" alt="${esc(`${s.name}: ${im.label}`)}" width="${s.width}" height="${s.height}"><figcaption>${esc(im.label)}</figcaption></figure>`).join('')}</div>
 ${s.links.length ? `<p>Files: ${s.links.map((l) => `<a href="${href(l.file)}">${esc(l.label)}</a>`).join(' · ')}</p>` : ''}
 <div class="cols">
 <div><h3>Metrics</h3>${metricsTable(s)}<h3>Time per phase</h3>${timesTable(s.times)}<p>Backend <b>${esc(s.backend)}</b> on ${esc(s.device)}</p></div>
@@ -158,13 +157,13 @@ ${sections}
 `;
 }
 
-/** Writes the report (atomically); every image must already exist beside it. */
+/** Writes the report (atomically); every linked file must already exist beside it. */
 export function writeReport(file: string, scenes: ReportScene[], o: ReportOptions = {}): void {
   const dir = path.dirname(path.resolve(file));
   for (const s of scenes) {
-    for (const f of [...s.images, ...s.links]) {
+    for (const f of s.links) {
       if (!fs.existsSync(path.join(dir, f.file))) throw new Error(`report ${file}: ${f.file} (${s.name}, ${f.label}) does not exist beside it`);
     }
   }
-  writeFileAtomic(file, renderReport(scenes, dir, o));
+  writeFileAtomic(file, renderReport(scenes, o));
 }

@@ -1,17 +1,16 @@
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import type { Scene } from '../../data/sceneTypes';
 import { disparityInPixels, type MatchResult } from '../match';
 import { checkAlgorithmName, checkSetName, middeval3Place, writeMiddEval3 } from '../middeval3';
 import { writeReport, type ReportScene } from './html';
 import type { ImageWriters } from './outputThreads';
-import { writeSceneOutputs } from './sceneOutputs';
+import { writeSceneOutputs, type SceneOutputs } from './sceneOutputs';
 
 export interface RunOutputOptions {
-  /** HTML report to write; its images go to <name>-files/<scene>/ beside it. */
+  /** HTML report to write: one file, its images embedded. */
   report?: string;
-  /** Embed the images in the HTML as data URIs (the files are still written). */
-  inline?: boolean;
   /** Root of a MiddEval3 tree to write disp0<NAME>.pfm / time<NAME>.txt into. */
   middeval3?: string;
   middeval3Name?: string;
@@ -29,7 +28,6 @@ export interface RunOutputOptions {
  */
 export class RunOutputs {
   private readonly sections: ReportScene[] = [];
-  private readonly filesDir?: string;
   private readonly name: string;
 
   constructor(private readonly o: RunOutputOptions) {
@@ -38,7 +36,6 @@ export class RunOutputs {
       const dir = path.dirname(path.resolve(o.report));
       if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`--report: folder ${dir} does not exist (for ${o.report})`);
       if (!/\.html?$/i.test(o.report)) throw new Error(`--report: ${o.report} should end in .html`);
-      this.filesDir = path.join(dir, `${path.basename(o.report).replace(/\.html?$/i, '')}-files`);
     }
     if (o.middeval3 !== undefined) {
       checkAlgorithmName(this.name);
@@ -56,14 +53,31 @@ export class RunOutputs {
     if (this.o.middeval3 !== undefined) middeval3Place(sceneDir, this.o.middeval3Set);
   }
 
-  async add(scene: Scene, r: MatchResult): Promise<string[]> {
+  /**
+   * Adds a scene's section to the report and writes its MiddEval3 files.
+   * `kept`: the scene's files as the run wrote them (--out-dir; paths
+   * relative to `kept.dir`), which the report embeds and links; without
+   * them the images are drawn into a private temporary folder, embedded and
+   * removed, and the section links no files.
+   */
+  async add(scene: Scene, r: MatchResult, kept?: { dir: string; outputs: SceneOutputs }): Promise<string[]> {
     const written: string[] = [];
-    if (this.o.report !== undefined && this.filesDir) {
-      let sub = scene.name;
-      for (let i = 2; this.sections.some((s) => s.name === sub); i++) sub = `${scene.name}-${i}`;
-      const section = await writeSceneOutputs(path.join(this.filesDir, sub), path.dirname(path.resolve(this.o.report)), scene, r, undefined, this.o.writers);
-      this.sections.push({ ...section, name: sub });
-      written.push(path.join(this.filesDir, sub));
+    if (this.o.report !== undefined) {
+      let name = scene.name;
+      for (let i = 2; this.sections.some((s) => s.name === name); i++) name = `${scene.name}-${i}`;
+      const reportDir = path.dirname(path.resolve(this.o.report));
+      const own = kept ? undefined : fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-report-'));
+      try {
+        const dir = kept?.dir ?? own!;
+        const outputs = kept?.outputs ?? await writeSceneOutputs(dir, dir, scene, r, undefined, this.o.writers);
+        this.sections.push({
+          ...outputs, name,
+          images: outputs.images.map((im) => ({ label: im.label, png: fs.readFileSync(path.join(dir, im.file)) })),
+          links: kept ? outputs.links.map((l) => ({ label: l.label, file: path.relative(reportDir, path.join(dir, l.file)) })) : [],
+        });
+      } finally {
+        if (own) fs.rmSync(own, { recursive: true, force: true });
+      }
     }
     if (this.o.middeval3 !== undefined) {
       const place = middeval3Place(scene.dir, this.o.middeval3Set);
@@ -78,7 +92,7 @@ export class RunOutputs {
   /** Writes the report (after every scene). Returns its path, if any. */
   finish(subtitle?: string): string | undefined {
     if (this.o.report === undefined) return undefined;
-    writeReport(this.o.report, this.sections, { inline: this.o.inline, subtitle, title: 'stereocut run' });
+    writeReport(this.o.report, this.sections, { subtitle, title: 'stereocut run' });
     return this.o.report;
   }
 }

@@ -6,9 +6,12 @@ import { autoPngScale, writeDisparityPfm } from '../disparityOutput';
 import { disparityInPixels, type MatchResult } from '../match';
 import { recordedParams } from '../summary';
 import { badTable } from '../tune/badPixels';
-import type { ReportScene } from './html';
+import type { ReportFile, ReportScene } from './html';
 import { drawImage, type ImageJob } from './outputImages';
 import type { ImageWriters, PreparedImage } from './outputThreads';
+
+/** A scene's outputs as written: the report's section, with its images as files (relative to the folder given). */
+export type SceneOutputs = Omit<ReportScene, 'images'> & { images: ReportFile[] };
 
 /** Thresholds of the report's metrics table (px). */
 export const REPORT_THRESHOLDS = [0.5, 1, 2, 4];
@@ -70,11 +73,11 @@ export class SceneImagesAhead {
  * here; those of `ahead` that match are taken from it, and the rest of it is
  * discarded. Returns the report section, with paths relative to `reportDir`.
  */
-export async function writeSceneOutputs(dir: string, reportDir: string, scene: Scene, r: MatchResult, thresholds = REPORT_THRESHOLDS, writers?: ImageWriters, ahead?: SceneImagesAhead): Promise<ReportScene> {
+export async function writeSceneOutputs(dir: string, reportDir: string, scene: Scene, r: MatchResult, thresholds = REPORT_THRESHOLDS, writers?: ImageWriters, ahead?: SceneImagesAhead): Promise<SceneOutputs> {
   const rel = (f: string) => path.relative(reportDir, path.join(dir, f));
   const { width: W, height: H } = r;
-  const images: ReportScene['images'] = [];
-  const links: ReportScene['links'] = [];
+  const images: ReportFile[] = [];
+  const links: ReportFile[] = [];
   // Here, the PNGs compress on the thread pool while the next image is drawn, the colour images into one buffer: a
   // fresh buffer's memory is paid for page by page (a fault each) when first written, and each write reads its raster
   // before it returns.
@@ -84,7 +87,7 @@ export async function writeSceneOutputs(dir: string, reportDir: string, scene: S
     const drawn = ahead?.take(job);
     writes.push(drawn ? drawn.write() : writers ? writers.write(job) : drawImage(job, rgb));
   };
-  let section: ReportScene;
+  let section: SceneOutputs;
   try {
     fs.mkdirSync(dir, { recursive: true });
     draw(leftImageJob(dir, scene));

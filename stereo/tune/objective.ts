@@ -6,12 +6,15 @@ export type Objective =
   | { kind: 'energy'; text: string };
 
 /**
- * 'scene' is each scene's evaluation region as ../shared/anchors/README.md
+ * 'scene' is each scene's evaluation region as docs/reference-figures.md
  * and `stereocut accuracy` use it: nonocc where the dataset gives the mask
  * (v2 nonocc.png, MiddEval3 mask0nocc.png), every known pixel elsewhere (a
  * nonocc mask stereocut derived itself is not used).
  */
 export type MaskName = 'nonocc' | 'all' | 'disc' | 'scene';
+
+/** The default objective: every scene with ground truth has its own region, so it scores any scene folder the loader accepts. */
+export const DEFAULT_METRIC = 'bad1-scene';
 export const MASKS: readonly MaskName[] = ['nonocc', 'all', 'disc', 'scene'];
 /** Thresholds recorded for every trial, so any of them can be ranked later without re-running. */
 export const RECORDED_THRESHOLDS: readonly number[] = [0.5, 1, 2, 4];
@@ -26,7 +29,7 @@ export function parseObjective(text: string): Objective {
 /** Refuses a scene that cannot be scored by the objective (before any trial runs or file is written). */
 export function checkSceneForObjective(scene: Scene, where: string, o: Objective): void {
   if (o.kind !== 'bad') return;
-  if (!scene.groundTruth) throw new Error(`scene ${where}: no ground truth, which --metric ${o.text} needs`);
+  if (!scene.groundTruth) throw new Error(`scene ${where}: no ground truth, which --metric ${o.text} needs (--metric energy needs none)`);
   if (o.mask !== 'all' && o.mask !== 'scene' && !scene.masks[o.mask]) throw new Error(`scene ${where}: no ${o.mask} mask, which --metric ${o.text} needs`);
 }
 

@@ -9,7 +9,8 @@ import type { MatchParams } from '../params';
  * A parameter is given as NAME=SPEC where SPEC is a list `a,b,c` or a range
  * `start:end:step` (inclusive; both expand to a finite list, which grid search
  * crosses), or, for random search only, `start:end` without a step: sampled
- * uniformly (integers for integer parameters, 3 decimals otherwise).
+ * uniformly (integers for integer parameters, else 2 decimals for λ, 1 for
+ * the cue factor and 3 for the others).
  */
 
 export type TunableName =
@@ -28,14 +29,17 @@ interface ParamSpec {
   values?: readonly string[];
   /** Non-numeric words a numeric parameter also accepts ('converge' for cycles). */
   words?: readonly string[];
+  /** Decimals of a value drawn from an interval (default 3). */
+  decimals?: number;
 }
 
+// λ and λ·cue factor may have at most 3 decimals (costScale, costs/smoothness.ts): drawn with 2 and 1, every pair of draws is an energy.
 const SPECS: Record<TunableName, ParamSpec> = {
-  lambda: { kind: 'number', min: 0 },
+  lambda: { kind: 'number', min: 0, decimals: 2 },
   truncation: { kind: 'integer', min: 0 },
   tau: { kind: 'number', min: 0 },
   cost: { kind: 'enum', values: COST_KINDS },
-  cueFactor: { kind: 'number', min: 1 },
+  cueFactor: { kind: 'number', min: 1, decimals: 1 },
   cueThreshold: { kind: 'number', min: 0 },
   cycles: { kind: 'integer', min: 0, words: ['converge'] },
   window: { kind: 'integer', min: 1, check: (v) => (v % 2 === 0 ? 'must be odd' : undefined) },
@@ -183,10 +187,11 @@ export function gridPoints(space: SearchSpace): ParamPoint[] {
   return points;
 }
 
-function sampleDomain(d: Domain, rnd: () => number): ParamValue {
+function sampleDomain(d: Domain, rnd: () => number, decimals: number): ParamValue {
   if (d.kind === 'list') return d.values[Math.min(d.values.length - 1, Math.floor(rnd() * d.values.length))];
   if (d.integer) return d.lo + Math.min(d.hi - d.lo, Math.floor(rnd() * (d.hi - d.lo + 1)));
-  return cleanNumber(Math.round((d.lo + rnd() * (d.hi - d.lo)) * 1000) / 1000);
+  const unit = 10 ** decimals;
+  return cleanNumber(Math.round((d.lo + rnd() * (d.hi - d.lo)) * unit) / unit);
 }
 
 /**
@@ -213,7 +218,7 @@ export function randomPoints(space: SearchSpace, count: number, seed: number): P
   const out: ParamPoint[] = [];
   for (let attempts = 0; out.length < count && attempts < count * 1000; attempts++) {
     const pt: ParamPoint = {};
-    for (const p of space.params) pt[p.name] = sampleDomain(p.domain, rnd);
+    for (const p of space.params) pt[p.name] = sampleDomain(p.domain, rnd, SPECS[p.name].decimals ?? 3);
     const k = pointKey(pt);
     if (seen.has(k)) continue;
     seen.add(k);

@@ -4,7 +4,7 @@ import * as path from 'path';
 import { listSceneDirs, sceneLayoutOf } from '../../data/scene';
 import { checkBackend, placeBackend } from '../../graphcut/backends';
 import type { BackendName, MatchParams } from '../params';
-import { checkSceneForObjective, objectiveValue, parseObjective, RECORDED_THRESHOLDS } from './objective';
+import { checkSceneForObjective, DEFAULT_METRIC, objectiveValue, parseObjective, RECORDED_THRESHOLDS } from './objective';
 import { runOnWorkers } from './pool';
 import { Progress, type ProgressSink } from './progress';
 import { readTrialLog, TrialLog } from './records';
@@ -20,7 +20,7 @@ export interface TuneOptions {
   params: string[] | SearchSpace;
   /** Grid (default) or `count` seeded random points. */
   search?: 'grid' | { random: number; seed?: number };
-  /** bad<t>-<nonocc|all|disc> (default bad1-nonocc) or energy. */
+  /** bad<t>-<nonocc|all|disc|scene> (default bad1-scene: each scene's own region) or energy. */
   metric?: string;
   /** Parameters held fixed for every trial (under the searched ones). */
   fixed?: Partial<MatchParams>;
@@ -94,7 +94,7 @@ export async function tune(o: TuneOptions): Promise<TuneResult> {
   }
   const search = o.search ?? 'grid';
   const points: ParamPoint[] = search === 'grid' ? gridPoints(space) : randomPoints(space, search.random, search.seed ?? 1);
-  const metric = o.metric ?? 'bad1-nonocc';
+  const metric = o.metric ?? DEFAULT_METRIC;
   const objective = parseObjective(metric);
   const thresholds = [...RECORDED_THRESHOLDS];
   if (objective.kind === 'bad' && !thresholds.includes(objective.threshold)) thresholds.push(objective.threshold);

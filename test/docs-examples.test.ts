@@ -1,0 +1,196 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { spawnSync } from 'child_process';
+import { generateSyntheticScene } from '../data/synthetic';
+import { writePfm, writePng } from '../data/imageIO';
+import { loadScene } from '../data/scene';
+import { main } from '../stereo/cli';
+import { findMiddlebury } from './support/middleburyData';
+import { FULL_TESTS } from './support/testScope';
+import { writeSceneFolder } from './support/tuneSupport';
+
+/**
+ * Every command example of the README and of every `--help` runs here, as
+ * written: each in a fresh folder holding the files it names (im2.png,
+ * gt.png, teddy.smrf, a MiddEval3 tree, … made from the synthetic generator;
+ * teddy/ and disp.pfm from the real teddy), its words expanded by bash as a
+ * shell would (`$STEREO_DATA`, braces), and run by main() in this process.
+ * Examples that read `$STEREO_DATA` need the Middlebury scenes; the few that
+ * take minutes on two cores run with STEREOCUT_FULL_TESTS=1 (as CI does).
+ */
+
+const ROOT = path.resolve(__dirname, '..');
+const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const CLI_SOURCE = fs.readFileSync(path.join(ROOT, 'stereo', 'cli.ts'), 'utf8');
+const DATA = findMiddlebury();
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-examples-'));
+const fixtures = path.join(tmp, 'fixtures');
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+/** The README's command lines: `npx stereocut …` in sh blocks and in inline code, `$ stereocut …` in transcripts, and npm's commands. */
+function readmeExamples(): string[] {
+  const out: string[] = [];
+  for (const block of README.matchAll(/```(sh|text)\n([\s\S]*?)```/g)) {
+    for (const line of block[2].split('\n')) {
+      const cmd = line.replace(/\s+#.*$/, '').trim();
+      if (block[1] === 'sh' && /^(npx stereocut|npm) /.test(cmd)) out.push(cmd);
+      if (block[1] === 'text' && cmd.startsWith('$ stereocut ')) out.push(cmd.slice(2));
+    }
+  }
+  for (const m of README.matchAll(/`(npx stereocut [^`]+)`/g)) out.push(m[1]);
+  return out;
+}
+
+/** The examples of every command's --help (declared with .example('$0 …') in stereo/cli.ts). */
+const helpExamples = (): string[] => [...CLI_SOURCE.matchAll(/\.example\('\$0 ([^']*)'/g)].map((m) => `stereocut ${m[1]}`);
+
+/**
+ * Examples that take minutes on two cores (four or ten real scenes, tuning
+ * (whose worker threads each compile the sources under ts-jest), bench),
+ * with why. The default metric and the random draws that the README's tune
+ * examples rely on are tested in tune.test.ts.
+ */
+const HEAVY: Record<string, string> = {
+  'npx stereocut run $STEREO_DATA/{tsukuba,venus,teddy,cones}': 'four scenes with their own parameters',
+  'npx stereocut accuracy $STEREO_DATA/{tsukuba,venus,sawtooth,map,teddy,cones,Rocks1,Baby1,Art_ThirdSize,Adirondack_TrainingQ}': 'ten scenes',
+  'npx stereocut tune $STEREO_DATA/{tsukuba,venus} -p lambda=4,5,6 -p census-window=5x5,7x7 --backend bk --out-dir tune-out': '14 trials',
+  'npx stereocut tune $STEREO_DATA/{tsukuba,map} --random 6 --search-seed 7 -p lambda=3:12 -p cost=census,sad+sgrad --out-dir tune-out --resume': '14 trials',
+  'stereocut tune $STEREO_DATA/tsukuba $STEREO_DATA/map -p lambda=4,8 --backend bk --out-dir tune-out': '6 trials on worker threads',
+  'stereocut tune $STEREO_DATA/tsukuba $STEREO_DATA/map --random 4 -p lambda=3:12 -p cue-factor=1:3 --out-dir tune-out --resume': '10 trials on worker threads',
+  'npm run bench:cpu': 'every technique switch on tsukuba and teddy',
+  'stereocut bench --backend bk': 'every technique switch on tsukuba and teddy',
+  'stereocut match teddy/im2.png teddy/im6.png --ndisp 60 -o disp.png --pfm disp.pfm': 'teddy at full size',
+};
+
+/** Examples that cannot run here, with why (each is covered elsewhere or needs a GPU). */
+const ELSEWHERE: Record<string, string> = {
+  'npm install && npx stereocut demo': 'test/package-install.test.ts installs the packed package and runs `npx stereocut demo` from it',
+  'npm test': 'the suite itself',
+  'stereocut bench --backend gpu bk --repeat 3 --json-out bench.json --markdown BENCHMARKS.md': 'needs a WebGPU adapter (the device benchmarks run it on a GPU machine)',
+};
+
+/** The command line as a shell gives it to the program: bash expands it in `cwd` with STEREO_DATA set. */
+function shellWords(cmd: string, cwd: string): string[] {
+  const r = spawnSync('bash', ['-c', `printf '%s\\0' ${cmd}`], { cwd, encoding: 'utf8', env: { ...process.env, STEREO_DATA: DATA ?? '/nonexistent' } });
+  if (r.status !== 0) throw new Error(`bash could not expand ${cmd}: ${r.stderr}`);
+  return r.stdout.split('\0').slice(0, -1);
+}
+
+/** stereocut's arguments for an example: after `npx stereocut` / `stereocut`, or those of the npm script it names. */
+function stereocutArgs(words: string[]): string[] {
+  if (words[0] === 'npx' && words[1] === 'stereocut') return words.slice(2);
+  if (words[0] === 'stereocut') return words.slice(1);
+  if (words[0] === 'npm' && words[1] === 'run') {
+    const script = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts[words[2]];
+    const m = /^node dist\/stereo\/cli\.js (.*)$/.exec(script ?? '');
+    if (!m) throw new Error(`npm run ${words[2]}: not a stereocut script (${script})`);
+    return [...m[1].split(' '), ...words.slice(3)];
+  }
+  throw new Error(`not a stereocut command line: ${words.join(' ')}`);
+}
+
+/** The files the examples name, in one folder copied for each example. */
+async function makeFixtures(): Promise<void> {
+  fs.mkdirSync(fixtures);
+  const at = (f: string) => path.join(fixtures, f);
+  const a = generateSyntheticScene({ width: 160, height: 120, ndisp: 16, seed: 71 });
+  const b = generateSyntheticScene({ width: 160, height: 120, ndisp: 16, seed: 72 });
+  for (const [l, r, s] of [['im2.png', 'im6.png', a], ['im0.png', 'im1.png', b], ['left.png', 'right.png', a]] as const) {
+    await writePng(at(l), s.left);
+    await writePng(at(r), s.right);
+  }
+  const grey = (v: ArrayLike<number>) => ({ width: 160, height: 120, channels: 1, maxval: 255, data: Float32Array.from(v) });
+  await writePng(at('gt.png'), grey(Array.from(a.groundTruth!, (d) => 4 * d)));
+  await writePng(at('disp.png'), grey(Array.from(a.groundTruth!, (d) => 4 * Math.max(0, d - 1))));
+  await writePng(at('nonocc.png'), grey(Array.from(a.masks.nonocc!, (m) => (m ? 255 : 0))));
+  await writeSceneFolder(at('MiddEval3/trainingQ/Adirondack'), { seed: 73, width: 64, height: 48, ndisp: 10 });
+  const made = await main(['export-mrf', at('im2.png'), at('im6.png'), '--ndisp', '60', '-o', at('teddy.smrf'), '--labels', at('teddy.init.u16')], { out: () => undefined, err: (l) => { throw new Error(l); } });
+  if (made !== 0) throw new Error('export-mrf failed');
+  if (DATA) {
+    // A teddy-sized map for `eval disp.pfm $STEREO_DATA/teddy`, and the pair the transcript matches.
+    const teddy = await loadScene(path.join(DATA, 'teddy'));
+    writePfm(at('disp.pfm'), teddy.left.width, teddy.left.height, teddy.groundTruth!);
+    fs.mkdirSync(at('teddy'));
+    for (const f of ['im2.png', 'im6.png']) fs.copyFileSync(path.join(DATA, 'teddy', f), at(path.join('teddy', f)));
+  }
+}
+
+beforeAll(makeFixtures, 120000);
+
+/** Runs one example in a fresh copy of the fixtures; returns what it printed. */
+async function runExample(cmd: string): Promise<{ code: number; out: string[]; err: string[] }> {
+  const dir = fs.mkdtempSync(path.join(tmp, 'run-'));
+  fs.cpSync(fixtures, dir, { recursive: true });
+  const args = stereocutArgs(shellWords(cmd, dir));
+  const out: string[] = [];
+  const err: string[] = [];
+  const cwd = process.cwd();
+  process.chdir(dir);
+  try {
+    const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
+    return { code, out, err };
+  } finally {
+    process.chdir(cwd);
+  }
+}
+
+const usesData = (cmd: string): boolean => /\$STEREO_DATA|teddy\/im/.test(cmd) || /^npm run bench/.test(cmd) || /^stereocut bench --backend bk$/.test(cmd);
+
+function exampleTests(source: string, examples: string[]): void {
+  test(`${source}: the examples are found`, () => {
+    expect(examples.length).toBeGreaterThanOrEqual(source === 'README' ? 15 : 12);
+  });
+  for (const cmd of examples) {
+    const why = ELSEWHERE[cmd] ?? (usesData(cmd) && !DATA ? 'no Middlebury data (set STEREO_DATA)' : HEAVY[cmd] && !FULL_TESTS ? `${HEAVY[cmd]}: STEREOCUT_FULL_TESTS=1 only` : undefined);
+    if (why) {
+      test.skip(`${source}: ${cmd} (skipped: ${why})`, () => undefined);
+      continue;
+    }
+    test(`${source}: ${cmd}`, async () => {
+      const r = await runExample(cmd);
+      expect(r.err.filter((l) => l.startsWith('stereocut:'))).toEqual([]);
+      expect(r.code).toBe(0);
+      if (cmd.startsWith('stereocut match teddy/')) {
+        // The transcript's account, line by line in kind.
+        const kinds = [/^450×375 pixels, 60 disparities; cost census 7x7/, /^backend: /, /^energy after init: \d+ \(data \d+, smoothness \d+\)$/, /^cycle 1: energy \d+/, /^cycle 2: energy \d+/, /^left-right check: \d+ inconsistent pixels/, /^time: costs /, /^wrote disp\.png \(disparity × 4[,)].* and disp\.pfm/];
+        for (const k of kinds) expect(r.out.some((l) => k.test(l))).toBe(true);
+      }
+    }, 600000);
+  }
+}
+
+describe('the README\'s command examples run as written', () => {
+  exampleTests('README', readmeExamples());
+});
+
+describe('every --help example runs as written', () => {
+  exampleTests('--help', helpExamples());
+
+  test('every command\'s --help shows its examples', async () => {
+    for (const cmd of ['match', 'eval', 'run', 'accuracy', 'demo', 'export-mrf', 'solve-mrf', 'tune', 'bench']) {
+      const out: string[] = [];
+      expect(await main([cmd, '--help'], { out: (l) => out.push(l), err: () => undefined })).toBe(0);
+      expect(out.join('\n')).toMatch(new RegExp(`Examples:\\n\\s+stereocut ${cmd}(\\s|$)`));
+    }
+  });
+});
+
+describe('the docs stand on their own', () => {
+  test('README, DESIGN.md and every --help name no file outside the project (../shared/…)', async () => {
+    const texts: [string, string][] = [['README.md', README], ['DESIGN.md', fs.readFileSync(path.join(ROOT, 'DESIGN.md'), 'utf8')]];
+    for (const cmd of ['', 'match', 'eval', 'run', 'accuracy', 'demo', 'export-mrf', 'solve-mrf', 'tune', 'bench']) {
+      const out: string[] = [];
+      await main([...(cmd ? [cmd] : []), '--help'], { out: (l) => out.push(l), err: () => undefined });
+      texts.push([`stereocut ${cmd} --help`, out.join('\n')]);
+    }
+    for (const [name, text] of texts) expect([name, text.match(/[^\s`(]*(\.\.\/shared\b|shared\/(formats|anchors))[^\s`)]*/g)]).toEqual([name, null]);
+  });
+
+  test('every relative link of README.md and DESIGN.md names a file of the project', () => {
+    for (const doc of ['README.md', 'DESIGN.md', 'docs/smrf.md', 'docs/reference-figures.md']) {
+      const text = fs.readFileSync(path.join(ROOT, doc), 'utf8');
+      for (const m of text.matchAll(/\]\(([^)#:]+)(#[^)]*)?\)/g)) expect([doc, m[1], fs.existsSync(path.join(ROOT, path.dirname(doc), m[1]))]).toEqual([doc, m[1], true]);
+    }
+  });
+});
