@@ -4,6 +4,7 @@ import { runBench, type BenchResult } from '../bench/runBench';
 import { allTables, parseBenchJson, tableText, writeBenchMarkdown } from '../bench/tables';
 import type { BackendName } from '../params';
 import { checkOutputPath, type Io } from './common';
+import { checkOutputsApart, checkOutputsDistinct, sceneInputs } from './outputGuard';
 
 export interface BenchArgs {
   scenes?: string[];
@@ -23,6 +24,9 @@ export interface BenchArgs {
 export async function benchCommand(a: BenchArgs, io: Io, argv: string[] = process.argv.slice(2)): Promise<number> {
   if (a['json-out']) checkOutputPath(a['json-out'], '--json-out', 'json');
   if (a.markdown) checkOutputPath(a.markdown, '--markdown', 'md');
+  const outputs = [['--json-out', a['json-out']], ['--markdown', a.markdown]].filter((o): o is [string, string] => o[1] !== undefined).map(([name, file]) => ({ name, file }));
+  checkOutputsApart(outputs, [...(a['from-json'] ? [{ name: '--from-json file', file: a['from-json'] }] : []), ...(a.scenes ?? []).flatMap(sceneInputs)]);
+  checkOutputsDistinct(outputs);
   let result: BenchResult;
   let done = 0;
   if (a['from-json']) {

@@ -8,6 +8,7 @@ import { closingLines, matchSummaryJson } from '../summary';
 import type { BackendName } from '../params';
 import { checkInputFile, checkOutputPath, Io, readInitialLabels } from './common';
 import { LiveMatch } from './liveProgress';
+import { checkOutputsApart, checkOutputsDistinct } from './outputGuard';
 import { paramsFromArgs, ParamArgs } from './paramOptions';
 import { optionName } from './optionValues';
 import { InputError } from '../../data/errors';
@@ -45,6 +46,9 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   if (a.pfm) checkOutputPath(a.pfm, '--pfm', 'pfm');
   if (a.checkpoint) checkOutputPath(a.checkpoint, '--checkpoint', 'pfm');
   if (initFile) checkInputFile(initFile, '--init');
+  const outputs = [...(a.output !== undefined ? [{ name: '--output', file: a.output }] : []), ...(a.pfm ? [{ name: '--pfm', file: a.pfm }] : []), ...(a.checkpoint ? [{ name: '--checkpoint', file: a.checkpoint }] : [])];
+  checkOutputsApart(outputs, [{ name: 'left image', file: a.left }, { name: 'right image', file: a.right }, ...(initFile ? [{ name: '--init file', file: initFile }] : [])]);
+  checkOutputsDistinct(outputs);
   // The pair's size from the headers: a mismatch or a run too large for memory is refused before anything is decoded.
   const heads = [checkedImageHeader(a.left, 'left image'), checkedImageHeader(a.right, 'right image')];
   if (heads[0] && heads[1]) {

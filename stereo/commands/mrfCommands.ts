@@ -7,6 +7,7 @@ import { autoPngScale, writeDisparityPng } from '../disparityOutput';
 import type { BackendName } from '../params';
 import { checkInputFile, checkOutputPath, Io } from './common';
 import { paramsFromArgs, ParamArgs } from './paramOptions';
+import { checkOutputsApart, checkOutputsDistinct } from './outputGuard';
 import { labelRange, type RangeArgs } from './rangeOptions';
 import type { GraphVariant } from '../../expansion/binaryStep';
 import type { LabelOrder } from '../../expansion/labelOrder';
@@ -26,6 +27,9 @@ export async function exportMrfCommand(a: ExportMrfArgs, io: Io): Promise<number
   checkInputFile(a.right, 'right image');
   checkOutputPath(a.output, '--output', 'smrf');
   if (a.labels) checkOutputPath(a.labels, '--labels', 'u16');
+  const outputs = [{ name: '--output', file: a.output }, ...(a.labels ? [{ name: '--labels', file: a.labels }] : [])];
+  checkOutputsApart(outputs, [{ name: 'left image', file: a.left }, { name: 'right image', file: a.right }]);
+  checkOutputsDistinct(outputs);
   const left = await readImage(a.left);
   const right = await readImage(a.right);
   if (left.width !== right.width || left.height !== right.height) {
@@ -68,6 +72,9 @@ export async function solveMrfCommand(a: SolveMrfArgs, io: Io): Promise<number> 
   if (a.png) checkOutputPath(a.png, '--png', 'png');
   if (a.checkpoint) checkOutputPath(a.checkpoint, '--checkpoint', 'u16');
   if (a.init !== undefined && a.init !== 'zero') checkInputFile(a.init, '--init');
+  const outputs = [['--output', a.output], ['--png', a.png], ['--checkpoint', a.checkpoint]].filter((o): o is [string, string] => o[1] !== undefined).map(([name, file]) => ({ name, file }));
+  checkOutputsApart(outputs, [{ name: 'SMRF file', file: a.file }, ...(a.init !== undefined && a.init !== 'zero' ? [{ name: '--init file', file: a.init }] : [])]);
+  checkOutputsDistinct(outputs);
   // Said before the work, not after it: a run without an output is allowed (the energies are the result), but never by surprise.
   if (!a.output && !a.png && !a.checkpoint) io.err('note: no -o, --png or --checkpoint given: the labeling is not written, only the energies are printed');
   const energy = readSmrf(a.file);

@@ -2,10 +2,10 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Scene } from '../../data/sceneTypes';
 import { disparityInPixels, type MatchResult } from '../match';
-import { checkAlgorithmName, checkSetName, middeval3Place, writeMiddEval3 } from '../middeval3';
+import { checkAlgorithmName, checkSetName, middeval3Paths, middeval3Place, writeMiddEval3 } from '../middeval3';
 import { writeReport, type ReportScene } from './html';
 import type { ImageWriters } from './outputThreads';
-import { writeSceneOutputs } from './sceneOutputs';
+import { SCENE_OUTPUT_FILES, writeSceneOutputs } from './sceneOutputs';
 
 export interface RunOutputOptions {
   /** HTML report to write; its images go to <name>-files/<scene>/ beside it. */
@@ -19,6 +19,8 @@ export interface RunOutputOptions {
   middeval3Set?: string;
   /** Threads that draw and write the report's images (else drawn on the calling thread). */
   writers?: ImageWriters;
+  /** The report's folder is made by the run (it is --out-dir): it need not exist yet. */
+  reportFolderMade?: boolean;
 }
 
 /**
@@ -36,7 +38,8 @@ export class RunOutputs {
     this.name = o.middeval3Name ?? 'stereocut';
     if (o.report !== undefined) {
       const dir = path.dirname(path.resolve(o.report));
-      if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`--report: folder ${dir} does not exist (for ${o.report})`);
+      const made = o.reportFolderMade === true && !fs.existsSync(dir);
+      if (!made && (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory())) throw new Error(`--report: folder ${dir} does not exist (for ${o.report})`);
       if (!/\.html?$/i.test(o.report)) throw new Error(`--report: ${o.report} should end in .html`);
       this.filesDir = path.join(dir, `${path.basename(o.report).replace(/\.html?$/i, '')}-files`);
     }
@@ -49,6 +52,34 @@ export class RunOutputs {
 
   get active(): boolean {
     return this.o.report !== undefined || this.o.middeval3 !== undefined;
+  }
+
+  /**
+   * Every file these outputs would write for the scene folders `sceneDirs`
+   * (the report, its images, the MiddEval3 files), named by the option that
+   * writes it: what the run checks against its inputs before any work.
+   */
+  plannedFiles(sceneDirs: string[]): { name: string; file: string }[] {
+    const files: { name: string; file: string }[] = [];
+    if (this.o.report !== undefined && this.filesDir) {
+      files.push({ name: '--report', file: this.o.report });
+      const subs: string[] = [];
+      for (const dir of sceneDirs) {
+        const name = path.basename(path.resolve(dir));
+        let sub = name;
+        for (let i = 2; subs.includes(sub); i++) sub = `${name}-${i}`;
+        subs.push(sub);
+        for (const f of SCENE_OUTPUT_FILES) files.push({ name: '--report', file: path.join(this.filesDir, sub, f) });
+      }
+    }
+    if (this.o.middeval3 !== undefined) {
+      for (const dir of sceneDirs) {
+        const place = middeval3Place(dir, this.o.middeval3Set);
+        const p = middeval3Paths(this.o.middeval3, place.set, place.scene, this.name);
+        files.push({ name: '--middeval3', file: p.pfm }, { name: '--middeval3', file: p.time });
+      }
+    }
+    return files;
   }
 
   /** Fails early for a scene whose MiddEval3 set cannot be told. */
@@ -78,6 +109,7 @@ export class RunOutputs {
   /** Writes the report (after every scene). Returns its path, if any. */
   finish(subtitle?: string): string | undefined {
     if (this.o.report === undefined) return undefined;
+    if (this.o.reportFolderMade) fs.mkdirSync(path.dirname(path.resolve(this.o.report)), { recursive: true });
     writeReport(this.o.report, this.sections, { inline: this.o.inline, subtitle, title: 'stereocut run' });
     return this.o.report;
   }
