@@ -1,7 +1,7 @@
 import * as fs from 'fs';
-import { writeFileAtomic } from '../../data/atomicWrite';
+import { writeFilesAtomic } from '../../data/atomicWrite';
 import { runBench, type BenchResult } from '../bench/runBench';
-import { allTables, parseBenchJson, tableText, writeBenchMarkdown } from '../bench/tables';
+import { allTables, benchMarkdown, parseBenchJson, tableText } from '../bench/tables';
 import type { BackendName } from '../params';
 import { checkOutputPath, type Io } from './common';
 import { checkOutputsApart, checkOutputsDistinct, sceneInputs } from './outputGuard';
@@ -48,8 +48,8 @@ export async function benchCommand(a: BenchArgs, io: Io, argv: string[] = proces
     io.status?.('');
   }
   const json = JSON.stringify(result, null, 2) + '\n';
-  if (a['json-out']) writeFileAtomic(a['json-out'], json);
-  if (a.markdown) writeBenchMarkdown(a.markdown, result);
+  // All or nothing: neither file is replaced unless both are written.
+  writeFilesAtomic([...(a['json-out'] ? [{ file: a['json-out'], bytes: json }] : []), ...(a.markdown ? [{ file: a.markdown, bytes: benchMarkdown(result) }] : [])]);
   if (a.json) {
     io.out(json.trimEnd());
     return 0;

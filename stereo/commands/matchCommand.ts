@@ -3,7 +3,8 @@ import { startDeviceReading } from './deviceEarly';
 import { disparityInPixels, labelsToDisparity, match, resolveParams } from '../match';
 import { checkedImageHeader } from '../../data/imageHeader';
 import { checkMatchMemory, defaultMemoryLimit, estimateMatchMemory } from '../memoryPlan';
-import { autoPngScale, pngBits, writeDisparityPfm, writeDisparityPng } from '../disparityOutput';
+import { autoPngScale, disparityPfmBytes, disparityPngBytes, pngBits, writeDisparityPfm } from '../disparityOutput';
+import { writeFilesAtomic } from '../../data/atomicWrite';
 import { closingLines, matchSummaryJson } from '../summary';
 import type { BackendName } from '../params';
 import { checkInputFile, checkOutputPath, Io, readInitialLabels } from './common';
@@ -90,8 +91,11 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
     backend: a.backend as BackendName, verify: a.verify, onMove: live.onMove, onEvent: live.onEvent, onCycle, maxMemory: maxMemoryBytes(a['max-memory']),
   }).finally(() => live.finish());
   live.finish(r);
-  if (a.output !== undefined) await writeDisparityPng(a.output, r.disparity, r.width, r.height, pngScale);
-  if (a.pfm) writeDisparityPfm(a.pfm, disparityInPixels(r), r.width, r.height);
+  // All or nothing: neither file is replaced unless both are written.
+  writeFilesAtomic([
+    ...(a.output !== undefined ? [{ file: a.output, bytes: await disparityPngBytes(r.disparity, r.width, r.height, pngScale) }] : []),
+    ...(a.pfm ? [{ file: a.pfm, bytes: disparityPfmBytes(disparityInPixels(r), r.width, r.height) }] : []),
+  ]);
   if (a.json) {
     io.out(JSON.stringify({ ...matchSummaryJson(r), output: a.output ?? null, pngScale, pngBits: bits, pfm: a.pfm ?? null, checkpoint: checkpoint ?? null }, null, 2));
     return 0;

@@ -1,9 +1,10 @@
 import { readImage } from '../../data/imageIO';
-import { readLabeling, readSmrf, writeLabeling, writeSmrf } from '../../data/smrf';
+import { encodeLabeling, encodeSmrf, readLabeling, readSmrf, writeLabeling } from '../../data/smrf';
+import { writeFilesAtomic } from '../../data/atomicWrite';
 import { alphaExpansion, type CycleReport } from '../../expansion/alphaExpansion';
 import { resolveParams, stereoEnergy, initialLabeling } from '../match';
 import { createMoveSolver } from '../backends';
-import { autoPngScale, writeDisparityPng } from '../disparityOutput';
+import { autoPngScale, disparityPngBytes } from '../disparityOutput';
 import type { BackendName } from '../params';
 import { checkInputFile, checkOutputPath, Io } from './common';
 import { paramsFromArgs, ParamArgs } from './paramOptions';
@@ -39,12 +40,10 @@ export async function exportMrfCommand(a: ExportMrfArgs, io: Io): Promise<number
   const p = resolveParams({ ...params, costs: 'volume' });
   const range = labelRange(a, left.width);
   const energy = stereoEnergy(left, right, range.ndisp, p, false, range.minDisp);
-  writeSmrf(a.output, energy);
+  // All or nothing: neither file is replaced unless both are written.
+  writeFilesAtomic([{ file: a.output, bytes: encodeSmrf(energy) }, ...(a.labels ? [{ file: a.labels, bytes: encodeLabeling(initialLabeling(energy, p)) }] : [])]);
   io.out(`wrote ${a.output}: ${energy.width}×${energy.height}, ${energy.labels} labels${range.minDisp > 0 ? ` (label l = disparity ${range.minDisp} + l)` : ''}, ${energy.smoothness} T=${energy.truncation}, cost scale ×${energy.scale}`);
-  if (a.labels) {
-    writeLabeling(a.labels, initialLabeling(energy, p));
-    io.out(`wrote ${a.labels}: ${p.init} initial labeling (uint16)`);
-  }
+  if (a.labels) io.out(`wrote ${a.labels}: ${p.init} initial labeling (uint16)`);
   return 0;
 }
 
@@ -103,8 +102,10 @@ export async function solveMrfCommand(a: SolveMrfArgs, io: Io): Promise<number> 
     solver.dispose?.();
   }
   const ms = performance.now() - t0;
-  if (a.output) writeLabeling(a.output, r.labels);
-  if (a.png) await writeDisparityPng(a.png, r.labels, energy.width, energy.height, autoPngScale(energy.labels));
+  writeFilesAtomic([
+    ...(a.output ? [{ file: a.output, bytes: encodeLabeling(r.labels) }] : []),
+    ...(a.png ? [{ file: a.png, bytes: await disparityPngBytes(r.labels, energy.width, energy.height, autoPngScale(energy.labels)) }] : []),
+  ]);
   if (a.json) {
     io.out(JSON.stringify({
       file: a.file, width: energy.width, height: energy.height, labels: energy.labels, backend: r.backend, device: r.device,
