@@ -9,8 +9,8 @@ import type { MatchParams } from './params';
 
 /**
  * What a stopped run needs to continue exactly, kept beside its checkpoint
- * (`--checkpoint ck.pfm` writes ck.pfm, the left view's disparity, and
- * ck.pfm.resume): every view's labels (the left–right check's right view
+ * (`match --checkpoint ck.pfm` writes ck.pfm, the left view's disparity, and
+ * ck.pfm.resume; `solve-mrf --checkpoint ck.u16` ck.u16 and ck.u16.resume): every view's labels (the left–right check's right view
  * too), the cycles run and the labels whose next move changes nothing,
  * with the run it belongs to (the pair's samples and the parameters) and
  * the checkpoint's own bytes (a digest each). Both files are written
@@ -50,6 +50,11 @@ export function runKey(left: Raster, right: Raster, params: MatchParams, ndisp: 
   const { cycles: _cycles, init: _init, ...rest } = params;
   h.update(canonical({ ...rest, ndisp, minDisp }));
   return h.digest('hex');
+}
+
+/** What identifies a solve-mrf run for resuming: the SMRF file's bytes and the move settings (order, graph, seed, skips). */
+export function mrfRunKey(smrf: Uint8Array, settings: Record<string, unknown>): string {
+  return createHash('sha256').update(smrf).update(canonical(settings)).digest('hex');
 }
 
 /** The text of the resume file written beside a checkpoint whose bytes are `checkpoint`. */

@@ -46,6 +46,8 @@ describe.each([
     const whole = await matchJson([...base, '--cycles', '5', '-o', f(`${tag}-whole.png`)]);
     expect(whole.code).toBe(0);
     expect(whole.json.cycles.map((c) => c.cycle)).toEqual([1, 2, 3, 4, 5]);
+    // Cycle 2 still lowers the energy: a resumed run has something to get right.
+    expect(whole.json.cycles[1].energy.total).toBeLessThan(whole.json.cycles[0].energy.total);
     for (const k of [1, 2]) {
       // A run stopped after cycle k left the checkpoint of cycle k.
       const ck = f(`${tag}-ck${k}.pfm`);
@@ -77,5 +79,29 @@ describe('a resume file that does not belong', () => {
     await matchJson(['--ndisp', '10', '--cost', 'sad', '--cycles', '1', '-o', f('o3.png'), '--checkpoint', ck]);
     fs.copyFileSync(f('other.pfm'), ck);
     expect(readResume(ck, 'any', 48 * 36 * 2, 10)).toEqual({ why: expect.stringMatching(/belongs to another/) });
+  });
+});
+
+describe('solve-mrf --init CHECKPOINT', () => {
+  it('a run resumed from cycle 1 or 2 has the energies of the run never stopped, and its labeling', async () => {
+    const quiet = { out: () => undefined, err: () => undefined };
+    expect(await main(['export-mrf', f('L.png'), f('R.png'), '--ndisp', '10', '--cost', 'sad', '-o', f('e.smrf')], quiet)).toBe(0);
+    const solve = async (args: string[]): Promise<Run> => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await main(['solve-mrf', f('e.smrf'), '--backend', 'bk', '--order', 'random', '--seed', '3', '--json', ...args], { out: (l) => out.push(l), err: (l) => err.push(l) });
+      return { code, err, json: JSON.parse(out.join('\n')) };
+    };
+    const whole = await solve(['--cycles', '5', '-o', f('whole.u16')]);
+    expect(whole.json.cycles[1].energy.total).toBeLessThan(whole.json.cycles[0].energy.total);
+    for (const k of [1, 2]) {
+      const ck = f(`ck${k}.u16`);
+      await solve(['--cycles', String(k), '--checkpoint', ck]);
+      const resumed = await solve(['--init', ck, '--cycles', '5', '-o', f('resumed.u16')]);
+      expect(resumed.err).toEqual([expect.stringMatching(new RegExp(`resuming that run after its cycle ${k}`))]);
+      expect(resumed.json.initialEnergy.total).toBe(whole.json.cycles[k - 1].energy.total);
+      expect(resumed.json.cycles.map((c) => [c.cycle, c.energy.total, c.cuts])).toEqual(whole.json.cycles.slice(k).map((c) => [c.cycle, c.energy.total, c.cuts]));
+      expect(fs.readFileSync(f('resumed.u16'))).toEqual(fs.readFileSync(f('whole.u16')));
+    }
   });
 });

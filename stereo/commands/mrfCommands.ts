@@ -1,5 +1,7 @@
 import { readImage } from '../../data/imageIO';
-import { encodeLabeling, encodeSmrf, readLabeling, readSmrf, writeLabeling } from '../../data/smrf';
+import * as fs from 'fs';
+import { encodeLabeling, encodeSmrf, readLabeling, readSmrf } from '../../data/smrf';
+import { encodeResume, mrfRunKey, readResume, resumeFileOf } from '../checkpoint';
 import { writeFilesAtomic } from '../../data/atomicWrite';
 import { alphaExpansion, type CycleReport } from '../../expansion/alphaExpansion';
 import { resolveParams, stereoEnergy, initialLabeling } from '../match';
@@ -71,16 +73,23 @@ export async function solveMrfCommand(a: SolveMrfArgs, io: Io): Promise<number> 
   if (a.png) checkOutputPath(a.png, '--png', 'png');
   if (a.checkpoint) checkOutputPath(a.checkpoint, '--checkpoint', 'u16');
   if (a.init !== undefined && a.init !== 'zero') checkInputFile(a.init, '--init');
-  const outputs = [['--output', a.output], ['--png', a.png], ['--checkpoint', a.checkpoint]].filter((o): o is [string, string] => o[1] !== undefined).map(([name, file]) => ({ name, file }));
-  checkOutputsApart(outputs, [{ name: 'SMRF file', file: a.file }, ...(a.init !== undefined && a.init !== 'zero' ? [{ name: '--init file', file: a.init }] : [])]);
+  const outputs = [['--output', a.output], ['--png', a.png], ['--checkpoint', a.checkpoint], ['--checkpoint', a.checkpoint && resumeFileOf(a.checkpoint)]]
+    .filter((o): o is [string, string] => typeof o[1] === 'string').map(([name, file]) => ({ name, file }));
+  const inits = a.init !== undefined && a.init !== 'zero' ? [a.init, resumeFileOf(a.init)].map((file) => ({ name: '--init file', file })) : [];
+  checkOutputsApart(outputs, [{ name: 'SMRF file', file: a.file }, ...inits]);
   checkOutputsDistinct(outputs);
   // Said before the work, not after it: a run without an output is allowed (the energies are the result), but never by surprise.
   if (!a.output && !a.png && !a.checkpoint) io.err('note: no -o, --png or --checkpoint given: the labeling is not written, only the energies are printed');
   const energy = readSmrf(a.file);
   const p = resolveParams(paramsFromArgs({ order: a.order, graph: a.graph, cycles: a.cycles, seed: a.seed, 'skip-unchanged': a['skip-unchanged'] }).params);
-  let init: Uint16Array;
-  if (a.init === undefined || a.init === 'zero') init = new Uint16Array(energy.width * energy.height);
-  else init = readLabeling(a.init, energy.width, energy.height, energy.labels);
+  const initFile = a.init !== undefined && a.init !== 'zero' ? a.init : undefined;
+  // A checkpoint with its resume file continues the run exactly (the cycles run, the moves known to change nothing); else it is an initial labeling.
+  const run = a.checkpoint || initFile ? mrfRunKey(fs.readFileSync(a.file), { order: p.order, graph: p.graph, seed: p.seed, skipUnchanged: p.skipUnchanged }) : '';
+  const found = initFile ? readResume(initFile, run, energy.width * energy.height, energy.labels) : undefined;
+  if (found && 'why' in found) io.err(`note: --init ${initFile}: ${found.why}; the run starts from its labeling alone, not where that run stopped`);
+  const resume = found && 'state' in found ? found.state : undefined;
+  if (resume && !a.quiet) io.err(`note: --init ${initFile}: resuming that run after its cycle ${resume.cycle} (${resumeFileOf(initFile!)})`);
+  const init = resume ? resume.labels : initFile ? readLabeling(initFile, energy.width, energy.height, energy.labels) : new Uint16Array(energy.width * energy.height);
   const solver = await createMoveSolver(energy, { backend: a.backend as BackendName, graph: p.graph as GraphVariant, verify: a.verify });
   // The account of the run is printed as it happens: the backend, then the energy after every cycle.
   const say = (l: string): void => { if (!a.json && !a.quiet) io.out(l); };
@@ -90,12 +99,15 @@ export async function solveMrfCommand(a: SolveMrfArgs, io: Io): Promise<number> 
   try {
     // Replaced whole (atomic write) after each cycle: a stopped run leaves the last finished cycle's labeling.
     const checkpoint = a.checkpoint;
-    const onCycle = (c: CycleReport, labels: Uint16Array): void => {
+    const onCycle = (c: CycleReport, labels: Uint16Array, unchanged: number[]): void => {
       say(`cycle ${c.cycle}: energy ${c.energy.total}, ${c.labelsChanged}/${c.cuts} labels changed ${c.pixelsChanged} pixels, max-flow ${c.flowMs.toFixed(1)} ms`);
-      if (checkpoint) writeLabeling(checkpoint, labels);
+      if (!checkpoint) return;
+      const bytes = encodeLabeling(labels);
+      writeFilesAtomic([{ file: resumeFileOf(checkpoint), bytes: encodeResume(run, bytes, { cycle: c.cycle, unchanged, labels }) }, { file: checkpoint, bytes }]);
     };
     r = await alphaExpansion(energy, init, solver, {
       order: p.order as LabelOrder, cycles: p.cycles, seed: p.seed, skipUnchanged: p.skipUnchanged, onCycle,
+      resume: resume ? { cycle: resume.cycle, unchanged: resume.unchanged } : undefined,
       onStart: (e) => say(`energy after init: ${e.total}`),
     });
   } finally {
