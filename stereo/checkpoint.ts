@@ -95,10 +95,16 @@ export function readResume(checkpoint: string, run: string, pixels: number, labe
   return { state: { cycle: r.cycle, unchanged: r.unchanged, labels } };
 }
 
-/** The onCycle of match() that writes the checkpoint (the left view's disparity in pixels, PFM) and its resume file together after every cycle. */
+/**
+ * The onCycle of match() that writes the checkpoint (the left view's
+ * disparity in pixels, PFM) and its resume file together after every cycle;
+ * a cycle that cannot be resumed (coarse to fine) writes the checkpoint
+ * alone and removes a resume file left from before.
+ */
 export function checkpointWriter(checkpoint: string, run: string, minDisp: number, width: number, height: number): NonNullable<MatchOptions['onCycle']> {
   return (_report, labels, state) => {
     const pfm = disparityPfmBytes(labelsToDisparity(labels, minDisp), width, height);
-    writeFilesAtomic([{ file: resumeFileOf(checkpoint), bytes: encodeResume(run, pfm, state) }, { file: checkpoint, bytes: pfm }]);
+    writeFilesAtomic([...(state ? [{ file: resumeFileOf(checkpoint), bytes: encodeResume(run, pfm, state) }] : []), { file: checkpoint, bytes: pfm }]);
+    if (!state) fs.rmSync(resumeFileOf(checkpoint), { force: true });
   };
 }

@@ -30,13 +30,15 @@ export interface MatchOptions extends Partial<MatchParams> {
   /**
    * Called (and awaited) after every cycle with its report, the labeling so
    * far of the pair's left view (a map of the pair's size), and what a run
-   * resumed from this cycle needs (`resume`): checkpoints.
+   * resumed from this cycle needs (`resume`; absent for the finest level of
+   * a coarse-to-fine run, which cannot be resumed): checkpoints.
    */
-  onCycle?: (report: CycleReport, labels: Uint16Array, state: MatchResume) => void | Promise<void>;
+  onCycle?: (report: CycleReport, labels: Uint16Array, state?: MatchResume) => void | Promise<void>;
   /**
    * Continue a run of the same pair and parameters from the state an
    * onCycle gave: the cycles after state.cycle run as they would have had
-   * the run not stopped (same energies); `initialLabels` is then not used.
+   * the run not stopped (same energies), at one level; `initialLabels` is
+   * then not used.
    */
   resume?: MatchResume;
   /** Told each phase as it ends (live progress: the backend is known after the solver setup, the cycles as each ends). */
@@ -328,9 +330,10 @@ async function checkedMatch(left: Raster, right: Raster, options: MatchOptions):
 async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: MatchOptions): Promise<{ result: MatchResult; others: Uint16Array[] }> {
   const t0 = performance.now();
   const resolved = resolveParams(options);
-  const levels = options.initialLabels && resolved.levels === 'auto' ? 1 : pyramidLevels(left.width, left.height, resolved.levels);
+  const given = options.initialLabels !== undefined || options.resume !== undefined;
+  const levels = given && resolved.levels === 'auto' ? 1 : pyramidLevels(left.width, left.height, resolved.levels);
   if (levels === 1) return matchViews(left, right, views, options);
-  if (options.initialLabels) throw new InputError('--init: a given initial map is matched at one level (give --levels 1 or leave --levels auto)');
+  if (given) throw new InputError(`${options.resume ? 'resume' : '--init'}: a given initial map is matched at one level (give --levels 1 or leave --levels auto)`);
   const minDisp = options.minDisp ?? 0;
   checkNdisp(options.ndisp, left.width, minDisp);
   const shapes = levelShapes(left.width, left.height, minDisp, minDisp + options.ndisp - 1, levels);
