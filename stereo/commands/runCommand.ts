@@ -77,7 +77,7 @@ export async function runCommand(a: RunArgs, io: Io): Promise<number> {
   if (outDir !== undefined) checkOutputFolder(outDir, '--out-dir');
   // The report's extension and the MiddEval3 names are checked by RunOutputs; here, that both can be written at all.
   // A report inside --out-dir itself may name a folder that --out-dir makes.
-  if (a.report !== undefined && !reportInOutDir(a.report, outDir)) checkOutputPath(a.report, '--report');
+  if (a.report !== undefined && !(reportInOutDir(a.report, outDir) && !fs.existsSync(outDir!))) checkOutputPath(a.report, '--report');
   if (a.middeval3 !== undefined) checkOutputFolder(a.middeval3, '--middeval3');
   checkRunOutputs(a);
   // Threads for the scenes' images, started now: they load their modules while this thread reads the scenes and sets the device up.
@@ -104,7 +104,7 @@ function reportInOutDir(report: string, outDir: string | undefined): boolean {
 function checkRunOutputs(a: RunArgs): void {
   const outDir = a['out-dir'];
   const scenes = a.scenes.filter((dir) => fs.existsSync(dir) && fs.statSync(dir).isDirectory());
-  const planned = new RunOutputs({ report: a.report, middeval3: a.middeval3, middeval3Name: a['middeval3-name'], middeval3Set: a['middeval3-set'], reportFolderMade: reportInOutDir(a.report ?? '', outDir) });
+  const planned = new RunOutputs({ report: a.report, middeval3: a.middeval3, middeval3Name: a['middeval3-name'], middeval3Set: a['middeval3-set'], reportFolderMade: a.report !== undefined && reportInOutDir(a.report, outDir) });
   const outputs = planned.plannedFiles(scenes);
   if (outDir !== undefined) {
     for (const dir of scenes) for (const f of SCENE_OUTPUT_FILES) outputs.push({ name: '--out-dir', file: path.join(outDir, path.basename(path.resolve(dir)), f) });
@@ -115,7 +115,7 @@ function checkRunOutputs(a: RunArgs): void {
 /** runCommand's work once its options are read: `writers` draw and write the scenes' images. */
 async function runScenes(a: RunArgs, io: Io, params: Partial<MatchParams>, writers: ImageWriters | undefined): Promise<number> {
   const outDir = a['out-dir'];
-  const extra = new RunOutputs({ report: a.report, inline: a.inline, middeval3: a.middeval3, middeval3Name: a['middeval3-name'], middeval3Set: a['middeval3-set'], writers, reportFolderMade: reportInOutDir(a.report ?? '', outDir) });
+  const extra = new RunOutputs({ report: a.report, inline: a.inline, middeval3: a.middeval3, middeval3Name: a['middeval3-name'], middeval3Set: a['middeval3-set'], writers, reportFolderMade: a.report !== undefined && reportInOutDir(a.report, outDir) });
   const sceneOptions = { ndisp: a.ndisp, minDisp: a['min-disp'], maxDisp: a['max-disp'] };
   const reads = startDeviceReading(a.backend, a.scenes.map((dir) => ({ kind: 'scene' as const, dir, options: sceneOptions })));
   // Load and check every scene before matching any, so a bad folder fails before output is written.
