@@ -36,9 +36,10 @@ export function validateRaster(r: Raster, name: string): void {
 }
 
 /**
- * Converts a raster to 8-bit-scale integers: round(value·255/maxval), clamped
- * to 0..255 (float maps may stray slightly outside 0..maxval). A non-finite
- * sample is an error, since no cost can be computed from it.
+ * Converts a raster to 8-bit-scale integers: round(value·255/maxval). A
+ * sample that does not round into 0..255 (outside 0..maxval by half an
+ * 8-bit step or more) is an error, as is a non-finite one: no sample is
+ * clamped, which would change the pair without a word.
  */
 export function toIntensity8(r: Raster, name = 'image'): IntensityImage {
   validateRaster(r, name);
@@ -47,14 +48,15 @@ export function toIntensity8(r: Raster, name = 'image'): IntensityImage {
   const bad = samples8(data, out, 255 / r.maxval);
   if (bad >= 0) {
     const p = Math.floor(bad / channels);
-    throw new Error(`${name}: sample at (${p % width},${Math.floor(p / width)}) is ${data[bad]}`);
+    const range = Number.isFinite(data[bad]) ? `, outside 0..${r.maxval} (the image's maxval); samples are never clamped` : '';
+    throw new Error(`${name}: sample at (${p % width},${Math.floor(p / width)}) is ${data[bad]}${range}`);
   }
   return { width, height, channels, data: out };
 }
 
 /**
- * The loop of toIntensity8: out[i] = round(src[i]·k) clamped to 0..255;
- * the index of the first non-finite sample, or −1. A function of the loop
+ * The loop of toIntensity8: out[i] = round(src[i]·k); the index of the
+ * first sample that is non-finite or does not round into 0..255, or −1. A function of the loop
  * alone, so that the code V8 optimizes while the loop runs (on-stack
  * replacement) has nothing after the loop that has never run: such code
  * is thrown away at the loop's end, and the next call would start slow
@@ -69,8 +71,9 @@ function samples8(src: ArrayLike<number>, out: Int32Array, k: number): number {
     // NaN or ±Infinity.
     if (v - v !== 0) return i;
     const x = v * k;
-    // floor(x + 0.5) is Math.round for x ≥ 0; the clamp keeps it in 0..255.
-    out[i] = x <= 0 ? 0 : x >= 255 ? 255 : (x + 0.5) | 0;
+    if (x < -0.5 || x >= 255.5) return i;
+    // floor(x + 0.5) is Math.round for x ≥ 0; a sample in (−0.5, 0] rounds to 0.
+    out[i] = x <= 0 ? 0 : (x + 0.5) | 0;
   }
   return -1;
 }

@@ -23,7 +23,8 @@ import { writeFileAtomic } from './atomicWrite';
  * Bit depth: 16-bit PNGs come back with their exact values and maxval 65535
  *   (16-bit disparity maps need the precision). 8-bit and smaller PNGs (1/2/4-bit
  *   grey samples scaled to 0..255) and JPEGs come back with maxval 255; PGM/PPM
- *   keep their maxval (up to 65535), PFM has 1.
+ *   keep their maxval (up to 65535), PFM the scale its samples lie in (1 for
+ *   0–1, 255 for 0–255, …: data/pfm.ts).
  * Writing: PNGs through pngEncode.ts (grey or RGB, 8 or 16 bits), PGM/PPM and PFM
  *   by their modules; every file is written atomically.
  */

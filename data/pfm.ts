@@ -65,7 +65,25 @@ export function parsePfm(bytes: Uint8Array, name: string): Raster {
       for (let i = 0; i < rowLen; i++) data[dst + i] = view.getFloat32(src + 4 * i, little);
     }
   }
-  return { width, height, channels, data, maxval: 1 };
+  return { width, height, channels, data, maxval: pfmRange(data) };
+}
+
+/**
+ * The maxval of a PFM's samples, which the format does not state: 1 when
+ * no finite sample is above 1 (a float image on 0–1), else 255 or 65535,
+ * the first that no sample is above (an 8- or 16-bit image stored as
+ * floats, read as the same pixels as the PNG), else the largest sample.
+ * The samples stay as they are; this only says what their full scale is,
+ * so that no sample lies above it (nothing is clamped when converted).
+ */
+function pfmRange(data: Float32Array): number {
+  let max = 0;
+  for (let i = 0; i < data.length; i++) {
+    const v = data[i];
+    if (v > max && v !== Infinity) max = v;
+  }
+  for (const bound of [1, 255, 65535]) if (max <= bound) return bound;
+  return max;
 }
 
 /** Little-endian (scale -1) PFM, rows written bottom to top; values kept as given (inf/NaN included). */

@@ -9,7 +9,7 @@ export interface Raster {
   /** 1 (grey) or 3 (RGB). Readers drop alpha. */
   channels: number;
   data: Float32Array;
-  /** 255 for 8-bit, 65535 for 16-bit PNM/PNG, 1 for float maps (PFM). */
+  /** 255 for 8-bit, 65535 for 16-bit PNM/PNG; for a PFM, the full scale its samples lie in (1, 255, 65535, or the largest sample: data/pfm.ts). */
   maxval: number;
 }
 

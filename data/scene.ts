@@ -75,6 +75,23 @@ function detectLayout(dir: string): LayoutSpec | undefined {
   return LAYOUTS.find((s) => isFile(path.join(dir, s.left)) && isFile(path.join(dir, s.right)));
 }
 
+/** The files besides the pair and the ground truth that loadScene reads when present: calib.txt and the masks. */
+function sideFiles(spec: LayoutSpec): string[] {
+  return spec.layout === 'middlebury2014' ? ['calib.txt', 'mask0nocc.png'] : ['nonocc.png', 'all.png', 'disc.png'];
+}
+
+/**
+ * Every file of a scene folder that loadScene would read, those present
+ * (the pair, the ground truths, calib.txt, the masks), without reading any:
+ * what no output may land on. Empty for a folder that is not a scene.
+ */
+export function sceneInputFiles(dir: string): string[] {
+  const spec = detectLayout(dir);
+  if (!spec) return [];
+  const names = [spec.left, spec.right, spec.gtLeft, spec.gtRight, ...sideFiles(spec)].filter((f): f is string => f !== undefined);
+  return names.map((f) => path.join(dir, f)).filter(isFile);
+}
+
 function lookedFor(): string {
   return LAYOUTS.map((s) => `${s.left}+${s.right} (${s.label})`).join(', ');
 }
@@ -209,7 +226,8 @@ export async function loadScene(dir: string, options: LoadSceneOptions = {}): Pr
   let ndispSource: Scene['ndispSource'] = 'dataset convention';
 
   if (spec.layout === 'middlebury2014') {
-    const calibPath = path.join(dir, 'calib.txt');
+    const [calibName, maskName] = sideFiles(spec);
+    const calibPath = path.join(dir, calibName);
     if (isFile(calibPath)) {
       const calib = readCalib(calibPath);
       if ((calib.width !== undefined && calib.width !== left.width) || (calib.height !== undefined && calib.height !== left.height)) {
@@ -227,7 +245,7 @@ export async function loadScene(dir: string, options: LoadSceneOptions = {}): Pr
         ndispSource = 'calib vmin/vmax';
       }
     }
-    const maskPath = path.join(dir, 'mask0nocc.png');
+    const maskPath = path.join(dir, maskName);
     const m = await readOptional(maskPath);
     if (m) {
       checkSize(m, left, maskPath, leftPath);
@@ -237,8 +255,8 @@ export async function loadScene(dir: string, options: LoadSceneOptions = {}): Pr
     }
   } else {
     // Middlebury v2 evaluation masks: 255 = evaluated in that region (disc.png's 128 = non-occluded, not near a discontinuity).
-    for (const key of ['nonocc', 'all', 'disc'] as const) {
-      const p = path.join(dir, `${key}.png`);
+    for (const [i, key] of (['nonocc', 'all', 'disc'] as const).entries()) {
+      const p = path.join(dir, sideFiles(spec)[i]);
       const m = await readOptional(p);
       if (m) {
         checkSize(m, left, p, leftPath);

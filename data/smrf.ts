@@ -90,10 +90,14 @@ export function readSmrf(path: string): MrfEnergy {
 }
 
 /** A labeling beside an SMRF file: raw little-endian uint16[H·W]. */
-export function writeLabeling(path: string, labels: Uint16Array): void {
+export function encodeLabeling(labels: Uint16Array): Buffer {
   const buf = Buffer.alloc(labels.length * 2);
   for (let i = 0; i < labels.length; i++) buf.writeUInt16LE(labels[i], 2 * i);
-  writeFileAtomic(path, buf);
+  return buf;
+}
+
+export function writeLabeling(path: string, labels: Uint16Array): void {
+  writeFileAtomic(path, encodeLabeling(labels));
 }
 
 export function readLabeling(path: string, width: number, height: number, labelCount: number): Uint16Array {

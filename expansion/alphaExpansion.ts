@@ -35,16 +35,32 @@ export interface ExpansionOptions {
    * nothing. False runs every move, as the paper counts them.
    */
   skipUnchanged?: boolean;
+  /**
+   * Continue a run stopped after `cycle` cycles, from its labeling (the
+   * `initial` labeling) and the labels whose moves it had found changing
+   * nothing (`unchanged`, as onCycle reports them): the cycles run are
+   * cycle + 1 … `cycles`, with the order and the skips of the run had it
+   * not stopped.
+   */
+  resume?: ExpansionResume;
   /** Called once with the energy of the initial labeling, before the first move. */
   onStart?: (initialEnergy: EnergyBreakdown) => void;
   /** Called after every move (skipped ones included); `stats` holds the solver's counters of a move that ran a cut. */
   onMove?: (info: MoveProgress) => void;
   /**
    * Called (and awaited) after every cycle with its report and the labeling
-   * so far, e.g. to write a checkpoint that a later run can start from. The
-   * labeling is the run's own: read it or copy it, never modify it.
+   * so far, e.g. to write a checkpoint that a later run can start from, and
+   * the labels whose next move is known to change nothing (what `resume`
+   * needs besides the labeling). The labeling is the run's own: read it or
+   * copy it, never modify it.
    */
-  onCycle?: (report: CycleReport, labels: Uint16Array) => void | Promise<void>;
+  onCycle?: (report: CycleReport, labels: Uint16Array, unchanged: number[]) => void | Promise<void>;
+}
+
+/** Where a stopped run stood after a cycle: the cycles run and the labels skippable then (ExpansionOptions.resume). */
+export interface ExpansionResume {
+  cycle: number;
+  unchanged: number[];
 }
 
 export interface CycleReport {
@@ -107,6 +123,12 @@ export async function alphaExpansion(
   // version counts the moves that changed a pixel; expandedAt[α] is the version right after α's last move.
   let version = 0;
   const expandedAt = new Float64Array(energy.labels).fill(-1);
+  const start = options.resume?.cycle ?? 0;
+  if (!Number.isInteger(start) || start < 0) throw new Error(`resume: cycle must be an integer ≥ 0 (got ${String(start)})`);
+  for (const alpha of options.resume?.unchanged ?? []) {
+    if (!(Number.isInteger(alpha) && alpha >= 0 && alpha < energy.labels)) throw new Error(`resume: label ${String(alpha)} is outside 0..${energy.labels - 1}`);
+    expandedAt[alpha] = version;
+  }
   // What the solver reported of the labels the last cycle it ran left (their energy and label counts), if anything.
   let end: CycleEnd | void = undefined;
   const skippable = (alpha: number): boolean => skipUnchanged && expandedAt[alpha] === version;
@@ -115,7 +137,7 @@ export async function alphaExpansion(
     expandedAt[alpha] = version;
   };
 
-  for (let c = 0; c < maxCycles; c++) {
+  for (let c = start; c < maxCycles; c++) {
     const report: CycleReport = {
       cycle: c + 1, energy: current, labelsChanged: 0, pixelsChanged: 0, cuts: 0, skipped: 0, buildMs: 0, flowMs: 0, stats: {},
     };
@@ -179,12 +201,19 @@ export async function alphaExpansion(
     current = end ? end.energy : await energyOf(labels);
     report.energy = current;
     cycles.push(report);
-    const previous = c === 0 ? initialEnergy.total : cycles[c - 1].energy.total;
+    const previous = cycles.length === 1 ? initialEnergy.total : cycles[cycles.length - 2].energy.total;
     if (current.total > previous) throw new Error(`α-expansion: cycle ${c + 1} raised the energy from ${previous} to ${current.total}`);
-    await options.onCycle?.(report, labels);
+    await options.onCycle?.(report, labels, unchangedLabels(expandedAt, version));
     if (cyclesOpt === 'converge' && current.total === previous) break;
   }
   return {
     labels, initialEnergy, cycles, finalEnergy: current, cuts, backend: solver.backend, device: solver.device, rejectedMoves: rejected,
   };
+}
+
+/** The labels whose last move came after the last change of any pixel: their next move would change nothing. */
+function unchangedLabels(expandedAt: Float64Array, version: number): number[] {
+  const out: number[] = [];
+  for (let a = 0; a < expandedAt.length; a++) if (expandedAt[a] === version) out.push(a);
+  return out;
 }

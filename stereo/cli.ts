@@ -130,7 +130,7 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       .option('png-scale', { alias: 'scale', type: 'number', describe: 'PNG grey = disparity × this (default: fill 0–255)' })
       .option('init-scale', { type: 'number', describe: 'grey = disparity × this in an integer image given to --init (default 1)' })
       .option('max-memory', { type: 'number', describe: 'GB of memory the run may use; a pair whose estimate (from the image headers) passes it is refused before any work (default 85 % of the machine)' })
-      .option('checkpoint', { type: 'string', describe: 'after every cycle, write the disparity so far here as PFM (a stopped run continues with --init FILE)' })
+      .option('checkpoint', { type: 'string', describe: 'after every cycle, write the disparity so far here as PFM, and FILE.resume beside it (--init FILE continues the stopped run exactly)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the record of the run as JSON' })
       .example('$0 match im2.png im6.png --ndisp 60 --cost sad+sgrad --lambda 10 -o disp.png --pfm disp.pfm', ''),
     handle(async (a) => (await import('./commands/matchCommand')).matchCommand(a, io)))
@@ -198,7 +198,7 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       .option('backend', { choices: BACKENDS as unknown as string[], default: 'auto', describe: 'max-flow backend' })
       .option('verify', { type: 'boolean', default: false, describe: 'solve every cut also with the CPU solver and fail on any difference' })
       .option('output', { alias: 'o', type: 'string', describe: 'uint16 labeling to write (.u16)' })
-      .option('checkpoint', { type: 'string', describe: 'after every cycle, write the labeling so far here (uint16; a stopped run continues with --init FILE)' })
+      .option('checkpoint', { type: 'string', describe: 'after every cycle, write the labeling so far here (uint16), and FILE.resume beside it (--init FILE continues the stopped run exactly)' })
       .option('png', { type: 'string', describe: 'also write the labeling as a PNG (.png; the range fills 0–255)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the record of the run as JSON' })
       .example('$0 solve-mrf teddy.smrf --init teddy.init.u16 -o teddy.labels.u16', ''),

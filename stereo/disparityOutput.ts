@@ -1,4 +1,5 @@
-import { writePng, writePfm } from '../data/imageIO';
+import { encodePngBytes, writePng, writePfm } from '../data/imageIO';
+import { encodePfm } from '../data/pfm';
 import type { Raster } from '../data/raster';
 import { INVALID_DISPARITY } from './leftRightCheck';
 
@@ -38,6 +39,16 @@ export function disparityRaster(disparity: ArrayLike<number>, width: number, hei
   }
   if (Math.round(max) > 65535) throw new Error(`--png-scale: ${scale} maps the largest disparity to ${Math.round(max)}, beyond 65535 in a 16-bit PNG`);
   return { width, height, channels: 1, data, maxval: Math.round(max) > 255 ? 65535 : 255 };
+}
+
+/** The bytes writeDisparityPng writes (for outputs written together: data/atomicWrite.ts writeFilesAtomic). */
+export async function disparityPngBytes(disparity: ArrayLike<number>, width: number, height: number, scale: number): Promise<Uint8Array> {
+  return encodePngBytes(disparityRaster(disparity, width, height, scale));
+}
+
+/** The bytes writeDisparityPfm writes. */
+export function disparityPfmBytes(disparity: ArrayLike<number>, width: number, height: number): Uint8Array {
+  return encodePfm(width, height, pfmValues(disparity), 1);
 }
 
 /** Writes the disparity in pixels as a little-endian PFM (atomically); an invalid pixel is inf, as Middlebury's PFMs have it. */

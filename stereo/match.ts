@@ -3,7 +3,7 @@ import { readImage } from '../data/imageIO';
 import { buildStereoEnergy, defaultTau, mirroredSwappedEnergy, stackEnergies, wtaFromMatcher, wtaInit, type StereoEnergy, type StereoEnergyOptions } from '../costs';
 import { isMetricSmoothness, volumeOf, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { InputError } from '../data/errors';
-import { alphaExpansion, type CycleReport, type ExpansionOptions, type ExpansionResult, type MoveProgress } from '../expansion/alphaExpansion';
+import { alphaExpansion, type CycleReport, type ExpansionResult, type ExpansionResume, type MoveProgress } from '../expansion/alphaExpansion';
 import { warmUpGpuClocks, type ClockWarmupReport } from '../graphcut/gpuClockWarmup';
 import type { MoveSolver } from '../expansion/moveSolver';
 import { mayUseWebGpu, runsOnWebGpu } from '../graphcut/backends';
@@ -27,8 +27,20 @@ export interface MatchOptions extends Partial<MatchParams> {
   verify?: boolean;
   /** Progress callback, once per α-expansion move. */
   onMove?: (info: MoveProgress) => void;
-  /** Called (and awaited) after every cycle with its report and the labeling so far (checkpoints; see ExpansionOptions.onCycle). */
-  onCycle?: ExpansionOptions['onCycle'];
+  /**
+   * Called (and awaited) after every cycle with its report, the labeling so
+   * far of the pair's left view (a map of the pair's size), and what a run
+   * resumed from this cycle needs (`resume`; absent for the finest level of
+   * a coarse-to-fine run, which cannot be resumed): checkpoints.
+   */
+  onCycle?: (report: CycleReport, labels: Uint16Array, state?: MatchResume) => void | Promise<void>;
+  /**
+   * Continue a run of the same pair and parameters from the state an
+   * onCycle gave: the cycles after state.cycle run as they would have had
+   * the run not stopped (same energies), at one level; `initialLabels` is
+   * then not used.
+   */
+  resume?: MatchResume;
   /** Told each phase as it ends (live progress: the backend is known after the solver setup, the cycles as each ends). */
   onEvent?: (event: MatchEvent) => void;
   /** Bytes of host memory the match may use: a pair whose estimate (stereo/memoryPlan.ts) passes it is refused before the costs. Default 85 % of the machine's. */
@@ -50,6 +62,11 @@ export interface MatchOptions extends Partial<MatchParams> {
    * left to the device, which would wait behind the spin (warmUpForBackend).
    */
   warmUpClocks?: boolean;
+}
+
+/** Where a run stood after a cycle (MatchOptions.onCycle, resume): every view's labels stacked (the left–right check's right view after the left one), the cycles run, the labels whose next move changes nothing. */
+export interface MatchResume extends ExpansionResume {
+  labels: Uint16Array;
 }
 
 /** The phases of a match as they end, in this order ('cycle' once per cycle; 'leftRightCheck' when the check of the two views' maps ends). */
@@ -313,9 +330,10 @@ async function checkedMatch(left: Raster, right: Raster, options: MatchOptions):
 async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: MatchOptions): Promise<{ result: MatchResult; others: Uint16Array[] }> {
   const t0 = performance.now();
   const resolved = resolveParams(options);
-  const levels = options.initialLabels && resolved.levels === 'auto' ? 1 : pyramidLevels(left.width, left.height, resolved.levels);
+  const given = options.initialLabels !== undefined || options.resume !== undefined;
+  const levels = given && resolved.levels === 'auto' ? 1 : pyramidLevels(left.width, left.height, resolved.levels);
   if (levels === 1) return matchViews(left, right, views, options);
-  if (options.initialLabels) throw new InputError('--init: a given initial map is matched at one level (give --levels 1 or leave --levels auto)');
+  if (given) throw new InputError(`${options.resume ? 'resume' : '--init'}: a given initial map is matched at one level (give --levels 1 or leave --levels auto)`);
   const minDisp = options.minDisp ?? 0;
   checkNdisp(options.ndisp, left.width, minDisp);
   const shapes = levelShapes(left.width, left.height, minDisp, minDisp + options.ndisp - 1, levels);
@@ -416,7 +434,7 @@ async function matchViews(left: Raster, right: Raster, views: 1 | 2, options: Ma
   const emit = options.onEvent ?? (() => undefined);
   const minDisp = options.minDisp ?? 0;
   const params = { ...resolved, tau: resolved.tau ?? defaultTau(resolved.cost, left.channels, resolved.censusWindow) };
-  const init: InitRecord = options.initialLabels ? { kind: 'given', ...options.initSource }
+  const init: InitRecord = options.initialLabels || options.resume ? { kind: 'given', ...options.initSource }
     : params.init === 'wta' ? { kind: 'wta', window: params.window } : { kind: 'zero' };
   emit({ kind: 'start', width: left.width, height: left.height, ndisp: options.ndisp, minDisp, params, init, backend });
   const leftToDevice = await costsLeftToDevice(params, options.ndisp, backend, verify);
@@ -441,17 +459,19 @@ async function matchViews(left: Raster, right: Raster, views: 1 | 2, options: Ma
   try {
     t2 = performance.now();
     emit({ kind: 'solver', backend: solver.backend, device: solver.device, ms: t2 - t1, fallbacks: fallbacks.slice() });
-    const initial = await startingLabelsOfViews(energies, params, solver, options.initialLabels);
+    const resume = options.resume;
+    if (resume && resume.labels.length !== n * views) throw new Error(`resume: ${resume.labels.length} labels, the run's ${views} view(s) of ${left.width}×${left.height} have ${n * views}`);
+    const initial = resume ? resume.labels : await startingLabelsOfViews(energies, params, solver, options.initialLabels);
     t3 = performance.now();
     emit({ kind: 'init', ms: t3 - t2 });
     const onCycle = options.onCycle;
     result = await alphaExpansion(energy, initial, solver, {
       order: params.order, cycles: params.cycles, seed: params.seed, skipUnchanged: params.skipUnchanged, onMove: options.onMove,
+      resume: resume ? { cycle: resume.cycle, unchanged: resume.unchanged } : undefined,
       onStart: (e) => emit({ kind: 'initialEnergy', energy: e }),
-      onCycle: async (report, labels) => {
+      onCycle: async (report, labels, unchanged) => {
         emit({ kind: 'cycle', report, of: params.cycles });
-        // Checkpoints hold the first view's labeling (a map of the pair's size).
-        await onCycle?.(report, labels.length === n ? labels : labels.subarray(0, n));
+        await onCycle?.(report, labels.length === n ? labels : labels.subarray(0, n), { cycle: report.cycle, unchanged, labels });
       },
     });
   } finally {

@@ -107,21 +107,23 @@ describe('match', () => {
   });
 
   test('--checkpoint holds the disparity after every cycle; a run continued from it with --init ends where an uninterrupted run ends', async () => {
-    // Every move runs (no skips), so the continuation repeats exactly the moves the uninterrupted run makes in its cycles 3 and 4.
-    // The checkpoint holds the left view's labels: the left–right check (which matches the right view afresh) is left out.
+    // The same command with --init CHECKPOINT runs the cycles after the checkpoint's (test/checkpoint-resume.test.ts: with the check and skips too).
     const common = ['--ndisp', 8, '--backend', 'bk', '--no-skip-unchanged', '--no-lr-check', '--json'];
     const full = JSON.parse((await cli('match', f('left.png'), f('right.png'), ...common, '--cycles', 4, '-o', f('ck-full.png'), '--pfm', f('ck-full.pfm'), '--checkpoint', f('ck-full-cp.pfm'))).out);
     expect(full.checkpoint).toBe(f('ck-full-cp.pfm'));
     expect((await readImage(f('ck-full-cp.pfm'))).data).toEqual((await readImage(f('ck-full.pfm'))).data);
     const first = JSON.parse((await cli('match', f('left.png'), f('right.png'), ...common, '--cycles', 2, '-o', f('ck-a.png'), '--checkpoint', f('ck.pfm'))).out);
     expect(first.cycles.map((c: { energy: { total: number } }) => c.energy.total)).toEqual(full.cycles.slice(0, 2).map((c: { energy: { total: number } }) => c.energy.total));
-    const rest = await cli('match', f('left.png'), f('right.png'), ...common, '--cycles', 2, '--init', f('ck.pfm'), '-o', f('ck-b.png'), '--pfm', f('ck-b.pfm'), '--checkpoint', f('ck.pfm'));
+    const rest = await cli('match', f('left.png'), f('right.png'), ...common, '--cycles', 4, '--init', f('ck.pfm'), '-o', f('ck-b.png'), '--pfm', f('ck-b.pfm'), '--checkpoint', f('ck2.pfm'));
     expect(rest.code).toBe(0);
     const second = JSON.parse(rest.out);
     expect(second.initialEnergy.total).toBe(full.cycles[1].energy.total);
     expect(second.finalEnergy.total).toBe(full.finalEnergy.total);
     expect((await readImage(f('ck-b.pfm'))).data).toEqual((await readImage(f('ck-full.pfm'))).data);
-    expect((await readImage(f('ck.pfm'))).data).toEqual((await readImage(f('ck-full.pfm'))).data);
+    expect((await readImage(f('ck2.pfm'))).data).toEqual((await readImage(f('ck-full.pfm'))).data);
+    // The checkpoint given to --init is an input: a checkpoint of the continued run is never written over it.
+    const over = await cli('match', f('left.png'), f('right.png'), ...common, '--cycles', 4, '--init', f('ck.pfm'), '-o', f('ck-c.png'), '--checkpoint', f('ck.pfm'));
+    expect([over.code, over.err]).toEqual([1, expect.stringMatching(/^stereocut: --checkpoint: .*ck\.pfm is the --init file/)]);
   });
 
   test('--help on every command shows an example', async () => {

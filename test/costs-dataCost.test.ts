@@ -77,8 +77,11 @@ describe('8-bit intensities', () => {
   test('rounds value·255/maxval for 8-bit, 16-bit and float rasters', () => {
     const r16: Raster = { width: 3, height: 1, channels: 1, data: new Float32Array([0, 257 * 100 + 128, 65535]), maxval: 65535 };
     expect(Array.from(toIntensity8(r16).data)).toEqual([0, Math.round(((257 * 100 + 128) * 255) / 65535), 255]);
-    const rf: Raster = { width: 4, height: 1, channels: 1, data: new Float32Array([0.5, 1.2, -0.1, 0.002]), maxval: 1 };
+    // A float map within half an 8-bit step of 0..maxval rounds in; beyond, it is refused, never clamped.
+    const rf: Raster = { width: 4, height: 1, channels: 1, data: new Float32Array([0.5, 1.0015, -0.0015, 0.002]), maxval: 1 };
     expect(Array.from(toIntensity8(rf).data)).toEqual([128, 255, 0, 1]);
+    expect(() => toIntensity8({ ...rf, data: new Float32Array([0.5, 1.2, 0, 0]) }, 'f.pfm')).toThrow(/^f\.pfm: sample at \(1,0\) is 1\.2\d*, outside 0\.\.1/);
+    expect(() => toIntensity8({ ...rf, data: new Float32Array([0.5, 0, -0.1, 0]) }, 'f.pfm')).toThrow(/sample at \(2,0\) is -0\.1\d*, outside/);
     // Every 16-bit value against Math.round.
     const all = new Float32Array(65536).map((_, i) => i);
     const q = toIntensity8({ width: 65536, height: 1, channels: 1, data: all, maxval: 65535 }).data;

@@ -1,4 +1,3 @@
-import { writeFileAtomic } from '../../data/atomicWrite';
 import type { BenchResult, BenchRun } from './runBench';
 
 /**
@@ -149,10 +148,6 @@ export function benchMarkdown(b: BenchResult): string {
     lines.push(`| ${r.scene} | ${r.backend} | ${r.label} | ${sec(r.times.totalMs)} | ${sec(r.times.flowMs)} | ${sec(r.times.buildMs)} | ${r.energy} | ${pct(r.badNonocc)} | ${r.cuts} |`);
   }
   return lines.join('\n') + '\n';
-}
-
-export function writeBenchMarkdown(file: string, b: BenchResult): void {
-  writeFileAtomic(file, benchMarkdown(b));
 }
 
 /** Reads a bench JSON written by --json / --json-out, with a one-line error naming the file. */

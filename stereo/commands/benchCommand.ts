@@ -1,9 +1,10 @@
 import * as fs from 'fs';
-import { writeFileAtomic } from '../../data/atomicWrite';
+import { writeFilesAtomic } from '../../data/atomicWrite';
 import { runBench, type BenchResult } from '../bench/runBench';
-import { allTables, parseBenchJson, tableText, writeBenchMarkdown } from '../bench/tables';
+import { allTables, benchMarkdown, parseBenchJson, tableText } from '../bench/tables';
 import type { BackendName } from '../params';
 import { checkOutputPath, type Io } from './common';
+import { checkOutputsApart, checkOutputsDistinct, sceneInputs } from './outputGuard';
 
 export interface BenchArgs {
   scenes?: string[];
@@ -23,6 +24,9 @@ export interface BenchArgs {
 export async function benchCommand(a: BenchArgs, io: Io, argv: string[] = process.argv.slice(2)): Promise<number> {
   if (a['json-out']) checkOutputPath(a['json-out'], '--json-out', 'json');
   if (a.markdown) checkOutputPath(a.markdown, '--markdown', 'md');
+  const outputs = [['--json-out', a['json-out']], ['--markdown', a.markdown]].filter((o): o is [string, string] => o[1] !== undefined).map(([name, file]) => ({ name, file }));
+  checkOutputsApart(outputs, [...(a['from-json'] ? [{ name: '--from-json file', file: a['from-json'] }] : []), ...(a.scenes ?? []).flatMap(sceneInputs)]);
+  checkOutputsDistinct(outputs);
   let result: BenchResult;
   let done = 0;
   if (a['from-json']) {
@@ -44,8 +48,8 @@ export async function benchCommand(a: BenchArgs, io: Io, argv: string[] = proces
     io.status?.('');
   }
   const json = JSON.stringify(result, null, 2) + '\n';
-  if (a['json-out']) writeFileAtomic(a['json-out'], json);
-  if (a.markdown) writeBenchMarkdown(a.markdown, result);
+  // All or nothing: neither file is replaced unless both are written.
+  writeFilesAtomic([...(a['json-out'] ? [{ file: a['json-out'], bytes: json }] : []), ...(a.markdown ? [{ file: a.markdown, bytes: benchMarkdown(result) }] : [])]);
   if (a.json) {
     io.out(json.trimEnd());
     return 0;

@@ -7,6 +7,7 @@ import type { Raster } from '../../data/raster';
 import { checkInputFile, checkOutputPath, Io, readEstimate } from './common';
 import { evaluationLines } from './scoreFormat';
 import { optionName } from './optionValues';
+import { checkOutputsApart, sceneInputs } from './outputGuard';
 import * as path from 'path';
 
 export interface EvalArgs {
@@ -28,7 +29,12 @@ export async function evalCommand(a: EvalArgs, io: Io): Promise<number> {
   checkInputFile(a.disparity, 'disparity');
   if (!a.reference) throw new Error('eval: give a Middlebury scene folder or a ground-truth file after the disparity map');
   if (!fs.existsSync(a.reference)) throw new Error(`reference ${a.reference}: no such file or folder`);
-  if (a['error-image']) checkOutputPath(a['error-image'], '--error-image', 'png');
+  if (a['error-image']) {
+    checkOutputPath(a['error-image'], '--error-image', 'png');
+    const reference = fs.statSync(a.reference).isDirectory() ? sceneInputs(a.reference) : [{ name: 'ground truth', file: a.reference }];
+    const masks = (a.mask ?? []).filter((m) => !(NAMED_REGIONS as string[]).includes(m)).map((file) => ({ name: '--mask file', file }));
+    checkOutputsApart([{ name: '--error-image', file: a['error-image'] }], [{ name: 'disparity map', file: a.disparity }, ...reference, ...masks]);
+  }
   const dispScale = a['disp-scale'];
   const est = await readEstimate(a.disparity, dispScale);
 

@@ -1,13 +1,16 @@
 import type { Raster } from '../../data/raster';
 import { startDeviceReading } from './deviceEarly';
-import { disparityInPixels, labelsToDisparity, match, resolveParams } from '../match';
+import { disparityInPixels, match, resolveParams } from '../match';
+import { checkpointWriter, readResume, resumeFileOf, runKey } from '../checkpoint';
 import { checkedImageHeader } from '../../data/imageHeader';
 import { checkMatchMemory, defaultMemoryLimit, estimateMatchMemory } from '../memoryPlan';
-import { autoPngScale, pngBits, writeDisparityPfm, writeDisparityPng } from '../disparityOutput';
+import { autoPngScale, disparityPfmBytes, disparityPngBytes, pngBits } from '../disparityOutput';
+import { writeFilesAtomic } from '../../data/atomicWrite';
 import { closingLines, matchSummaryJson } from '../summary';
 import type { BackendName } from '../params';
 import { checkInputFile, checkOutputPath, Io, readInitialLabels } from './common';
 import { LiveMatch } from './liveProgress';
+import { checkOutputsApart, checkOutputsDistinct } from './outputGuard';
 import { paramsFromArgs, ParamArgs } from './paramOptions';
 import { optionName } from './optionValues';
 import { InputError } from '../../data/errors';
@@ -45,6 +48,11 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   if (a.pfm) checkOutputPath(a.pfm, '--pfm', 'pfm');
   if (a.checkpoint) checkOutputPath(a.checkpoint, '--checkpoint', 'pfm');
   if (initFile) checkInputFile(initFile, '--init');
+  const checkpoints = a.checkpoint ? [a.checkpoint, resumeFileOf(a.checkpoint)].map((file) => ({ name: '--checkpoint', file })) : [];
+  const outputs = [...(a.output !== undefined ? [{ name: '--output', file: a.output }] : []), ...(a.pfm ? [{ name: '--pfm', file: a.pfm }] : []), ...checkpoints];
+  const inits = initFile ? [initFile, resumeFileOf(initFile)].map((file) => ({ name: '--init file', file })) : [];
+  checkOutputsApart(outputs, [{ name: 'left image', file: a.left }, { name: 'right image', file: a.right }, ...inits]);
+  checkOutputsDistinct(outputs);
   // The pair's size from the headers: a mismatch or a run too large for memory is refused before anything is decoded.
   const heads = [checkedImageHeader(a.left, 'left image'), checkedImageHeader(a.right, 'right image')];
   if (heads[0] && heads[1]) {
@@ -75,19 +83,29 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
     throw new InputError(`${optionName('png-scale')}: got '${pngScale}', expected at most ${Math.floor(65535 / Math.max(1, maxDisp))}: the largest disparity ${maxDisp} × ${pngScale} is beyond 65535 in a 16-bit PNG`);
   }
   const initScale = a['init-scale'] ?? 1;
-  const initialLabels = initFile ? await readInitialLabels(initFile, initScale, left.width, left.height, maxDisp + 1) : undefined;
-  // A checkpoint is replaced whole after each cycle (atomic write): a run stopped at any point leaves the last finished cycle's disparity.
+  // A checkpoint with its resume file continues the run exactly (every view's labels, the cycles run); else its map is an initial labeling.
+  const resolved = resolveParams(params);
+  const run = runKey(left, right, resolved, range.ndisp, range.minDisp);
+  const found = initFile ? readResume(initFile, run, left.width * left.height * (resolved.lrCheck ? 2 : 1), range.ndisp) : undefined;
+  if (found && 'why' in found) io.err(`note: --init ${initFile}: ${found.why}; the run starts from its map alone, not where that run stopped`);
+  const resume = found && 'state' in found ? found.state : undefined;
+  if (resume && !a.quiet) io.err(`note: --init ${initFile}: resuming that run after its cycle ${resume.cycle} (${resumeFileOf(initFile!)})`);
+  const initialLabels = initFile && !resume ? await readInitialLabels(initFile, initScale, left.width, left.height, maxDisp + 1) : undefined;
+  // The checkpoint and its resume file are replaced whole after each cycle: a run stopped at any point leaves the last finished cycle's.
   const checkpoint = a.checkpoint;
-  const onCycle = checkpoint ? (_c: unknown, labels: Uint16Array): void => writeDisparityPfm(checkpoint, labelsToDisparity(labels, range.minDisp), left.width, left.height) : undefined;
+  const onCycle = checkpoint ? checkpointWriter(checkpoint, run, range.minDisp, left.width, left.height) : undefined;
   // --quiet: no bar and no account of the run, notices and the result only.
   const live = new LiveMatch(a.quiet ? { out: io.out, err: io.err } : io, { lines: !a.json && !a.quiet, moves: a.progress });
   const r = await match(left, right, {
-    ...params, ndisp: range.ndisp, minDisp: range.minDisp, initialLabels, initSource: initFile ? { file: initFile, scale: initScale } : undefined,
+    ...params, ndisp: range.ndisp, minDisp: range.minDisp, initialLabels, resume, initSource: initFile ? { file: initFile, scale: initScale } : undefined,
     backend: a.backend as BackendName, verify: a.verify, onMove: live.onMove, onEvent: live.onEvent, onCycle, maxMemory: maxMemoryBytes(a['max-memory']),
   }).finally(() => live.finish());
   live.finish(r);
-  if (a.output !== undefined) await writeDisparityPng(a.output, r.disparity, r.width, r.height, pngScale);
-  if (a.pfm) writeDisparityPfm(a.pfm, disparityInPixels(r), r.width, r.height);
+  // All or nothing: neither file is replaced unless both are written.
+  writeFilesAtomic([
+    ...(a.output !== undefined ? [{ file: a.output, bytes: await disparityPngBytes(r.disparity, r.width, r.height, pngScale) }] : []),
+    ...(a.pfm ? [{ file: a.pfm, bytes: disparityPfmBytes(disparityInPixels(r), r.width, r.height) }] : []),
+  ]);
   if (a.json) {
     io.out(JSON.stringify({ ...matchSummaryJson(r), output: a.output ?? null, pngScale, pngBits: bits, pfm: a.pfm ?? null, checkpoint: checkpoint ?? null }, null, 2));
     return 0;
@@ -95,6 +113,6 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   if (!a.quiet) for (const l of closingLines(r)) io.out(l);
   const written = [a.output !== undefined ? `${a.output} (disparity × ${pngScale}, ${bits}-bit)` : '', a.pfm ? `${a.pfm} (disparity in pixels)` : ''].filter(Boolean);
   io.out(`wrote ${written.join(' and ')}`);
-  if (checkpoint && !a.quiet) io.out(`checkpoint ${checkpoint}: disparity after cycle ${r.cycles.length}`);
+  if (checkpoint && !a.quiet && r.cycles.length > 0) io.out(`checkpoint ${checkpoint}: disparity after cycle ${r.cycles[r.cycles.length - 1].cycle}`);
   return 0;
 }

@@ -1,12 +1,16 @@
 import { readImage } from '../../data/imageIO';
-import { readLabeling, readSmrf, writeLabeling, writeSmrf } from '../../data/smrf';
+import * as fs from 'fs';
+import { encodeLabeling, encodeSmrf, readLabeling, readSmrf } from '../../data/smrf';
+import { encodeResume, mrfRunKey, readResume, resumeFileOf } from '../checkpoint';
+import { writeFilesAtomic } from '../../data/atomicWrite';
 import { alphaExpansion, type CycleReport } from '../../expansion/alphaExpansion';
 import { resolveParams, stereoEnergy, initialLabeling } from '../match';
 import { createMoveSolver } from '../backends';
-import { autoPngScale, writeDisparityPng } from '../disparityOutput';
+import { autoPngScale, disparityPngBytes } from '../disparityOutput';
 import type { BackendName } from '../params';
 import { checkInputFile, checkOutputPath, Io } from './common';
 import { paramsFromArgs, ParamArgs } from './paramOptions';
+import { checkOutputsApart, checkOutputsDistinct } from './outputGuard';
 import { labelRange, type RangeArgs } from './rangeOptions';
 import type { GraphVariant } from '../../expansion/binaryStep';
 import type { LabelOrder } from '../../expansion/labelOrder';
@@ -26,6 +30,9 @@ export async function exportMrfCommand(a: ExportMrfArgs, io: Io): Promise<number
   checkInputFile(a.right, 'right image');
   checkOutputPath(a.output, '--output', 'smrf');
   if (a.labels) checkOutputPath(a.labels, '--labels', 'u16');
+  const outputs = [{ name: '--output', file: a.output }, ...(a.labels ? [{ name: '--labels', file: a.labels }] : [])];
+  checkOutputsApart(outputs, [{ name: 'left image', file: a.left }, { name: 'right image', file: a.right }]);
+  checkOutputsDistinct(outputs);
   const left = await readImage(a.left);
   const right = await readImage(a.right);
   if (left.width !== right.width || left.height !== right.height) {
@@ -35,12 +42,10 @@ export async function exportMrfCommand(a: ExportMrfArgs, io: Io): Promise<number
   const p = resolveParams({ ...params, costs: 'volume' });
   const range = labelRange(a, left.width);
   const energy = stereoEnergy(left, right, range.ndisp, p, false, range.minDisp);
-  writeSmrf(a.output, energy);
+  // All or nothing: neither file is replaced unless both are written.
+  writeFilesAtomic([{ file: a.output, bytes: encodeSmrf(energy) }, ...(a.labels ? [{ file: a.labels, bytes: encodeLabeling(initialLabeling(energy, p)) }] : [])]);
   io.out(`wrote ${a.output}: ${energy.width}×${energy.height}, ${energy.labels} labels${range.minDisp > 0 ? ` (label l = disparity ${range.minDisp} + l)` : ''}, ${energy.smoothness} T=${energy.truncation}, cost scale ×${energy.scale}`);
-  if (a.labels) {
-    writeLabeling(a.labels, initialLabeling(energy, p));
-    io.out(`wrote ${a.labels}: ${p.init} initial labeling (uint16)`);
-  }
+  if (a.labels) io.out(`wrote ${a.labels}: ${p.init} initial labeling (uint16)`);
   return 0;
 }
 
@@ -68,13 +73,23 @@ export async function solveMrfCommand(a: SolveMrfArgs, io: Io): Promise<number> 
   if (a.png) checkOutputPath(a.png, '--png', 'png');
   if (a.checkpoint) checkOutputPath(a.checkpoint, '--checkpoint', 'u16');
   if (a.init !== undefined && a.init !== 'zero') checkInputFile(a.init, '--init');
+  const outputs = [['--output', a.output], ['--png', a.png], ['--checkpoint', a.checkpoint], ['--checkpoint', a.checkpoint && resumeFileOf(a.checkpoint)]]
+    .filter((o): o is [string, string] => typeof o[1] === 'string').map(([name, file]) => ({ name, file }));
+  const inits = a.init !== undefined && a.init !== 'zero' ? [a.init, resumeFileOf(a.init)].map((file) => ({ name: '--init file', file })) : [];
+  checkOutputsApart(outputs, [{ name: 'SMRF file', file: a.file }, ...inits]);
+  checkOutputsDistinct(outputs);
   // Said before the work, not after it: a run without an output is allowed (the energies are the result), but never by surprise.
   if (!a.output && !a.png && !a.checkpoint) io.err('note: no -o, --png or --checkpoint given: the labeling is not written, only the energies are printed');
   const energy = readSmrf(a.file);
   const p = resolveParams(paramsFromArgs({ order: a.order, graph: a.graph, cycles: a.cycles, seed: a.seed, 'skip-unchanged': a['skip-unchanged'] }).params);
-  let init: Uint16Array;
-  if (a.init === undefined || a.init === 'zero') init = new Uint16Array(energy.width * energy.height);
-  else init = readLabeling(a.init, energy.width, energy.height, energy.labels);
+  const initFile = a.init !== undefined && a.init !== 'zero' ? a.init : undefined;
+  // A checkpoint with its resume file continues the run exactly (the cycles run, the moves known to change nothing); else it is an initial labeling.
+  const run = a.checkpoint || initFile ? mrfRunKey(fs.readFileSync(a.file), { order: p.order, graph: p.graph, seed: p.seed, skipUnchanged: p.skipUnchanged }) : '';
+  const found = initFile ? readResume(initFile, run, energy.width * energy.height, energy.labels) : undefined;
+  if (found && 'why' in found) io.err(`note: --init ${initFile}: ${found.why}; the run starts from its labeling alone, not where that run stopped`);
+  const resume = found && 'state' in found ? found.state : undefined;
+  if (resume && !a.quiet) io.err(`note: --init ${initFile}: resuming that run after its cycle ${resume.cycle} (${resumeFileOf(initFile!)})`);
+  const init = resume ? resume.labels : initFile ? readLabeling(initFile, energy.width, energy.height, energy.labels) : new Uint16Array(energy.width * energy.height);
   const solver = await createMoveSolver(energy, { backend: a.backend as BackendName, graph: p.graph as GraphVariant, verify: a.verify });
   // The account of the run is printed as it happens: the backend, then the energy after every cycle.
   const say = (l: string): void => { if (!a.json && !a.quiet) io.out(l); };
@@ -84,20 +99,25 @@ export async function solveMrfCommand(a: SolveMrfArgs, io: Io): Promise<number> 
   try {
     // Replaced whole (atomic write) after each cycle: a stopped run leaves the last finished cycle's labeling.
     const checkpoint = a.checkpoint;
-    const onCycle = (c: CycleReport, labels: Uint16Array): void => {
+    const onCycle = (c: CycleReport, labels: Uint16Array, unchanged: number[]): void => {
       say(`cycle ${c.cycle}: energy ${c.energy.total}, ${c.labelsChanged}/${c.cuts} labels changed ${c.pixelsChanged} pixels, max-flow ${c.flowMs.toFixed(1)} ms`);
-      if (checkpoint) writeLabeling(checkpoint, labels);
+      if (!checkpoint) return;
+      const bytes = encodeLabeling(labels);
+      writeFilesAtomic([{ file: resumeFileOf(checkpoint), bytes: encodeResume(run, bytes, { cycle: c.cycle, unchanged, labels }) }, { file: checkpoint, bytes }]);
     };
     r = await alphaExpansion(energy, init, solver, {
       order: p.order as LabelOrder, cycles: p.cycles, seed: p.seed, skipUnchanged: p.skipUnchanged, onCycle,
+      resume: resume ? { cycle: resume.cycle, unchanged: resume.unchanged } : undefined,
       onStart: (e) => say(`energy after init: ${e.total}`),
     });
   } finally {
     solver.dispose?.();
   }
   const ms = performance.now() - t0;
-  if (a.output) writeLabeling(a.output, r.labels);
-  if (a.png) await writeDisparityPng(a.png, r.labels, energy.width, energy.height, autoPngScale(energy.labels));
+  writeFilesAtomic([
+    ...(a.output ? [{ file: a.output, bytes: encodeLabeling(r.labels) }] : []),
+    ...(a.png ? [{ file: a.png, bytes: await disparityPngBytes(r.labels, energy.width, energy.height, autoPngScale(energy.labels)) }] : []),
+  ]);
   if (a.json) {
     io.out(JSON.stringify({
       file: a.file, width: energy.width, height: energy.height, labels: energy.labels, backend: r.backend, device: r.device,

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import { startDeviceReading } from './deviceEarly';
 import * as path from 'path';
 import { regionScore, type Evaluation, type RegionName } from '../../data/metrics';
-import { SceneImagesAhead, writeSceneOutputs } from '../report/sceneOutputs';
+import { SCENE_OUTPUT_FILES, SceneImagesAhead, writeSceneOutputs } from '../report/sceneOutputs';
 import { ImageWriters, imageThreadsFor, machineCores } from '../report/outputThreads';
 import { RunOutputs } from '../report/runOutputs';
 import { evaluateScene, matchScene, type SceneMatch } from '../sceneMatch';
@@ -12,6 +12,7 @@ import { DEFAULT_CENSUS_WINDOW } from '../../costs';
 import { checkOutputFolder, checkOutputPath, Io } from './common';
 import { StopRequest, StoppedError, yieldToEventLoop } from './interrupt';
 import { LiveMatch } from './liveProgress';
+import { checkOutputsApart, sceneInputs } from './outputGuard';
 import { paramsFromArgs, ParamArgs } from './paramOptions';
 import { REGION_LEGEND, tableLines } from './scoreFormat';
 
@@ -74,8 +75,10 @@ export async function runCommand(a: RunArgs, io: Io): Promise<number> {
   const outDir = a['out-dir'];
   if (outDir !== undefined) checkOutputFolder(outDir, '--out-dir');
   // The report's extension and the MiddEval3 names are checked by RunOutputs; here, that both can be written at all.
-  if (a.report !== undefined) checkOutputPath(a.report, '--report');
+  // A report inside --out-dir itself may name a folder that --out-dir makes.
+  if (a.report !== undefined && !(reportInOutDir(a.report, outDir) && !fs.existsSync(outDir!))) checkOutputPath(a.report, '--report');
   if (a.middeval3 !== undefined) checkOutputFolder(a.middeval3, '--middeval3');
+  checkRunOutputs(a);
   // Threads for the scenes' images, started now: they load their modules while this thread reads the scenes and sets the device up.
   const threads = outDir !== undefined || a.report !== undefined ? imageThreadsFor(machineCores()) : 0;
   const writers = threads > 0 ? new ImageWriters(threads) : undefined;
@@ -86,10 +89,32 @@ export async function runCommand(a: RunArgs, io: Io): Promise<number> {
   }
 }
 
+/** Whether the report's folder is --out-dir (made by the run when missing). */
+function reportInOutDir(report: string, outDir: string | undefined): boolean {
+  return outDir !== undefined && path.dirname(path.resolve(report)) === path.resolve(outDir);
+}
+
+/**
+ * Refuses, before any scene is read, a run whose files (per scene under
+ * --out-dir, the report and its images, the MiddEval3 tree) would land on
+ * a file a scene is read from: MiddEval3's disp0GT.pfm under
+ * --middeval3-name GT, a scene folder's own files under --out-dir.
+ */
+function checkRunOutputs(a: RunArgs): void {
+  const outDir = a['out-dir'];
+  const scenes = a.scenes.filter((dir) => fs.existsSync(dir) && fs.statSync(dir).isDirectory());
+  const planned = new RunOutputs({ report: a.report, middeval3: a.middeval3, middeval3Name: a['middeval3-name'], middeval3Set: a['middeval3-set'], reportFolderMade: a.report !== undefined && reportInOutDir(a.report, outDir) });
+  const outputs = planned.plannedFiles(scenes);
+  if (outDir !== undefined) {
+    for (const dir of scenes) for (const f of SCENE_OUTPUT_FILES) outputs.push({ name: '--out-dir', file: path.join(outDir, path.basename(path.resolve(dir)), f) });
+  }
+  checkOutputsApart(outputs, scenes.flatMap(sceneInputs));
+}
+
 /** runCommand's work once its options are read: `writers` draw and write the scenes' images. */
 async function runScenes(a: RunArgs, io: Io, params: Partial<MatchParams>, writers: ImageWriters | undefined): Promise<number> {
   const outDir = a['out-dir'];
-  const extra = new RunOutputs({ report: a.report, middeval3: a.middeval3, middeval3Name: a['middeval3-name'], middeval3Set: a['middeval3-set'], writers });
+  const extra = new RunOutputs({ report: a.report, middeval3: a.middeval3, middeval3Name: a['middeval3-name'], middeval3Set: a['middeval3-set'], writers, reportFolderMade: a.report !== undefined && reportInOutDir(a.report, outDir) });
   const sceneOptions = { ndisp: a.ndisp, minDisp: a['min-disp'], maxDisp: a['max-disp'] };
   const reads = startDeviceReading(a.backend, a.scenes.map((dir) => ({ kind: 'scene' as const, dir, options: sceneOptions })));
   // Load and check every scene before matching any, so a bad folder fails before output is written.

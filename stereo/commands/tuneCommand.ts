@@ -2,6 +2,9 @@ import type { BackendName } from '../params';
 import type { Io } from './common';
 import { paramsFromArgs, type ParamArgs } from './paramOptions';
 import { checkOutputFolder } from './common';
+import { checkOutputsApart, sceneInputs } from './outputGuard';
+import * as fs from 'fs';
+import * as path from 'path';
 
 export interface TuneArgs extends ParamArgs {
   scenes: string[];
@@ -24,7 +27,11 @@ export async function tuneCommand(a: TuneArgs, io: Io): Promise<number> {
   if (initFile) throw new Error(`--init: tune takes wta or zero (got ${initFile})`);
   if (a.random !== undefined && (!Number.isInteger(a.random) || a.random < 1)) throw new Error(`--random: must be an integer ≥ 1 (got ${a.random})`);
   checkOutputFolder(a['out-dir'], '--out-dir');
-  const { tune } = await import('../tune/tune');
+  const { tune, TUNE_FILES } = await import('../tune/tune');
+  const { listSceneDirs, sceneLayoutOf } = await import('../../data/scene');
+  // A dataset folder stands for the scene folders in it; synthetic specs read nothing.
+  const sceneDirs = (a.scenes ?? []).filter((s) => fs.existsSync(s) && fs.statSync(s).isDirectory()).flatMap((s) => (sceneLayoutOf(s) ? [s] : listSceneDirs(s)));
+  checkOutputsApart(Object.values(TUNE_FILES).map((f) => ({ name: '--out-dir', file: path.join(a['out-dir'], f) })), sceneDirs.flatMap(sceneInputs));
   const { bestTableLines } = await import('../tune/results');
   // Every finished trial is already in trials.jsonl: a stop loses only the trials running, and --resume skips the rest.
   const onSigint = (): void => {

@@ -3,7 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import type { Scene } from '../../data/sceneTypes';
 import { disparityInPixels, type MatchResult } from '../match';
-import { checkAlgorithmName, checkSetName, middeval3Place, writeMiddEval3 } from '../middeval3';
+import { checkAlgorithmName, checkSetName, middeval3Paths, middeval3Place, writeMiddEval3 } from '../middeval3';
 import { writeReport, type ReportScene } from './html';
 import type { ImageWriters } from './outputThreads';
 import { writeSceneOutputs, type SceneOutputs } from './sceneOutputs';
@@ -18,6 +18,8 @@ export interface RunOutputOptions {
   middeval3Set?: string;
   /** Threads that draw and write the report's images (else drawn on the calling thread). */
   writers?: ImageWriters;
+  /** The report's folder is made by the run (it is --out-dir): it need not exist yet. */
+  reportFolderMade?: boolean;
 }
 
 /**
@@ -34,7 +36,8 @@ export class RunOutputs {
     this.name = o.middeval3Name ?? 'stereocut';
     if (o.report !== undefined) {
       const dir = path.dirname(path.resolve(o.report));
-      if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`--report: folder ${dir} does not exist (for ${o.report})`);
+      const made = o.reportFolderMade === true && !fs.existsSync(dir);
+      if (!made && (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory())) throw new Error(`--report: folder ${dir} does not exist (for ${o.report})`);
       if (!/\.html?$/i.test(o.report)) throw new Error(`--report: ${o.report} should end in .html`);
     }
     if (o.middeval3 !== undefined) {
@@ -46,6 +49,25 @@ export class RunOutputs {
 
   get active(): boolean {
     return this.o.report !== undefined || this.o.middeval3 !== undefined;
+  }
+
+  /**
+   * Every file these outputs would write for the scene folders `sceneDirs`
+   * (the report, the MiddEval3 files), named by the option that
+   * writes it: what the run checks against its inputs before any work.
+   */
+  plannedFiles(sceneDirs: string[]): { name: string; file: string }[] {
+    const files: { name: string; file: string }[] = [];
+    // The report is one file (its images embedded); the scenes' own files are --out-dir's.
+    if (this.o.report !== undefined) files.push({ name: '--report', file: this.o.report });
+    if (this.o.middeval3 !== undefined) {
+      for (const dir of sceneDirs) {
+        const place = middeval3Place(dir, this.o.middeval3Set);
+        const p = middeval3Paths(this.o.middeval3, place.set, place.scene, this.name);
+        files.push({ name: '--middeval3', file: p.pfm }, { name: '--middeval3', file: p.time });
+      }
+    }
+    return files;
   }
 
   /** Fails early for a scene whose MiddEval3 set cannot be told. */
@@ -92,6 +114,7 @@ export class RunOutputs {
   /** Writes the report (after every scene). Returns its path, if any. */
   finish(subtitle?: string): string | undefined {
     if (this.o.report === undefined) return undefined;
+    if (this.o.reportFolderMade) fs.mkdirSync(path.dirname(path.resolve(this.o.report)), { recursive: true });
     writeReport(this.o.report, this.sections, { subtitle, title: 'stereocut run' });
     return this.o.report;
   }

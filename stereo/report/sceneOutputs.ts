@@ -12,6 +12,8 @@ import type { ImageWriters, PreparedImage } from './outputThreads';
 
 /** A scene's outputs as written: the report's section, with its images as files (relative to the folder given). */
 export type SceneOutputs = Omit<ReportScene, 'images'> & { images: ReportFile[] };
+/** The files writeSceneOutputs may write into a scene's folder (what `run` checks against its inputs before any work). */
+export const SCENE_OUTPUT_FILES = ['left.png', 'disp.png', 'disp-color.png', 'gt-color.png', 'error.png', 'disp.pfm', 'metrics.json'] as const;
 
 /** Thresholds of the report's metrics table (px). */
 export const REPORT_THRESHOLDS = [0.5, 1, 2, 4];

@@ -8,13 +8,24 @@ import type { TrialRecord } from './trial';
 export class TrialLog {
   private fd: number;
   constructor(readonly file: string) {
-    this.fd = fs.openSync(file, 'a', 0o644);
+    try {
+      this.fd = fs.openSync(file, 'a', 0o644);
+    } catch (err) {
+      throw new Error(`cannot write ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
+  /** Appends a record as one line; a failed write (a full disk) is taken back, so the log never ends in part of a line, and the error names the file. */
   append(r: TrialRecord): void {
     const buf = Buffer.from(JSON.stringify(r) + '\n', 'utf8');
-    let off = 0;
-    while (off < buf.length) off += fs.writeSync(this.fd, buf, off, buf.length - off);
-    fs.fsyncSync(this.fd);
+    const size = fs.fstatSync(this.fd).size;
+    try {
+      let off = 0;
+      while (off < buf.length) off += fs.writeSync(this.fd, buf, off, buf.length - off);
+      fs.fsyncSync(this.fd);
+    } catch (err) {
+      try { fs.ftruncateSync(this.fd, size); } catch { /* the error below matters; a resume drops a partial line anyway */ }
+      throw new Error(`cannot write ${this.file}: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
   close(): void {
     fs.closeSync(this.fd);

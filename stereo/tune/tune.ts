@@ -8,6 +8,7 @@ import { checkSceneForObjective, DEFAULT_METRIC, objectiveValue, parseObjective,
 import { runOnWorkers } from './pool';
 import { Progress, type ProgressSink } from './progress';
 import { readTrialLog, TrialLog } from './records';
+import { FolderLock } from './folderLock';
 import { bestSettings, describePoint, summarisePoints, trialCsv, writeCsv, writeJson, type BestSettings, type PointSummary } from './results';
 import { loadSceneSpec, parseSyntheticSpec, sceneLabel } from './scenes';
 import { gridPoints, parseSearchSpace, randomPoints, type ParamPoint, type SearchSpace, type TunableName } from './space';
@@ -133,6 +134,35 @@ export async function tune(o: TuneOptions): Promise<TuneResult> {
     for (let s = 0; s < specs.length; s++) jobs.push({ ...base, key: trialKey(labels[s], pt), sceneSpec: specs[s], scene: labels[s], point: pt });
   }
 
+  // One tune at a time on a folder: a second (a --resume started twice) would run every trial again beside the first.
+  if (o.out) fs.mkdirSync(o.out, { recursive: true });
+  const lock = o.out ? FolderLock.acquire(o.out, '--out') : undefined;
+  try {
+    return await tuneLocked(o, { jobs, files, metric, objective, thresholds, specs, labels, searched, space, search, exec, workers });
+  } finally {
+    lock?.release();
+  }
+}
+
+/** What tune() has checked and planned before it takes the folder's lock. */
+interface TunePlan {
+  jobs: TrialJob[];
+  files: TuneResult['files'];
+  metric: string;
+  objective: ReturnType<typeof parseObjective>;
+  thresholds: number[];
+  specs: string[];
+  labels: string[];
+  searched: TunableName[];
+  space: SearchSpace;
+  search: NonNullable<TuneOptions['search']>;
+  exec: { backend: BackendName; parallel: boolean };
+  workers: number;
+}
+
+/** The trials of a plan (those the log has skipped on --resume), then the summaries. */
+async function tuneLocked(o: TuneOptions, plan: TunePlan): Promise<TuneResult> {
+  const { jobs, files, metric, objective, thresholds, specs, labels, searched, space, search, exec, workers } = plan;
   const done = new Map<string, TrialRecord>();
   if (o.out && o.resume && files.jsonl) {
     const planned = new Set(jobs.map((j) => j.key));
@@ -143,7 +173,6 @@ export async function tune(o: TuneOptions): Promise<TuneResult> {
   }
   const todo = jobs.filter((j) => !done.has(j.key));
 
-  if (o.out) fs.mkdirSync(o.out, { recursive: true });
   const log = files.jsonl ? new TrialLog(files.jsonl) : undefined;
   const progress = new Progress(jobs.length, done.size, o.progress);
   const onRecord = (r: TrialRecord) => {
