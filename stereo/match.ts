@@ -1,5 +1,4 @@
 import type { Raster } from '../data/raster';
-import { readImage } from '../data/imageIO';
 import { buildStereoEnergy, defaultTau, mirroredSwappedEnergy, stackEnergies, wtaFromMatcher, wtaInit, type StereoEnergy, type StereoEnergyOptions } from '../costs';
 import { isMetricSmoothness, volumeOf, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { InputError } from '../data/errors';
@@ -13,6 +12,7 @@ import { leftRightCheck, mirrorRows } from './leftRightCheck';
 import { refineSubpixel } from './subpixel';
 import { checkMatchMemory, defaultMemoryLimit, estimateMatchMemory } from './memoryPlan';
 import { halfSize, levelShapes, pyramidLevels, refineLevel, type LevelReport, type LevelShape } from './coarseToFine';
+import { matchArguments } from './matchOptions';
 import { BackendName, COSTS_MODES, DEFAULT_PARAMS, MAX_VOLUME_ENTRIES, MatchParams } from './params';
 
 export interface MatchOptions extends Partial<MatchParams> {
@@ -265,9 +265,7 @@ export async function startingLabels(energy: StereoEnergy, p: MatchParams, solve
  * weights, an initial labeling, then `cycles` cycles of expansion moves.
  */
 export async function match(leftImage: Raster | string, rightImage: Raster | string, options: MatchOptions): Promise<MatchResult> {
-  const left = await asRaster(leftImage, 'left');
-  const right = await asRaster(rightImage, 'right');
-  if (!options || typeof options !== 'object' || options.ndisp === undefined) throw new TypeError('match: options must give ndisp (the number of disparities), e.g. { ndisp: 64 }');
+  const { left, right } = await matchArguments(leftImage, rightImage, options);
   const resolved = resolveParams(options);
   if (left.width === right.width && left.height === right.height && Number.isInteger(options.ndisp) && options.ndisp > 0) {
     const estimate = estimateMatchMemory(left.width, left.height, left.channels, options.ndisp, options.minDisp ?? 0, resolved, options.backend === 'gpu');
@@ -479,15 +477,6 @@ async function matchViews(left: Raster, right: Raster, views: 1 | 2, options: Ma
     },
     others: viewLabels.slice(1).map((l) => labelsToDisparity(l.slice(), minDisp)),
   };
-}
-
-/** An image given as a raster or as the path of an image file (PNG, JPEG, PPM/PGM, PFM); anything else is a clear TypeError. */
-async function asRaster(image: Raster | string, which: 'left' | 'right'): Promise<Raster> {
-  if (typeof image === 'string') return readImage(image);
-  if (!image || typeof image !== 'object' || typeof image.width !== 'number' || !image.data) {
-    throw new TypeError(`match: the ${which} image must be a file path or a raster { width, height, channels, data } (readImage gives one), got ${image === null || image === undefined ? String(image) : typeof image}`);
-  }
-  return image;
 }
 
 /**

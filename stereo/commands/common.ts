@@ -53,15 +53,29 @@ export function checkInputFile(file: string, what: string): void {
   if (!fs.statSync(file).isFile()) throw new Error(`${what} ${file}: not a file`);
 }
 
-/** An initial labeling from a disparity file (PFM in pixels, or an integer image / scale), rounded to labels. */
+/**
+ * An initial labeling from a disparity file (PFM in pixels, or an integer
+ * image / scale), rounded to disparities 0..ndisp − 1. A value that is no
+ * disparity of that range (NaN, inf for unknown, beyond half a pixel
+ * outside it) refuses the file, naming the first such pixel and the count:
+ * never clamped into range.
+ */
 export async function readInitialLabels(file: string, scale: number, width: number, height: number, ndisp: number): Promise<Uint16Array> {
   checkInputFile(file, '--init');
   const raw = await readEstimate(file, scale, '--init-scale');
   if (raw.width !== width || raw.height !== height) throw new Error(`--init ${file}: ${raw.width}×${raw.height}, but the images are ${width}×${height}`);
   const out = new Uint16Array(width * height);
+  let bad = 0;
+  let first = -1;
   for (let i = 0; i < out.length; i++) {
     const d = Math.round(raw.data[i]);
-    out[i] = Number.isFinite(d) ? Math.min(ndisp - 1, Math.max(0, d)) : 0;
+    if (Number.isFinite(d) && d >= 0 && d < ndisp) out[i] = d;
+    else if (bad++ === 0) first = i;
+  }
+  if (bad > 0) {
+    const v = raw.data[first];
+    const shown = Number.isFinite(v) ? String(Math.round(v * 1000) / 1000) : `${v} (no disparity)`;
+    throw new Error(`--init ${file}: pixel (${first % width}, ${Math.floor(first / width)}) holds ${shown}, outside the disparities 0..${ndisp - 1}${bad > 1 ? `, as do ${bad - 1} more pixels` : ''}`);
   }
   return out;
 }
