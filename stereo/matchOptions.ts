@@ -1,4 +1,4 @@
-import { COST_KINDS, costScale, MAX_CENSUS_SIDE, smoothnessUnit, type CostKind } from '../costs';
+import { channelWeight, COST_KINDS, costScale, DEFAULT_CENSUS_WINDOW, MAX_CENSUS_SIDE, maxRawCost, smoothnessUnit, type CensusWindow, type CostKind } from '../costs';
 import { readImage } from '../data/imageIO';
 import type { Raster } from '../data/raster';
 import { LABEL_ORDERS } from '../expansion/labelOrder';
@@ -150,8 +150,30 @@ export function checkMatchOptions(options: unknown, where = 'match'): void {
   checkWeights(all, where);
 }
 
-/** The options checkMatchOptions accepted, against images `width` × `height`: ndisp and minDisp within the width, initialLabels one per pixel. */
-export function checkMatchRange(options: { ndisp: number; minDisp?: number; initialLabels?: Uint16Array }, width: number, height: number, where = 'match'): void {
+/**
+ * The data costs' scale against 32 bits, once the channel count is known:
+ * every cost is min(raw, τ) × scale × the kind's λ unit den × the channel
+ * weight (costs/energyTerms.ts), and must fit an int32, so a τ given too
+ * large, or a λ whose decimals raise the scale too far for the kind's raw
+ * costs, is refused by name here rather than by the costs' own check.
+ */
+function checkCostScale(all: Record<string, unknown>, channels: number, where: string): void {
+  const lambda = typeof all.lambda === 'number' ? all.lambda : DEFAULT_PARAMS.lambda;
+  const factor = typeof all.cueFactor === 'number' ? all.cueFactor : DEFAULT_PARAMS.cueFactor;
+  const kind = (all.cost as CostKind | undefined) ?? DEFAULT_PARAMS.cost;
+  const window = (all.censusWindow as CensusWindow | undefined) ?? DEFAULT_CENSUS_WINDOW;
+  const scale = costScale(lambda, factor) * smoothnessUnit(kind).den * channelWeight(kind, channels);
+  if (typeof all.tau === 'number' && Math.round(all.tau * scale) > INT32_MAX) {
+    throw optionError('range', where, 'tau', all.tau, `a number in 0..${Math.floor(INT32_MAX / scale)} (costs times their scale ${scale} must fit 32 bits)`);
+  }
+  if (maxRawCost(kind, channels, window) * scale > INT32_MAX) {
+    throw optionError('range', where, 'lambda', lambda, `a number with fewer decimals: its scale makes ${kind} costs (up to ${maxRawCost(kind, channels, window)}) × ${scale} too large for 32 bits`);
+  }
+}
+
+/** The options checkMatchOptions accepted, against images `width` × `height` of `channels` channels: ndisp and minDisp within the width, initialLabels one per pixel, the costs' scale within 32 bits. */
+export function checkMatchRange(options: { ndisp: number; minDisp?: number; initialLabels?: Uint16Array }, width: number, height: number, channels: number, where = 'match'): void {
+  checkCostScale(options, channels, where);
   const { ndisp } = options;
   const minDisp = options.minDisp ?? 0;
   if (minDisp >= width) throw optionError('range', where, 'minDisp', minDisp, `an integer below the image width ${width}`);
@@ -178,6 +200,6 @@ export async function matchArguments(
   checkMatchOptions(options);
   const left = await asRaster(leftImage, 'left');
   const right = await asRaster(rightImage, 'right');
-  checkMatchRange(options, left.width, left.height);
+  checkMatchRange(options, left.width, left.height, left.channels);
   return { left, right };
 }
