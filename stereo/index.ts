@@ -15,7 +15,7 @@
  */
 import { evaluateDisparity, type Evaluation, type EvaluateOptions } from '../data/metrics';
 import type { Scene } from '../data/sceneTypes';
-import { shownValue } from './optionError';
+import { shownValue } from '../data/errors';
 import { closestName } from './didYouMean';
 
 export { match, resolveParams, disparityInPixels, type MatchOptions, type MatchResult, type MatchEvent, type PhaseTimes } from './match';

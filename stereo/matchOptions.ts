@@ -3,7 +3,7 @@ import { readImage } from '../data/imageIO';
 import type { Raster } from '../data/raster';
 import { LABEL_ORDERS } from '../expansion/labelOrder';
 import { closestName } from './didYouMean';
-import { optionError, shownValue } from './optionError';
+import { optionError, shownValue } from '../data/errors';
 import { BACKENDS, COSTS_MODES, DEFAULT_PARAMS } from './params';
 
 /**
@@ -117,7 +117,17 @@ const CHECKS = {
     const s = v as { file?: unknown; scale?: unknown } | null;
     if (!s || typeof s !== 'object' || (s.file !== undefined && typeof s.file !== 'string') || (s.scale !== undefined && typeof s.scale !== 'number')) fail('type', '{ file?: string, scale?: number }');
   },
-  gpu: (v, fail) => { if (!v || typeof v !== 'object' || Array.isArray(v)) fail('type', '{ iterationsPerRound?, bfsPasses?, keepPlans? }'); },
+  gpu: (v, fail) => {
+    const expected = '{ iterationsPerRound?: integer ≥ 1, bfsPasses?: integer ≥ 1, keepPlans?: boolean }';
+    if (!v || typeof v !== 'object' || Array.isArray(v)) fail('type', expected);
+    for (const [k, x] of Object.entries(v as object)) {
+      const count = k === 'iterationsPerRound' || k === 'bfsPasses';
+      if (!count && k !== 'keepPlans') fail('type', `${expected}; '${k}' is none of them`);
+      if (x === undefined) continue;
+      if (count ? typeof x !== 'number' : typeof x !== 'boolean') fail('type', expected);
+      if (count && !(Number.isInteger(x) && x >= 1)) fail('range', expected);
+    }
+  },
   warmUpClocks: flag,
 } satisfies Record<string, Check>;
 

@@ -8,7 +8,7 @@
  * library's option errors (commandLineMessage: its name, `censusWindow`,
  * becomes the flag, `--census-window`, and its value the value as typed).
  */
-import { optionErrorOf } from '../optionError';
+import { optionErrorOf } from '../../data/errors';
 
 export interface NumberRule {
   integer?: boolean;
@@ -30,7 +30,7 @@ export const NUMBER_RULES: Record<string, NumberRule> = {
   'cue-factor': { min: 1 },
   window: { integer: true, min: 1, odd: true },
   seed: { integer: true },
-  'scene-seed': { integer: true },
+  'scene-seed': { integer: true, min: 0, max: 0xffffffff },
   'png-scale': { above: 0 },
   'init-scale': { above: 0 },
   'disp-scale': { above: 0 },
