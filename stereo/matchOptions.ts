@@ -158,6 +158,10 @@ export function checkMatchOptions(options: unknown, where = 'match'): void {
     CHECKS[key](v, (kind, expected) => { throw optionError(kind, where, key, v, expected); });
   }
   checkWeights(all, where);
+  // Refused before the costs are computed; with 'auto' the same limit is found when the backend is placed (stereo/backends.ts).
+  if (all.costs === 'on-demand' && all.backend === 'bk') {
+    throw optionError('range', where, 'costs', all.costs, "'auto' or 'volume' with backend 'bk' (only the device backends compute costs per label)");
+  }
 }
 
 /**

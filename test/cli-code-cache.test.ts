@@ -245,4 +245,9 @@ procfs('a cache folder that cannot be made (procfs, a file in the way) is skippe
     }
   }
   expect(fs.readFileSync(blocker, 'utf8')).toBe('a file');
+  // An output folder there is refused before the work, in one line, rather than made (Node 20's recursive mkdir never returns on procfs).
+  const out = spawnSync(process.execPath, [bin, 'demo', '--backend', 'bk', '--width', '40', '--height', '32', '--out-dir', '/proc/stereocut-out'], { encoding: 'utf8', env: { ...base, [CODE_CACHE_VARIABLE]: 'off' }, timeout: 30000 });
+  expect({ status: out.status, stdout: out.stdout, stderr: out.stderr }).toEqual({
+    status: 1, stdout: '', stderr: 'stereocut: --out-dir: cannot make folder /proc/stereocut-out (for /proc/stereocut-out): ENOENT\n',
+  });
 }, 240000);

@@ -35,17 +35,33 @@ export function checkOutputPath(file: string, option: string, format?: OutputFor
   throw new Error(`${option}: ${file} ${ext ? `ends in ${ext}` : 'has no extension'}, but this writes ${format.toUpperCase()}; give a name ending in ${wanted.join(' or ')}`);
 }
 
-/** Refuses a folder option (--out-dir) whose path is a file; the folder itself is created when missing. */
+/**
+ * Refuses a folder option (--out-dir) whose path is a file, or whose
+ * missing part cannot be made; the folder itself is created when missing.
+ * The first missing level is made and removed again: a file system that
+ * refuses folders (procfs, read-only) is known only by trying.
+ */
 export function checkOutputFolder(dir: string, option: string): void {
   if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) throw new Error(`${option}: ${dir} exists and is not a folder`);
   let parent = path.resolve(dir);
-  while (!fs.existsSync(parent)) parent = path.dirname(parent);
+  let first: string | undefined;
+  while (!fs.existsSync(parent)) {
+    first = parent;
+    parent = path.dirname(parent);
+  }
   if (!fs.statSync(parent).isDirectory()) throw new Error(`${option}: ${parent} is not a folder (for ${dir})`);
   try {
     fs.accessSync(parent, fs.constants.W_OK);
   } catch {
     throw new Error(`${option}: folder ${parent} is not writable (for ${dir})`);
   }
+  if (first === undefined) return;
+  try {
+    fs.mkdirSync(first);
+  } catch (err) {
+    throw new Error(`${option}: cannot make folder ${first} (for ${dir}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  fs.rmdirSync(first);
 }
 
 export function checkInputFile(file: string, what: string): void {

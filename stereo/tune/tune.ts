@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { listSceneDirs, sceneLayoutOf } from '../../data/scene';
+import { makeFolder } from '../../data/folders';
 import { checkBackend, placeBackend } from '../../graphcut/backends';
 import type { BackendName, MatchParams } from '../params';
 import { checkSceneForObjective, objectiveValue, parseObjective, RECORDED_THRESHOLDS } from './objective';
@@ -143,7 +144,7 @@ export async function tune(o: TuneOptions): Promise<TuneResult> {
   }
   const todo = jobs.filter((j) => !done.has(j.key));
 
-  if (o.out) fs.mkdirSync(o.out, { recursive: true });
+  if (o.out) makeFolder(o.out);
   const log = files.jsonl ? new TrialLog(files.jsonl) : undefined;
   const progress = new Progress(jobs.length, done.size, o.progress);
   const onRecord = (r: TrialRecord) => {
