@@ -105,6 +105,11 @@ const CHECKS = {
   lrCheck: flag,
   lrFill: flag,
   subpixel: flag,
+  levels: (v, fail) => {
+    if (v === 'auto') return;
+    if (typeof v !== 'number') fail('type', "an integer ≥ 1 or 'auto'");
+    if (!Number.isInteger(v) || (v as number) < 1) fail('range', "an integer ≥ 1 or 'auto'");
+  },
   ndisp: number({ integer: true, above: 0 }, 'an integer > 0'),
   minDisp: number({ integer: true, min: 0 }, 'an integer ≥ 0'),
   initialLabels: (v, fail) => { if (!(v instanceof Uint16Array)) fail('type', 'a Uint16Array of disparities, one per pixel'); },
