@@ -1,7 +1,7 @@
 import type { Raster } from '../data/raster';
 import { buildStereoEnergy, defaultTau, mirroredSwappedEnergy, stackEnergies, wtaFromMatcher, wtaInit, type StereoEnergy, type StereoEnergyOptions } from '../costs';
 import { isMetricSmoothness, volumeOf, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
-import { InputError } from '../data/errors';
+import { InputError, optionError } from '../data/errors';
 import { alphaExpansion, type CycleReport, type ExpansionOptions, type ExpansionResult, type MoveProgress } from '../expansion/alphaExpansion';
 import { warmUpGpuClocks, type ClockWarmupReport } from '../graphcut/gpuClockWarmup';
 import type { MoveSolver } from '../expansion/moveSolver';
@@ -313,13 +313,13 @@ async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: 
   const resolved = resolveParams(options);
   const levels = options.initialLabels && resolved.levels === 'auto' ? 1 : pyramidLevels(left.width, left.height, resolved.levels);
   if (levels === 1) return matchViews(left, right, views, options);
-  if (options.initialLabels) throw new InputError('--init: a given initial map is matched at one level (give --levels 1 or leave --levels auto)');
+  if (options.initialLabels) throw optionError('range', 'match', 'levels', resolved.levels, "1 or 'auto' with initialLabels (a given initial map is matched at one level)");
   const minDisp = options.minDisp ?? 0;
   checkNdisp(options.ndisp, left.width, minDisp);
   const shapes = levelShapes(left.width, left.height, minDisp, minDisp + options.ndisp - 1, levels);
   const coarsest = shapes[levels - 1];
   if (coarsest.width < 16 || coarsest.height < 16 || coarsest.maxDisp >= coarsest.width || coarsest.maxDisp === coarsest.minDisp) {
-    throw new InputError(`--levels: ${levels} levels leave a ${coarsest.width}×${coarsest.height} pair with disparities ${coarsest.minDisp}..${coarsest.maxDisp} at the coarsest (at least 16×16 pixels, 2 disparities below the width); give fewer levels`);
+    throw optionError('range', 'match', 'levels', resolved.levels, `fewer levels: ${levels} leave a ${coarsest.width}×${coarsest.height} pair with disparities ${coarsest.minDisp}..${coarsest.maxDisp} at the coarsest (at least 16×16 pixels, 2 disparities below the width)`);
   }
   const emit = options.onEvent ?? (() => undefined);
   const startParams = { ...resolved, tau: resolved.tau ?? defaultTau(resolved.cost, left.channels, resolved.censusWindow) };

@@ -107,8 +107,8 @@ const CHECKS = {
   subpixel: flag,
   levels: (v, fail) => {
     if (v === 'auto') return;
-    if (typeof v !== 'number') fail('type', "an integer ≥ 1 or 'auto'");
-    if (!Number.isInteger(v) || (v as number) < 1) fail('range', "an integer ≥ 1 or 'auto'");
+    if (typeof v !== 'number') fail('type', "an integer in 1..8 or 'auto'");
+    if (!Number.isInteger(v) || (v as number) < 1 || (v as number) > 8) fail('range', "an integer in 1..8 or 'auto'");
   },
   ndisp: number({ integer: true, above: 0 }, 'an integer > 0'),
   minDisp: number({ integer: true, min: 0 }, 'an integer ≥ 0'),
