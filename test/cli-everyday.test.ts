@@ -296,7 +296,7 @@ describe('every command: bad input is one line naming the option or file, exit c
     [['run', 'scenes/one', '--middeval3', 'left.png'], 1, /^stereocut: --middeval3: .*left\.png exists and is not a folder$/],
     [['run', 'scenes/one', '--frobnicate'], 2, /^stereocut: unknown option --frobnicate \(see stereocut run --help\)$/],
     [['demo', '--width', 8, '--out-dir', 'never-demo'], 1, /^stereocut: --width: got '8', expected an integer in 32..4096$/],
-    [['demo', '--scene-seed', 1.5, '--out-dir', 'never-demo'], 1, /^stereocut: --scene-seed: got '1.5', expected an integer$/],
+    [['demo', '--scene-seed', 1.5, '--out-dir', 'never-demo'], 1, /^stereocut: --scene-seed: got '1.5', expected an integer in 0..4294967295$/],
     [['demo', '--init', 'init.pfm', '--out-dir', 'never-demo'], 1, /^stereocut: --init: got '.*init\.pfm', expected wta or zero/],
     [['export-mrf', 'L', 'R', '--ndisp', 8, '-o', 'no/such/x.smrf'], 1, /^stereocut: --output: folder .* does not exist/],
     [['export-mrf', 'L', 'R', '--ndisp', 8, '-o', 'x.smrf', '--order', 'random'], 2, /^stereocut: unknown option --order/],
