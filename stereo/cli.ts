@@ -97,7 +97,7 @@ function usageMessage(msg: string, command: string | undefined, argv: string[], 
 }
 
 /**
- * `--name -7x7` as `--name=-7x7`: a value that starts with a dash and a
+ * `--name -7x7` (or `-T -1e5`) as `--name=-7x7`: a value that starts with a dash and a
  * digit (a negative number, a size such as -7x7) belongs to the option
  * before it, so that it is refused as that option's value rather than read
  * as the one-letter options -7, -x, -7. Nothing after `--` is touched.
@@ -108,7 +108,7 @@ export function attachDashValues(argv: string[]): { argv: string[]; attached: st
   for (let i = 0; i < argv.length; i++) {
     const tok = argv[i];
     if (tok === '--') return { argv: [...out, ...argv.slice(i)], attached };
-    if (/^--[A-Za-z][\w-]*$/.test(tok) && !tok.startsWith('--no-') && i + 1 < argv.length && /^-\.?\d/.test(argv[i + 1])) {
+    if (/^(--[A-Za-z][\w-]*|-[A-Za-z])$/.test(tok) && !tok.startsWith('--no-') && i + 1 < argv.length && /^-\.?\d/.test(argv[i + 1])) {
       out.push(`${tok}=${argv[i + 1]}`);
       attached.push(out[out.length - 1]);
       i++;
@@ -258,7 +258,7 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
   }
   if (helpShown || !task) return 0;
   // A dash value attached to a switch (--verify -5) is an argument the command does not take, as before attachDashValues.
-  const switched = attached.find((t) => declared.boolean.includes(t.slice(2, t.indexOf('='))));
+  const switched = attached.find((t) => declared.boolean.includes(t.slice(0, t.indexOf('=')).replace(/^--?/, '')));
   if (switched) {
     io.err(`stereocut: unexpected argument ${switched.slice(switched.indexOf('=') + 1)} (see stereocut ${command} --help)`);
     return 2;

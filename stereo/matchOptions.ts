@@ -87,7 +87,8 @@ const CHECKS = {
   },
   lambda: number({ min: 0 }, 'a finite number ≥ 0'),
   smoothness: oneOf(['linear', 'quadratic', 'potts']),
-  truncation: number({ integer: true, min: 0 }, 'an integer ≥ 0'),
+  // At most a uint32, as SMRF1 stores it (an unbounded T is 'no truncation' long before).
+  truncation: number({ integer: true, min: 0, max: 0xffffffff }, 'an integer in 0..4294967295'),
   cueThreshold: number({ min: 0 }, 'a finite number ≥ 0'),
   cueFactor: number({ min: 1 }, 'a finite number ≥ 1'),
   init: oneOf(['wta', 'zero']),
@@ -134,6 +135,7 @@ const CHECKS = {
     }
   },
   warmUpClocks: flag,
+  maxMemory: number({ above: 0 }, 'a number of bytes > 0'),
 } satisfies Record<string, Check>;
 
 /** The keys match() takes. */

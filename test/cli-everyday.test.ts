@@ -125,8 +125,8 @@ describe('bug 5: a bad value is one line naming the option, the value as typed a
   test.each([
     [['--lambda', 'abc'], 1, "stereocut: --lambda: got 'abc', expected a finite number ≥ 0"],
     [['--window', '4'], 1, "stereocut: --window: got '4', expected an odd integer ≥ 1"],
-    [['-T', '1.5'], 1, "stereocut: -T: got '1.5', expected an integer ≥ 0"],
-    [['--truncation=x'], 1, "stereocut: --truncation: got 'x', expected an integer ≥ 0"],
+    [['-T', '1.5'], 1, "stereocut: -T: got '1.5', expected an integer in 0..4294967295"],
+    [['--truncation=x'], 1, "stereocut: --truncation: got 'x', expected an integer in 0..4294967295"],
     [['--cost', 'ncc'], 1, "stereocut: --cost: got 'ncc', expected one of sad, ssd, sad+sgrad, census"],
     [['--backend', 'quantum'], 1, "stereocut: --backend: got 'quantum', expected one of auto, gpu, gpujs-cpu, bk"],
     [['--cycles', 'many'], 1, "stereocut: --cycles: got 'many', expected an integer ≥ 0 or converge"],

@@ -2,6 +2,7 @@ import { readImage } from '../../data/imageIO';
 import { readLabeling, readSmrf, writeLabeling, writeSmrf } from '../../data/smrf';
 import { alphaExpansion, type CycleReport } from '../../expansion/alphaExpansion';
 import { resolveParams, stereoEnergy, initialLabeling } from '../match';
+import { checkMatchOptions, checkMatchRange } from '../matchOptions';
 import { createMoveSolver } from '../backends';
 import { autoPngScale, writeDisparityPng } from '../disparityOutput';
 import type { BackendName } from '../params';
@@ -34,6 +35,10 @@ export async function exportMrfCommand(a: ExportMrfArgs, io: Io): Promise<number
   // SMRF stores the whole cost volume: never on demand here.
   const p = resolveParams({ ...params, costs: 'volume' });
   const range = labelRange(a, left.width);
+  // The energy's options as match() checks them (λ and τ within 32 bits, …), refused under their flags before the costs.
+  const checked = { ...params, ndisp: range.ndisp, minDisp: range.minDisp };
+  checkMatchOptions(checked, 'export-mrf');
+  checkMatchRange(checked, left.width, left.height, left.channels, 'export-mrf');
   const energy = stereoEnergy(left, right, range.ndisp, p, false, range.minDisp);
   writeSmrf(a.output, energy);
   io.out(`wrote ${a.output}: ${energy.width}×${energy.height}, ${energy.labels} labels${range.minDisp > 0 ? ` (label l = disparity ${range.minDisp} + l)` : ''}, ${energy.smoothness} T=${energy.truncation}, cost scale ×${energy.scale}`);

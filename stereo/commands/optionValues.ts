@@ -25,7 +25,7 @@ export const NUMBER_RULES: Record<string, NumberRule> = {
   ndisp: { integer: true, above: 0 },
   tau: { min: 0 },
   lambda: { min: 0 },
-  truncation: { integer: true, min: 0 },
+  truncation: { integer: true, min: 0, max: 0xffffffff },
   'cue-threshold': { min: 0 },
   'cue-factor': { min: 1 },
   window: { integer: true, min: 1, odd: true },
