@@ -36,6 +36,12 @@ const oneOf = (choices: readonly string[]): Check => (v, fail) => {
 const flag: Check = (v, fail) => { if (typeof v !== 'boolean') fail('type', 'true or false'); };
 const callback: Check = (v, fail) => { if (typeof v !== 'function') fail('type', 'a function'); };
 
+const cycleCount: Check = (v, fail) => {
+  if (v === 'converge') return;
+  if (typeof v !== 'number') fail('type', "an integer ≥ 0 or 'converge'");
+  if (!Number.isInteger(v) || (v as number) < 0) fail('range', "an integer ≥ 0 or 'converge'");
+};
+
 const INT32_MAX = 2 ** 31 - 1;
 
 /**
@@ -95,11 +101,8 @@ const CHECKS = {
   window: number({ integer: true, min: 1, odd: true }, 'an odd integer ≥ 1'),
   order: oneOf(LABEL_ORDERS),
   graph: oneOf(['reversed', 'classic']),
-  cycles: (v, fail) => {
-    if (v === 'converge') return;
-    if (typeof v !== 'number') fail('type', "an integer ≥ 0 or 'converge'");
-    if (!Number.isInteger(v) || (v as number) < 0) fail('range', "an integer ≥ 0 or 'converge'");
-  },
+  cycles: cycleCount,
+  levelCycles: cycleCount,
   seed: number({ integer: true }, 'an integer'),
   skipUnchanged: flag,
   costs: oneOf(COSTS_MODES),

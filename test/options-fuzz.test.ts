@@ -88,7 +88,7 @@ const COMMANDS: Array<{ name: string; head: () => string[]; base: Record<string,
     base: { '--ndisp': '4', '--backend': 'bk', '--cycles': '0' },
     flags: ['--ndisp', '--min-disp', '--max-disp', '--cost', '--census-window', '--tau', '--border', '--lambda', '--smoothness', '-T', '--truncation',
       '--cue-threshold', '--cue-factor', '--init', '--window', '--order', '--graph', '--cycles', '--seed', '--costs', '--backend', '--png-scale', '--scale', '--init-scale',
-      '--levels', '--max-memory'],
+      '--levels', '--level-cycles', '--max-memory'],
     outputs: ['out.png'],
   },
   {
