@@ -3,7 +3,7 @@ import * as path from 'path';
 import type { Raster } from './raster';
 import type { Scene, SceneLayout, SceneMasks } from './sceneTypes';
 import { readImage, disparityFromRaster } from './imageIO';
-import { readCalib } from './calib';
+import { readCalib, type Calib } from './calib';
 
 /**
  * Loading Middlebury scene folders. A folder is recognised by the file names
@@ -173,6 +173,19 @@ async function readOptional(file: string): Promise<Raster | undefined> {
  */
 export const CALIB_RANGE_MARGIN = 2;
 
+/**
+ * Refuses a calib.txt whose disparity range cannot be one of an image
+ * `width` pixels wide (disparities lie in 0..width − 1), naming the file and
+ * the key, rather than clamping it into range or leaving a later step to
+ * name an option the user never gave.
+ */
+function checkCalibRange(calib: Calib, calibPath: string, width: number): void {
+  const { vmin, vmax } = calib;
+  if (vmin !== undefined && vmin < 0) throw new Error(`${calibPath}: vmin = ${vmin} is below 0`);
+  if (vmax !== undefined && vmax >= width) throw new Error(`${calibPath}: vmax = ${vmax} is not below the image width ${width}`);
+  if (vmin !== undefined && vmax !== undefined && vmin > vmax) throw new Error(`${calibPath}: vmin = ${vmin} is above vmax = ${vmax}`);
+}
+
 export async function loadScene(dir: string, options: LoadSceneOptions = {}): Promise<Scene> {
   if (!isDir(dir)) throw new Error(`${dir}: scene folder not found`);
   if (options.ndisp !== undefined && !(Number.isInteger(options.ndisp) && options.ndisp >= 1)) {
@@ -233,11 +246,12 @@ export async function loadScene(dir: string, options: LoadSceneOptions = {}): Pr
       if ((calib.width !== undefined && calib.width !== left.width) || (calib.height !== undefined && calib.height !== left.height)) {
         throw new Error(`size mismatch: ${calibPath} says ${calib.width}x${calib.height} but ${leftPath} is ${left.width}x${left.height}`);
       }
+      checkCalibRange(calib, calibPath, left.width);
       if (calib.ndisp !== undefined) {
         ndisp = calib.ndisp;
         ndispSource = 'calib ndisp';
       }
-      if (calib.vmin !== undefined && calib.vmax !== undefined && calib.vmin <= calib.vmax) {
+      if (calib.vmin !== undefined && calib.vmax !== undefined) {
         // vmin/vmax bound the ground truth tightly; the margin keeps a sub-pixel or rounding excess in range.
         minDisp = Math.max(0, Math.floor(calib.vmin) - CALIB_RANGE_MARGIN);
         const top = Math.min(Math.ceil(calib.vmax) + CALIB_RANGE_MARGIN, left.width - 1);

@@ -1,6 +1,7 @@
 import type { Raster } from './raster';
 import type { Scene } from './sceneTypes';
 import { seededRandom } from './random';
+import { optionError } from './errors';
 
 // Local aliases: inside jest's vm sandbox every lookup of a global such as
 // `Math` goes through the context's global object, far slower than a local
@@ -142,7 +143,8 @@ function emptySurface(kind: SyntheticSurface['kind'], texture: SyntheticTexture)
 }
 
 function checkOption(name: string, v: number, lo: number, hi: number): void {
-  if (!Number.isInteger(v) || v < lo || v > hi) throw new Error(`synthetic scene: ${name} must be an integer in ${lo}..${hi}, got ${v}`);
+  if (typeof v !== 'number') throw optionError('type', 'synthetic scene', name, v, `an integer in ${lo}..${hi}`);
+  if (!Number.isInteger(v) || v < lo || v > hi) throw optionError('range', 'synthetic scene', name, v, `an integer in ${lo}..${hi}`);
 }
 
 /** The random scene description: background plane first, then objects from far to near. */

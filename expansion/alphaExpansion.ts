@@ -18,7 +18,12 @@ export interface MoveProgress {
 export interface ExpansionOptions {
   /** Label order per cycle (default 'frequent', Choi & Park §3.4). */
   order?: LabelOrder;
-  /** Number of cycles, or 'converge' to stop after a cycle that lowers the energy by nothing (default 4, as the paper). */
+  /**
+   * Number of cycles, or 'converge' to stop after a cycle that lowers the
+   * energy by nothing (default 4, as the paper). Either way the run ends
+   * after a cycle that changes no pixel: every move of it started from the
+   * labeling it left, so any later cycle would change nothing either.
+   */
   cycles?: number | 'converge';
   /** Upper bound on cycles when cycles = 'converge' (default 100). */
   maxCycles?: number;
@@ -204,7 +209,7 @@ export async function alphaExpansion(
     const previous = cycles.length === 1 ? initialEnergy.total : cycles[cycles.length - 2].energy.total;
     if (current.total > previous) throw new Error(`α-expansion: cycle ${c + 1} raised the energy from ${previous} to ${current.total}`);
     await options.onCycle?.(report, labels, unchangedLabels(expandedAt, version));
-    if (cyclesOpt === 'converge' && current.total === previous) break;
+    if (report.pixelsChanged === 0 || (cyclesOpt === 'converge' && current.total === previous)) break;
   }
   return {
     labels, initialEnergy, cycles, finalEnergy: current, cuts, backend: solver.backend, device: solver.device, rejectedMoves: rejected,

@@ -2,17 +2,19 @@ import yargs, { Argv } from 'yargs';
 import { processIo, type Io } from './commands/io';
 import { withParamOptions } from './commands/paramOptions';
 import { withRangeOptions } from './commands/rangeOptions';
-import { checkNumberOptions, choiceError, setCommandLine } from './commands/optionValues';
+import { checkNumberOptions, choiceError, commandLineMessage, setCommandLine } from './commands/optionValues';
 import { tuneOptions } from './commands/tuneOptions';
 import { benchOptions } from './commands/benchOptions';
 import { BACKENDS } from './params';
+import { closestName } from './didYouMean';
+import { optionNotices } from './commands/optionNotices';
 
 /**
  * The command line. Every command's handler returns an exit code; every
  * error becomes one line "stereocut: <message>": exit code 2 when the
- * command line cannot be parsed (an unknown command or option, a value
- * outside an option's choices, a missing argument), 1 when a value or a file
- * is refused. No command leaves a partly written output file (all writers
+ * command line cannot be parsed (an unknown command or option, a missing
+ * argument), 1 when a value (one outside an option's choices included) or a
+ * file is refused. No command leaves a partly written output file (all writers
  * write to a temporary name and rename at the end), and every output path is
  * checked before any work starts.
  *
@@ -35,6 +37,7 @@ function packageVersion(): string {
 /** What yargs' getOptions (not in its type declarations) tells of the options a command declared. */
 interface DeclaredOptions {
   number: string[];
+  boolean: string[];
   /** Long name → its other spellings. */
   alias: Record<string, string[]>;
 }
@@ -67,21 +70,9 @@ function skipHelpCache(parser: unknown): void {
   if (typeof usage?.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => undefined;
 }
 
-/** Edit distance, for "did you mean" on a mistyped command. */
-function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-  }
-  return d[a.length][b.length];
-}
-
 export function unknownCommandMessage(name: string, commands: string[]): string {
-  const near = commands.map((c) => ({ c, d: Math.min(distance(name, c), c.startsWith(name) ? 1 : Infinity) }))
-    .filter((x) => x.d <= Math.max(1, Math.floor(x.c.length / 3)))
-    .sort((x, y) => x.d - y.d);
-  const hint = near.length ? `; did you mean ${near[0].c}?` : '';
+  const near = closestName(name, commands);
+  const hint = near ? `; did you mean ${near}?` : '';
   return `unknown command '${name}'${hint} (commands: ${commands.filter((c) => c !== 'help').join(', ')}; see stereocut --help)`;
 }
 
@@ -105,14 +96,37 @@ function usageMessage(msg: string, command: string | undefined, argv: string[], 
   return msg.replace(/\s*\n\s*/g, ' ');
 }
 
+/**
+ * `--name -7x7` (or `-T -1e5`) as `--name=-7x7`: a value that starts with a dash and a
+ * digit (a negative number, a size such as -7x7) belongs to the option
+ * before it, so that it is refused as that option's value rather than read
+ * as the one-letter options -7, -x, -7. Nothing after `--` is touched.
+ */
+export function attachDashValues(argv: string[]): { argv: string[]; attached: string[] } {
+  const out: string[] = [];
+  const attached: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const tok = argv[i];
+    if (tok === '--') return { argv: [...out, ...argv.slice(i)], attached };
+    if (/^(--[A-Za-z][\w-]*|-[A-Za-z])$/.test(tok) && !tok.startsWith('--no-') && i + 1 < argv.length && /^-\.?\d/.test(argv[i + 1])) {
+      out.push(`${tok}=${argv[i + 1]}`);
+      attached.push(out[out.length - 1]);
+      i++;
+    } else {
+      out.push(tok);
+    }
+  }
+  return { argv: out, attached };
+}
+
 export async function main(argvIn: string[], io: Io = processIo): Promise<number> {
   // "help CMD" is "CMD --help"; "help" alone the top-level help.
-  const argv = argvIn[0] === 'help' ? [...argvIn.slice(1, 2), '--help'] : argvIn;
+  const { argv, attached } = attachDashValues(argvIn[0] === 'help' ? [...argvIn.slice(1, 2), '--help'] : argvIn);
   let code = 0;
   let failure: string | undefined;
   let task: (() => Promise<number>) | undefined;
   // The options the command declared, taken in its handler (yargs forgets them after parsing).
-  let declared: DeclaredOptions = { number: [], alias: {} };
+  let declared: DeclaredOptions = { number: [], boolean: [], alias: {} };
   // Each handler imports its command's code only when it runs.
   const handle = (fn: (a: never) => Promise<number>) => (a: unknown) => {
     declared = (parser as unknown as { getOptions(): DeclaredOptions }).getOptions();
@@ -240,16 +254,25 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
   const command = typeof args._[0] === 'string' ? args._[0] : undefined;
   if (failure !== undefined) {
     io.err(`stereocut: ${usageMessage(failure, command, argv, commands)}`);
-    return 2;
+    // A value outside an option's choices is a refused value like any other (1); 2 is for a command line that cannot be parsed.
+    return failure.startsWith('Invalid values:') ? 1 : 2;
   }
   if (helpShown || !task) return 0;
+  // A dash value attached to a switch (--verify -5) is an argument the command does not take, as before attachDashValues.
+  const switched = attached.find((t) => declared.boolean.includes(t.slice(0, t.indexOf('=')).replace(/^--?/, '')));
+  if (switched) {
+    io.err(`stereocut: unexpected argument ${switched.slice(switched.indexOf('=') + 1)} (see stereocut ${command} --help)`);
+    return 2;
+  }
   try {
     setCommandLine(argv, declared.alias);
     const aliasNames = new Set(Object.values(declared.alias).flat());
     checkNumberOptions(args as Record<string, unknown>, declared.number.filter((k) => !aliasNames.has(k)), declared.alias, argv);
     code = await task();
+    // After the work, so that a refusal stays one line: options given that changed nothing.
+    if (code === 0 || code === 130) for (const n of optionNotices(command, args as Record<string, unknown>)) io.err(`note: ${n}`);
   } catch (err) {
-    io.err(`stereocut: ${err instanceof Error ? err.message : String(err)}`);
+    io.err(`stereocut: ${commandLineMessage(err)}`);
     return 1;
   }
   return code;

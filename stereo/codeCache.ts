@@ -17,16 +17,22 @@
  * Only the launcher (bin/stereocut.js) enables it; the library never does.
  * The folder: STEREOCUT_CODE_CACHE names it (`off` keeps none), else
  * $XDG_CACHE_HOME/stereocut/code-<node version>-<arch> (~/.cache when
- * unset). An entry's name holds checksums of the module's path and
- * contents, so an edited or replaced module never meets an old entry; a
- * missing, unreadable or corrupt entry changes nothing but the time. The
- * folder keeps at most MAX_ENTRIES entries, the oldest removed first.
+ * unset); it is made (and checked writable) when the cache is enabled, and a
+ * folder that cannot be (a file in the way, read-only, procfs) turns the
+ * cache off for the process. An entry's name is the SHA-256 of the module's
+ * path and contents, so an edited or replaced module never meets an old
+ * entry (V8 checks only the source's length against its cached data, so a
+ * weaker key, such as a CRC32 that an edit can be made to keep, would run
+ * the old bytecode); a missing, unreadable or corrupt entry changes nothing
+ * but the time. The folder keeps at most MAX_ENTRIES entries, the oldest
+ * removed first.
  */
+import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as vm from 'vm';
-import * as zlib from 'zlib';
+import { makeFolder } from '../data/folders';
 
 /** The variable naming the folder (or `off`). */
 export const CODE_CACHE_VARIABLE = 'STEREOCUT_CODE_CACHE';
@@ -72,6 +78,12 @@ let enabled = false;
 export function enableCodeCache(dir: string | null = codeCacheDir(), moduleApi: ModuleApi = require('module') as ModuleApi): 'node' | 'own' | 'off' {
   if (!dir || enabled) return 'off';
   enabled = true;
+  try {
+    makeFolder(dir);
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch {
+    return 'off';
+  }
   if (typeof moduleApi.enableCompileCache === 'function') {
     try {
       moduleApi.enableCompileCache(dir);
@@ -80,14 +92,12 @@ export function enableCodeCache(dir: string | null = codeCacheDir(), moduleApi: 
       return 'off';
     }
   }
-  const crc32 = (zlib as { crc32?: (data: string) => number }).crc32;
-  if (typeof crc32 !== 'function') return 'off';
   const compile = moduleApi.prototype._compile;
   const fresh: Array<{ script: vm.Script; file: string }> = [];
   moduleApi.prototype._compile = function (this: CommonJsModule, content: string, filename: string): unknown {
     // A module with a dynamic import() needs the loader's own compile (its import hook), as does one of no file.
     if (!path.isAbsolute(filename) || content.includes('import(')) return compile.call(this, content, filename);
-    const file = path.join(dir, `${crc32(filename).toString(16)}-${crc32(content).toString(16)}-${content.length.toString(16)}`);
+    const file = path.join(dir, entryName(filename, content));
     let cachedData: Buffer | undefined;
     try {
       cachedData = fs.readFileSync(file);
@@ -111,6 +121,11 @@ export function enableCodeCache(dir: string | null = codeCacheDir(), moduleApi: 
   return 'own';
 }
 
+/** An entry's file name: the SHA-256 of the module's path and contents (a NUL byte cannot occur in a path, so no two pairs give one input). */
+export function entryName(filename: string, content: string): string {
+  return createHash('sha256').update(filename).update('\0').update(content).digest('hex');
+}
+
 /** The `require` Node's loader gives a module (lib/internal/modules/helpers.js, makeRequireFunction). */
 function requireOf(mod: CommonJsModule, moduleApi: ModuleApi): NodeJS.Require {
   const require = ((id: string) => mod.require(id)) as NodeJS.Require;
@@ -127,7 +142,7 @@ function requireOf(mod: CommonJsModule, moduleApi: ModuleApi): NodeJS.Require {
 function writeEntries(dir: string, fresh: Array<{ script: vm.Script; file: string }>): void {
   if (fresh.length === 0) return;
   try {
-    fs.mkdirSync(dir, { recursive: true });
+    makeFolder(dir);
   } catch {
     return;
   }

@@ -15,6 +15,8 @@
  */
 import { evaluateDisparity, type Evaluation, type EvaluateOptions } from '../data/metrics';
 import type { Scene } from '../data/sceneTypes';
+import { shownValue } from '../data/errors';
+import { closestName } from './didYouMean';
 
 export { match, resolveParams, disparityInPixels, type MatchOptions, type MatchResult, type MatchEvent, type PhaseTimes } from './match';
 export { INVALID_DISPARITY } from './leftRightCheck';
@@ -43,12 +45,36 @@ export type GroundTruthInput = Scene | { width: number; height: number; data: Fl
  */
 export function evaluate(disparity: ArrayLike<number>, groundTruth: GroundTruthInput, options: EvaluateOptions = {}): Evaluation {
   if (typeof groundTruth === 'string') throw new TypeError(`evaluate: pass the scene from await loadScene('${String(groundTruth)}'), or a map { width, height, data }, not a path`);
-  if (!groundTruth || typeof groundTruth !== 'object') throw new TypeError(`evaluate: the ground truth must be a scene from loadScene() or a map { width, height, data }, got ${String(groundTruth)}`);
-  if ('left' in groundTruth) {
-    if (!groundTruth.groundTruth) throw new Error(`evaluate: scene ${groundTruth.name} has no ground truth`);
-    return evaluateDisparity(disparity, groundTruth.groundTruth, groundTruth.left.width, groundTruth.left.height, {
-      masks: groundTruth.masks, nonoccDerived: groundTruth.nonoccDerived, ...options,
-    });
+  checkEvaluateOptions(options);
+  const scene = groundTruth && typeof groundTruth === 'object' && 'left' in groundTruth ? groundTruth : undefined;
+  if (scene && !scene.groundTruth) throw new Error(`evaluate: scene ${scene.name} has no ground truth`);
+  const map = (scene ? { width: scene.left.width, height: scene.left.height, data: scene.groundTruth } : groundTruth ?? {}) as Partial<{ width: unknown; height: unknown; data: unknown }>;
+  const size = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && v > 0;
+  if (!size(map.width) || !size(map.height) || !(map.data instanceof Float32Array)) {
+    throw new TypeError(`evaluate: the ground truth must be a scene from loadScene() or a map { width, height, data: Float32Array } (+Infinity = unknown), got ${shownValue(groundTruth)}`);
   }
-  return evaluateDisparity(disparity, groundTruth.data, groundTruth.width, groundTruth.height, options);
+  const [w, h, data] = [map.width as number, map.height as number, map.data];
+  if (data.length !== w * h) throw new RangeError(`evaluate: the ground truth map is ${w}×${h} but its data has ${data.length} values, expected ${w * h}`);
+  if (!disparity || typeof disparity !== 'object' || typeof disparity.length !== 'number') {
+    throw new TypeError(`evaluate: the disparity must be an array of ${w * h} disparities (r.disparity, or disparityInPixels(r)), got ${shownValue(disparity)}`);
+  }
+  if (disparity.length !== w * h) throw new RangeError(`evaluate: the disparity has ${disparity.length} values, expected ${w * h} for the ${w}×${h} ground truth`);
+  const sceneOptions = scene ? { masks: scene.masks, nonoccDerived: scene.nonoccDerived } : {};
+  return evaluateDisparity(disparity, data, w, h, { ...sceneOptions, ...options });
+}
+
+const EVALUATE_OPTIONS = ['thresholds', 'masks', 'nonoccDerived', 'regions', 'customMasks'];
+
+/** evaluate()'s options: an object of known keys (a misspelled one is named, with the closest), thresholds numbers ≥ 0. */
+function checkEvaluateOptions(options: unknown): void {
+  if (!options || typeof options !== 'object' || Array.isArray(options)) throw new TypeError(`evaluate: options must be an object such as { thresholds: [1, 2] }, got ${shownValue(options)}`);
+  for (const key of Object.keys(options)) {
+    if (EVALUATE_OPTIONS.includes(key)) continue;
+    const near = closestName(key, EVALUATE_OPTIONS);
+    throw new TypeError(`evaluate: unknown option '${key}'${near ? `; did you mean ${near}?` : ''} (options: ${EVALUATE_OPTIONS.join(', ')})`);
+  }
+  const t = (options as EvaluateOptions).thresholds;
+  if (t === undefined) return;
+  if (!Array.isArray(t) || t.length === 0 || t.some((v) => typeof v !== 'number')) throw new TypeError(`evaluate: thresholds: got ${shownValue(t)}, expected an array of numbers ≥ 0, e.g. [1, 2]`);
+  if (t.some((v) => !Number.isFinite(v) || v < 0)) throw new RangeError(`evaluate: thresholds: got ${shownValue(t)}, expected finite numbers ≥ 0`);
 }

@@ -1,8 +1,7 @@
 import type { Raster } from '../data/raster';
-import { readImage } from '../data/imageIO';
 import { buildStereoEnergy, defaultTau, mirroredSwappedEnergy, stackEnergies, wtaFromMatcher, wtaInit, type StereoEnergy, type StereoEnergyOptions } from '../costs';
 import { isMetricSmoothness, volumeOf, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
-import { InputError } from '../data/errors';
+import { InputError, optionError } from '../data/errors';
 import { alphaExpansion, type CycleReport, type ExpansionResult, type ExpansionResume, type MoveProgress } from '../expansion/alphaExpansion';
 import { warmUpGpuClocks, type ClockWarmupReport } from '../graphcut/gpuClockWarmup';
 import type { MoveSolver } from '../expansion/moveSolver';
@@ -13,6 +12,7 @@ import { leftRightCheck, mirrorRows } from './leftRightCheck';
 import { refineSubpixel } from './subpixel';
 import { checkMatchMemory, defaultMemoryLimit, estimateMatchMemory } from './memoryPlan';
 import { halfSize, levelShapes, pyramidLevels, refineLevel, type LevelReport, type LevelShape } from './coarseToFine';
+import { matchArguments } from './matchOptions';
 import { BackendName, COSTS_MODES, DEFAULT_PARAMS, MAX_VOLUME_ENTRIES, MatchParams } from './params';
 
 export interface MatchOptions extends Partial<MatchParams> {
@@ -282,9 +282,7 @@ export async function startingLabels(energy: StereoEnergy, p: MatchParams, solve
  * weights, an initial labeling, then `cycles` cycles of expansion moves.
  */
 export async function match(leftImage: Raster | string, rightImage: Raster | string, options: MatchOptions): Promise<MatchResult> {
-  const left = await asRaster(leftImage, 'left');
-  const right = await asRaster(rightImage, 'right');
-  if (!options || typeof options !== 'object' || options.ndisp === undefined) throw new TypeError('match: options must give ndisp (the number of disparities), e.g. { ndisp: 64 }');
+  const { left, right } = await matchArguments(leftImage, rightImage, options);
   const resolved = resolveParams(options);
   if (left.width === right.width && left.height === right.height && Number.isInteger(options.ndisp) && options.ndisp > 0) {
     const estimate = estimateMatchMemory(left.width, left.height, left.channels, options.ndisp, options.minDisp ?? 0, resolved, options.backend === 'gpu');
@@ -333,13 +331,13 @@ async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: 
   const given = options.initialLabels !== undefined || options.resume !== undefined;
   const levels = given && resolved.levels === 'auto' ? 1 : pyramidLevels(left.width, left.height, resolved.levels);
   if (levels === 1) return matchViews(left, right, views, options);
-  if (given) throw new InputError(`${options.resume ? 'resume' : '--init'}: a given initial map is matched at one level (give --levels 1 or leave --levels auto)`);
+  if (given) throw optionError('range', 'match', 'levels', resolved.levels, "1 or 'auto' with initialLabels or resume (a given initial map is matched at one level)");
   const minDisp = options.minDisp ?? 0;
   checkNdisp(options.ndisp, left.width, minDisp);
   const shapes = levelShapes(left.width, left.height, minDisp, minDisp + options.ndisp - 1, levels);
   const coarsest = shapes[levels - 1];
   if (coarsest.width < 16 || coarsest.height < 16 || coarsest.maxDisp >= coarsest.width || coarsest.maxDisp === coarsest.minDisp) {
-    throw new InputError(`--levels: ${levels} levels leave a ${coarsest.width}×${coarsest.height} pair with disparities ${coarsest.minDisp}..${coarsest.maxDisp} at the coarsest (at least 16×16 pixels, 2 disparities below the width); give fewer levels`);
+    throw optionError('range', 'match', 'levels', resolved.levels, `fewer levels: ${levels} leave a ${coarsest.width}×${coarsest.height} pair with disparities ${coarsest.minDisp}..${coarsest.maxDisp} at the coarsest (at least 16×16 pixels, 2 disparities below the width)`);
   }
   const emit = options.onEvent ?? (() => undefined);
   const startParams = { ...resolved, tau: resolved.tau ?? defaultTau(resolved.cost, left.channels, resolved.censusWindow) };
@@ -499,15 +497,6 @@ async function matchViews(left: Raster, right: Raster, views: 1 | 2, options: Ma
     },
     others: viewLabels.slice(1).map((l) => labelsToDisparity(l.slice(), minDisp)),
   };
-}
-
-/** An image given as a raster or as the path of an image file (PNG, JPEG, PPM/PGM, PFM); anything else is a clear TypeError. */
-async function asRaster(image: Raster | string, which: 'left' | 'right'): Promise<Raster> {
-  if (typeof image === 'string') return readImage(image);
-  if (!image || typeof image !== 'object' || typeof image.width !== 'number' || !image.data) {
-    throw new TypeError(`match: the ${which} image must be a file path or a raster { width, height, channels, data } (readImage gives one), got ${image === null || image === undefined ? String(image) : typeof image}`);
-  }
-  return image;
 }
 
 /**

@@ -1,6 +1,5 @@
 import * as os from 'os';
 import { censusWords } from '../costs';
-import { InputError } from '../data/errors';
 import { BAND_RADIUS, levelShapes, pyramidLevels } from './coarseToFine';
 import { MAX_VOLUME_ENTRIES, type MatchParams } from './params';
 
@@ -73,9 +72,11 @@ export function defaultMemoryLimit(): number {
 /**
  * Refuses a match whose estimate passes `limit` bytes, with one line naming
  * `what` (the files or the pair), the estimate, its largest part and the
- * ways out. `option`: how the caller spells the limit's option.
+ * ways out. `option`: how the caller spells the limit's option. A
+ * RangeError: the limit is a value refused for this pair, the library's
+ * kind of error for a value out of range.
  */
 export function checkMatchMemory(what: string, estimate: MemoryEstimate, limit: number, option: string): void {
   if (estimate.bytes <= limit) return;
-  throw new InputError(`${what}: matching needs about ${gb(estimate.bytes)} of memory (${estimate.largest}), more than the ${gb(limit)} allowed (${option}); ${estimate.remedy}, or a larger ${option}`);
+  throw new RangeError(`${what}: matching needs about ${gb(estimate.bytes)} of memory (${estimate.largest}), more than the ${gb(limit)} allowed (${option}); ${estimate.remedy}, or a larger ${option}`);
 }

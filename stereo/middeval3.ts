@@ -1,7 +1,7 @@
-import * as fs from 'fs';
 import * as path from 'path';
 import { writeFileAtomic } from '../data/atomicWrite';
 import { writePfm } from '../data/imageIO';
+import { makeFolder } from '../data/folders';
 
 /**
  * Output in the layout of the Middlebury v3 SDK (MiddEval3): results sit
@@ -70,7 +70,7 @@ export function writeMiddEval3(root: string, name: string, e: MiddEval3Entry): {
   if (!(Number.isFinite(e.seconds) && e.seconds >= 0)) throw new Error(`--middeval3: running time of ${e.scene} is not a number of seconds (${e.seconds})`);
   if (e.disparity.length !== e.width * e.height) throw new Error(`--middeval3: ${e.scene} disparity has ${e.disparity.length} values for ${e.width}×${e.height}`);
   const p = middeval3Paths(root, e.set, e.scene, name);
-  fs.mkdirSync(p.dir, { recursive: true });
+  makeFolder(p.dir);
   const data = new Float32Array(e.disparity.length);
   for (let i = 0; i < data.length; i++) data[i] = Number.isFinite(e.disparity[i]) ? e.disparity[i] : Infinity;
   writePfm(p.pfm, e.width, e.height, data);

@@ -47,7 +47,7 @@ describe('the library from JavaScript: paths where a user passes them, a clear T
   test.each([
     [() => (matchScene as (s: unknown) => Promise<unknown>)(undefined), /^matchScene: expected a scene folder path or a scene from loadScene\(\), got undefined$/],
     [() => (match as (l: unknown, r: unknown, o: unknown) => Promise<unknown>)(undefined, 'r.png', { ndisp: 4 }), /^match: the left image must be a file path or a raster/],
-    [() => (match as (l: unknown, r: unknown, o?: unknown) => Promise<unknown>)({ width: 2, height: 1, channels: 1, data: new Float32Array(2) }, { width: 2, height: 1, channels: 1, data: new Float32Array(2) }), /^match: options must give ndisp/],
+    [() => (match as (l: unknown, r: unknown, o?: unknown) => Promise<unknown>)({ width: 2, height: 1, channels: 1, data: new Float32Array(2) }, { width: 2, height: 1, channels: 1, data: new Float32Array(2) }), /^match: options: got undefined, expected an object such as \{ ndisp: 64 \}$/],
     [async () => (evaluate as (d: unknown, g: unknown) => unknown)(new Uint16Array(4), 'data/teddy'), /^evaluate: pass the scene from await loadScene\('data\/teddy'\)/],
   ])('%#: a TypeError that says what to pass', async (call, message) => {
     await expect(call()).rejects.toThrow(message);

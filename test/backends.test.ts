@@ -71,10 +71,10 @@ describe('costs on demand (no cost volume)', () => {
     expect(Array.from(onDemand.disparity)).toEqual(Array.from(volume.disparity));
   }, 300_000);
 
-  test('BK cannot run without the volume: a clear error naming --costs', async () => {
+  test('BK cannot run without the volume: a clear error naming costs, before any work', async () => {
     const small = generateSyntheticScene({ width: 40, height: 30, ndisp: 6, seed: 9 });
-    await expect(match(small.left, small.right, { ndisp: 6, backend: 'bk', costs: 'on-demand' })).rejects.toThrow(/--costs: .*only the GPU backend/);
-    await expect(match(small.left, small.right, { ndisp: 6, backend: 'bk', costs: 'sometimes' as never })).rejects.toThrow(/--costs: unknown value/);
+    await expect(match(small.left, small.right, { ndisp: 6, backend: 'bk', costs: 'on-demand' })).rejects.toThrow(/^match: costs: got 'on-demand' \(a string\), expected 'auto' or 'volume' with backend 'bk' \(only the device backends compute costs per label\)$/);
+    await expect(match(small.left, small.right, { ndisp: 6, backend: 'bk', costs: 'sometimes' as never })).rejects.toThrow(/^match: costs: got 'sometimes' \(a string\), expected one of 'auto', 'volume', 'on-demand'$/);
   });
 });
 

@@ -2,7 +2,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { CODE_CACHE_VARIABLE, codeCacheDir, enableCodeCache, type ModuleApi } from '../stereo/codeCache';
+import { CODE_CACHE_VARIABLE, codeCacheDir, enableCodeCache, entryName, type ModuleApi } from '../stereo/codeCache';
 
 /*
  * The launcher's code cache (stereo/codeCache.ts). Each case runs fresh
@@ -128,9 +128,11 @@ test('the folder: STEREOCUT_CODE_CACHE names it or turns it off, else per Node v
 test("where Node has its own compile cache (22.1 on), that one is asked for, with the folder", () => {
   const asked: string[] = [];
   const fake = { enableCompileCache: (d: string) => { asked.push(d); } } as unknown as ModuleApi;
-  // In this process the own form is not installed: the fake takes the call.
-  expect(enableCodeCache('/some/cache', fake)).toBe('node');
-  expect(asked).toEqual(['/some/cache']);
+  // In this process the own form is not installed: the fake takes the call, once the folder is made.
+  const dir = path.join(tmp, 'node-own', 'cache');
+  expect(enableCodeCache(dir, fake)).toBe('node');
+  expect(asked).toEqual([dir]);
+  expect(fs.statSync(dir).isDirectory()).toBe(true);
   // Once per process.
   expect(enableCodeCache('/other', fake)).toBe('off');
 });
@@ -148,3 +150,104 @@ test('the launcher with the cache: the same output with the entries written and 
   expect(energy(b.stdout)).toEqual(energy(off.stdout));
   expect(fs.readdirSync(cache).length).toBeGreaterThan(50);
 });
+
+/** CRC-32 (IEEE, as zlib's), written out: the key the cache must not rely on. */
+function crc32(bytes: Uint8Array): number {
+  let c = 0xffffffff;
+  for (const b of bytes) {
+    c ^= b;
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+/**
+ * `text` with the characters of its run of 16 backquotes changed (to
+ * backquote or a..o, low 4 bits only) so that its CRC-32 equals `target`:
+ * for inputs of one length CRC-32 is affine over GF(2), so the 64 free bits
+ * are solved for by Gaussian elimination.
+ */
+function forgeCrc(text: string, target: number): string {
+  const at = text.indexOf('`'.repeat(16));
+  if (at < 0) throw new Error('no run of 16 backquotes to forge in');
+  const base = Buffer.from(text, 'latin1');
+  const c0 = crc32(base);
+  const basis: Array<{ v: number; combo: bigint } | undefined> = new Array(32);
+  for (let i = 0; i < 64; i++) {
+    const b = Buffer.from(base);
+    b[at + (i >> 2)] ^= 1 << (i & 3);
+    let v = (crc32(b) ^ c0) >>> 0;
+    let combo = 1n << BigInt(i);
+    for (let bit = 31; bit >= 0 && v !== 0; bit--) {
+      if (!((v >>> bit) & 1)) continue;
+      const row = basis[bit];
+      if (!row) { basis[bit] = { v, combo }; break; }
+      v = (v ^ row.v) >>> 0;
+      combo ^= row.combo;
+    }
+  }
+  let t = (target ^ c0) >>> 0;
+  let flips = 0n;
+  for (let bit = 31; bit >= 0; bit--) {
+    if (!((t >>> bit) & 1)) continue;
+    const row = basis[bit];
+    if (!row) throw new Error('the free bits do not span CRC-32');
+    t = (t ^ row.v) >>> 0;
+    flips ^= row.combo;
+  }
+  const out = Buffer.from(base);
+  for (let i = 0; i < 64; i++) if ((flips >> BigInt(i)) & 1n) out[at + (i >> 2)] ^= 1 << (i & 3);
+  return out.toString('latin1');
+}
+
+test('a module edited to the same length and CRC-32 runs as edited: entries are keyed by SHA-256 of path and contents', () => {
+  const dir = path.join(tmp, 'crc');
+  fs.mkdirSync(dir, { recursive: true });
+  const lib = path.join(dir, 'lib.js');
+  const before = `exports.value = 41; // ${'`'.repeat(16)}\n`;
+  const after = forgeCrc(`exports.value = 97; // ${'`'.repeat(16)}\n`, crc32(Buffer.from(before, 'latin1')));
+  // The two sources collide under the old key (CRC-32 and length of the path and of the contents).
+  expect(after.length).toBe(before.length);
+  expect(crc32(Buffer.from(after, 'latin1'))).toBe(crc32(Buffer.from(before, 'latin1')));
+  expect(after).not.toBe(before);
+  expect(entryName(lib, after)).not.toBe(entryName(lib, before));
+  expect(entryName(lib, before)).toMatch(/^[0-9a-f]{64}$/);
+  fs.writeFileSync(path.join(dir, 'main.js'), "module.exports = { value: require('./lib').value + 1 };\n");
+  const cache = path.join(tmp, 'cache-crc');
+  fs.writeFileSync(lib, before, 'latin1');
+  expect(run(dir, cache).out.value).toBe(42);
+  expect(run(dir, cache).stats.hits).toBeGreaterThanOrEqual(2);
+  fs.writeFileSync(lib, after, 'latin1');
+  const edited = run(dir, cache);
+  expect(edited.out.value).toBe(98);
+  expect(edited.stats.misses).toBe(1);
+});
+
+const procfs = fs.existsSync('/proc/self/status') ? test : test.skip;
+
+procfs('a cache folder that cannot be made (procfs, a file in the way) is skipped: every command ends, --version included', () => {
+  const bin = path.join(root, 'bin', 'stereocut.js');
+  const blocker = path.join(tmp, 'in-the-way');
+  fs.writeFileSync(blocker, 'a file');
+  const base = { ...process.env };
+  delete base[CODE_CACHE_VARIABLE];
+  delete base.XDG_CACHE_HOME;
+  const envs: Record<string, NodeJS.ProcessEnv> = {
+    'STEREOCUT_CODE_CACHE=/proc/cc': { ...base, [CODE_CACHE_VARIABLE]: '/proc/cc' },
+    'XDG_CACHE_HOME=/proc/self': { ...base, XDG_CACHE_HOME: '/proc/self' },
+    'HOME=/proc': { ...base, HOME: '/proc' },
+    'a file in the way': { ...base, [CODE_CACHE_VARIABLE]: path.join(blocker, 'cache') },
+  };
+  for (const [name, env] of Object.entries(envs)) {
+    for (const args of [['--version'], ['demo', '--backend', 'bk', '--width', '40', '--height', '32', '-q', '--out-dir', path.join(tmp, `demo-${Object.keys(envs).indexOf(name)}`)]]) {
+      const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env, timeout: 30000 });
+      expect({ name, args: args[0], status: r.status, signal: r.signal }).toEqual({ name, args: args[0], status: 0, signal: null });
+    }
+  }
+  expect(fs.readFileSync(blocker, 'utf8')).toBe('a file');
+  // An output folder there is refused before the work, in one line, rather than made (Node 20's recursive mkdir never returns on procfs).
+  const out = spawnSync(process.execPath, [bin, 'demo', '--backend', 'bk', '--width', '40', '--height', '32', '--out-dir', '/proc/stereocut-out'], { encoding: 'utf8', env: { ...base, [CODE_CACHE_VARIABLE]: 'off' }, timeout: 30000 });
+  expect({ status: out.status, stdout: out.stdout, stderr: out.stderr }).toEqual({
+    status: 1, stdout: '', stderr: 'stereocut: --out-dir: cannot make folder /proc/stereocut-out (for /proc/stereocut-out): ENOENT\n',
+  });
+}, 240000);

@@ -45,7 +45,11 @@ describe('match', () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/energy after init: \d+/);
-    expect(r.out).toMatch(/cycle 4: energy \d+/);
+    // Four cycles, or fewer when one changes nothing (the run ends there).
+    const cycles = [...r.out.matchAll(/^cycle (\d): energy \d+.* changed (\d+) pixels/gm)];
+    expect(cycles.length).toBeGreaterThanOrEqual(1);
+    expect(cycles.map((c) => Number(c[1]))).toEqual([1, 2, 3, 4].slice(0, cycles.length));
+    expect(cycles.length === 4 || cycles[cycles.length - 1][2] === '0').toBe(true);
     expect(r.out).toMatch(/disparity × 36/);
     const png = await readImage(f('d.png'));
     const pfm = await readImage(f('d.pfm'));
@@ -95,10 +99,19 @@ describe('match', () => {
     [['match', 'left.png', 'right.png', '--ndisp', 8, '--graph', 'sideways', '-o', 'x.png'], /graph/],
     [['match', 'left.png', 'right.png', '--ndisp', 8, '--backend', 'quantum', '-o', 'x.png'], /backend/],
     [['match', 'left.png', 'right.png', '--ndisp', 8, '--order', 'alphabetical', '-o', 'x.png'], /order/],
+  ])('a value outside an option\'s choices %j is a refused value (exit 1)', async (args, message) => {
+    const before = listing();
+    const r = await cli(...args.map((a) => (typeof a === 'string' && /\.png$/.test(a) ? f(a) : a)));
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(message);
+    expect(listing()).toEqual(before);
+  });
+
+  test.each([
     [['match', 'left.png', 'right.png', '-o', 'x.png'], /ndisp/],
     [['match', 'left.png', 'right.png', '--ndisp', 8, '-o', 'x.png', '--frobnicate'], /frobnicate/],
     [['teleport'], /teleport/],
-  ])('unknown option values %j are usage errors (exit 2)', async (args, message) => {
+  ])('a command line that cannot be parsed %j is a usage error (exit 2)', async (args, message) => {
     const before = listing();
     const r = await cli(...args.map((a) => (typeof a === 'string' && /\.png$/.test(a) ? f(a) : a)));
     expect(r.code).toBe(2);

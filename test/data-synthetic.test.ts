@@ -75,15 +75,15 @@ describe('generateSynthetic: determinism and options', () => {
   });
 
   test.each([
-    [{ width: 15 }, /width must be an integer in 16\.\.8192, got 15/],
-    [{ width: 40.5 }, /width must be an integer/],
-    [{ height: 0 }, /height must be an integer in 16\.\.8192, got 0/],
-    [{ ndisp: 3 }, /ndisp must be an integer in 4\.\.80, got 3/],
-    [{ width: 40, ndisp: 21 }, /ndisp must be an integer in 4\.\.20, got 21/],
-    [{ seed: 1.5 }, /seed must be an integer in 0\.\.4294967295, got 1\.5/],
+    [{ width: 15 }, /width: got 15, expected an integer in 16\.\.8192/],
+    [{ width: 40.5 }, /width: got 40\.5, expected an integer/],
+    [{ height: 0 }, /height: got 0, expected an integer in 16\.\.8192/],
+    [{ ndisp: 3 }, /ndisp: got 3, expected an integer in 4\.\.80/],
+    [{ width: 40, ndisp: 21 }, /ndisp: got 21, expected an integer in 4\.\.20/],
+    [{ seed: 1.5 }, /seed: got 1\.5, expected an integer in 0\.\.4294967295/],
     // The state is 32 bits: these would alias 4294967295 and 1.
-    [{ seed: -1 }, /seed must be an integer in 0\.\.4294967295, got -1/],
-    [{ seed: 2 ** 32 + 1 }, /seed must be an integer in 0\.\.4294967295, got 4294967297/],
+    [{ seed: -1 }, /seed: got -1, expected an integer in 0\.\.4294967295/],
+    [{ seed: 2 ** 32 + 1 }, /seed: got 4294967297, expected an integer in 0\.\.4294967295/],
   ])('bad option %j is a one-line error naming it', (opts, re) => {
     expect(() => generateSyntheticScene(opts)).toThrow(re);
   });

@@ -180,9 +180,11 @@ describe('alpha-expansion driver', () => {
       const whole = await alphaExpansion(e, init, new GraphMoveSolver(e, bk, 'reversed'), {
         cycles: 3, skipUnchanged: false, onCycle: (c, labels) => { seen.push({ cycle: c.cycle, total: c.energy.total, labels: labels.slice() }); },
       });
-      expect(seen.map((c) => c.cycle)).toEqual([1, 2, 3]);
+      // Three cycles, or fewer when one changed nothing (the run ends there).
+      expect(seen.map((c) => c.cycle)).toEqual([1, 2, 3].slice(0, whole.cycles.length));
+      if (seen.length < 3) expect(whole.cycles[seen.length - 1].pixelsChanged).toBe(0);
       for (const c of seen) expect(computeEnergy(e, c.labels).total).toBe(c.total);
-      expect(seen[2].labels).toEqual(whole.labels);
+      expect(seen[seen.length - 1].labels).toEqual(whole.labels);
       // Without skips the moves depend only on the labeling, so a continuation from cycle 1's labels repeats cycles 2 and 3.
       const rest = await alphaExpansion(e, seen[0].labels, new GraphMoveSolver(e, bk, 'reversed'), { cycles: 2, skipUnchanged: false });
       expect(rest.labels).toEqual(whole.labels);

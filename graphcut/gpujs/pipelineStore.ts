@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { writeFileAtomic } from '../../data/atomicWrite';
+import { makeFolder } from '../../data/folders';
 import { WRAPPED_GPU_JS_RELEASE } from './release';
 
 /**
@@ -214,7 +215,7 @@ export function savePipelineStore(): void {
     }
     const kept = [...merged.entries()].filter(([, g]) => g.sources.length + g.translations.length > 0).slice(-MAX_PIPELINE_GROUPS);
     const out: StoreFile = { format: FORMAT, gpuJs: WRAPPED_GPU_JS_RELEASE, groups: kept.map(([key, g]) => ({ key, ...g })) };
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    makeFolder(path.dirname(file));
     writeFileAtomic(file, JSON.stringify(out));
     dirty = false;
     pipelineStore.saves++;

@@ -35,17 +35,33 @@ export function checkOutputPath(file: string, option: string, format?: OutputFor
   throw new Error(`${option}: ${file} ${ext ? `ends in ${ext}` : 'has no extension'}, but this writes ${format.toUpperCase()}; give a name ending in ${wanted.join(' or ')}`);
 }
 
-/** Refuses a folder option (--out-dir) whose path is a file; the folder itself is created when missing. */
+/**
+ * Refuses a folder option (--out-dir) whose path is a file, or whose
+ * missing part cannot be made; the folder itself is created when missing.
+ * The first missing level is made and removed again: a file system that
+ * refuses folders (procfs, read-only) is known only by trying.
+ */
 export function checkOutputFolder(dir: string, option: string): void {
   if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) throw new Error(`${option}: ${dir} exists and is not a folder`);
   let parent = path.resolve(dir);
-  while (!fs.existsSync(parent)) parent = path.dirname(parent);
+  let first: string | undefined;
+  while (!fs.existsSync(parent)) {
+    first = parent;
+    parent = path.dirname(parent);
+  }
   if (!fs.statSync(parent).isDirectory()) throw new Error(`${option}: ${parent} is not a folder (for ${dir})`);
   try {
     fs.accessSync(parent, fs.constants.W_OK);
   } catch {
     throw new Error(`${option}: folder ${parent} is not writable (for ${dir})`);
   }
+  if (first === undefined) return;
+  try {
+    fs.mkdirSync(first);
+  } catch (err) {
+    throw new Error(`${option}: cannot make folder ${first} (for ${dir}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  fs.rmdirSync(first);
 }
 
 export function checkInputFile(file: string, what: string): void {
@@ -53,15 +69,29 @@ export function checkInputFile(file: string, what: string): void {
   if (!fs.statSync(file).isFile()) throw new Error(`${what} ${file}: not a file`);
 }
 
-/** An initial labeling from a disparity file (PFM in pixels, or an integer image / scale), rounded to labels. */
+/**
+ * An initial labeling from a disparity file (PFM in pixels, or an integer
+ * image / scale), rounded to disparities 0..ndisp − 1. A value that is no
+ * disparity of that range (NaN, inf for unknown, beyond half a pixel
+ * outside it) refuses the file, naming the first such pixel and the count:
+ * never clamped into range.
+ */
 export async function readInitialLabels(file: string, scale: number, width: number, height: number, ndisp: number): Promise<Uint16Array> {
   checkInputFile(file, '--init');
   const raw = await readEstimate(file, scale, '--init-scale');
   if (raw.width !== width || raw.height !== height) throw new Error(`--init ${file}: ${raw.width}×${raw.height}, but the images are ${width}×${height}`);
   const out = new Uint16Array(width * height);
+  let bad = 0;
+  let first = -1;
   for (let i = 0; i < out.length; i++) {
     const d = Math.round(raw.data[i]);
-    out[i] = Number.isFinite(d) ? Math.min(ndisp - 1, Math.max(0, d)) : 0;
+    if (Number.isFinite(d) && d >= 0 && d < ndisp) out[i] = d;
+    else if (bad++ === 0) first = i;
+  }
+  if (bad > 0) {
+    const v = raw.data[first];
+    const shown = Number.isFinite(v) ? String(Math.round(v * 1000) / 1000) : `${v} (no disparity)`;
+    throw new Error(`--init ${file}: pixel (${first % width}, ${Math.floor(first / width)}) holds ${shown}, outside the disparities 0..${ndisp - 1}${bad > 1 ? `, as do ${bad - 1} more pixels` : ''}`);
   }
   return out;
 }

@@ -1,6 +1,6 @@
-import * as fs from 'fs';
 import * as path from 'path';
 import { generateSyntheticScene } from '../../data/synthetic';
+import { makeFolder } from '../../data/folders';
 import { regionScore } from '../../data/metrics';
 import { writeSceneOutputs } from '../report/sceneOutputs';
 import { matchScene } from '../sceneMatch';
@@ -40,7 +40,7 @@ export async function demoCommand(a: DemoArgs, io: Io): Promise<number> {
     backend: a.backend as BackendName, verify: a.verify, thresholds: [1, 2], onMove: live.onMove, onEvent: live.onEvent,
   }).finally(() => live.finish());
   live.finish(m.result);
-  fs.mkdirSync(out, { recursive: true });
+  makeFolder(out);
   const section = await writeSceneOutputs(out, out, scene, m.result);
   const written = [...section.images, ...section.links].map((f) => f.file);
   const pngScale = autoPngScale(m.result.ndisp);

@@ -5,6 +5,7 @@ import { encodeResume, mrfRunKey, readResume, resumeFileOf } from '../checkpoint
 import { writeFilesAtomic } from '../../data/atomicWrite';
 import { alphaExpansion, type CycleReport } from '../../expansion/alphaExpansion';
 import { resolveParams, stereoEnergy, initialLabeling } from '../match';
+import { checkMatchOptions, checkMatchRange } from '../matchOptions';
 import { createMoveSolver } from '../backends';
 import { autoPngScale, disparityPngBytes } from '../disparityOutput';
 import type { BackendName } from '../params';
@@ -41,6 +42,10 @@ export async function exportMrfCommand(a: ExportMrfArgs, io: Io): Promise<number
   // SMRF stores the whole cost volume: never on demand here.
   const p = resolveParams({ ...params, costs: 'volume' });
   const range = labelRange(a, left.width);
+  // The energy's options as match() checks them (λ and τ within 32 bits, …), refused under their flags before the costs.
+  const checked = { ...params, ndisp: range.ndisp, minDisp: range.minDisp };
+  checkMatchOptions(checked, 'export-mrf');
+  checkMatchRange(checked, left.width, left.height, left.channels, 'export-mrf');
   const energy = stereoEnergy(left, right, range.ndisp, p, false, range.minDisp);
   // All or nothing: neither file is replaced unless both are written.
   writeFilesAtomic([{ file: a.output, bytes: encodeSmrf(energy) }, ...(a.labels ? [{ file: a.labels, bytes: encodeLabeling(initialLabeling(energy, p)) }] : [])]);

@@ -4,8 +4,11 @@
  * is accepted ("--lambda: got 'abc', expected a number ≥ 0"). Every option
  * declared `type: 'number'` is checked to be a finite number; those named in
  * NUMBER_RULES also against their rule. Options with `choices` are reported
- * the same way (choiceError rewrites yargs' own message).
+ * the same way (choiceError rewrites yargs' own message), and so are the
+ * library's option errors (commandLineMessage: its name, `censusWindow`,
+ * becomes the flag, `--census-window`, and its value the value as typed).
  */
+import { optionErrorOf } from '../../data/errors';
 
 export interface NumberRule {
   integer?: boolean;
@@ -22,12 +25,12 @@ export const NUMBER_RULES: Record<string, NumberRule> = {
   ndisp: { integer: true, above: 0 },
   tau: { min: 0 },
   lambda: { min: 0 },
-  truncation: { integer: true, min: 0 },
+  truncation: { integer: true, min: 0, max: 0xffffffff },
   'cue-threshold': { min: 0 },
   'cue-factor': { min: 1 },
   window: { integer: true, min: 1, odd: true },
   seed: { integer: true },
-  'scene-seed': { integer: true },
+  'scene-seed': { integer: true, min: 0, max: 0xffffffff },
   'png-scale': { above: 0 },
   'init-scale': { above: 0 },
   'disp-scale': { above: 0 },
@@ -144,4 +147,24 @@ export function choiceError(message: string): string {
   const unquote = (s: string): string => s.trim().replace(/^"/, '').replace(/"$/, '');
   const choices = m[3].split(/",\s*"/).map(unquote).join(', ');
   return valueError(`--${m[1].trim()}`, unquote(m[2]), `one of ${choices}`).message;
+}
+
+/** The long flag of a library option: censusWindow → census-window; initialLabels is --init's. */
+export function flagOfOption(option: string): string {
+  return option === 'initialLabels' ? 'init' : option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/**
+ * An error as the command line prints it: a library option error whose
+ * flag the user typed is reported under that flag with the value as typed
+ * ("--lambda: got '1e308', expected …"); any other error as it is.
+ */
+export function commandLineMessage(err: unknown): string {
+  const o = optionErrorOf(err);
+  if (o) {
+    const long = flagOfOption(o.option);
+    const typed = typedValues(commandLine.argv, [long, ...(commandLine.aliases[long] ?? [])]);
+    if (typed.length > 0) return valueError(optionName(long), typed[typed.length - 1], o.expected).message;
+  }
+  return err instanceof Error ? err.message : String(err);
 }

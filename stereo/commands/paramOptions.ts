@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { COST_KINDS, parseCensusWindow } from '../../costs';
+import { COST_KINDS, MAX_CENSUS_SIDE, parseCensusWindow } from '../../costs';
 import { LABEL_ORDERS } from '../../expansion/labelOrder';
 import { BACKENDS, DEFAULT_PARAMS as D, type MatchParams } from '../params';
 import { checkNumber, NUMBER_RULES, valueError } from './optionValues';
@@ -63,6 +63,15 @@ const checked = (name: string, v: number | undefined): number | undefined => (v 
 const finiteNonNegative = (name: string, v: number | undefined): number | undefined =>
   (v === undefined ? undefined : checkNumber(name, v, String(v), NUMBER_RULES[name] ?? { min: 0 }));
 
+/** --census-window's value (WxH or N), refused in the words of every option value. */
+function censusWindowOf(typed: string): MatchParams['censusWindow'] {
+  try {
+    return parseCensusWindow(typed);
+  } catch {
+    throw valueError('--census-window', typed, `WxH or N with odd sides in 1..${MAX_CENSUS_SIDE}, not 1x1 (7x7, 9x7, 5)`);
+  }
+}
+
 /** Command-line values → MatchParams overrides (undefined where not given), with option-named errors. */
 export function paramsFromArgs(a: ParamArgs): { params: Partial<MatchParams>; initFile?: string } {
   const cyclesOf = (name: string, v: string | undefined): number | 'converge' | undefined => {
@@ -101,7 +110,7 @@ export function paramsFromArgs(a: ParamArgs): { params: Partial<MatchParams>; in
     seed: checked('seed', a.seed),
     skipUnchanged: a['skip-unchanged'],
     costs: a.costs as MatchParams['costs'] | undefined,
-    censusWindow: a['census-window'] === undefined ? undefined : parseCensusWindow(a['census-window']),
+    censusWindow: a['census-window'] === undefined ? undefined : censusWindowOf(String(a['census-window'])),
     lrCheck: a['lr-check'],
     lrFill: a['lr-fill'],
     subpixel: a.subpixel,

@@ -1,6 +1,6 @@
-import * as fs from 'fs';
 import * as path from 'path';
 import { writeFileAtomic } from '../../data/atomicWrite';
+import { makeFolder } from '../../data/folders';
 import type { Scene } from '../../data/sceneTypes';
 import { autoPngScale, writeDisparityPfm } from '../disparityOutput';
 import { disparityInPixels, type MatchResult } from '../match';
@@ -91,7 +91,7 @@ export async function writeSceneOutputs(dir: string, reportDir: string, scene: S
   };
   let section: SceneOutputs;
   try {
-    fs.mkdirSync(dir, { recursive: true });
+    makeFolder(dir);
     draw(leftImageJob(dir, scene));
     images.push({ label: 'left image', file: rel('left.png') });
     const scale = autoPngScale(r.minDisp + r.ndisp);

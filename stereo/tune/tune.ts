@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { listSceneDirs, sceneLayoutOf } from '../../data/scene';
+import { makeFolder } from '../../data/folders';
 import { checkBackend, placeBackend } from '../../graphcut/backends';
 import type { BackendName, MatchParams } from '../params';
 import { checkSceneForObjective, DEFAULT_METRIC, objectiveValue, parseObjective, RECORDED_THRESHOLDS } from './objective';
@@ -135,7 +136,7 @@ export async function tune(o: TuneOptions): Promise<TuneResult> {
   }
 
   // One tune at a time on a folder: a second (a --resume started twice) would run every trial again beside the first.
-  if (o.out) fs.mkdirSync(o.out, { recursive: true });
+  if (o.out) makeFolder(o.out);
   const lock = o.out ? FolderLock.acquire(o.out, '--out') : undefined;
   try {
     return await tuneLocked(o, { jobs, files, metric, objective, thresholds, specs, labels, searched, space, search, exec, workers });
