@@ -1,10 +1,10 @@
-import * as fs from 'fs';
 import { startDeviceReading } from './deviceEarly';
 import * as path from 'path';
 import { regionScore, type Evaluation, type RegionName } from '../../data/metrics';
 import { SceneImagesAhead, writeSceneOutputs } from '../report/sceneOutputs';
 import { ImageWriters, imageThreadsFor, machineCores } from '../report/outputThreads';
 import { RunOutputs } from '../report/runOutputs';
+import { sceneFoldersOf } from '../../data/scene';
 import { evaluateScene, matchScene, type SceneMatch } from '../sceneMatch';
 import { matchSummaryJson } from '../summary';
 import type { BackendName, MatchParams } from '../params';
@@ -49,9 +49,10 @@ function paramsText(p: MatchParams): string {
   return `${cost} λ=${p.lambda} T=${p.truncation} cue×${p.cueFactor}${p.lrCheck ? ' lr' : ''}`;
 }
 
-/** The table of a run: a row per scene, a column group per threshold. */
+/** The table of a run: a row per scene, a column group per threshold (none when no scene has ground truth). */
 export function runTableLines(results: SceneMatch[], thresholds: number[]): string[] {
-  const regions: RegionName[] = knownIsAll(results, thresholds) ? ['nonocc', 'all', 'disc'] : ['nonocc', 'all', 'disc', 'known'];
+  const scored = results.some((m) => m.evaluation);
+  const regions: RegionName[] = !scored ? [] : knownIsAll(results, thresholds) ? ['nonocc', 'all', 'disc'] : ['nonocc', 'all', 'disc', 'known'];
   const head = ['scene', 'size', 'ndisp', ...thresholds.flatMap((t) => regions.map((r) => `${r}>${t}`)), 'energy', 'total s', 'params', 'backend'];
   const rows = results.map(({ scene, result: r, evaluation: e }) => [
     scene.name, `${r.width}×${r.height}`, r.minDisp > 0 ? `${r.minDisp}..${r.minDisp + r.ndisp - 1}` : String(r.ndisp),
@@ -92,12 +93,13 @@ async function runScenes(a: RunArgs, io: Io, params: Partial<MatchParams>, write
   const outDir = a['out-dir'];
   const extra = new RunOutputs({ report: a.report, inline: a.inline, middeval3: a.middeval3, middeval3Name: a['middeval3-name'], middeval3Set: a['middeval3-set'], writers });
   const sceneOptions = { ndisp: a.ndisp, minDisp: a['min-disp'], maxDisp: a['max-disp'] };
-  const reads = startDeviceReading(a.backend, a.scenes.map((dir) => ({ kind: 'scene' as const, dir, options: sceneOptions })));
+  // A dataset root stands for the scene folders inside it.
+  const dirs = sceneFoldersOf(a.scenes, io.err);
+  const reads = startDeviceReading(a.backend, dirs.map((dir) => ({ kind: 'scene' as const, dir, options: sceneOptions })));
   // Load and check every scene before matching any, so a bad folder fails before output is written.
   const scenes = [];
   try {
-    for (const [i, dir] of a.scenes.entries()) {
-      if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`scene folder ${dir}: no such folder`);
+    for (const [i, dir] of dirs.entries()) {
       extra.checkScene(dir);
       scenes.push(await reads.result(i));
     }
@@ -156,7 +158,7 @@ async function runScenes(a: RunArgs, io: Io, params: Partial<MatchParams>, write
   } else {
     if (!a.quiet && results.length) io.out('');
     for (const l of runTableLines(results, thresholds)) io.out(l);
-    if (!a.quiet) io.out(REGION_LEGEND);
+    if (!a.quiet && results.some((m) => m.evaluation)) io.out(REGION_LEGEND);
     for (const { scene, evaluation } of results) if (evaluation?.note) io.out(`${scene.name}: ${evaluation.note}`);
     const own = results.filter((m) => m.sceneParams).map((m) => m.scene.name);
     if (own.length > 0) io.out(`per-scene parameters (stereo/sceneParams.ts) for ${own.join(', ')}; the others got the defaults (--no-scene-params: the defaults for all)`);
