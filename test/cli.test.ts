@@ -46,10 +46,11 @@ describe('match', () => {
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/energy after init: \d+/);
     expect(r.out).toMatch(/cycle 4: energy \d+/);
-    expect(r.out).toMatch(/disparity × 36/);
+    // 255 / 7 in hundredths, rounded down: the largest disparity 7 is grey 255 (254.94 rounded).
+    expect(r.out).toMatch(/disparity × 36\.42\)/);
     const png = await readImage(f('d.png'));
     const pfm = await readImage(f('d.pfm'));
-    for (let i = 0; i < 64 * 48; i++) expect(png.data[i]).toBe(pfm.data[i] * 36);
+    for (let i = 0; i < 64 * 48; i++) expect(png.data[i]).toBe(Math.round(pfm.data[i] * 36.42));
   });
 
   test('--json reports the run; --scale sets the PNG scale', async () => {

@@ -6,14 +6,15 @@ import { checkMatchMemory, defaultMemoryLimit, estimateMatchMemory } from '../me
 import { autoPngScale, pngBits, writeDisparityPfm, writeDisparityPng } from '../disparityOutput';
 import { closingLines, matchSummaryJson } from '../summary';
 import type { BackendName } from '../params';
-import { checkInputFile, checkOutputPath, Io, readInitialLabels } from './common';
+import { checkInputFile, checkOutputPath, checkOutputsApart, Io, readInitialLabels } from './common';
+import { planMatchOutputs, plannedFiles, writeMatchOutputs, type MatchOutputArgs } from './matchOutputs';
 import { LiveMatch } from './liveProgress';
 import { paramsFromArgs, ParamArgs } from './paramOptions';
 import { optionName } from './optionValues';
 import { InputError } from '../../data/errors';
 import { labelRange, type RangeArgs } from './rangeOptions';
 
-export interface MatchArgs extends ParamArgs, RangeArgs {
+export interface MatchArgs extends ParamArgs, RangeArgs, MatchOutputArgs {
   left: string;
   right: string;
   output?: string;
@@ -54,6 +55,10 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
     const estimate = estimateMatchMemory(l.width, l.height, l.channels, range.ndisp, range.minDisp, resolveParams(params), a.backend === 'gpu');
     checkMatchMemory(`${a.left}, ${a.right} (${l.width}×${l.height}, ${range.ndisp} disparities)`, estimate, maxMemoryBytes(a['max-memory']), '--max-memory');
   }
+  const extra = planMatchOutputs(a, a.left);
+  const outputs: Array<[string, string]> = [...(a.output !== undefined ? [[a.output, '--output'] as [string, string]] : []), ...(a.pfm ? [[a.pfm, '--pfm'] as [string, string]] : []), ...(a.checkpoint ? [[a.checkpoint, '--checkpoint'] as [string, string]] : []), ...plannedFiles(extra)];
+  const inputs: Array<[string, string]> = [[a.left, 'left image'], [a.right, 'right image'], ...(initFile ? [[initFile, '--init file'] as [string, string]] : []), ...(extra.calib && extra.calib.source !== 'the options' ? [[extra.calib.source, 'calibration'] as [string, string]] : [])];
+  checkOutputsApart(outputs, inputs);
   const reads = startDeviceReading(a.backend, [{ kind: 'image' as const, file: a.left }, { kind: 'image' as const, file: a.right }]);
   let left: Raster;
   let right: Raster;
@@ -88,13 +93,16 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   live.finish(r);
   if (a.output !== undefined) await writeDisparityPng(a.output, r.disparity, r.width, r.height, pngScale);
   if (a.pfm) writeDisparityPfm(a.pfm, disparityInPixels(r), r.width, r.height);
+  const wrote = await writeMatchOutputs(extra, r, left, right, io);
   if (a.json) {
-    io.out(JSON.stringify({ ...matchSummaryJson(r), output: a.output ?? null, pngScale, pngBits: bits, pfm: a.pfm ?? null, checkpoint: checkpoint ?? null }, null, 2));
+    const files = { color: a.color ?? null, depth: a.depth ?? null, ply: a.ply ?? null, confidence: a.confidence ?? null, calibration: extra.calib?.source ?? null };
+    io.out(JSON.stringify({ ...matchSummaryJson(r), output: a.output ?? null, pngScale, pngBits: bits, pfm: a.pfm ?? null, checkpoint: checkpoint ?? null, ...files }, null, 2));
     return 0;
   }
   if (!a.quiet) for (const l of closingLines(r)) io.out(l);
   const written = [a.output !== undefined ? `${a.output} (disparity × ${pngScale}, ${bits}-bit)` : '', a.pfm ? `${a.pfm} (disparity in pixels)` : ''].filter(Boolean);
   io.out(`wrote ${written.join(' and ')}`);
+  for (const l of wrote) io.out(l);
   if (checkpoint && !a.quiet) io.out(`checkpoint ${checkpoint}: disparity after cycle ${r.cycles.length}`);
   return 0;
 }
