@@ -1,3 +1,5 @@
+import { writeFileAtomic } from './atomicWrite';
+
 /**
  * Point clouds as binary little-endian PLY (Turk's format as MeshLab,
  * CloudCompare, Open3D and plyfile read it): one `vertex` element with
@@ -38,4 +40,9 @@ export function encodePly(cloud: PointCloud, comments: string[] = []): Uint8Arra
     view.setUint8(o + 14, rgb[i * 3 + 2]);
   }
   return out;
+}
+
+/** Writes `cloud` as a PLY file, complete or not at all (writeFileAtomic). */
+export function writePly(filePath: string, cloud: PointCloud, comments: string[] = []): void {
+  writeFileAtomic(filePath, encodePly(cloud, comments));
 }

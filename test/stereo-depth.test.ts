@@ -223,3 +223,40 @@ test('toPointCloud colours a grey image into R = G = B, and keeps the row order'
   expect(c.count).toBe(kept.length);
   kept.forEach((i, k) => expect(Array.from(c.rgb.subarray(3 * k, 3 * k + 3))).toEqual([grey.data[i], grey.data[i], grey.data[i]]));
 });
+
+describe('the examples of the README and of match --help run as written (files in a folder of their own)', () => {
+  const dir = f('examples');
+  const files = (args: string[]): string[] => args.map((a) => (/\.(png|pfm|ply|txt)$/.test(a) ? path.join(dir, a) : a));
+  beforeAll(async () => {
+    const s = generateSynthetic({ width: 128, height: 96, ndisp: 16, seed: 6 }).scene;
+    fs.mkdirSync(dir);
+    await writePng(path.join(dir, 'im0.png'), s.left);
+    await writePng(path.join(dir, 'im1.png'), s.right);
+    fs.writeFileSync(path.join(dir, 'calib.txt'), 'cam0=[300 0 60; 0 300 45; 0 0 1]\ncam1=[300 0 62; 0 300 45; 0 0 1]\ndoffs=2\nbaseline=100\nwidth=128\nheight=96\nndisp=64\n');
+  });
+
+  const check = async (line: string): Promise<void> => {
+    const args = line.trim().split(/\s+/);
+    expect(args.slice(0, 2)).toEqual(['stereocut', 'match']);
+    for (const out of ['depth.pfm', 'cloud.ply', 'conf.png', 'disp.png']) fs.rmSync(path.join(dir, out), { force: true });
+    const r = await cli([...files(args.slice(1)), '--backend', 'bk', '--cycles', 1]);
+    expect([r.code, r.err]).toEqual([0, '']);
+    for (const a of args) if (/\.(pfm|ply|png)$/.test(a) && !a.startsWith('im')) expect(fs.statSync(path.join(dir, a)).size).toBeGreaterThan(0);
+    expect(parsePly(fs.readFileSync(path.join(dir, 'cloud.ply'))).vertices.length).toBeGreaterThan(128 * 96 * 0.5);
+  };
+
+  test('README: depth, point clouds and confidence', async () => {
+    const readme = fs.readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+    const line = readme.split('\n').find((l) => l.startsWith('npx stereocut match') && l.includes('--ply'));
+    expect(line).toBeDefined();
+    await check(line!.replace(/^npx /, ''));
+  });
+
+  test('match --help', async () => {
+    const r = await cli(['match', '--help']);
+    // yargs wraps an example over lines: each starts with "stereocut", the rest continue it.
+    const examples = r.out.split('Examples:')[1].split(/\n\s*(?=stereocut )/).map((e) => e.replace(/\s+/g, ' ').trim());
+    const line = examples.find((l) => l.includes('--ply'))!;
+    await check(line);
+  });
+});

@@ -2,7 +2,7 @@ import * as path from 'path';
 import { writeFileAtomic } from '../../data/atomicWrite';
 import { encodePng } from '../../data/pngEncode';
 import { writePfm, writePng } from '../../data/imageIO';
-import { encodePly } from '../../data/ply';
+import { writePly } from '../../data/ply';
 import type { Raster } from '../../data/raster';
 import { colorScaleImage } from '../colorScale';
 import { confidenceMap } from '../confidence';
@@ -109,7 +109,7 @@ export async function writeMatchOutputs(plan: MatchOutputPlan, r: MatchResult, l
     }
     if (a.ply) {
       const cloud = toPointCloud(r, calib, left);
-      writeFileAtomic(a.ply, encodePly(cloud, ['made by stereocut match', `camera ${camera}`, 'x right, y down, z forward, in the baseline\'s unit']));
+      writePly(a.ply, cloud, ['made by stereocut match', `camera ${camera}`, 'x right, y down, z forward, in the baseline\'s unit']);
       lines.push(`wrote ${a.ply} (${cloud.count} points of ${W * H} pixels, binary PLY; ${camera})`);
     }
   }
