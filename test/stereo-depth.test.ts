@@ -142,7 +142,7 @@ describe('match --depth / --ply', () => {
     fs.writeFileSync(f('scene/calib.txt'), calibText);
   });
 
-  test('the help example: depth PFM and PLY from the calib.txt beside the images match the PFM disparity; the PLY parses', async () => {
+  test('depth PFM and PLY from the calib.txt beside the images match the PFM disparity; the PLY parses', async () => {
     const r = await cli(['match', L, R, '--ndisp', 12, '--backend', 'bk', '--cycles', 1, '--no-lr-fill', '-o', f('d.png'), '--pfm', f('d.pfm'),
       '--color', f('c.png'), '--depth', f('depth.pfm'), '--ply', f('cloud.ply'), '--confidence', f('conf.png')]);
     expect(r.err).toBe('');
@@ -201,12 +201,16 @@ describe('match --depth / --ply', () => {
       [['--depth', f('bare/z.pfm'), '--focal', -1, '--baseline', 1], /^--focal: got '-1', expected a finite number > 0/],
       [['--depth', f('bare/z.pfm'), '--calib', f('bare/nowhere.txt')], /nowhere\.txt: file not found/],
       [['--pfm', f('bare/r.png')], /./],
+      [['--init', f('scene/im0.png'), '--init-scale', 1, '--color', f('scene/im0.png')], /^--color: .*im0\.png is the --init file/],
     ];
     for (const [extra, msg] of cases) {
       const r = await cli([...base, ...extra]);
       expect([r.code, r.err.replace(/^stereocut: /, '')]).toEqual([1, expect.stringMatching(msg)]);
       expect(r.err.split('\n')).toHaveLength(1);
     }
+    // -o onto the left image itself (its own name): refused too.
+    const own = await cli(['match', f('bare/l.png'), f('bare/r.png'), '--ndisp', 12, '-o', f('bare/l.png')]);
+    expect([own.code, own.err]).toEqual([1, `stereocut: --output: ${f('bare/l.png')} is the left image ${f('bare/l.png')}; an output never replaces an input`]);
     expect(fs.readdirSync(f('bare')).sort()).toEqual(['l-link.png', 'l.png', 'r.png']);
     expect(fs.readFileSync(f('bare/l.png')).equals(leftBytes)).toBe(true);
     expect(fs.readdirSync(tmp).sort()).toEqual([...before, 'bare'].sort());
@@ -259,4 +263,15 @@ describe('the examples of the README and of match --help run as written (files i
     const line = examples.find((l) => l.includes('--ply'))!;
     await check(line);
   });
+});
+
+test('a run continued from its checkpoint may write it (--init FILE --checkpoint FILE); no other output may', async () => {
+  fs.mkdirSync(f('ck'));
+  await writePng(f('ck/l.png'), syn.scene.left);
+  await writePng(f('ck/r.png'), syn.scene.right);
+  const base = ['match', f('ck/l.png'), f('ck/r.png'), '--ndisp', 12, '--backend', 'bk', '--cycles', 1];
+  expect((await cli([...base, '-o', f('ck/a.png'), '--checkpoint', f('ck/ck.pfm')])).code).toBe(0);
+  expect((await cli([...base, '-o', f('ck/b.png'), '--init', f('ck/ck.pfm'), '--checkpoint', f('ck/ck.pfm')])).code).toBe(0);
+  const r = await cli([...base, '-o', f('ck/c.png'), '--init', f('ck/ck.pfm'), '--pfm', f('ck/ck.pfm')]);
+  expect([r.code, r.err]).toEqual([1, `stereocut: --pfm: ${f('ck/ck.pfm')} is the --init file ${f('ck/ck.pfm')}; an output never replaces an input`]);
 });

@@ -62,14 +62,16 @@ function fileIdentity(file: string): string {
  * Refuses, before any work, an output that would land on an input or on
  * another output: paths are compared resolved, and existing files by device
  * and inode (a hard link or a symbolic link to an input is that input).
- * `outputs` and `inputs` are [file, option or what] pairs.
+ * `outputs` are [file, option] pairs; `inputs` [file, what, option] where
+ * the option, if any, may write over that input (an input read whole before
+ * that output's first write: a checkpoint continued from with --init).
  */
-export function checkOutputsApart(outputs: Array<[string, string]>, inputs: Array<[string, string]>): void {
-  const inputIds = inputs.map(([f, what]) => [fileIdentity(f), f, what] as const);
+export function checkOutputsApart(outputs: Array<[string, string]>, inputs: Array<[string, string, string?]>): void {
+  const inputIds = inputs.map(([f, what, mayReplace]) => [fileIdentity(f), f, what, mayReplace] as const);
   const seen = new Map<string, string>();
   for (const [file, option] of outputs) {
     const id = fileIdentity(file);
-    const input = inputIds.find(([i]) => i === id);
+    const input = inputIds.find(([i, , , mayReplace]) => i === id && mayReplace !== option);
     if (input) throw new Error(`${option}: ${file} is the ${input[2]} ${input[1]}; an output never replaces an input`);
     const other = seen.get(id);
     if (other) throw new Error(`${option}: ${file} is also given to ${other}; give each output a file of its own`);

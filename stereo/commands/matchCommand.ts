@@ -57,7 +57,10 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   }
   const extra = planMatchOutputs(a, a.left);
   const outputs: Array<[string, string]> = [...(a.output !== undefined ? [[a.output, '--output'] as [string, string]] : []), ...(a.pfm ? [[a.pfm, '--pfm'] as [string, string]] : []), ...(a.checkpoint ? [[a.checkpoint, '--checkpoint'] as [string, string]] : []), ...plannedFiles(extra)];
-  const inputs: Array<[string, string]> = [[a.left, 'left image'], [a.right, 'right image'], ...(initFile ? [[initFile, '--init file'] as [string, string]] : []), ...(extra.calib && extra.calib.source !== 'the options' ? [[extra.calib.source, 'calibration'] as [string, string]] : [])];
+  // A run continued from its checkpoint (--init FILE --checkpoint FILE) reads it whole before the first cycle writes it.
+  const inputs: Array<[string, string, string?]> = [[a.left, 'left image'], [a.right, 'right image']];
+  if (initFile) inputs.push([initFile, '--init file', '--checkpoint']);
+  if (extra.calib && extra.calib.source !== 'the options') inputs.push([extra.calib.source, 'calibration']);
   checkOutputsApart(outputs, inputs);
   const reads = startDeviceReading(a.backend, [{ kind: 'image' as const, file: a.left }, { kind: 'image' as const, file: a.right }]);
   let left: Raster;
