@@ -138,6 +138,11 @@ describe('dataset roots', () => {
     }
     // The inputs are as they were: nothing was written beside them.
     expect(fs.readdirSync(path.join(root, 'street')).sort()).toEqual(['left.jpg', 'right.jpg']);
+    // The report and --json of scenes without ground truth.
+    const j = await cli(['run', path.join(root, 'yard'), '--ndisp', 6, '--backend', 'bk', '--cycles', 1, '--report', path.join(tmp, 'rig.html'), '--json']);
+    expect(j.code).toBe(0);
+    expect(JSON.parse(j.out).map((x: { scene: string; evaluation: unknown; layout: string }) => [x.scene, x.evaluation, x.layout])).toEqual([['yard', null, 'pair']]);
+    expect(fs.readFileSync(path.join(tmp, 'rig.html'), 'utf8')).toContain('yard');
   });
 
   test('accuracy and tune take a root of scenes with ground truth', async () => {
