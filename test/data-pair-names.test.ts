@@ -128,7 +128,7 @@ describe('dataset roots', () => {
     const out = path.join(tmp, 'rig-out');
     const r = await cli(['run', root, '--ndisp', 6, '--backend', 'bk', '--cycles', 1, '--out-dir', out]);
     expect(r.code).toBe(0);
-    expect(r.err).toContain(`${root}: ignored, no scene in them: README.txt, empty`);
+    expect(r.err).toContain(`note: ${root}: ignored, no scene in them: README.txt, empty`);
     expect(r.out).toMatch(/street: no ground truth/);
     const head = r.out.split('\n').find((l) => l.startsWith('scene'))!;
     expect(head).not.toMatch(/nonocc|all>|disc/);
@@ -145,6 +145,19 @@ describe('dataset roots', () => {
     expect(fs.readFileSync(path.join(tmp, 'rig.html'), 'utf8')).toContain('yard');
   });
 
+  test('run refuses two scenes of one name when their files would share a folder, before any work', async () => {
+    const other = path.join(tmp, 'rig2');
+    fs.mkdirSync(path.join(other, 'yard'), { recursive: true });
+    await writePng(path.join(other, 'yard', 'left.png'), scene.left);
+    await writePng(path.join(other, 'yard', 'right.png'), scene.right);
+    const out = path.join(tmp, 'shared-out');
+    const r = await cli(['run', root, other, '--ndisp', 6, '--backend', 'bk', '--out-dir', out]);
+    expect([r.code, r.err.split('\n').pop()]).toEqual([1, `stereocut: scene folder ${path.join(other, 'yard')}: its outputs would go where those of ${path.join(root, 'yard')} go (both are named yard); run them apart`]);
+    expect(fs.existsSync(out)).toBe(false);
+    // Without files to write, both run.
+    expect((await cli(['run', path.join(root, 'yard'), path.join(other, 'yard'), '--ndisp', 6, '--backend', 'bk', '--cycles', 1, '-q'])).code).toBe(0);
+  });
+
   test('accuracy and tune take a root of scenes with ground truth', async () => {
     const gtRoot = path.join(tmp, 'gt-root');
     await writeSceneFolder(path.join(gtRoot, 's1'), { seed: 1, width: 40, height: 24, ndisp: 6 });
@@ -152,11 +165,11 @@ describe('dataset roots', () => {
     fs.writeFileSync(path.join(gtRoot, 'list.csv'), 's1,s2\n');
     const a = await cli(['accuracy', gtRoot, '--backend', 'bk', '--cycles', 1]);
     expect(a.code).toBe(0);
-    expect(a.err).toContain(`${gtRoot}: ignored, no scene in them: list.csv`);
+    expect(a.err).toContain(`note: ${gtRoot}: ignored, no scene in them: list.csv`);
     expect(a.out).toMatch(/^s1 /m);
     expect(a.out).toMatch(/^s2 /m);
     const t = await cli(['tune', gtRoot, '-p', 'lambda=4,5', '--backend', 'bk', '--workers', 1, '--cycles', 1, '--out-dir', path.join(tmp, 'tune-out'), '-q']);
     expect(t.code).toBe(0);
-    expect(t.err).toContain(`${gtRoot}: ignored, no scene in them: list.csv`);
+    expect(t.err).toContain(`note: ${gtRoot}: ignored, no scene in them: list.csv`);
   });
 });

@@ -275,3 +275,21 @@ test('a run continued from its checkpoint may write it (--init FILE --checkpoint
   const r = await cli([...base, '-o', f('ck/c.png'), '--init', f('ck/ck.pfm'), '--pfm', f('ck/ck.pfm')]);
   expect([r.code, r.err]).toEqual([1, `stereocut: --pfm: ${f('ck/ck.pfm')} is the --init file ${f('ck/ck.pfm')}; an output never replaces an input`]);
 });
+
+test('a 16-bit depth PNG cannot hold depths beyond 65535 mm: they are 0 (unknown), and the run says how many', async () => {
+  fs.mkdirSync(f('far'));
+  await writePng(f('far/l.png'), syn.scene.left);
+  await writePng(f('far/r.png'), syn.scene.right);
+  const r = await cli(['match', f('far/l.png'), f('far/r.png'), '--ndisp', 12, '--backend', 'bk', '--cycles', 1, '-o', f('far/d.png'), '--pfm', f('far/d.pfm'), '--depth', f('far/z.png'), '--focal', 2000, '--baseline', 300]);
+  expect(r.code).toBe(0);
+  const disp = (await readImage(f('far/d.pfm'))).data;
+  const z = (await readImage(f('far/z.png'))).data;
+  let beyond = 0;
+  for (let i = 0; i < W * H; i++) {
+    const mm = Math.round(600000 / disp[i]);
+    if (disp[i] === 0) expect(z[i]).toBe(0); // no depth at d + doffs = 0: unknown, not counted as far
+    else if (mm > 65535) { beyond++; expect(z[i]).toBe(0); } else expect(z[i]).toBe(mm);
+  }
+  expect(beyond).toBeGreaterThan(0);
+  expect(r.err).toBe(`note: --depth: ${beyond} pixels are farther than 65535 mm, beyond a 16-bit PNG; written as 0 (unknown): the PFM keeps them`);
+});

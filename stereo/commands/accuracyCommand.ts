@@ -24,7 +24,7 @@ export async function accuracyCommand(a: AccuracyArgs, io: Io): Promise<number> 
   const { params, initFile } = paramsFromArgs(a);
   if (initFile) throw new Error(`--init: accuracy takes wta or zero (got ${initFile})`);
   const scenes = [];
-  for (const dir of sceneFoldersOf(a.scenes, io.err)) {
+  for (const dir of sceneFoldersOf(a.scenes, (l) => io.err(`note: ${l}`))) {
     const s = await loadScene(dir);
     if (!s.groundTruth) throw new Error(`scene folder ${dir}: no ground truth to score against`);
     scenes.push(s);

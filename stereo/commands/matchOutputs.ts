@@ -104,7 +104,7 @@ export async function writeMatchOutputs(plan: MatchOutputPlan, r: MatchResult, l
         const { raster, beyond } = depthPngRaster(depth, W, H, 1);
         writeFileAtomic(a.depth, await encodePng(raster, 16));
         lines.push(`wrote ${a.depth} (16-bit depth in mm, taking the baseline in mm; 0 where unknown; ${camera})`);
-        if (beyond > 0) io.err(`stereocut: --depth: ${beyond} pixels are farther than 65535 mm, beyond a 16-bit PNG; written as 0 (unknown): the PFM keeps them`);
+        if (beyond > 0) io.err(`note: --depth: ${beyond} pixels are farther than 65535 mm, beyond a 16-bit PNG; written as 0 (unknown): the PFM keeps them`);
       }
     }
     if (a.ply) {

@@ -88,13 +88,25 @@ export async function runCommand(a: RunArgs, io: Io): Promise<number> {
   }
 }
 
+/** Two scenes of one name would write the same files (a folder per scene name): refused, naming both (trainingQ/Adirondack and trainingH/Adirondack). */
+function refuseSharedNames(dirs: string[]): void {
+  const byName = new Map<string, string>();
+  for (const d of dirs) {
+    const name = path.basename(path.resolve(d));
+    const other = byName.get(name);
+    if (other !== undefined) throw new Error(`scene folder ${d}: its outputs would go where those of ${other} go (both are named ${name}); run them apart`);
+    byName.set(name, d);
+  }
+}
+
 /** runCommand's work once its options are read: `writers` draw and write the scenes' images. */
 async function runScenes(a: RunArgs, io: Io, params: Partial<MatchParams>, writers: ImageWriters | undefined): Promise<number> {
   const outDir = a['out-dir'];
   const extra = new RunOutputs({ report: a.report, inline: a.inline, middeval3: a.middeval3, middeval3Name: a['middeval3-name'], middeval3Set: a['middeval3-set'], writers });
   const sceneOptions = { ndisp: a.ndisp, minDisp: a['min-disp'], maxDisp: a['max-disp'] };
   // A dataset root stands for the scene folders inside it.
-  const dirs = sceneFoldersOf(a.scenes, io.err);
+  const dirs = sceneFoldersOf(a.scenes, (l) => io.err(`note: ${l}`));
+  if (outDir !== undefined || a.report !== undefined) refuseSharedNames(dirs);
   const reads = startDeviceReading(a.backend, dirs.map((dir) => ({ kind: 'scene' as const, dir, options: sceneOptions })));
   // Load and check every scene before matching any, so a bad folder fails before output is written.
   const scenes = [];
