@@ -47,7 +47,7 @@ describe('match', () => {
     expect(r.out).toMatch(/energy after init: \d+/);
     expect(r.out).toMatch(/cycle 4: energy \d+/);
     // 255 / 7 in hundredths, rounded down: the largest disparity 7 is grey 255 (254.94 rounded).
-    expect(r.out).toMatch(/disparity × 36\.42\)/);
+    expect(r.out).toMatch(/disparity × 36\.42, 8-bit\)/);
     const png = await readImage(f('d.png'));
     const pfm = await readImage(f('d.pfm'));
     for (let i = 0; i < 64 * 48; i++) expect(png.data[i]).toBe(Math.round(pfm.data[i] * 36.42));
