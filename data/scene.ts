@@ -4,6 +4,7 @@ import type { Raster } from './raster';
 import type { Scene, SceneLayout, SceneMasks } from './sceneTypes';
 import { readImage, disparityFromRaster } from './imageIO';
 import { readCalib, type Calib } from './calib';
+import { findNamedPair, PAIR_NAMINGS } from './pairNames';
 
 /**
  * Loading Middlebury scene folders. A folder is recognised by the file names
@@ -16,6 +17,8 @@ import { readCalib, type Calib } from './calib';
  *   2003            im2.png / im6.png, disp2.png / disp6.png                  gray/4,  60 labels
  *   2005/2006       view1.png / view5.png, disp1.png / disp5.png              gray/2 (half) or /3 (third)
  *   2014 MiddEval3  im0.png / im1.png, disp0GT.pfm (+disp1GT.pfm), calib.txt, mask0nocc.png
+ *   other pairs     left/right, im0/im1, view1/view5 (any image extension), NAME_L/NAME_R
+ *                   (data/pairNames.ts): no ground truth; calib.txt used when present
  *
  * The 2001 label counts for sawtooth and map are the ranges customarily used
  * (Middlebury's v2 table had neither); they are reported as 'dataset convention'.
@@ -70,14 +73,17 @@ function isDir(p: string): boolean {
   }
 }
 
-/** The layout whose left and right images both exist in `dir`, or undefined. */
+/** The layout whose left and right images both exist in `dir` (a Middlebury one first, else a pair named otherwise), or undefined. */
 function detectLayout(dir: string): LayoutSpec | undefined {
-  return LAYOUTS.find((s) => isFile(path.join(dir, s.left)) && isFile(path.join(dir, s.right)));
+  const known = LAYOUTS.find((s) => isFile(path.join(dir, s.left)) && isFile(path.join(dir, s.right)));
+  if (known || !isDir(dir)) return known;
+  const pair = findNamedPair(dir);
+  return pair ? { layout: 'pair', label: `pair (${pair.naming})`, left: pair.left, right: pair.right } : undefined;
 }
 
 /** The files besides the pair and the ground truth that loadScene reads when present: calib.txt and the masks. */
 function sideFiles(spec: LayoutSpec): string[] {
-  return spec.layout === 'middlebury2014' ? ['calib.txt', 'mask0nocc.png'] : ['nonocc.png', 'all.png', 'disc.png'];
+  return spec.layout === 'middlebury2014' ? ['calib.txt', 'mask0nocc.png'] : spec.layout === 'pair' ? ['calib.txt'] : ['nonocc.png', 'all.png', 'disc.png'];
 }
 
 /**
@@ -93,7 +99,7 @@ export function sceneInputFiles(dir: string): string[] {
 }
 
 function lookedFor(): string {
-  return LAYOUTS.map((s) => `${s.left}+${s.right} (${s.label})`).join(', ');
+  return `${LAYOUTS.map((s) => `${s.left}+${s.right} (${s.label})`).join(', ')}; or a pair named ${PAIR_NAMINGS}`;
 }
 
 /**
@@ -238,9 +244,8 @@ export async function loadScene(dir: string, options: LoadSceneOptions = {}): Pr
   let minDisp = 0;
   let ndispSource: Scene['ndispSource'] = 'dataset convention';
 
-  if (spec.layout === 'middlebury2014') {
-    const [calibName, maskName] = sideFiles(spec);
-    const calibPath = path.join(dir, calibName);
+  if (spec.layout === 'middlebury2014' || spec.layout === 'pair') {
+    const calibPath = path.join(dir, 'calib.txt');
     if (isFile(calibPath)) {
       const calib = readCalib(calibPath);
       if ((calib.width !== undefined && calib.width !== left.width) || (calib.height !== undefined && calib.height !== left.height)) {
@@ -259,8 +264,8 @@ export async function loadScene(dir: string, options: LoadSceneOptions = {}): Pr
         ndispSource = 'calib vmin/vmax';
       }
     }
-    const maskPath = path.join(dir, maskName);
-    const m = await readOptional(maskPath);
+    const maskPath = path.join(dir, 'mask0nocc.png');
+    const m = spec.layout === 'middlebury2014' ? await readOptional(maskPath) : undefined;
     if (m) {
       checkSize(m, left, maskPath, leftPath);
       // 255 = non-occluded, 128 = occluded (still evaluated in 'all'), 0 = invalid.
@@ -286,8 +291,8 @@ export async function loadScene(dir: string, options: LoadSceneOptions = {}): Pr
 
   if (ndisp === undefined) {
     if (!groundTruth) {
-      if (options.ndisp === undefined) {
-        throw new Error(`${dir}: no ground truth or calib ndisp to set the disparity range; pass the ndisp option`);
+      if (options.ndisp === undefined && options.maxDisp === undefined) {
+        throw new Error(`${dir}: no ground truth or calib.txt to set the disparity range; pass the ndisp or maxDisp option (--ndisp, --max-disp)`);
       }
     } else {
       const mx = maxFinite(groundTruth);
@@ -333,13 +338,40 @@ export async function loadScene(dir: string, options: LoadSceneOptions = {}): Pr
 
 /** Sub-folders of `root` (sorted by name) that hold a recognised scene; `root` itself when it is one. */
 export function listSceneDirs(root: string): string[] {
+  return datasetScenes(root).scenes;
+}
+
+/** The scene folders of a dataset root (sorted by name; the root itself when it is one) and the entries beside them that are not scenes. */
+function datasetScenes(root: string): { scenes: string[]; ignored: string[] } {
   if (!isDir(root)) throw new Error(`${root}: dataset folder not found`);
-  if (detectLayout(root)) return [root];
-  return fs
-    .readdirSync(root)
-    .sort()
-    .map((e) => path.join(root, e))
-    .filter((p) => isDir(p) && detectLayout(p) !== undefined);
+  if (detectLayout(root)) return { scenes: [root], ignored: [] };
+  const scenes: string[] = [];
+  const ignored: string[] = [];
+  for (const e of fs.readdirSync(root).sort()) {
+    const p = path.join(root, e);
+    if (e.startsWith('.')) continue;
+    (isDir(p) && detectLayout(p) !== undefined ? scenes : ignored).push(p);
+  }
+  return { scenes, ignored };
+}
+
+/**
+ * Scene folders from folders given on a command line: a scene folder stands
+ * for itself, any other folder for the scene folders inside it (a dataset
+ * root). Files and folders beside a root's scenes are ignored, each named
+ * once through `notice`; a root without a scene, or a path that is no
+ * folder, is an error naming it.
+ */
+export function sceneFoldersOf(paths: string[], notice: (line: string) => void): string[] {
+  const out: string[] = [];
+  for (const p of paths) {
+    if (!isDir(p)) throw new Error(`scene folder ${p}: no such folder`);
+    const { scenes, ignored } = datasetScenes(p);
+    if (scenes.length === 0) throw new Error(`${p}: neither a scene folder nor a folder of scene folders; looked for ${lookedFor()}`);
+    if (ignored.length > 0) notice(`${p}: ignored, no scene in them: ${ignored.map((f) => path.basename(f)).join(', ')}`);
+    out.push(...scenes);
+  }
+  return out;
 }
 
 /** The layout name a folder would load as, or undefined. */

@@ -1,7 +1,7 @@
 import type { Raster } from './raster';
 
-/** Which Middlebury layout a scene folder follows (or the built-in synthetic scene). */
-export type SceneLayout = 'middlebury2001' | 'middlebury2003' | 'middlebury2005' | 'middlebury2014' | 'synthetic';
+/** Which Middlebury layout a scene folder follows, 'pair' for a pair named otherwise (data/pairNames.ts), or the built-in synthetic scene. */
+export type SceneLayout = 'middlebury2001' | 'middlebury2003' | 'middlebury2005' | 'middlebury2014' | 'pair' | 'synthetic';
 
 /** Evaluation masks, 1 = pixel evaluated in that region. Absent where the scene has none. */
 export interface SceneMasks {

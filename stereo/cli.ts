@@ -145,8 +145,19 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       .option('init-scale', { type: 'number', describe: 'grey = disparity × this in an integer image given to --init (default 1)' })
       .option('max-memory', { type: 'number', describe: 'GB of memory the run may use; a pair whose estimate (from the image headers) passes it is refused before any work (default 85 % of the machine)' })
       .option('checkpoint', { type: 'string', describe: 'after every cycle, write the disparity so far here as PFM, and FILE.resume beside it (--init FILE continues the stopped run exactly)' })
+      .option('color', { type: 'string', describe: 'also write the disparity in the turbo colour map with its scale beside it (.png; invalid pixels black)' })
+      .option('depth', { type: 'string', describe: 'also write depth Z = f·B / (d + doffs): PFM in the baseline\'s unit (inf = unknown), or 16-bit PNG in mm (0 = unknown)' })
+      .option('ply', { type: 'string', describe: 'also write the point cloud, x y z and colour of every pixel with a depth (.ply, binary little-endian)' })
+      .option('calib', { type: 'string', describe: 'camera of --depth/--ply: a MiddEval3 calib.txt (default: calib.txt beside the left image)' })
+      .option('focal', { type: 'number', describe: 'camera of --depth/--ply instead of --calib: focal length in pixels' })
+      .option('baseline', { type: 'number', describe: 'with --focal: the baseline (its unit is the depth\'s; mm for a 16-bit PNG)' })
+      .option('doffs', { type: 'number', describe: 'with --focal: principal points\' offset cx1 − cx0 in pixels (default 0)' })
+      .option('cx', { type: 'number', describe: 'with --focal: principal point x (default: the image centre)' })
+      .option('cy', { type: 'number', describe: 'with --focal: principal point y (default: the image centre)' })
+      .option('confidence', { type: 'string', describe: 'also write each pixel\'s confidence: .png 0–255 or .pfm 0–1 (left–right agreement × cost margin × distance to a disparity edge)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the record of the run as JSON' })
-      .example('$0 match im2.png im6.png --ndisp 60 --cost sad+sgrad --lambda 10 -o disp.png --pfm disp.pfm', ''),
+      .example('$0 match im2.png im6.png --ndisp 60 --cost sad+sgrad --lambda 10 -o disp.png --pfm disp.pfm', '')
+      .example('$0 match im0.png im1.png --ndisp 64 -o disp.png --color disp-color.png --depth depth.pfm --ply cloud.ply --calib calib.txt --confidence conf.png', ''),
     handle(async (a) => (await import('./commands/matchCommand')).matchCommand(a, io)))
     .command('eval <disparity> [reference]', 'score a disparity map against ground truth', (y: Argv) => y
       .positional('disparity', { type: 'string', describe: 'disparity map (PFM in pixels, or an integer image with --disp-scale)' })
@@ -161,7 +172,7 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       .example('$0 eval disp.png gt.png --disp-scale 4 --gt-scale 4', ''),
     handle(async (a) => (await import('./commands/evalCommand')).evalCommand(a, io)))
     .command('run <scenes..>', 'match and evaluate Middlebury scene folders, one row per scene', (y: Argv) => withParamOptions(y)
-      .positional('scenes', { type: 'string', array: true, describe: 'scene folders' })
+      .positional('scenes', { type: 'string', array: true, describe: 'scene folders, or folders of scene folders (without ground truth: no scores, give --ndisp or --max-disp)' })
       .option('ndisp', { type: 'number', describe: 'override the scene\'s number of disparities' })
       .option('min-disp', { type: 'number', describe: 'smallest disparity (label 0); default 0, or calib vmin − 2 for MiddEval3 folders' })
       .option('max-disp', { type: 'number', describe: 'largest disparity; default ndisp − 1, or calib vmax + 2 for MiddEval3 folders' })
@@ -179,7 +190,7 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       .example('$0 run MiddEval3/trainingQ/Adirondack --middeval3 MiddEval3 --middeval3-name SCUT', ''),
     handle(async (a) => (await import('./commands/runCommand')).runCommand(a, io)))
     .command('accuracy <scenes..>', 'the default setting on Middlebury scene folders: bad % at 0.5 / 1 / 2 px beside OpenCV StereoSGBM, mean and ratio', (y: Argv) => withParamOptions(y)
-      .positional('scenes', { type: 'string', array: true, describe: 'scene folders with ground truth' })
+      .positional('scenes', { type: 'string', array: true, describe: 'scene folders with ground truth, or folders of them' })
       .option('scene-params', { type: 'boolean', default: false, describe: 'tsukuba, venus, teddy and cones with their own parameters instead of the default' })
       .option('json', { type: 'boolean', default: false, describe: 'print the rows as JSON' })
       .example('$0 accuracy $STEREO_DATA/tsukuba $STEREO_DATA/map --backend bk', ''),

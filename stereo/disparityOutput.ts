@@ -5,14 +5,16 @@ import { INVALID_DISPARITY } from './leftRightCheck';
 
 /**
  * Scale for a disparity PNG of disparities 0..ndisp−1 (Middlebury's own
- * convention of storing disparity × scale as grey): the largest integer
- * that keeps ndisp−1 within 255, so the range fills an 8-bit PNG; past
- * 255 disparities, the largest (at most 256) that keeps it within 65535 in
- * a 16-bit PNG (pngBits).
+ * convention of storing disparity × scale as grey): up to 255 disparities,
+ * the largest multiple of 1/100 that keeps ndisp−1 within 255, so the range
+ * fills an 8-bit PNG (to within ndisp/100 grey levels) for any label count
+ * (16 labels: × 17); past 255 disparities, the largest integer (at most 256)
+ * that keeps it within 65535 in a 16-bit PNG (pngBits).
  */
 export function autoPngScale(ndisp: number): number {
   const top = Math.max(1, ndisp - 1);
-  return top <= 255 ? Math.floor(255 / top) : Math.max(1, Math.min(256, Math.floor(65535 / top)));
+  // Hundredths by integer arithmetic: the scale × top never exceeds 255.
+  return top <= 255 ? Math.floor(25500 / top) / 100 : Math.max(1, Math.min(256, Math.floor(65535 / top)));
 }
 
 /** Bits per sample of the disparity PNG of disparities up to maxDisp at `scale`: 8 when the largest level fits 255, else 16; 0 when it passes 65535 too. */

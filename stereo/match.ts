@@ -120,6 +120,8 @@ export interface MatchResult extends Omit<ExpansionResult, 'labels'> {
   init: InitRecord;
   /** Pixels the left–right check marked (lrCheck). */
   inconsistentPixels?: number;
+  /** 1 where the left–right check marked the pixel (lrCheck), row-major; the confidence map reads it. */
+  inconsistent?: Uint8Array;
   /** Refined disparity in pixels (subpixel), +inf where invalid; PFM outputs and evaluation use it. */
   subpixel?: Float32Array;
   /** The integer factor every cost carries (fractional λ made exact); energies are in these units. */
@@ -316,7 +318,7 @@ async function checkedMatch(left: Raster, right: Raster, options: MatchOptions):
   const check = leftRightCheck(r.disparity, dispRight, r.width, r.height, r.params.lrFill);
   const checkMs = performance.now() - t0;
   options.onEvent?.({ kind: 'leftRightCheck', ms: checkMs, inconsistent: check.invalid, filled: r.params.lrFill });
-  return { ...r, disparity: check.disparity, inconsistentPixels: check.invalid, times: { ...r.times, totalMs: r.times.totalMs + checkMs, checkMs } };
+  return { ...r, disparity: check.disparity, inconsistentPixels: check.invalid, inconsistent: check.marked, times: { ...r.times, totalMs: r.times.totalMs + checkMs, checkMs } };
 }
 
 /**

@@ -115,7 +115,7 @@ describe('bug 4: demo says every file it wrote', () => {
     expect(r.code).toBe(0);
     const wrote = r.outLines.find((l) => l.startsWith('wrote'))!;
     for (const file of fs.readdirSync(f('demo4'))) expect(wrote).toContain(file);
-    expect(wrote).toMatch(/disp\.png \(disparity × \d+, 8-bit\)/);
+    expect(wrote).toMatch(/disp\.png \(disparity × [\d.]+, 8-bit\)/);
     expect(wrote).toContain('gt-color.png');
     expect(wrote).toContain('left.png');
   });
@@ -250,7 +250,7 @@ describe('live progress', () => {
 
   test('--quiet prints the result only; --json only JSON on stdout', async () => {
     const q = await cli(['match', L, R, '--ndisp', 8, '-o', f('q.png'), '--cycles', 1, '--backend', 'bk', '--quiet'], { status: true });
-    expect(q.outLines).toEqual([`wrote ${f('q.png')} (disparity × 36, 8-bit)`]);
+    expect(q.outLines).toEqual([`wrote ${f('q.png')} (disparity × 36.42, 8-bit)`]);
     expect(q.status).toEqual([]);
     const j = await cli(['match', L, R, '--ndisp', 8, '-o', f('q.png'), '--cycles', 1, '--backend', 'bk', '--json']);
     expect(() => JSON.parse(j.out)).not.toThrow();

@@ -50,10 +50,11 @@ describe('match', () => {
     expect(cycles.length).toBeGreaterThanOrEqual(1);
     expect(cycles.map((c) => Number(c[1]))).toEqual([1, 2, 3, 4].slice(0, cycles.length));
     expect(cycles.length === 4 || cycles[cycles.length - 1][2] === '0').toBe(true);
-    expect(r.out).toMatch(/disparity × 36/);
+    // 255 / 7 in hundredths, rounded down: the largest disparity 7 is grey 255 (254.94 rounded).
+    expect(r.out).toMatch(/disparity × 36\.42, 8-bit\)/);
     const png = await readImage(f('d.png'));
     const pfm = await readImage(f('d.pfm'));
-    for (let i = 0; i < 64 * 48; i++) expect(png.data[i]).toBe(pfm.data[i] * 36);
+    for (let i = 0; i < 64 * 48; i++) expect(png.data[i]).toBe(Math.round(pfm.data[i] * 36.42));
   });
 
   test('--json reports the run; --scale sets the PNG scale', async () => {

@@ -225,7 +225,8 @@ describe('scene folders written here', () => {
   }
 
   test('a folder matching no layout: the error lists every pair of names looked for', async () => {
-    const d = folder('nothing', { 'left.png': 'x', 'right.png': 'y' });
+    // (left.png + right.png is a pair now: data/pairNames.ts)
+    const d = folder('nothing', { 'first.png': 'x', 'second.png': 'y' });
     let msg = '';
     try { await loadScene(d); } catch (e) { msg = (e as Error).message; }
     expect(msg.startsWith(`${d}: not a recognised scene folder; looked for `)).toBe(true);

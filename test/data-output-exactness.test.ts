@@ -578,7 +578,9 @@ describe('disparity files and a whole scene\'s outputs', () => {
         : undefined;
       await writeSceneOutputs(dir, tmp, scene, r, undefined, writers, drawnAhead);
       const px = subpixel ?? disparity;
-      const scale = Math.max(1, Math.floor(255 / Math.max(1, ndisp - 1)));
+      // The default grey scale: the largest multiple of 0.01 that keeps the largest disparity within 255.
+      const top = Math.max(1, ndisp - 1);
+      const scale = top > 255 ? Math.max(1, Math.min(256, Math.floor(65535 / top))) : Math.floor(25500 / top) / 100;
       const expected: Record<string, Uint8Array> = {
         'left.png': oracleEncodePng(scene.left),
         'disp.png': oracleEncodePng(oracleDisparityPngRaster(disparity, W, H, scale)),

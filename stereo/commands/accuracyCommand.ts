@@ -1,5 +1,4 @@
-import * as fs from 'fs';
-import { loadScene } from '../../data/scene';
+import { loadScene, sceneFoldersOf } from '../../data/scene';
 import { accuracyRow, summarise, type AccuracyRow } from '../accuracy/accuracy';
 import type { BackendName } from '../params';
 import type { Io } from './common';
@@ -32,8 +31,7 @@ export async function accuracyCommand(a: AccuracyArgs, io: Io): Promise<number> 
   const { params, initFile } = paramsFromArgs(a);
   if (initFile) throw new Error(`--init: accuracy takes wta or zero (got ${initFile})`);
   const scenes = [];
-  for (const dir of a.scenes) {
-    if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`scene folder ${dir}: no such folder`);
+  for (const dir of sceneFoldersOf(a.scenes, (l) => io.err(`note: ${l}`))) {
     const s = await loadScene(dir);
     if (!s.groundTruth) throw new Error(`scene folder ${dir}: no ground truth to score against`);
     scenes.push(s);

@@ -5,12 +5,12 @@ import { decodeImage, detectFormat, readFileBytes } from '../../data/imageIO';
 export type { Io } from './io';
 
 /** The format an output option writes, named by the file extensions it takes. */
-export type OutputFormat = 'png' | 'pfm' | 'html' | 'json' | 'md' | 'smrf' | 'u16';
+export type OutputFormat = 'png' | 'pfm' | 'html' | 'json' | 'md' | 'smrf' | 'u16' | 'ply';
 const EXTENSIONS: Record<OutputFormat, string[]> = {
-  png: ['.png'], pfm: ['.pfm'], html: ['.html', '.htm'], json: ['.json'], md: ['.md', '.markdown'], smrf: ['.smrf'], u16: ['.u16'],
+  png: ['.png'], pfm: ['.pfm'], html: ['.html', '.htm'], json: ['.json'], md: ['.md', '.markdown'], smrf: ['.smrf'], u16: ['.u16'], ply: ['.ply'],
 };
 /** Extensions that name an image or document format: an output with one of these must be that format. */
-const KNOWN_EXTENSIONS = ['.png', '.pfm', '.ppm', '.pgm', '.pnm', '.jpg', '.jpeg', '.gif', '.bmp', '.tif', '.tiff', '.webp', '.html', '.htm', '.json', '.md', '.txt', '.csv', '.smrf', '.u16'];
+const KNOWN_EXTENSIONS = ['.png', '.pfm', '.ppm', '.pgm', '.pnm', '.jpg', '.jpeg', '.gif', '.bmp', '.tif', '.tiff', '.webp', '.html', '.htm', '.json', '.md', '.txt', '.csv', '.smrf', '.u16', '.ply'];
 
 /**
  * Refuses an output path before any work is done: its folder must exist and
@@ -62,6 +62,37 @@ export function checkOutputFolder(dir: string, option: string): void {
     throw new Error(`${option}: cannot make folder ${first} (for ${dir}): ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   fs.rmdirSync(first);
+}
+
+/** The file a path names: its device and inode when it exists, else its resolved path (links followed where they lead somewhere). */
+function fileIdentity(file: string): string {
+  try {
+    const st = fs.statSync(file);
+    return `inode ${st.dev}:${st.ino}`;
+  } catch {
+    return `path ${path.resolve(file)}`;
+  }
+}
+
+/**
+ * Refuses, before any work, an output that would land on an input or on
+ * another output: paths are compared resolved, and existing files by device
+ * and inode (a hard link or a symbolic link to an input is that input).
+ * `outputs` are [file, option] pairs; `inputs` [file, what, option] where
+ * the option, if any, may write over that input (an input read whole before
+ * that output's first write: a checkpoint continued from with --init).
+ */
+export function checkOutputsApart(outputs: Array<[string, string]>, inputs: Array<[string, string, string?]>): void {
+  const inputIds = inputs.map(([f, what, mayReplace]) => [fileIdentity(f), f, what, mayReplace] as const);
+  const seen = new Map<string, string>();
+  for (const [file, option] of outputs) {
+    const id = fileIdentity(file);
+    const input = inputIds.find(([i, , , mayReplace]) => i === id && mayReplace !== option);
+    if (input) throw new Error(`${option}: ${file} is the ${input[2]} ${input[1]}; an output never replaces an input`);
+    const other = seen.get(id);
+    if (other) throw new Error(`${option}: ${file} is also given to ${other}; give each output a file of its own`);
+    seen.set(id, option);
+  }
 }
 
 export function checkInputFile(file: string, what: string): void {

@@ -9,6 +9,7 @@ import { writeFilesAtomic } from '../../data/atomicWrite';
 import { closingLines, matchSummaryJson } from '../summary';
 import type { BackendName } from '../params';
 import { checkInputFile, checkOutputPath, Io, readInitialLabels } from './common';
+import { planMatchOutputs, plannedFiles, writeMatchOutputs, type MatchOutputArgs } from './matchOutputs';
 import { LiveMatch } from './liveProgress';
 import { checkOutputsApart, checkOutputsDistinct } from './outputGuard';
 import { paramsFromArgs, ParamArgs } from './paramOptions';
@@ -16,7 +17,7 @@ import { optionName } from './optionValues';
 import { InputError } from '../../data/errors';
 import { labelRange, type RangeArgs } from './rangeOptions';
 
-export interface MatchArgs extends ParamArgs, RangeArgs {
+export interface MatchArgs extends ParamArgs, RangeArgs, MatchOutputArgs {
   left: string;
   right: string;
   output?: string;
@@ -48,10 +49,15 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   if (a.pfm) checkOutputPath(a.pfm, '--pfm', 'pfm');
   if (a.checkpoint) checkOutputPath(a.checkpoint, '--checkpoint', 'pfm');
   if (initFile) checkInputFile(initFile, '--init');
+  const extra = planMatchOutputs(a, a.left);
   const checkpoints = a.checkpoint ? [a.checkpoint, resumeFileOf(a.checkpoint)].map((file) => ({ name: '--checkpoint', file })) : [];
-  const outputs = [...(a.output !== undefined ? [{ name: '--output', file: a.output }] : []), ...(a.pfm ? [{ name: '--pfm', file: a.pfm }] : []), ...checkpoints];
+  const outputs = [
+    ...(a.output !== undefined ? [{ name: '--output', file: a.output }] : []), ...(a.pfm ? [{ name: '--pfm', file: a.pfm }] : []), ...checkpoints,
+    ...plannedFiles(extra).map(([file, name]) => ({ name, file })),
+  ];
   const inits = initFile ? [initFile, resumeFileOf(initFile)].map((file) => ({ name: '--init file', file })) : [];
-  checkOutputsApart(outputs, [{ name: 'left image', file: a.left }, { name: 'right image', file: a.right }, ...inits]);
+  const calibration = extra.calib && extra.calib.source !== 'the options' ? [{ name: 'calibration', file: extra.calib.source }] : [];
+  checkOutputsApart(outputs, [{ name: 'left image', file: a.left }, { name: 'right image', file: a.right }, ...inits, ...calibration]);
   checkOutputsDistinct(outputs);
   // The pair's size from the headers: a mismatch or a run too large for memory is refused before anything is decoded.
   const heads = [checkedImageHeader(a.left, 'left image'), checkedImageHeader(a.right, 'right image')];
@@ -106,13 +112,16 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
     ...(a.output !== undefined ? [{ file: a.output, bytes: await disparityPngBytes(r.disparity, r.width, r.height, pngScale) }] : []),
     ...(a.pfm ? [{ file: a.pfm, bytes: disparityPfmBytes(disparityInPixels(r), r.width, r.height) }] : []),
   ]);
+  const wrote = await writeMatchOutputs(extra, r, left, right, io);
   if (a.json) {
-    io.out(JSON.stringify({ ...matchSummaryJson(r), output: a.output ?? null, pngScale, pngBits: bits, pfm: a.pfm ?? null, checkpoint: checkpoint ?? null }, null, 2));
+    const files = { color: a.color ?? null, depth: a.depth ?? null, ply: a.ply ?? null, confidence: a.confidence ?? null, calibration: extra.calib?.source ?? null };
+    io.out(JSON.stringify({ ...matchSummaryJson(r), output: a.output ?? null, pngScale, pngBits: bits, pfm: a.pfm ?? null, checkpoint: checkpoint ?? null, ...files }, null, 2));
     return 0;
   }
   if (!a.quiet) for (const l of closingLines(r)) io.out(l);
   const written = [a.output !== undefined ? `${a.output} (disparity × ${pngScale}, ${bits}-bit)` : '', a.pfm ? `${a.pfm} (disparity in pixels)` : ''].filter(Boolean);
   io.out(`wrote ${written.join(' and ')}`);
+  for (const l of wrote) io.out(l);
   if (checkpoint && !a.quiet && r.cycles.length > 0) io.out(`checkpoint ${checkpoint}: disparity after cycle ${r.cycles[r.cycles.length - 1].cycle}`);
   return 0;
 }

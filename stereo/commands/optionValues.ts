@@ -35,6 +35,8 @@ export const NUMBER_RULES: Record<string, NumberRule> = {
   'init-scale': { above: 0 },
   'disp-scale': { above: 0 },
   'gt-scale': { above: 0 },
+  focal: { above: 0 },
+  baseline: { above: 0 },
   threshold: { min: 0 },
   width: { integer: true, min: 32, max: 4096 },
   height: { integer: true, min: 16, max: 4096 },

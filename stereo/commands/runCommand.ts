@@ -1,10 +1,11 @@
-import * as fs from 'fs';
 import { startDeviceReading } from './deviceEarly';
+import * as fs from 'fs';
 import * as path from 'path';
 import { regionScore, type Evaluation, type RegionName } from '../../data/metrics';
 import { SCENE_OUTPUT_FILES, SceneImagesAhead, writeSceneOutputs } from '../report/sceneOutputs';
 import { ImageWriters, imageThreadsFor, machineCores } from '../report/outputThreads';
 import { RunOutputs } from '../report/runOutputs';
+import { sceneFoldersOf } from '../../data/scene';
 import { evaluateScene, matchScene, type SceneMatch } from '../sceneMatch';
 import { matchSummaryJson } from '../summary';
 import type { BackendName, MatchParams } from '../params';
@@ -49,9 +50,10 @@ function paramsText(p: MatchParams): string {
   return `${cost} λ=${p.lambda} T=${p.truncation} cue×${p.cueFactor}${p.lrCheck ? ' lr' : ''}`;
 }
 
-/** The table of a run: a row per scene, a column group per threshold. */
+/** The table of a run: a row per scene, a column group per threshold (none when no scene has ground truth). */
 export function runTableLines(results: SceneMatch[], thresholds: number[]): string[] {
-  const regions: RegionName[] = knownIsAll(results, thresholds) ? ['nonocc', 'all', 'disc'] : ['nonocc', 'all', 'disc', 'known'];
+  const scored = results.some((m) => m.evaluation);
+  const regions: RegionName[] = !scored ? [] : knownIsAll(results, thresholds) ? ['nonocc', 'all', 'disc'] : ['nonocc', 'all', 'disc', 'known'];
   const head = ['scene', 'size', 'ndisp', ...thresholds.flatMap((t) => regions.map((r) => `${r}>${t}`)), 'energy', 'total s', 'params', 'backend'];
   const rows = results.map(({ scene, result: r, evaluation: e }) => [
     scene.name, `${r.width}×${r.height}`, r.minDisp > 0 ? `${r.minDisp}..${r.minDisp + r.ndisp - 1}` : String(r.ndisp),
@@ -102,7 +104,7 @@ function reportInOutDir(report: string, outDir: string | undefined): boolean {
  */
 function checkRunOutputs(a: RunArgs): void {
   const outDir = a['out-dir'];
-  const scenes = a.scenes.filter((dir) => fs.existsSync(dir) && fs.statSync(dir).isDirectory());
+  const scenes = sceneFoldersOf(a.scenes, () => undefined).filter((dir) => fs.existsSync(dir) && fs.statSync(dir).isDirectory());
   const planned = new RunOutputs({ report: a.report, middeval3: a.middeval3, middeval3Name: a['middeval3-name'], middeval3Set: a['middeval3-set'], reportFolderMade: a.report !== undefined && reportInOutDir(a.report, outDir) });
   const outputs = planned.plannedFiles(scenes);
   if (outDir !== undefined) {
@@ -111,17 +113,30 @@ function checkRunOutputs(a: RunArgs): void {
   checkOutputsApart(outputs, scenes.flatMap(sceneInputs));
 }
 
+/** Two scenes of one name would write the same files (a folder per scene name): refused, naming both (trainingQ/Adirondack and trainingH/Adirondack). */
+function refuseSharedNames(dirs: string[]): void {
+  const byName = new Map<string, string>();
+  for (const d of dirs) {
+    const name = path.basename(path.resolve(d));
+    const other = byName.get(name);
+    if (other !== undefined) throw new Error(`scene folder ${d}: its outputs would go where those of ${other} go (both are named ${name}); run them apart`);
+    byName.set(name, d);
+  }
+}
+
 /** runCommand's work once its options are read: `writers` draw and write the scenes' images. */
 async function runScenes(a: RunArgs, io: Io, params: Partial<MatchParams>, writers: ImageWriters | undefined): Promise<number> {
   const outDir = a['out-dir'];
   const extra = new RunOutputs({ report: a.report, middeval3: a.middeval3, middeval3Name: a['middeval3-name'], middeval3Set: a['middeval3-set'], writers, reportFolderMade: a.report !== undefined && reportInOutDir(a.report, outDir) });
   const sceneOptions = { ndisp: a.ndisp, minDisp: a['min-disp'], maxDisp: a['max-disp'] };
-  const reads = startDeviceReading(a.backend, a.scenes.map((dir) => ({ kind: 'scene' as const, dir, options: sceneOptions })));
+  // A dataset root stands for the scene folders inside it.
+  const dirs = sceneFoldersOf(a.scenes, (l) => io.err(`note: ${l}`));
+  if (outDir !== undefined || a.report !== undefined) refuseSharedNames(dirs);
+  const reads = startDeviceReading(a.backend, dirs.map((dir) => ({ kind: 'scene' as const, dir, options: sceneOptions })));
   // Load and check every scene before matching any, so a bad folder fails before output is written.
   const scenes = [];
   try {
-    for (const [i, dir] of a.scenes.entries()) {
-      if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`scene folder ${dir}: no such folder`);
+    for (const [i, dir] of dirs.entries()) {
       extra.checkScene(dir);
       scenes.push(await reads.result(i));
     }
@@ -182,7 +197,7 @@ async function runScenes(a: RunArgs, io: Io, params: Partial<MatchParams>, write
   } else {
     if (!a.quiet && results.length) io.out('');
     for (const l of runTableLines(results, thresholds)) io.out(l);
-    if (!a.quiet) io.out(REGION_LEGEND);
+    if (!a.quiet && results.some((m) => m.evaluation)) io.out(REGION_LEGEND);
     for (const { scene, evaluation } of results) if (evaluation?.note) io.out(`${scene.name}: ${evaluation.note}`);
     const own = results.filter((m) => m.sceneParams).map((m) => m.scene.name);
     if (own.length > 0) io.out(`per-scene parameters (stereo/sceneParams.ts) for ${own.join(', ')}; the others got the defaults (--no-scene-params: the defaults for all)`);

@@ -53,6 +53,7 @@ export async function tuneCommand(a: TuneArgs, io: Io): Promise<number> {
     out: a['out-dir'],
     resume: a.resume,
     progress: a.quiet ? undefined : progressToStderr,
+    onNotice: (l) => io.err(`note: ${l}`),
   }).finally(() => process.off('SIGINT', onSigint));
   if (a.json) {
     io.out(JSON.stringify({ metric: r.metric, scenes: r.scenes, best: r.best, points: r.points, ran: r.ran, skipped: r.skipped, files: r.files }, null, 2));

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { listSceneDirs, sceneLayoutOf } from '../../data/scene';
+import { sceneFoldersOf } from '../../data/scene';
 import { makeFolder } from '../../data/folders';
 import { checkBackend, placeBackend } from '../../graphcut/backends';
 import type { BackendName, MatchParams } from '../params';
@@ -40,6 +40,8 @@ export interface TuneOptions {
   progress?: ProgressSink;
   /** Called for every trial finished in this session. */
   onTrial?: (r: TrialRecord) => void;
+  /** Told what a dataset folder holds that is not a scene (ignored). */
+  onNotice?: (line: string) => void;
 }
 
 export interface TuneResult {
@@ -60,17 +62,13 @@ export interface TuneResult {
 
 export const TUNE_FILES = { jsonl: 'trials.jsonl', csv: 'trials.csv', json: 'tune.json' } as const;
 
-/** Scene specs → (label, spec) pairs; a dataset folder stands for every scene folder in it. */
-function expandScenes(specs: string[]): string[] {
+/** Scene specs → scene specs: a dataset folder stands for every scene folder in it (sceneFoldersOf; what else it holds is told to `notice`). */
+function expandScenes(specs: string[], notice: (line: string) => void): string[] {
   if (specs.length === 0) throw new Error('tune: give at least one scene folder');
   const out: string[] = [];
   for (const s of specs) {
-    if (parseSyntheticSpec(s)) out.push(s);
-    else if (fs.existsSync(s) && fs.statSync(s).isDirectory() && !sceneLayoutOf(s)) {
-      const dirs = listSceneDirs(s);
-      if (dirs.length === 0) throw new Error(`${s}: no scene folders inside`);
-      out.push(...dirs);
-    } else out.push(s);
+    if (parseSyntheticSpec(s) || !(fs.existsSync(s) && fs.statSync(s).isDirectory())) out.push(s);
+    else out.push(...sceneFoldersOf([s], notice));
   }
   return out;
 }
@@ -106,7 +104,7 @@ export async function tune(o: TuneOptions): Promise<TuneResult> {
   const exec = await resolveExecution(o.backend ?? 'auto');
 
   // Scenes: load each once here to name it and check it can be scored.
-  const specs = expandScenes(o.scenes);
+  const specs = expandScenes(o.scenes, o.onNotice ?? (() => undefined));
   const labels: string[] = [];
   for (const spec of specs) {
     const scene = await loadSceneSpec(spec);
