@@ -1,36 +1,23 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { listSceneDirs, sceneLayoutOf } from '../../data/scene';
 import { checkBackend, placeBackend } from '../../graphcut/backends';
-import type { BackendName, MatchParams } from '../params';
-import { checkSceneForObjective, objectiveValue, parseObjective, RECORDED_THRESHOLDS } from './objective';
+import type { BackendName } from '../params';
+import { objectiveValue } from './objective';
 import { runOnWorkers } from './pool';
 import { Progress, type ProgressSink } from './progress';
 import { readTrialLog, TrialLog } from './records';
 import { bestSettings, describePoint, summarisePoints, trialCsv, writeCsv, writeJson, type BestSettings, type PointSummary } from './results';
-import { loadSceneSpec, parseSyntheticSpec, sceneLabel } from './scenes';
-import { gridPoints, parseSearchSpace, randomPoints, type ParamPoint, type SearchSpace, type TunableName } from './space';
-import { runTrial, SceneCache, trialKey, type TrialJob, type TrialRecord } from './trial';
+import type { TunableName } from './space';
+import { planTune, type PlanOptions, type PlannedTrial, type TunePlan } from './plan';
+import { runTrial, SceneCache, type TrialRecord } from './trial';
 
-export interface TuneOptions {
-  /** Scene folders, dataset folders (every scene inside), or synthetic specs (`synthetic:seed=2`). */
-  scenes: string[];
-  /** NAME=SPEC strings (see space.ts) or a parsed space. */
-  params: string[] | SearchSpace;
-  /** Grid (default) or `count` seeded random points. */
-  search?: 'grid' | { random: number; seed?: number };
-  /** bad<t>-<nonocc|all|disc> (default bad1-nonocc) or energy. */
-  metric?: string;
-  /** Parameters held fixed for every trial (under the searched ones). */
-  fixed?: Partial<MatchParams>;
-  /** Start each scene from its own parameters in stereo/sceneParams.ts (default true). */
-  sceneParams?: boolean;
-  /** Also run each scene once with its own parameters, as the hand-set reference (default true). */
-  baseline?: boolean;
+export interface TuneOptions extends PlanOptions {
   backend?: BackendName;
   /** Worker threads for CPU trials (default: one per core). GPU trials run one after another in this thread. */
   workers?: number;
+  /** Where the trials run (default: here, as `backend` and `workers` say); a queue's coordinator passes its own. */
+  runner?: TrialRunner;
   /** Folder for trials.jsonl, trials.csv and tune.json; without it nothing is written. */
   out?: string;
   /** Continue the trials.jsonl in `out`, skipping trials it already has. */
@@ -38,6 +25,19 @@ export interface TuneOptions {
   progress?: ProgressSink;
   /** Called for every trial finished in this session. */
   onTrial?: (r: TrialRecord) => void;
+}
+
+/**
+ * Where a study's trials run. Every runner computes a trial with runTrial()
+ * (trial.ts); runners differ only in where that happens.
+ */
+export interface TrialRunner {
+  /** The backend trials run on, as the closing line names it. */
+  readonly backend: string;
+  /** Trials at a time (1 where they run one after another). */
+  parallel(todo: number): number;
+  /** Runs `todo` (each on the runner's backend), handing each record to `onRecord` as it arrives; `progress` hears of running and failed trials. */
+  run(todo: PlannedTrial[], onRecord: (r: TrialRecord) => void, progress: Progress): Promise<void>;
 }
 
 export interface TuneResult {
@@ -51,33 +51,29 @@ export interface TuneResult {
   skipped: number;
   points: PointSummary[];
   best: BestSettings;
-  backend: BackendName;
+  backend: string;
   parallel: number;
   files: { jsonl?: string; csv?: string; json?: string };
 }
 
 export const TUNE_FILES = { jsonl: 'trials.jsonl', csv: 'trials.csv', json: 'tune.json' } as const;
 
-/** Scene specs → (label, spec) pairs; a dataset folder stands for every scene folder in it. */
-function expandScenes(specs: string[]): string[] {
-  if (specs.length === 0) throw new Error('tune: give at least one scene folder');
-  const out: string[] = [];
-  for (const s of specs) {
-    if (parseSyntheticSpec(s)) out.push(s);
-    else if (fs.existsSync(s) && fs.statSync(s).isDirectory() && !sceneLayoutOf(s)) {
-      const dirs = listSceneDirs(s);
-      if (dirs.length === 0) throw new Error(`${s}: no scene folders inside`);
-      out.push(...dirs);
-    } else out.push(s);
-  }
-  return out;
-}
-
-/** Which backend trials use and how they run: CPU (BK) trials in parallel, GPU trials serially here. */
-async function resolveExecution(backend: BackendName): Promise<{ backend: BackendName; parallel: boolean }> {
+/** Trials here: CPU (BK) trials on worker threads, GPU trials one after another in this thread. */
+async function localRunner(backend: BackendName, workers: number | undefined): Promise<TrialRunner> {
+  const size = workers ?? os.availableParallelism();
+  if (!Number.isInteger(size) || size < 1) throw new Error(`--workers: must be an integer ≥ 1 (got ${String(workers)})`);
   const place = await placeBackend(checkBackend(backend));
-  if (place.runs === 'bk') return { backend: 'bk', parallel: true };
-  return { backend: backend === 'auto' ? 'gpu' : backend, parallel: false };
+  if (place.runs === 'bk') {
+    return { backend: 'bk', parallel: (n) => Math.min(size, Math.max(1, n)), run: (todo, onRecord) => runOnWorkers(todo.map((j) => ({ ...j, backend: 'bk' })), size, onRecord) };
+  }
+  const on: BackendName = backend === 'auto' ? 'gpu' : backend;
+  return {
+    backend: on, parallel: () => 1,
+    run: async (todo, onRecord) => {
+      const cache = new SceneCache();
+      for (const j of todo) onRecord(await runTrial({ ...j, backend: on }, cache));
+    },
+  };
 }
 
 /**
@@ -87,32 +83,10 @@ async function resolveExecution(backend: BackendName): Promise<{ backend: Backen
  * once, and the CSV / JSON summaries are written at the end.
  */
 export async function tune(o: TuneOptions): Promise<TuneResult> {
-  const space = Array.isArray(o.params) ? parseSearchSpace(o.params) : o.params;
-  const searched = space.params.map((p) => p.name);
-  for (const n of searched) {
-    if (o.fixed && (o.fixed as Record<string, unknown>)[n] !== undefined) throw new Error(`--param ${n}: also given as a fixed option; give it one way`);
-  }
-  const search = o.search ?? 'grid';
-  const points: ParamPoint[] = search === 'grid' ? gridPoints(space) : randomPoints(space, search.random, search.seed ?? 1);
-  const metric = o.metric ?? 'bad1-nonocc';
-  const objective = parseObjective(metric);
-  const thresholds = [...RECORDED_THRESHOLDS];
-  if (objective.kind === 'bad' && !thresholds.includes(objective.threshold)) thresholds.push(objective.threshold);
-  thresholds.sort((a, b) => a - b);
-  const workers = o.workers ?? os.availableParallelism();
-  if (!Number.isInteger(workers) || workers < 1) throw new Error(`--workers: must be an integer ≥ 1 (got ${String(o.workers)})`);
-  const exec = await resolveExecution(o.backend ?? 'auto');
-
-  // Scenes: load each once here to name it and check it can be scored.
-  const specs = expandScenes(o.scenes);
-  const labels: string[] = [];
-  for (const spec of specs) {
-    const scene = await loadSceneSpec(spec);
-    const label = sceneLabel(spec, scene);
-    if (labels.includes(label)) throw new Error(`scene ${spec}: a second scene named '${label}'`);
-    checkSceneForObjective(scene, spec, objective);
-    labels.push(label);
-  }
+  const plan = await planTune(o);
+  const runner = o.runner ?? await localRunner(o.backend ?? 'auto', o.workers);
+  const { metric, objective } = plan;
+  const jobs = plan.trials;
 
   let files: TuneResult['files'] = {};
   if (o.out) {
@@ -121,16 +95,6 @@ export async function tune(o: TuneOptions): Promise<TuneResult> {
     if (!o.resume && fs.existsSync(files.jsonl!)) throw new Error(`--out ${o.out}: already holds ${TUNE_FILES.jsonl}; pass --resume to continue it, or choose another folder`);
   } else if (o.resume) {
     throw new Error('--resume: needs --out, the folder of the run to continue');
-  }
-
-  const jobs: TrialJob[] = [];
-  const base = { fixed: o.fixed ?? {}, sceneParams: o.sceneParams ?? true, backend: exec.backend, metric, thresholds };
-  for (let s = 0; s < specs.length; s++) {
-    if (o.baseline ?? true) jobs.push({ ...base, key: trialKey(labels[s], {}), sceneSpec: specs[s], scene: labels[s], point: {} });
-  }
-  // Point-major order: the first points finish on every scene early, so a partial run already ranks settings.
-  for (const pt of points) {
-    for (let s = 0; s < specs.length; s++) jobs.push({ ...base, key: trialKey(labels[s], pt), sceneSpec: specs[s], scene: labels[s], point: pt });
   }
 
   const done = new Map<string, TrialRecord>();
@@ -153,28 +117,32 @@ export async function tune(o: TuneOptions): Promise<TuneResult> {
     progress.tick(`${r.scene} ${describePoint(r.point)}: ${metric} ${r.objective.toFixed(3)} (${(r.timeMs / 1000).toFixed(1)} s)`);
   };
   try {
-    if (exec.parallel) {
-      await runOnWorkers(todo, workers, onRecord);
-    } else {
-      const cache = new SceneCache();
-      for (const j of todo) onRecord(await runTrial(j, cache));
-    }
+    await runner.run(todo, onRecord, progress);
   } finally {
     log?.close();
   }
+  return tuneResults(plan, done, files, { ran: todo.length, backend: runner.backend, parallel: runner.parallel(todo.length) });
+}
 
-  const trials = jobs.map((j) => done.get(j.key)!);
+/**
+ * The results of a plan whose every trial is in `done` (by key): the ranking,
+ * the best settings, and trials.csv and tune.json where `files` names them
+ * (trials.jsonl is the caller's).
+ */
+export function tuneResults(plan: TunePlan, done: Map<string, TrialRecord>, files: TuneResult['files'], run: { ran: number; backend: string; parallel: number }): TuneResult {
+  const labels = plan.scenes.map((s) => s.label);
+  const trials = plan.trials.map((j) => done.get(j.key)!);
   const result: TuneResult = {
-    metric, scenes: labels, searched, trials, ran: todo.length, skipped: jobs.length - todo.length,
+    metric: plan.metric, scenes: labels, searched: plan.searched, trials, ran: run.ran, skipped: trials.length - run.ran,
     points: summarisePoints(trials, labels), best: bestSettings(trials, labels),
-    backend: exec.backend, parallel: exec.parallel ? Math.min(workers, Math.max(1, todo.length)) : 1, files,
+    backend: run.backend, parallel: run.parallel, files,
   };
-  if (files.csv) writeCsv(files.csv, trialCsv(trials, searched, thresholds));
+  if (files.csv) writeCsv(files.csv, trialCsv(trials, plan.searched, plan.thresholds));
   if (files.json) {
     writeJson(files.json, {
-      metric, scenes: labels.map((l, i) => ({ name: l, spec: specs[i] })),
-      space: space.params.map((p) => p.spec), search, fixed: o.fixed ?? {}, sceneParams: o.sceneParams ?? true,
-      backend: exec.backend, thresholds, best: result.best, points: result.points, trials,
+      metric: plan.metric, scenes: plan.scenes.map((s) => ({ name: s.label, spec: s.spec })),
+      space: plan.space, search: plan.search, fixed: plan.fixed, sceneParams: plan.sceneParams,
+      backend: run.backend, thresholds: plan.thresholds, best: result.best, points: result.points, trials,
     });
   }
   return result;
