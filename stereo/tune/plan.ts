@@ -1,11 +1,12 @@
 import * as fs from 'fs';
 import { listSceneDirs, sceneLayoutOf } from '../../data/scene';
 import type { MatchParams } from '../params';
-import { checkSceneForObjective, parseObjective, RECORDED_THRESHOLDS, type Objective } from './objective';
+import { checkSceneForObjective, objectiveValue, parseObjective, RECORDED_THRESHOLDS, type Objective } from './objective';
+import { describePoint } from './results';
 import { loadSceneSpec, parseSyntheticSpec, sceneContentHash, sceneLabel } from './scenes';
 import { gridPoints, parseSearchSpace, randomPoints, type ParamPoint, type SearchSpace, type TunableName } from './space';
 import { trialJobId } from './jobId';
-import { trialKey, type TrialJob } from './trial';
+import { trialKey, type TrialJob, type TrialRecord } from './trial';
 
 /** What a tuning study is, before anything runs: the options of tune() that shape its trials. */
 export interface PlanOptions {
@@ -101,4 +102,20 @@ export async function planTune(o: PlanOptions): Promise<TunePlan> {
   if (o.baseline ?? true) for (const s of scenes) add(s, {});
   for (const pt of points) for (const s of scenes) add(s, pt);
   return { metric, objective, thresholds, searched, space: space.params.map((p) => p.spec), search, fixed, sceneParams, scenes, trials };
+}
+
+/**
+ * A trial's record as it came back from elsewhere (a queue's worker, an
+ * index-mode row), made this study's: the identity
+ * (key, scene label, spec, point) and the objective are the plan's, since
+ * one job may stand for several trials (equal parameters, equal scene
+ * content), and whoever ran it knew only the job.
+ */
+export function recordFor(j: PlannedTrial, value: unknown): TrialRecord {
+  const r = value as Partial<TrialRecord> | null;
+  if (!r || typeof r !== 'object' || typeof r.energy !== 'number' || typeof r.bad !== 'object' || r.bad === null || typeof r.params !== 'object') {
+    throw new Error(`job ${j.id} (${j.scene} ${describePoint(j.point)}): the result is not a trial record`);
+  }
+  const rec = r as TrialRecord;
+  return { ...rec, key: j.key, scene: j.scene, sceneSpec: j.sceneSpec, point: j.point, metric: j.metric, objective: objectiveValue(parseObjective(j.metric), rec.bad, rec.energy) };
 }

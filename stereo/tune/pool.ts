@@ -2,7 +2,9 @@ import * as path from 'path';
 import { Worker } from 'worker_threads';
 import { InputError } from '../../data/errors';
 import { workerEntry } from '../../data/sourceLoader';
-import type { TrialJob, TrialRecord } from './trial';
+import { checkBackend, placeBackend } from '../../graphcut/backends';
+import type { BackendName } from '../params';
+import { runTrial, SceneCache, type TrialJob, type TrialRecord } from './trial';
 
 /** What a trial thread answers (worker.ts). */
 interface Reply {
@@ -95,33 +97,68 @@ export class TrialThreads {
 }
 
 /**
- * Runs trials on `size` threads and hands every record to `onRecord` as soon
- * as it arrives (in finishing order). The first failing trial stops the run:
- * the threads are terminated and the promise rejects with the trial's error,
- * naming the scene and point.
+ * Runs trials on an executor, `executor.size` at a time, and hands every
+ * record to `onRecord` as soon as it arrives (in finishing order). The first
+ * failing trial stops the run: the executor is closed and the promise
+ * rejects with the trial's error, naming the scene and point.
  */
-export async function runOnWorkers(jobs: TrialJob[], size: number, onRecord: (r: TrialRecord) => void): Promise<void> {
-  if (jobs.length === 0) return;
-  const threads = new TrialThreads(Math.max(1, Math.min(size, jobs.length)));
+export async function runOnExecutor(jobs: TrialJob[], executor: TrialExecutor, onRecord: (r: TrialRecord) => void): Promise<void> {
   let next = 0;
   let failed: Error | undefined;
   const lane = async (): Promise<void> => {
     while (failed === undefined && next < jobs.length) {
       const j = jobs[next++];
       try {
-        const r = await threads.run(j);
+        const r = await executor.run(j);
         if (failed === undefined) onRecord(r);
       } catch (e) {
         const msg = e instanceof Error ? e.message : String(e);
         failed ??= msg.startsWith('trial thread') ? new Error(`tune worker: ${msg}`) : new Error(`trial ${j.scene} ${j.key.split('|')[1]}: ${msg}`);
-        await threads.close();
+        await executor.close();
       }
     }
   };
   try {
-    await Promise.all(Array.from({ length: threads.size }, lane));
+    await Promise.all(Array.from({ length: Math.min(executor.size, jobs.length) }, lane));
   } finally {
-    await threads.close();
+    await executor.close();
   }
   if (failed) throw failed;
+}
+
+/** Where trials run in this process: on `size` threads (BK), or one after another on this thread (the GPU). */
+export interface TrialExecutor {
+  /** The backend every trial here runs on ('bk' or a GPU backend; never 'auto'). */
+  backend: BackendName;
+  /** Trials that can run at once. */
+  size: number;
+  /** Runs one trial on `backend`; rejects with an InputError where the trial failed for its input. */
+  run(job: TrialJob): Promise<TrialRecord>;
+  close(): Promise<void>;
+}
+
+/**
+ * Places trials as `backend` asks: BK (or 'auto' without a WebGPU adapter)
+ * on `size` worker threads, since each trial is one CPU core's work; a GPU
+ * backend on this thread, one trial at a time, since the threads would share
+ * one device.
+ */
+export async function trialExecutor(backend: BackendName, size: number): Promise<TrialExecutor> {
+  const place = await placeBackend(checkBackend(backend));
+  if (place.runs === 'bk') {
+    const threads = new TrialThreads(size);
+    return { backend: 'bk', size, run: (job) => threads.run({ ...job, backend: 'bk' }), close: () => threads.close() };
+  }
+  const on: BackendName = backend === 'auto' ? 'gpu' : backend;
+  const cache = new SceneCache();
+  let queue = Promise.resolve();
+  return {
+    backend: on, size: 1,
+    run: (job) => {
+      const r = queue.then(() => runTrial({ ...job, backend: on }, cache));
+      queue = r.then(() => undefined, () => undefined);
+      return r;
+    },
+    close: async () => undefined,
+  };
 }

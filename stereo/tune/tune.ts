@@ -1,16 +1,15 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { checkBackend, placeBackend } from '../../graphcut/backends';
 import type { BackendName } from '../params';
 import { objectiveValue } from './objective';
-import { runOnWorkers } from './pool';
+import { runOnExecutor, trialExecutor } from './pool';
 import { Progress, type ProgressSink } from './progress';
 import { readTrialLog, TrialLog } from './records';
 import { bestSettings, describePoint, summarisePoints, trialCsv, writeCsv, writeJson, type BestSettings, type PointSummary } from './results';
 import type { TunableName } from './space';
 import { planTune, type PlanOptions, type PlannedTrial, type TunePlan } from './plan';
-import { runTrial, SceneCache, type TrialRecord } from './trial';
+import type { TrialRecord } from './trial';
 
 export interface TuneOptions extends PlanOptions {
   backend?: BackendName;
@@ -58,21 +57,15 @@ export interface TuneResult {
 
 export const TUNE_FILES = { jsonl: 'trials.jsonl', csv: 'trials.csv', json: 'tune.json' } as const;
 
-/** Trials here: CPU (BK) trials on worker threads, GPU trials one after another in this thread. */
+/** Trials here, as trialExecutor places them (BK on worker threads, a GPU backend on this thread). */
 async function localRunner(backend: BackendName, workers: number | undefined): Promise<TrialRunner> {
   const size = workers ?? os.availableParallelism();
   if (!Number.isInteger(size) || size < 1) throw new Error(`--workers: must be an integer ≥ 1 (got ${String(workers)})`);
-  const place = await placeBackend(checkBackend(backend));
-  if (place.runs === 'bk') {
-    return { backend: 'bk', parallel: (n) => Math.min(size, Math.max(1, n)), run: (todo, onRecord) => runOnWorkers(todo.map((j) => ({ ...j, backend: 'bk' })), size, onRecord) };
-  }
-  const on: BackendName = backend === 'auto' ? 'gpu' : backend;
+  const executor = await trialExecutor(backend, size);
   return {
-    backend: on, parallel: () => 1,
-    run: async (todo, onRecord) => {
-      const cache = new SceneCache();
-      for (const j of todo) onRecord(await runTrial({ ...j, backend: on }, cache));
-    },
+    backend: executor.backend,
+    parallel: (n) => Math.min(executor.size, Math.max(1, n)),
+    run: (todo, onRecord) => runOnExecutor(todo, executor, onRecord),
   };
 }
 
