@@ -159,8 +159,10 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       .option('middeval3-name', { type: 'string', default: 'stereocut', describe: 'algorithm name <NAME> in the MiddEval3 file names' })
       .option('middeval3-set', { type: 'string', describe: 'MiddEval3 set (trainingQ, trainingH, …) for folders whose path does not name one' })
       .option('threshold', { type: 'number', array: true, describe: 'bad-pixel thresholds in pixels (default 1; one column group per threshold)' })
+      .option('queue', { type: 'string', describe: 'match the scenes on the workers of this BullMQ queue (redis://HOST:PORT/NAME; stereocut worker), one scene a job; outputs are written here' })
       .option('json', { type: 'boolean', default: false, describe: 'print the records of the runs as JSON' })
       .example('$0 run ../shared/data/middlebury/tsukuba ../shared/data/middlebury/teddy --report out/report.html', '')
+      .example('$0 run ../shared/data/middlebury/tsukuba ../shared/data/middlebury/venus --queue redis://localhost:6379/scenes --out-dir results', '')
       .example('$0 run MiddEval3/trainingQ/Adirondack --middeval3 MiddEval3 --middeval3-name SCUT', ''),
     handle(async (a) => (await import('./commands/runCommand')).runCommand(a, io)))
     .command('accuracy <scenes..>', 'the default setting on Middlebury scene folders: bad % at 0.5 / 1 / 2 px beside OpenCV StereoSGBM, mean and ratio', (y: Argv) => withParamOptions(y)

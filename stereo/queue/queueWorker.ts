@@ -1,11 +1,30 @@
 import * as os from 'os';
+import * as path from 'path';
+import { Worker as Thread } from 'worker_threads';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { InputError } from '../../data/errors';
+import { workerEntry } from '../../data/sourceLoader';
 import type { BackendName } from '../params';
 import { trialExecutor, type TrialExecutor } from '../tune/pool';
 import { describePoint } from '../tune/results';
 import type { TrialJob, TrialRecord } from '../tune/trial';
 import { checkRedis, type QueueAddress } from './redisQueue';
+import { encodeResult, runSceneJob, type SceneJobData } from './sceneJob';
+
+/** A scene job on a thread of its own (sceneThread.ts); the result comes back encoded. */
+function sceneOnThread(data: SceneJobData, backend: BackendName): Promise<unknown> {
+  const entry = workerEntry(path.join(__dirname, 'sceneThread'));
+  const t = new Thread(entry.code, { eval: entry.eval });
+  return new Promise<unknown>((resolve, reject) => {
+    t.once('message', (m: { result?: unknown; error?: string; input?: boolean }) => {
+      if (m.error !== undefined) reject(m.input ? new InputError(m.error) : new Error(m.error));
+      else resolve(m.result);
+    });
+    t.once('error', reject);
+    t.once('exit', (code) => reject(new Error(`scene thread exited with code ${code}`)));
+    t.postMessage({ data, backend });
+  }).finally(() => { void t.terminate(); });
+}
 
 /**
  * How often a lost worker's job is taken back: BullMQ renews a running job's
@@ -44,19 +63,30 @@ export async function startQueueWorker(a: QueueAddress, o: QueueWorkerOptions): 
   await checkRedis(a);
   const executor: TrialExecutor = await trialExecutor(o.backend, o.concurrency);
   const lockMs = (o.lockSeconds ?? DEFAULT_LOCK_SECONDS) * 1000;
-  const runJob = async (job: Job): Promise<TrialRecord> => {
-    if (job.name !== 'trial') throw new UnrecoverableError(`unknown job kind '${job.name}' (this worker runs trial jobs)`);
-    const t = job.data as TrialJob;
+  /** Runs a job's work; an input failure fails the job at once, anything else is retried up to its attempts. */
+  const guarded = async <T>(what: string, work: () => Promise<T>, done: (r: T) => string): Promise<T> => {
     try {
-      const r = await executor.run({ ...t, backend: executor.backend });
-      o.log(`trial ${t.scene} ${describePoint(t.point)}: energy ${r.energy}, ${(r.timeMs / 1000).toFixed(1)} s on ${r.backend}`);
+      const r = await work();
+      o.log(`${what}: ${done(r)}`);
       return r;
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e);
-      o.warn(`trial ${t.scene} ${describePoint(t.point)} failed: ${msg}`);
+      o.warn(`${what} failed: ${msg}`);
       if (e instanceof InputError) throw new UnrecoverableError(msg);
       throw e;
     }
+  };
+  const runJob = async (job: Job): Promise<unknown> => {
+    if (job.name === 'trial') {
+      const t = job.data as TrialJob;
+      return guarded(`trial ${t.scene} ${describePoint(t.point)}`, () => executor.run({ ...t, backend: executor.backend }),
+        (r: TrialRecord) => `energy ${r.energy}, ${(r.timeMs / 1000).toFixed(1)} s on ${r.backend}`);
+    }
+    if (job.name === 'scene') {
+      const d = job.data as SceneJobData;
+      return guarded(`scene ${d.dir}`, async () => (executor.backend === 'bk' ? sceneOnThread(d, 'bk') : encodeResult(await runSceneJob(d, executor.backend))), () => 'matched');
+    }
+    throw new UnrecoverableError(`unknown job kind '${job.name}' (this worker runs trial and scene jobs)`);
   };
   const worker = new Worker(a.name, runJob, {
     connection: a.connection,
