@@ -34,6 +34,8 @@ export async function runQueued(
   const queue = new Queue(a.name, { connection: a.connection });
   const events = new QueueEvents(a.name, { connection: a.connection });
   let lost: unknown;
+  /** An error of onResult's (a result it refused): reported as it is, not as a Redis failure. */
+  let own: Error | undefined;
   queue.on('error', (e) => { lost ??= e; });
   events.on('error', (e) => { lost ??= e; });
   const pending = new Set(jobs.map((j) => j.id));
@@ -45,15 +47,24 @@ export async function runQueued(
   /** Reads one job's state; settles it when finished. */
   const check = async (id: string, retryFailed: boolean): Promise<void> => {
     if (!pending.has(id)) return;
+    // The state first: a finished job's fields are final, while a job read before it finished lacks its result.
+    const state = await queue.getJobState(id);
+    if (state !== 'completed' && state !== 'failed') {
+      if (state === 'active') running.add(id);
+      else running.delete(id);
+      return;
+    }
     const job = await Job.fromId(queue, id);
-    if (!job) return; // removed by someone: added again on the next sweep
-    const state = await job.getState();
-    if (!pending.has(id)) return;
+    if (!job || !pending.has(id)) return;
     if (state === 'completed') {
       pending.delete(id);
       running.delete(id);
-      onResult(id, job.returnvalue);
-    } else if (state === 'failed') {
+      try {
+        onResult(id, job.returnvalue);
+      } catch (e) {
+        own ??= e instanceof Error ? e : new Error(String(e));
+      }
+    } else {
       if (retryFailed) {
         await job.retry('failed');
         return;
@@ -61,8 +72,7 @@ export async function runQueued(
       pending.delete(id);
       running.delete(id);
       failed.set(id, job.failedReason || 'failed');
-    } else if (state === 'active') running.add(id);
-    else running.delete(id);
+    }
   };
 
   try {
@@ -81,7 +91,7 @@ export async function runQueued(
     await add(unique);
     // Jobs that finished before this coordinator (a resume), or failed then: settled or tried again now.
     await Promise.all(unique.map((j) => check(j.id, true)));
-    while (pending.size > 0) {
+    while (pending.size > 0 && own === undefined) {
       if (lost !== undefined) throw lost;
       onCounts({ running: running.size, failed: failed.size });
       await new Promise<void>((resolve) => {
@@ -99,9 +109,10 @@ export async function runQueued(
     }
     onCounts({ running: 0, failed: failed.size });
   } catch (e) {
-    throw redisLost(a, e);
+    throw own ?? redisLost(a, e);
   } finally {
     await Promise.allSettled([events.close(), queue.close()]);
   }
+  if (own) throw own;
   return [...failed].map(([id, reason]) => ({ id, reason }));
 }
