@@ -73,7 +73,7 @@ test('three trial processes (--index, JOB_COMPLETION_INDEX, AWS_BATCH_JOB_ARRAY_
   // Three rows of six: collect names the missing ones and writes nothing.
   const early = await inProcess(['tune', '--collect', rowsDir, '--out-dir', path.join(tmp, 'early')]);
   expect(early.code).toBe(1);
-  expect(early.stderr).toMatch(/^stereocut: --collect .*rows: 3 of 6 trials have no row: index 3 \(one lambda=9\), 4 \(two lambda=4\), 5 \(two lambda=9\); run them/);
+  expect(early.stderr).toMatch(/^stereocut: --collect .*rows: 3 of 6 trials have no row: index 3 \(two lambda=4\), 4 \(one lambda=9\), 5 \(two lambda=9\); run them/);
   expect(fs.existsSync(path.join(tmp, 'early'))).toBe(false);
 
   for (const i of [3, 4, 5]) expect((await inProcess([...cmd, '--index', String(i), '-q'])).code).toBe(0);
