@@ -104,3 +104,11 @@ test('the index and the plan are checked before the trial runs', async () => {
   expect(notPlan.stderr).toMatch(/^stereocut: --plan .*calib\.txt: not JSON$/);
   expect(fs.existsSync(out)).toBe(false);
 });
+
+test('worker and trial --help show an example', async () => {
+  for (const c of ['worker', 'trial']) {
+    const r = await inProcess([c, '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Examples:/);
+  }
+});
