@@ -30,7 +30,7 @@ export async function workerCommand(a: WorkerArgs, io: Io): Promise<number> {
   });
   io.err(`stereocut worker: taking jobs from ${address.url}, ${w.concurrency} at a time on ${w.backend} (Ctrl-C or SIGTERM: finish the running jobs and stop)`);
   let stopping = false;
-  await new Promise<void>((resolve) => {
+  const stopped = new Promise<void>((resolve) => {
     const stop = (): void => {
       if (stopping) process.exit(130);
       stopping = true;
@@ -43,5 +43,7 @@ export async function workerCommand(a: WorkerArgs, io: Io): Promise<number> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  const lost = await Promise.race([stopped.then(() => undefined), w.lost]);
+  if (lost) throw lost;
   return 0;
 }

@@ -33,11 +33,14 @@ export async function runQueued(
   await checkRedis(a);
   const queue = new Queue(a.name, { connection: a.connection });
   const events = new QueueEvents(a.name, { connection: a.connection });
+  /** An error of a command (Redis gone for good: ioredis gave up reconnecting), or of reading a job. */
   let lost: unknown;
+  /** The connection's last error: a reconnect in progress, reported only if Redis does not come back. */
+  let lastError: Error | undefined;
   /** An error of onResult's (a result it refused): reported as it is, not as a Redis failure. */
   let own: Error | undefined;
-  queue.on('error', (e) => { lost ??= e; });
-  events.on('error', (e) => { lost ??= e; });
+  queue.on('error', (e) => { lastError = e; });
+  events.on('error', (e) => { lastError = e; });
   const pending = new Set(jobs.map((j) => j.id));
   const failed = new Map<string, string>();
   const running = new Set<string>();
@@ -109,7 +112,7 @@ export async function runQueued(
     }
     onCounts({ running: 0, failed: failed.size });
   } catch (e) {
-    throw own ?? redisLost(a, e);
+    throw own ?? redisLost(a, lastError ?? e);
   } finally {
     await Promise.allSettled([events.close(), queue.close()]);
   }

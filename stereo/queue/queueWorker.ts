@@ -8,7 +8,7 @@ import type { BackendName } from '../params';
 import { trialExecutor, type TrialExecutor } from '../tune/pool';
 import { describePoint } from '../tune/results';
 import type { TrialJob, TrialRecord } from '../tune/trial';
-import { checkRedis, type QueueAddress } from './redisQueue';
+import { checkRedis, redisLost, type QueueAddress } from './redisQueue';
 import { encodeResult, runSceneJob, type SceneJobData } from './sceneJob';
 
 /** A scene job on a thread of its own (sceneThread.ts); the result comes back encoded. */
@@ -44,10 +44,15 @@ export interface QueueWorkerOptions {
   warn: (line: string) => void;
 }
 
+/** How long Redis may stay unreachable before a worker gives up (its jobs go to other workers when their locks expire). */
+export const LOST_AFTER_MS = 20000;
+
 export interface RunningWorker {
   /** The backend its trials run on. */
   backend: string;
   concurrency: number;
+  /** Settles with an error naming the URL once Redis has been unreachable for LOST_AFTER_MS. */
+  lost: Promise<Error>;
   /** Stops taking jobs, lets the running ones finish, and disconnects. */
   close(): Promise<void>;
 }
@@ -97,11 +102,33 @@ export async function startQueueWorker(a: QueueAddress, o: QueueWorkerOptions): 
     stalledInterval: lockMs,
     maxStalledCount: MAX_STALLS,
   });
-  worker.on('error', (e) => o.warn(`${a.url}: ${e.message}`));
+  // A connection error starts a watch: Redis is probed every 2 s; back within LOST_AFTER_MS, work goes on; not, `lost` settles.
+  let declareLost: (e: Error) => void = () => undefined;
+  const lost = new Promise<Error>((resolve) => { declareLost = resolve; });
+  let watching = false;
+  worker.on('error', (e) => {
+    if (watching) return;
+    watching = true;
+    o.warn(`${a.url}: ${e.message}; trying again for ${LOST_AFTER_MS / 1000} s`);
+    void (async () => {
+      const since = Date.now();
+      for (;;) {
+        try {
+          await checkRedis(a);
+          watching = false;
+          return;
+        } catch (err) {
+          if (Date.now() - since >= LOST_AFTER_MS) return declareLost(redisLost(a, e));
+        }
+        await new Promise((r) => setTimeout(r, 2000));
+      }
+    })();
+  });
   await worker.waitUntilReady();
   return {
     backend: executor.backend,
     concurrency: executor.size,
+    lost,
     close: async () => {
       await worker.close();
       await executor.close();
