@@ -9,8 +9,9 @@
  * (two), `gpu,bkx15` (one GPU worker beside a 15-thread BK worker). Default:
  * the sets bk, bk×2 and bk×4 processes. A redis-server from PATH is started
  * on a free loopback port; each set gets a queue of its own (so no result is
- * reused), its workers are started and ready before the clock starts, and
- * the clock stops when `tune` has every row. The study: N points of λ
+ * reused), its workers are started and warmed up (a trial per slot) before
+ * the clock starts, and the clock stops when `tune` has every row (the
+ * coordinator's start, planning included). The study: N points of λ
  * (default 12) on each scene, one cycle, no hand-set reference; scenes
  * default to two synthetic 160×120 scenes. Prints a row per set: trials,
  * seconds, trials per minute, and the ratio to the first set.
@@ -82,14 +83,19 @@ async function main(): Promise<void> {
   const redis = await startUntil(redisBin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], /Ready to accept connections/);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-queue-bench-'));
   const lambdas = Array.from({ length: points }, (_, i) => 3 + i).join(',');
-  console.log(`${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), ${scenes.length} scenes × ${points} points, one cycle, a fresh queue per set`);
+  console.log(`${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), load average ${os.loadavg()[0].toFixed(1)} at the start; ${scenes.length} scenes × ${points} points, one cycle, a fresh queue per set, workers warmed up`);
   console.log('workers | trials | seconds | trials/min | ratio');
   console.log('---|---:|---:|---:|---:');
   let first: number | undefined;
   try {
     for (const [k, set] of sets.entries()) {
       const url = `redis://127.0.0.1:${port}/bench-${process.pid}-${k}`;
-      const workers = await Promise.all(parseSet(set).map((w) => startUntil(process.execPath, [BIN, 'worker', '--queue', url, '--backend', w.backend, '--concurrency', String(w.concurrency), '-q'], /taking jobs/)));
+      const spec = parseSet(set);
+      const workers = await Promise.all(spec.map((w) => startUntil(process.execPath, [BIN, 'worker', '--queue', url, '--backend', w.backend, '--concurrency', String(w.concurrency), '-q'], /taking jobs/)));
+      // Warm-up: as many trials as the set runs at once, so that each worker has loaded its threads and a scene before the clock starts.
+      const slots = spec.reduce((n, w) => n + w.concurrency, 0);
+      const warm = spawnSync(process.execPath, [BIN, 'tune', scenes[0], '-p', `lambda=${Array.from({ length: slots }, (_, i) => 100 + i).join(',')}`, '--cycles', '1', '--no-baseline', '--queue', url, '--out-dir', path.join(tmp, `warm-${k}`), '-q'], { encoding: 'utf8' });
+      if (warm.status !== 0) throw new Error(`warm-up failed: ${warm.stderr.trim()}`);
       const t0 = performance.now();
       const r = spawnSync(process.execPath, [BIN, 'tune', ...scenes, '-p', `lambda=${lambdas}`, '--cycles', '1', '--no-baseline', '--queue', url, '--out-dir', path.join(tmp, String(k)), '--json', '-q'], { encoding: 'utf8' });
       const seconds = (performance.now() - t0) / 1000;

@@ -76,6 +76,15 @@ afterAll(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
+describe('queue URLs', () => {
+  test("the README's form with a password: the password goes to Redis, never into messages", () => {
+    const a = parseQueueUrl('redis://:SECRET@HOST:6379/study');
+    expect(a).toMatchObject({ name: 'study', where: 'HOST:6379', url: 'redis://:***@HOST:6379/study', connection: { host: 'HOST', port: 6379, password: 'SECRET' } });
+    expect(parseQueueUrl('rediss://u:p@[::1]/q.1')).toMatchObject({ name: 'q.1', where: '::1:6379', connection: { host: '::1', username: 'u', password: 'p', tls: {} } });
+    for (const bad of ['http://h/q', 'redis://h:1', 'redis://h:1/a/b', 'redis://h:1/q?x=1', 'not a url']) expect(() => parseQueueUrl(bad)).toThrow(/^--queue: got '/);
+  });
+});
+
 describe('an unreachable Redis', () => {
   test('tune --queue and worker: one line naming the URL, exit 1, nothing written', async () => {
     const url = `redis://127.0.0.1:${await freePort()}/nobody`;
