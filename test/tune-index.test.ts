@@ -103,6 +103,9 @@ test('the index and the plan are checked before the trial runs', async () => {
   expect(notPlan.code).toBe(1);
   expect(notPlan.stderr).toMatch(/^stereocut: --plan .*calib\.txt: not JSON$/);
   expect(fs.existsSync(out)).toBe(false);
+  const intoScene = await inProcess(['trial', '--plan', plan, '--index', '0', '--out-dir', path.join(data, 'one')]);
+  expect(intoScene).toMatchObject({ code: 1, stderr: expect.stringMatching(/^stereocut: --out-dir .*one: is the folder of scene one, an input; give another folder$/) });
+  expect(fs.readdirSync(path.join(data, 'one')).sort()).toEqual(['calib.txt', 'disp0GT.pfm', 'im0.png', 'im1.png', 'mask0nocc.png']);
 });
 
 test('worker and trial --help show an example', async () => {

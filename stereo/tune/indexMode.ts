@@ -102,6 +102,8 @@ export async function runIndexedTrial(planFile: string, index: number, outDir: s
   if (!Number.isInteger(index) || index < 0 || index >= plan.trials.length) {
     throw new Error(`--index: got ${index}, expected an integer in 0..${plan.trials.length - 1} (the plan has ${plan.trials.length} trials)`);
   }
+  const input = plan.scenes.find((s) => !parseSyntheticSpec(s.spec) && path.resolve(s.spec) === path.resolve(outDir));
+  if (input) throw new Error(`--out-dir ${outDir}: is the folder of scene ${input.label}, an input; give another folder`);
   const j = plan.trials[index];
   const executor = await trialExecutor(backend, 1);
   let record: TrialRecord;
