@@ -89,7 +89,7 @@ test('three trial processes (--index, JOB_COMPLETION_INDEX, AWS_BATCH_JOB_ARRAY_
   // The summaries are those of a local run: the same ranking.
   const summary = (dir: string) => JSON.parse(fs.readFileSync(path.join(tmp, dir, 'tune.json'), 'utf8')).points.map((x: { key: string; mean: number }) => [x.key, x.mean]);
   expect(summary('collected')).toEqual(summary('local'));
-}, 300000);
+}, 600000);
 
 test('the index and the plan are checked before the trial runs', async () => {
   expect(() => trialIndex(undefined, {})).toThrow('--index: required (or set JOB_COMPLETION_INDEX or AWS_BATCH_JOB_ARRAY_INDEX');

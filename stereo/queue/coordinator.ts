@@ -97,10 +97,12 @@ export async function runQueued(
     while (pending.size > 0 && own === undefined) {
       if (lost !== undefined) throw lost;
       onCounts({ running: running.size, failed: failed.size });
+      let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
         wake = resolve;
-        setTimeout(resolve, SWEEP_MS);
+        timer = setTimeout(resolve, SWEEP_MS);
       });
+      clearTimeout(timer);
       wake = undefined;
       if (lost !== undefined) throw lost;
       // A job removed meanwhile (by hand) is added again; the rest are read.
