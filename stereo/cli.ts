@@ -185,8 +185,10 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       .option('middeval3-name', { type: 'string', default: 'stereocut', describe: 'algorithm name <NAME> in the MiddEval3 file names' })
       .option('middeval3-set', { type: 'string', describe: 'MiddEval3 set (trainingQ, trainingH, …) for folders whose path does not name one' })
       .option('threshold', { type: 'number', array: true, describe: 'bad-pixel thresholds in pixels (default 1; one column group per threshold)' })
+      .option('queue', { type: 'string', describe: 'match the scenes on the workers of this BullMQ queue (redis://HOST:PORT/NAME; stereocut worker), one scene a job; outputs are written here' })
       .option('json', { type: 'boolean', default: false, describe: 'print the records of the runs as JSON' })
       .example('$0 run $STEREO_DATA/tsukuba $STEREO_DATA/map --report report.html', '')
+      .example('$0 run $STEREO_DATA/tsukuba $STEREO_DATA/venus --queue redis://localhost:6379/scenes --out-dir results', '')
       .example('$0 run MiddEval3/trainingQ/Adirondack --middeval3 MiddEval3 --middeval3-name SCUT', ''),
     handle(async (a) => (await import('./commands/runCommand')).runCommand(a, io)))
     .command('accuracy <scenes..>', 'the default setting on Middlebury scene folders: bad % at 0.5 / 1 / 2 px beside OpenCV StereoSGBM, mean and ratio', (y: Argv) => withParamOptions(y)
@@ -228,10 +230,28 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       .option('json', { type: 'boolean', default: false, describe: 'print the record of the run as JSON' })
       .example('$0 solve-mrf teddy.smrf --init teddy.init.u16 -o teddy.labels.u16', ''),
     handle(async (a) => (await import('./commands/mrfCommands')).solveMrfCommand(a, io)))
-    .command('tune <scenes..>', 'search parameters over scenes (grid or seeded random), minimising bad pixels or energy', (y: Argv) => tuneOptions(y)
+    .command('tune [scenes..]', 'search parameters over scenes (grid or seeded random), minimising bad pixels or energy', (y: Argv) => tuneOptions(y)
       .example('$0 tune $STEREO_DATA/tsukuba $STEREO_DATA/map -p lambda=4,8 --backend bk --out-dir tune-out', '')
-      .example('$0 tune $STEREO_DATA/tsukuba $STEREO_DATA/map --random 4 -p lambda=3:12 -p cue-factor=1:3 --out-dir tune-out --resume', ''),
+      .example('$0 tune $STEREO_DATA/tsukuba $STEREO_DATA/map --random 4 -p lambda=3:12 -p cue-factor=1:3 --out-dir tune-out --resume', '')
+      .example('$0 tune $STEREO_DATA/tsukuba -p lambda=4,5,6 --queue redis://localhost:6379/study --out-dir tune-out', '')
+      .example('$0 tune $STEREO_DATA/tsukuba -p lambda=4,5,6 --plan plan.json', '')
+      .example('$0 tune --collect rows --out-dir tune-out', ''),
     handle(async (a) => (await import('./commands/tuneCommand')).tuneCommand(a, io)))
+    .command('worker', 'run the trials of a tune --queue study (BullMQ on Redis) until stopped', (y: Argv) => y
+      .option('queue', { type: 'string', demandOption: true, describe: 'the queue: redis://HOST:PORT/NAME, as tune --queue names it' })
+      .option('concurrency', { type: 'number', describe: 'trials at a time (default: one per core with bk; a GPU backend runs one)' })
+      .option('backend', { choices: BACKENDS as unknown as string[], default: 'auto', describe: 'max-flow backend of the trials run here' })
+      .option('lock-seconds', { type: 'number', describe: 'a job of a worker that stopped answering goes back to the queue after this long (default 30)' })
+      .example('$0 worker --queue redis://localhost:6379/study --concurrency 4 --backend bk', ''),
+    handle(async (a) => (await import('./commands/workerCommand')).workerCommand(a, io)))
+    .command('trial', 'run one trial of a tune --plan file and write its row (for batch schedulers: Kubernetes Indexed Jobs, AWS Batch array jobs)', (y: Argv) => y
+      .option('plan', { type: 'string', demandOption: true, describe: 'the plan written by tune --plan' })
+      .option('index', { type: 'number', describe: 'the trial, 0-based (default: $JOB_COMPLETION_INDEX, else $AWS_BATCH_JOB_ARRAY_INDEX)' })
+      .option('out-dir', { type: 'string', demandOption: true, describe: 'folder for the row (<trial id>.json) and a copy of the plan; created if missing' })
+      .option('backend', { choices: BACKENDS as unknown as string[], default: 'auto', describe: 'max-flow backend' })
+      .option('json', { type: 'boolean', default: false, describe: 'print the row as JSON' })
+      .example('$0 trial --plan plan.json --index 0 --out-dir rows --backend bk', ''),
+    handle(async (a) => (await import('./commands/trialCommand')).trialCommand(a, io)))
     .command('bench [scenes..]', 'time scenes × backends × technique switches; tables shaped like Choi & Park\'s Table 3, Table 4 and Fig. 5', (y: Argv) => benchOptions(y)
       .example('$0 bench --backend bk', '')
       .example('$0 bench --backend gpu bk --repeat 3 --json-out bench.json --markdown BENCHMARKS.md', ''),

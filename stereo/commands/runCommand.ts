@@ -16,6 +16,7 @@ import { LiveMatch } from './liveProgress';
 import { checkOutputsApart, sceneInputs } from './outputGuard';
 import { paramsFromArgs, ParamArgs } from './paramOptions';
 import { REGION_LEGEND, tableLines } from './scoreFormat';
+import type { QueueAddress } from '../queue/redisQueue';
 
 export interface RunArgs extends ParamArgs {
   scenes: string[];
@@ -34,6 +35,15 @@ export interface RunArgs extends ParamArgs {
   backend: string;
   verify: boolean;
   progress?: boolean;
+  queue?: string;
+}
+
+/** The queue of --queue, its Redis checked. */
+async function checkedQueue(url: string): Promise<QueueAddress> {
+  const { checkRedis, parseQueueUrl } = await import('../queue/redisQueue');
+  const address = parseQueueUrl(url);
+  await checkRedis(address);
+  return address;
 }
 
 const pct = (v: number | undefined): string => (v === undefined ? '-' : v.toFixed(2));
@@ -82,10 +92,12 @@ export async function runCommand(a: RunArgs, io: Io): Promise<number> {
   if (a.middeval3 !== undefined) checkOutputFolder(a.middeval3, '--middeval3');
   checkRunOutputs(a);
   // Threads for the scenes' images, started now: they load their modules while this thread reads the scenes and sets the device up.
+  // An unreachable queue is refused before any scene is read or file written.
+  const queue = a.queue === undefined ? undefined : await checkedQueue(a.queue);
   const threads = outDir !== undefined || a.report !== undefined ? imageThreadsFor(machineCores()) : 0;
   const writers = threads > 0 ? new ImageWriters(threads) : undefined;
   try {
-    return await runScenes(a, io, params, writers);
+    return await runScenes(a, io, params, writers, queue);
   } finally {
     writers?.close();
   }
@@ -125,7 +137,7 @@ function refuseSharedNames(dirs: string[]): void {
 }
 
 /** runCommand's work once its options are read: `writers` draw and write the scenes' images. */
-async function runScenes(a: RunArgs, io: Io, params: Partial<MatchParams>, writers: ImageWriters | undefined): Promise<number> {
+async function runScenes(a: RunArgs, io: Io, params: Partial<MatchParams>, writers: ImageWriters | undefined, queue: QueueAddress | undefined): Promise<number> {
   const outDir = a['out-dir'];
   const extra = new RunOutputs({ report: a.report, middeval3: a.middeval3, middeval3Name: a['middeval3-name'], middeval3Set: a['middeval3-set'], writers, reportFolderMade: a.report !== undefined && reportInOutDir(a.report, outDir) });
   const sceneOptions = { ndisp: a.ndisp, minDisp: a['min-disp'], maxDisp: a['max-disp'] };
@@ -144,6 +156,11 @@ async function runScenes(a: RunArgs, io: Io, params: Partial<MatchParams>, write
     reads.close();
   }
   const thresholds = a.threshold ?? [1];
+  // With --queue the workers match every scene first; the loop below scores and writes them as it does its own.
+  const queued = queue === undefined ? undefined : await (await import('../queue/sceneQueue')).matchOnQueue(
+    queue, scenes, params, { load: sceneOptions, sceneParams: a['scene-params'] !== false, verify: a.verify },
+    (m, k) => { if (!a.json && !a.quiet) io.err(`[${k + 1}/${scenes.length}] ${m.scene.name}: matched on ${m.result.backend} (${m.result.device})`); },
+  );
   const results: SceneMatch[] = [];
   const stop = new StopRequest(() => io.err('stereocut: stopping after the current cycle; the finished scenes are kept (Ctrl-C again to quit at once)'));
   const unlisten = stop.listen();
@@ -157,9 +174,9 @@ async function runScenes(a: RunArgs, io: Io, params: Partial<MatchParams>, write
       };
       // The images that do not depend on the match are drawn on the image threads meanwhile, and written only after it.
       const ahead = outDir !== undefined && writers ? new SceneImagesAhead(path.join(outDir, scene.name), scene, writers) : undefined;
-      const m = await matchScene(scene, params, {
+      const m = await (queued ? Promise.resolve(queued[k]) : matchScene(scene, params, {
         backend: a.backend as BackendName, verify: a.verify, thresholds, onMove: live.onMove, onEvent: live.onEvent, onCycle, sceneParams: a['scene-params'] !== false, evaluate: false,
-      }).catch((e: unknown) => {
+      })).catch((e: unknown) => {
         ahead?.discard();
         throw e;
       }).finally(() => live.finish());

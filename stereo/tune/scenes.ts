@@ -1,3 +1,6 @@
+import { createHash } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
 import { loadScene } from '../../data/scene';
 import { generateSyntheticScene, type SyntheticOptions } from '../../data/synthetic';
 import type { Scene } from '../../data/sceneTypes';
@@ -33,4 +36,27 @@ export async function loadSceneSpec(spec: string): Promise<Scene> {
   const syn = parseSyntheticSpec(spec);
   if (syn) return generateSyntheticScene(syn);
   return loadScene(spec);
+}
+
+/**
+ * sha256 of a scene: a synthetic spec is its own content (the generator is
+ * deterministic); a folder's content is every regular file directly inside it
+ * (names not starting with '.'), in name order, each as name, size and bytes.
+ */
+export function sceneContentHash(spec: string): string {
+  const h = createHash('sha256');
+  if (parseSyntheticSpec(spec)) {
+    h.update(`synthetic\0${spec}`);
+    return h.digest('hex');
+  }
+  const names = fs.readdirSync(spec, { withFileTypes: true })
+    .filter((e) => !e.name.startsWith('.') && fs.statSync(path.join(spec, e.name)).isFile())
+    .map((e) => e.name)
+    .sort();
+  for (const name of names) {
+    const bytes = fs.readFileSync(path.join(spec, name));
+    h.update(`${name}\0${bytes.length}\0`);
+    h.update(bytes);
+  }
+  return h.digest('hex');
 }

@@ -2,7 +2,8 @@ import { disparityInPixels, match } from '../match';
 import { DEFAULT_PARAMS, type BackendName, type MatchParams } from '../params';
 import { sceneParamsFor } from '../sceneParams';
 import type { Scene } from '../../data/sceneTypes';
-import { loadSceneSpec, sceneLabel } from './scenes';
+import { InputError } from '../../data/errors';
+import { loadSceneSpec, sceneContentHash, sceneLabel } from './scenes';
 import { objectiveValue, parseObjective, type BadTable } from './objective';
 import { pointKey, pointToParams, type ParamPoint } from './space';
 import { badTable } from './badPixels';
@@ -20,6 +21,8 @@ export interface TrialJob {
   backend: BackendName;
   metric: string;
   thresholds: number[];
+  /** sceneContentHash of the scene the trial was planned on; where given, a scene with other content is refused. */
+  sceneHash?: string;
 }
 
 /** What a finished trial records (one JSONL line). */
@@ -56,22 +59,58 @@ export function trialParams(job: Pick<TrialJob, 'scene' | 'point' | 'fixed' | 's
   } as MatchParams;
 }
 
-/** Caches loaded scenes per thread: every trial on a scene reuses its images. */
+/** Caches loaded scenes (and their content hashes) per thread: every trial on a scene reuses its images. */
 export class SceneCache {
   private readonly scenes = new Map<string, Promise<Scene>>();
+  private readonly hashes = new Map<string, string>();
   get(spec: string): Promise<Scene> {
     let s = this.scenes.get(spec);
     if (!s) {
       s = loadSceneSpec(spec);
       this.scenes.set(spec, s);
+      // A scene that cannot be read now may be readable for a later job (a long-lived queue worker).
+      s.catch(() => this.scenes.delete(spec));
     }
     return s;
   }
+  /** Forgets a scene, so that it is hashed and read again (its files changed since). */
+  forget(spec: string): void {
+    this.scenes.delete(spec);
+    this.hashes.delete(spec);
+  }
+  hash(spec: string): string {
+    let h = this.hashes.get(spec);
+    if (h === undefined) {
+      h = sceneContentHash(spec);
+      this.hashes.set(spec, h);
+    }
+    return h;
+  }
+}
+
+/**
+ * The job's scene, or an InputError: the scene cannot be read here, or it
+ * is not the scene the trial was planned on (another folder under the same
+ * path on this machine). Such a trial fails the same way wherever it runs.
+ */
+async function trialScene(job: TrialJob, cache: SceneCache): Promise<Scene> {
+  let scene: Scene;
+  try {
+    if (job.sceneHash !== undefined && cache.hash(job.sceneSpec) !== job.sceneHash) cache.forget(job.sceneSpec);
+    if (job.sceneHash !== undefined && cache.hash(job.sceneSpec) !== job.sceneHash) {
+      throw new Error(`its files differ from those the trial was planned on (sha256 ${cache.hash(job.sceneSpec).slice(0, 12)}…, planned ${job.sceneHash.slice(0, 12)}…)`);
+    }
+    scene = await cache.get(job.sceneSpec);
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : String(e);
+    throw new InputError(msg.includes(job.sceneSpec) ? msg : `scene ${job.sceneSpec}: ${msg}`);
+  }
+  if (sceneLabel(job.sceneSpec, scene) !== job.scene) throw new InputError(`scene ${job.sceneSpec}: loads as '${sceneLabel(job.sceneSpec, scene)}', expected '${job.scene}'`);
+  return scene;
 }
 
 export async function runTrial(job: TrialJob, cache: SceneCache): Promise<TrialRecord> {
-  const scene = await cache.get(job.sceneSpec);
-  if (sceneLabel(job.sceneSpec, scene) !== job.scene) throw new Error(`scene ${job.sceneSpec}: loads as '${sceneLabel(job.sceneSpec, scene)}', expected '${job.scene}'`);
+  const scene = await trialScene(job, cache);
   const params = trialParams(job);
   const t0 = performance.now();
   const r = await match(scene.left, scene.right, { ...params, ndisp: scene.ndisp, minDisp: scene.minDisp ?? 0, backend: job.backend });

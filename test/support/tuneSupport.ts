@@ -29,10 +29,10 @@ export async function writeSceneFolder(dir: string, o: { seed: number; width?: n
 }
 
 /** Starts `stereocut <args>` from the sources in a child process. */
-export function spawnCli(args: string[], cwd = ROOT): ChildProcess {
+export function spawnCli(args: string[], cwd = ROOT, env: NodeJS.ProcessEnv = process.env): ChildProcess {
   const script = `${tsRequireHook()}
 require(${JSON.stringify(path.join(ROOT, 'stereo', 'cli.ts'))}).main(${JSON.stringify(args)}).then((c) => { process.exitCode = c; });`;
-  return spawn(process.execPath, ['-e', script], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, ['-e', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 export function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
