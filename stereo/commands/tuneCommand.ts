@@ -5,8 +5,6 @@ import type { Io } from './common';
 import { paramsFromArgs, type ParamArgs } from './paramOptions';
 import { checkOutputFolder, checkOutputPath } from './common';
 import { checkOutputsApart, sceneInputs } from './outputGuard';
-import * as fs from 'fs';
-import * as path from 'path';
 import type { TuneResult } from '../tune/tune';
 
 export interface TuneArgs extends ParamArgs {
@@ -93,11 +91,22 @@ export async function tuneCommand(a: TuneArgs, io: Io): Promise<number> {
     return 0;
   }
   checkOutputFolder(a['out-dir'], '--out-dir');
-import { checkOutputFolder, checkOutputPath } from './common';
-import { checkOutputsApart, sceneInputs } from './outputGuard';
-import * as fs from 'fs';
-import * as path from 'path';
-import type { TuneResult } from '../tune/tune';
+  const { TUNE_FILES } = await import('../tune/tune');
+  const { sceneFoldersOf } = await import('../../data/scene');
+  // A dataset folder stands for the scene folders in it; synthetic specs read nothing.
+  const sceneDirs = sceneFoldersOf((a.scenes ?? []).filter((s) => fs.existsSync(s) && fs.statSync(s).isDirectory()), () => undefined);
+  checkOutputsApart(Object.values(TUNE_FILES).map((f) => ({ name: '--out-dir', file: path.join(a['out-dir'], f) })), sceneDirs.flatMap(sceneInputs));
+  let runner;
+  let address;
+  if (a.queue !== undefined) {
+    if (a.workers !== undefined) throw new Error('--workers: with --queue the workers say how many trials they run (stereocut worker --concurrency N)');
+    const { checkRedis, parseQueueUrl } = await import('../queue/redisQueue');
+    address = parseQueueUrl(a.queue);
+    // Before any scene is read or file written: an unreachable Redis leaves nothing behind.
+    await checkRedis(address);
+    runner = (await import('../queue/trialQueue')).queueRunner(address);
+  }
+  const { tune } = await import('../tune/tune');
   // Every finished trial is already in trials.jsonl: a stop loses only the trials running, and --resume skips the rest.
   const onSigint = (): void => {
     io.err(`stereocut: stopped; the finished trials are in ${a['out-dir']}/trials.jsonl: run the same command with --resume to continue`);
