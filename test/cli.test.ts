@@ -82,7 +82,7 @@ describe('match', () => {
     [['match', 'left.png', 'right.png', '--ndisp', 8, '--cycles', 'many', '-o', 'x.png'], /--cycles/],
     [['match', 'left.png', 'right.png', '--ndisp', 8, '--window', 4, '-o', 'x.png'], /--window/],
     [['match', 'left.png', 'right.png', '--ndisp', 8, '--cue-factor', 0.5, '-o', 'x.png'], /--cue-factor/],
-    [['match', 'left.png', 'right.png', '--ndisp', 8, '--scale', 100, '-o', 'x.png'], /--scale/],
+    [['match', 'left.png', 'right.png', '--ndisp', 8, '--scale', 100000, '-o', 'x.png'], /--png-scale|--scale/],
     [['match', 'left.png', 'right.png', '--ndisp', 8, '-o', 'no/such/dir/x.png'], /--output: folder .* does not exist/],
     [['match', 'left.png', 'right.png', '--ndisp', 8, '-o', 'x.png', '--checkpoint', 'no/such/dir/c.pfm'], /--checkpoint: folder .* does not exist/],
   ])('bad input %j is a one-line error, exit 1, no output file', async (args, message) => {
