@@ -123,14 +123,15 @@ export async function readImage(filePath: string): Promise<Raster> {
   return decodeImage(readFileBytes(filePath), filePath);
 }
 
-/** Bytes of an 8-bit grey (1 channel) or RGB (3 channels) PNG; values rounded and clamped to 0..255, NaN → 0. */
+/** Bytes of a grey (1 channel) or RGB (3 channels) PNG, 16-bit when the maxval passes 255, else 8-bit; values rounded and clamped to the depth's range, NaN → 0. */
 export async function encodePngBytes(raster: Raster): Promise<Uint8Array> {
-  return encodePng(raster, 8);
+  return encodePng(raster, raster.maxval > 255 ? 16 : 8);
 }
 
 /**
- * Write a 1- or 3-channel raster as an 8-bit PNG; values are rounded and
- * clamped to 0..255. The file appears complete or not at all. The raster is
+ * Write a 1- or 3-channel raster as a PNG: 16-bit when its maxval passes
+ * 255 (values rounded and clamped to 0..65535), else 8-bit (0..255). The
+ * file appears complete or not at all. The raster is
  * read before the promise is returned (encodePng), so a caller may fill it
  * with the next image and start that write while this one compresses.
  */

@@ -1,5 +1,5 @@
 import type { Raster } from '../data/raster';
-import type { EnergyBreakdown, MrfEnergy } from '../data/energy';
+import type { BandedTerm, EnergyBreakdown, MrfEnergy } from '../data/energy';
 import { bandedTerm } from '../costs/bandedTerm';
 import * as path from 'path';
 import { Worker } from 'worker_threads';
@@ -185,17 +185,30 @@ export interface ViewDone {
 }
 
 /**
+ * The energy a finer level minimises for one view, and where it starts:
+ * the level's stereo energy (data costs and smoothness weights of the
+ * level's pair, `job.energy`'s options) with D_p(l) = +∞ outside p's band
+ * from the coarser map (a BandedTerm), labels 0..maxDisp − minDisp. Any
+ * host solver can minimise it (computeEnergy evaluates it; α-expansion
+ * with BandedMoveSolver is what a match runs).
+ */
+export function levelEnergy(job: ViewJob): { energy: MrfEnergy; start: Uint16Array } {
+  const first = buildStereoEnergy(job.left, job.right, job.energy);
+  const view = job.view === 0 ? first : mirroredSwappedEnergy(first, job.energy);
+  const { lo, hi, start } = bandsFromCoarse(job.coarse, job.coarseWidth, job.coarseHeight, job.shape, job.radius);
+  const data = bandedTerm(view.matcher, lo, hi);
+  return { energy: { width: view.width, height: view.height, labels: view.labels, data, smoothness: view.smoothness, truncation: view.truncation, wH: view.wH, wV: view.wV }, start };
+}
+
+/**
  * One view at one level: its banded energy (costs only inside the bands
  * from the coarser map) minimised by banded α-expansion from the coarse
  * map scaled up.
  */
 export async function refineView(job: ViewJob, onMove?: (m: MoveProgress) => void): Promise<ViewDone> {
   const t0 = performance.now();
-  const first = buildStereoEnergy(job.left, job.right, job.energy);
-  const view = job.view === 0 ? first : mirroredSwappedEnergy(first, job.energy);
-  const { lo, hi, start } = bandsFromCoarse(job.coarse, job.coarseWidth, job.coarseHeight, job.shape, job.radius);
-  const data = bandedTerm(view.matcher, lo, hi);
-  const energy: MrfEnergy = { width: view.width, height: view.height, labels: view.labels, data, smoothness: view.smoothness, truncation: view.truncation, wH: view.wH, wV: view.wV };
+  const { energy, start } = levelEnergy(job);
+  const data = energy.data as BandedTerm;
   const t1 = performance.now();
   const r = await alphaExpansion(energy, start, new BandedMoveSolver(energy), { order: job.order, cycles: job.cycles, seed: job.seed, skipUnchanged: job.skipUnchanged, onMove });
   const { labels, ...result } = r;

@@ -138,6 +138,7 @@ const CHECKS = {
     }
   },
   warmUpClocks: flag,
+  resume: (v, fail) => { if (!v || typeof v !== 'object' || Array.isArray(v)) fail('type', "a checkpoint's resume state (readResume, stereo/checkpoint.ts)"); },
   maxMemory: number({ above: 0 }, 'a number of bytes > 0'),
 } satisfies Record<string, Check>;
 

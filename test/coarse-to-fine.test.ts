@@ -1,0 +1,177 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as zlib from 'zlib';
+import { seededRandom } from '../data/random';
+import { computeEnergy } from '../data/energy';
+import { generateSyntheticScene } from '../data/synthetic';
+import { evaluateDisparity } from '../data/metrics';
+import { readImage, writePng } from '../data/imageIO';
+import type { Raster } from '../data/raster';
+import { bandsFromCoarse, halfSize, levelEnergy, levelShapes, pyramidLevels, refineView, type ViewJob } from '../stereo/coarseToFine';
+import { match, resolveParams } from '../stereo/match';
+import { estimateMatchMemory } from '../stereo/memoryPlan';
+import { main } from '../stereo/cli';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-c2f-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+const f = (name: string): string => path.join(tmp, name);
+
+async function cli(...args: (string | number)[]): Promise<{ code: number; out: string[]; err: string[] }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(args.map(String), { out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, out, err };
+}
+
+describe('pyramid', () => {
+  test('levels: one up to 0.5 megapixels, then one more for each halving needed; shapes halve with the disparities rounded outward', () => {
+    expect(pyramidLevels(718, 496, 'auto')).toBe(1);
+    expect(pyramidLevels(1436, 992, 'auto')).toBe(2);
+    expect(pyramidLevels(2872, 1984, 'auto')).toBe(3);
+    expect(pyramidLevels(2872, 1984, 1)).toBe(1);
+    expect(levelShapes(1437, 993, 17, 131, 3)).toEqual([
+      { width: 1437, height: 993, minDisp: 17, maxDisp: 131 },
+      { width: 719, height: 497, minDisp: 8, maxDisp: 66 },
+      { width: 360, height: 249, minDisp: 4, maxDisp: 33 },
+    ]);
+  });
+
+  test('halfSize: each sample the rounded mean of its 2×2 block, the last row and column repeated on odd sizes (random rasters)', () => {
+    const rand = seededRandom(5);
+    for (let t = 0; t < 50; t++) {
+      const W = 1 + Math.floor(rand() * 9);
+      const H = 1 + Math.floor(rand() * 9);
+      const C = rand() < 0.5 ? 1 : 3;
+      const r: Raster = { width: W, height: H, channels: C, maxval: 255, data: Float32Array.from({ length: W * H * C }, () => Math.floor(rand() * 256)) };
+      const h = halfSize(r);
+      expect([h.width, h.height]).toEqual([Math.ceil(W / 2), Math.ceil(H / 2)]);
+      const at = (x: number, y: number, c: number): number => r.data[(Math.min(y, H - 1) * W + Math.min(x, W - 1)) * C + c];
+      for (let y = 0; y < h.height; y++) for (let x = 0; x < h.width; x++) for (let c = 0; c < C; c++) {
+        const s = at(2 * x, 2 * y, c) + at(2 * x + 1, 2 * y, c) + at(2 * x, 2 * y + 1, c) + at(2 * x + 1, 2 * y + 1, c);
+        expect(h.data[(y * h.width + x) * C + c]).toBe(Math.round(s / 4));
+      }
+    }
+  });
+
+  test('bands: 2·min − r .. 2·max + r of the 3×3 coarse pixels around, within the range; the start is 2× the coarse disparity inside it (random maps)', () => {
+    const rand = seededRandom(9);
+    for (let t = 0; t < 40; t++) {
+      const cw = 2 + Math.floor(rand() * 6);
+      const ch = 2 + Math.floor(rand() * 6);
+      const shape = { width: 2 * cw - (rand() < 0.5 ? 1 : 0), height: 2 * ch - (rand() < 0.5 ? 1 : 0), minDisp: 3, maxDisp: 40 };
+      const coarse = Uint16Array.from({ length: cw * ch }, () => 1 + Math.floor(rand() * 20));
+      const r = 1 + Math.floor(rand() * 3);
+      const { lo, hi, start } = bandsFromCoarse(coarse, cw, ch, shape, r);
+      for (let y = 0; y < shape.height; y++) for (let x = 0; x < shape.width; x++) {
+        const p = y * shape.width + x;
+        let mn = Infinity;
+        let mx = -Infinity;
+        for (let yy = Math.max(0, (y >> 1) - 1); yy <= Math.min(ch - 1, (y >> 1) + 1); yy++) for (let xx = Math.max(0, (x >> 1) - 1); xx <= Math.min(cw - 1, (x >> 1) + 1); xx++) {
+          mn = Math.min(mn, coarse[yy * cw + xx]);
+          mx = Math.max(mx, coarse[yy * cw + xx]);
+        }
+        const clamp = (d: number): number => Math.min(40, Math.max(3, d));
+        expect(lo[p] + 3).toBe(clamp(2 * mn - r));
+        expect(hi[p] + 3).toBe(clamp(2 * mx + r));
+        expect(start[p] + 3).toBe(Math.min(clamp(2 * mx + r), Math.max(clamp(2 * mn - r), 2 * coarse[(y >> 1) * cw + (x >> 1)])));
+      }
+    }
+  });
+});
+
+describe('a finer level', () => {
+  const scene = generateSyntheticScene({ width: 96, height: 72, ndisp: 12, seed: 3 });
+  const p = resolveParams({});
+  const coarse = halfSize(scene.left);
+  const job = (view: 0 | 1, coarseMap: Uint16Array): ViewJob => ({
+    view, left: scene.left, right: scene.right, shape: { width: 96, height: 72, minDisp: 0, maxDisp: 11 }, coarse: coarseMap, coarseWidth: coarse.width, coarseHeight: coarse.height,
+    energy: { ndisp: 12, minDisp: 0, kind: p.cost, border: p.border, lambda: p.lambda, cueThreshold: p.cueThreshold, cueFactor: p.cueFactor, smoothness: p.smoothness, truncation: 4, onDemand: true },
+    radius: 2, order: 'frequent', cycles: 2, seed: 1, skipUnchanged: true,
+  });
+
+  test('the energy reported is the banded energy of the labels returned, every label inside its band, and no higher than at the start (both views)', async () => {
+    const rand = seededRandom(2);
+    for (const view of [0, 1] as const) {
+      const coarseMap = Uint16Array.from({ length: coarse.width * coarse.height }, () => Math.floor(rand() * 6));
+      const j = job(view, coarseMap);
+      const done = await refineView(j);
+      const { energy, start } = levelEnergy(j);
+      const labels = Uint16Array.from(done.map);
+      expect(computeEnergy(energy, labels).total).toBe(done.result.finalEnergy.total);
+      expect(computeEnergy(energy, start).total).toBe(done.result.initialEnergy.total);
+      expect(done.result.finalEnergy.total).toBeLessThanOrEqual(done.result.initialEnergy.total);
+    }
+  });
+});
+
+describe('match() coarse to fine', () => {
+  test('two levels on a synthetic scene: a banded finest level, scores near one level\'s, energies of the finest level', async () => {
+    const s = generateSyntheticScene({ width: 192, height: 144, ndisp: 16, seed: 6 });
+    const one = await match(s.left, s.right, { ndisp: s.ndisp, backend: 'bk', levels: 1 });
+    const two = await match(s.left, s.right, { ndisp: s.ndisp, backend: 'bk', levels: 2 });
+    expect(two.pyramid?.shapes.map((sh) => sh.width)).toEqual([96, 192]);
+    expect(two.pyramid?.levels[0].meanBand).toBeLessThan(12);
+    const bad = (d: Uint16Array): number => evaluateDisparity(d, s.groundTruth!, 192, 144, { thresholds: [1], masks: s.masks, regions: ['nonocc'] }).regions[0].bad[0];
+    expect(bad(two.disparity)).toBeLessThan(bad(one.disparity) + 3);
+    expect(two.finalEnergy.total).toBeLessThanOrEqual(two.initialEnergy.total);
+    expect(two.disparity.length).toBe(192 * 144);
+  });
+
+  test('the memory estimate of a run grows with the pixels × the band at the finer levels, not with the labels', () => {
+    const p = resolveParams({});
+    const a = estimateMatchMemory(2872, 1984, 3, 229, 32, p, false).bytes;
+    const b = estimateMatchMemory(2872, 1984, 3, 458, 32, p, false).bytes;
+    expect(b / a).toBeLessThan(1.1);
+    const volume = estimateMatchMemory(4000, 3000, 3, 256, 0, { ...p, levels: 1, costs: 'volume' }, false);
+    expect(volume.bytes).toBeGreaterThan(4000 * 3000 * 256 * 4 * 2);
+  });
+});
+
+describe('match command on large pairs', () => {
+  test('a disparity above 255 goes to a 16-bit PNG at a scale that fits, stated; -o is optional with --pfm', async () => {
+    const W = 320;
+    const H = 8;
+    const rand = seededRandom(4);
+    const right = Float32Array.from({ length: W * H }, () => Math.floor(rand() * 256));
+    const left = new Float32Array(W * H);
+    // left(x) = right(x − 256): disparity 256 wherever x ≥ 256.
+    for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) left[y * W + x] = right[y * W + Math.max(0, x - 256)];
+    await writePng(f('l.png'), { width: W, height: H, channels: 1, data: left, maxval: 255 });
+    await writePng(f('r.png'), { width: W, height: H, channels: 1, data: right, maxval: 255 });
+    const r = await cli('match', f('l.png'), f('r.png'), '--min-disp', 250, '--max-disp', 265, '-o', f('d.png'), '--backend', 'bk', '--no-lr-check');
+    expect(r.code).toBe(0);
+    expect(r.out.join('\n')).toMatch(/d\.png \(disparity × 247, 16-bit\)/);
+    const d = await readImage(f('d.png'));
+    expect(d.maxval).toBe(65535);
+    expect(d.data[4 * W + 300]).toBe(256 * 247);
+    const pfmOnly = await cli('match', f('l.png'), f('r.png'), '--min-disp', 250, '--max-disp', 265, '--pfm', f('d.pfm'), '--backend', 'bk', '--no-lr-check', '--cycles', 1);
+    expect(pfmOnly.code).toBe(0);
+    expect(fs.existsSync(f('d.pfm'))).toBe(true);
+    const neither = await cli('match', f('l.png'), f('r.png'), '--ndisp', 8);
+    expect(neither.code).toBe(1);
+    expect(neither.err).toEqual([expect.stringMatching(/--output/)]);
+  });
+
+  test('a PNG whose header claims 20000×20000 is refused from its header, one line naming the file and the memory needed, nothing written', async () => {
+    const chunk = (type: string, data: Buffer): Buffer => {
+      const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+      const out = Buffer.alloc(8 + data.length + 4);
+      out.writeUInt32BE(data.length, 0);
+      body.copy(out, 4);
+      out.writeUInt32BE(zlib.crc32 ? zlib.crc32(body) : 0, 8 + data.length);
+      return out;
+    };
+    const ihdr = Buffer.alloc(13);
+    ihdr.writeUInt32BE(20000, 0);
+    ihdr.writeUInt32BE(20000, 4);
+    ihdr[8] = 8;
+    ihdr[9] = 2;
+    fs.writeFileSync(f('huge.png'), Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IEND', Buffer.alloc(0))]));
+    const r = await cli('match', f('huge.png'), f('huge.png'), '--ndisp', 256, '-o', f('never.png'));
+    expect(r.code).toBe(1);
+    expect(r.err).toHaveLength(1);
+    expect(r.err[0]).toMatch(/huge\.png.*20000×20000.*needs about [\d.]+ GB/);
+    expect(fs.existsSync(f('never.png'))).toBe(false);
+  });
+});
