@@ -116,7 +116,7 @@ function reportInOutDir(report: string, outDir: string | undefined): boolean {
  */
 function checkRunOutputs(a: RunArgs): void {
   const outDir = a['out-dir'];
-  const scenes = sceneFoldersOf(a.scenes, () => undefined).filter((dir) => fs.existsSync(dir) && fs.statSync(dir).isDirectory());
+  const scenes = sceneFoldersOf(a.scenes.filter((dir) => fs.existsSync(dir) && fs.statSync(dir).isDirectory()), () => undefined);
   const planned = new RunOutputs({ report: a.report, middeval3: a.middeval3, middeval3Name: a['middeval3-name'], middeval3Set: a['middeval3-set'], reportFolderMade: a.report !== undefined && reportInOutDir(a.report, outDir) });
   const outputs = planned.plannedFiles(scenes);
   if (outDir !== undefined) {
