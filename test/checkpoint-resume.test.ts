@@ -45,7 +45,10 @@ describe.each([
   it('a run resumed from cycle 1 or 2 has the energies of the run never stopped, and its disparity', async () => {
     const whole = await matchJson([...base, '--cycles', '5', '-o', f(`${tag}-whole.png`)]);
     expect(whole.code).toBe(0);
-    expect(whole.json.cycles.map((c) => c.cycle)).toEqual([1, 2, 3, 4, 5]);
+    // Five cycles, or fewer when one changes no pixel (the run ends there); at least three here.
+    const n = whole.json.cycles.length;
+    expect(n).toBeGreaterThanOrEqual(3);
+    expect(whole.json.cycles.map((c) => c.cycle)).toEqual([1, 2, 3, 4, 5].slice(0, n));
     // Cycle 2 still lowers the energy: a resumed run has something to get right.
     expect(whole.json.cycles[1].energy.total).toBeLessThan(whole.json.cycles[0].energy.total);
     for (const k of [1, 2]) {

@@ -113,6 +113,6 @@ describe('match() and the warm-up', () => {
   });
 
   it('refuses a warmUpClocks that is not a boolean', async () => {
-    await expect(run({ backend: 'auto', warmUpClocks: 'yes' })).rejects.toThrow(/warmUpClocks: expected true or false, got yes/);
+    await expect(run({ backend: 'auto', warmUpClocks: 'yes' })).rejects.toThrow(/warmUpClocks: got 'yes' \(a string\), expected true or false/);
   });
 });
