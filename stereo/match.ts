@@ -342,8 +342,7 @@ async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: 
     throw optionError('range', 'match', 'levels', resolved.levels, `fewer levels: ${levels} leave a ${coarsest.width}×${coarsest.height} pair with disparities ${coarsest.minDisp}..${coarsest.maxDisp} at the coarsest (at least 16×16 pixels, 2 disparities below the width)`);
   }
   const emit = options.onEvent ?? (() => undefined);
-  const startParams = { ...resolved, tau: resolved.tau ?? defaultTau(resolved.cost, left.channels, resolved.censusWindow) };
-  emit({ kind: 'start', width: left.width, height: left.height, ndisp: options.ndisp, minDisp, params: startParams, init: startParams.init === 'wta' ? { kind: 'wta', window: startParams.window } : { kind: 'zero' }, backend: options.backend ?? 'auto' });
+  emit(startEvent(left, options, resolved));
   const pairs = [{ left, right }];
   for (let k = 1; k < levels; k++) pairs.push({ left: halfSize(pairs[k - 1].left), right: halfSize(pairs[k - 1].right) });
   emit({ kind: 'level', level: levels - 1, of: levels, shape: coarsest, shapes });
@@ -357,7 +356,8 @@ async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: 
   let size = { width: coarsest.width, height: coarsest.height };
   const reports: LevelReport[] = [];
   let last: Omit<ExpansionResult, 'labels'> | undefined;
-  let costScale = coarse.result.costScale;
+  // Every level has the coarsest's λ and cue, so the same cost scale.
+  const costScale = coarse.result.costScale;
   for (let k = levels - 2; k >= 0; k--) {
     const shape = shapes[k];
     emit({ kind: 'level', level: k, of: levels, shape, shapes });
@@ -377,7 +377,6 @@ async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: 
     size = { width: shape.width, height: shape.height };
     reports.push(done.report);
     last = done.result;
-    costScale = coarse.result.costScale;
   }
   const report = last!;
   const levelMs = reports.reduce((s, r) => s + r.costsMs + r.expansionMs, 0);
@@ -421,6 +420,14 @@ async function startingLabelsOfViews(views: StereoEnergy[], p: MatchParams, solv
   return labels;
 }
 
+/** The 'start' event of a match of `left` (the full pair's, also for coarse to fine): the parameters that run (τ filled in) and the initial labeling. */
+function startEvent(left: Raster, options: MatchOptions, resolved: MatchParams): Extract<MatchEvent, { kind: 'start' }> {
+  const params = { ...resolved, tau: resolved.tau ?? defaultTau(resolved.cost, left.channels, resolved.censusWindow) };
+  const init: InitRecord = options.initialLabels || options.resume ? { kind: 'given', ...options.initSource }
+    : params.init === 'wta' ? { kind: 'wta', window: params.window } : { kind: 'zero' };
+  return { kind: 'start', width: left.width, height: left.height, ndisp: options.ndisp, minDisp: options.minDisp ?? 0, params, init, backend: options.backend ?? 'auto' };
+}
+
 /**
  * match() of the pair (views 1), or of the pair and its mirrored, swapped
  * pair (views 2: the left–right check's right view) stacked as one energy;
@@ -433,10 +440,9 @@ async function matchViews(left: Raster, right: Raster, views: 1 | 2, options: Ma
   const verify = options.verify ?? false;
   const emit = options.onEvent ?? (() => undefined);
   const minDisp = options.minDisp ?? 0;
-  const params = { ...resolved, tau: resolved.tau ?? defaultTau(resolved.cost, left.channels, resolved.censusWindow) };
-  const init: InitRecord = options.initialLabels || options.resume ? { kind: 'given', ...options.initSource }
-    : params.init === 'wta' ? { kind: 'wta', window: params.window } : { kind: 'zero' };
-  emit({ kind: 'start', width: left.width, height: left.height, ndisp: options.ndisp, minDisp, params, init, backend });
+  const start = startEvent(left, options, resolved);
+  const { params, init } = start;
+  emit(start);
   const leftToDevice = await costsLeftToDevice(params, options.ndisp, backend, verify);
   const clockWarmup = await warmUpForBackend(backend, options.warmUpClocks, leftToDevice);
   // The energy is built from the parameters as given (τ undefined = the matcher's default); `params` records the value that ran.
