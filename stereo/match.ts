@@ -398,6 +398,9 @@ async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: 
         buildMs: ct.buildMs + report.cycles.reduce((s, c) => s + c.buildMs, 0), flowMs: ct.flowMs + report.cycles.reduce((s, c) => s + c.flowMs, 0),
         expansionMs: ct.expansionMs + reports.reduce((s, r) => s + r.expansionMs, 0), totalMs: Math.max(totalMs, ct.totalMs + levelMs),
       },
+      // The finer levels' moves run on the host (BK on the pixels whose band holds α), whatever ran the coarsest.
+      backend: coarse.result.backend === report.backend ? report.backend : `${coarse.result.backend} + ${report.backend}`,
+      device: coarse.result.device === report.device ? report.device : `${coarse.result.device}; finer levels: ${report.device}`,
       fallbacks: coarse.result.fallbacks,
       ...(coarse.result.clockWarmup ? { clockWarmup: coarse.result.clockWarmup } : {}),
       pyramid: {
