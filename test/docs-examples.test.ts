@@ -68,6 +68,13 @@ const ELSEWHERE: Record<string, string> = {
   'npm install && npx stereocut demo': 'test/package-install.test.ts installs the packed package and runs `npx stereocut demo` from it',
   'npm test': 'the suite itself',
   'stereocut bench --backend gpu bk --repeat 3 --json-out bench.json --markdown BENCHMARKS.md': 'needs a WebGPU adapter (the device benchmarks run it on a GPU machine)',
+  'npx stereocut worker --queue redis://:SECRET@HOST:6379/study --backend gpu': 'needs a Redis server at the URL; test/tune-queue.test.ts runs workers against a real redis-server',
+  'npx stereocut tune $STEREO_DATA -p lambda=3:12:1 --queue redis://:SECRET@HOST:6379/study --out-dir tune-out': 'needs a Redis server at the URL; test/tune-queue.test.ts runs tune --queue against a real redis-server',
+  'stereocut run $STEREO_DATA/tsukuba $STEREO_DATA/venus --queue redis://localhost:6379/scenes --out-dir results': 'needs a Redis server at the URL; test/tune-queue.test.ts runs run --queue against a real redis-server',
+  'stereocut tune $STEREO_DATA/tsukuba -p lambda=4,5,6 --queue redis://localhost:6379/study --out-dir tune-out': 'needs a Redis server at the URL; test/tune-queue.test.ts runs tune --queue against a real redis-server',
+  'stereocut worker --queue redis://localhost:6379/study --concurrency 4 --backend bk': 'needs a Redis server at the URL; test/tune-queue.test.ts runs workers against a real redis-server',
+  'stereocut trial --plan plan.json --index 0 --out-dir rows --backend bk': 'needs the plan the --plan example writes; test/tune-index.test.ts runs plan, trials and collect in turn',
+  'stereocut tune --collect rows --out-dir tune-out': 'needs the rows trial writes; test/tune-index.test.ts runs plan, trials and collect in turn',
 };
 
 /** The command line as a shell gives it to the program: bash expands it in `cwd` with STEREO_DATA set. */
@@ -104,6 +111,8 @@ async function makeFixtures(): Promise<void> {
   await writePng(at('gt.png'), grey(Array.from(a.groundTruth!, (d) => 4 * d)));
   await writePng(at('disp.png'), grey(Array.from(a.groundTruth!, (d) => 4 * Math.max(0, d - 1))));
   await writePng(at('nonocc.png'), grey(Array.from(a.masks.nonocc!, (m) => (m ? 255 : 0))));
+  // The camera of the depth and point-cloud examples (a MiddEval3 calib.txt of the 160×120 pair).
+  fs.writeFileSync(at('calib.txt'), 'cam0=[200 0 80; 0 200 60; 0 0 1]\ncam1=[200 0 80; 0 200 60; 0 0 1]\ndoffs=0\nbaseline=100\nwidth=160\nheight=120\nndisp=64\nvmin=0\nvmax=15\n');
   await writeSceneFolder(at('MiddEval3/trainingQ/Adirondack'), { seed: 73, width: 64, height: 48, ndisp: 10 });
   const made = await main(['export-mrf', at('im2.png'), at('im6.png'), '--ndisp', '60', '-o', at('teddy.smrf'), '--labels', at('teddy.init.u16')], { out: () => undefined, err: (l) => { throw new Error(l); } });
   if (made !== 0) throw new Error('export-mrf failed');
@@ -153,7 +162,7 @@ function exampleTests(source: string, examples: string[]): void {
       expect(r.code).toBe(0);
       if (cmd.startsWith('stereocut match teddy/')) {
         // The transcript's account, line by line in kind.
-        const kinds = [/^450×375 pixels, 60 disparities; cost census 7x7/, /^backend: /, /^energy after init: \d+ \(data \d+, smoothness \d+\)$/, /^cycle 1: energy \d+/, /^cycle 2: energy \d+/, /^left-right check: \d+ inconsistent pixels/, /^time: costs /, /^wrote disp\.png \(disparity × 4[,)].* and disp\.pfm/];
+        const kinds = [/^450×375 pixels, 60 disparities; cost census 7x7/, /^backend: /, /^energy after init: \d+ \(data \d+, smoothness \d+\)$/, /^cycle 1: energy \d+/, /^cycle 2: energy \d+/, /^left-right check: \d+ inconsistent pixels/, /^time: costs /, /^wrote disp\.png \(disparity × 4[.\d]*[,)].* and disp\.pfm/];
         for (const k of kinds) expect(r.out.some((l) => k.test(l))).toBe(true);
       }
     }, 600000);
