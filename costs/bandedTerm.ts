@@ -2,22 +2,26 @@ import type { BandedTerm } from '../data/energy';
 import type { DataCostMatcher } from './dataCost';
 
 /**
- * The banded data term of a pair: pixel p's costs at labels lo[p] ..
- * hi[p] only (inclusive; both within the matcher's labels), each the value
- * the matcher's volume would hold. Work and memory grow with Σ (hi − lo + 1),
+ * The banded data term of a pair, or of its rows from `firstRow` on as
+ * many as the bands cover: pixel p's costs at labels lo[p] .. hi[p] only
+ * (inclusive; both within the matcher's labels), each the value the
+ * matcher's volume would hold. Work and memory grow with Σ (hi − lo + 1),
  * not with the pixels times the labels.
  */
-export function bandedTerm(matcher: DataCostMatcher, lo: Uint16Array, hi: Uint16Array): BandedTerm {
+export function bandedTerm(matcher: DataCostMatcher, lo: Uint16Array, hi: Uint16Array, firstRow = 0): BandedTerm {
   const W = matcher.width;
-  const n = W * matcher.height;
-  if (lo.length !== n || hi.length !== n) throw new Error(`banded costs: bands of ${lo.length} and ${hi.length} pixels for a ${W}×${matcher.height} pair`);
+  const n = lo.length;
+  const rows = n / W;
+  if (hi.length !== n || !Number.isInteger(rows) || firstRow < 0 || firstRow + rows > matcher.height) {
+    throw new Error(`banded costs: bands of ${lo.length} and ${hi.length} pixels from row ${firstRow} for a ${W}×${matcher.height} pair`);
+  }
   const offset = new Int32Array(n + 1);
   for (let p = 0; p < n; p++) {
     if (hi[p] < lo[p]) throw new Error(`banded costs: the band of pixel ${p} is empty (${lo[p]}..${hi[p]})`);
     offset[p + 1] = offset[p] + hi[p] - lo[p] + 1;
   }
   const costs = new Int32Array(offset[n]);
-  for (let p = 0, y = 0, x = 0; p < n; p++) {
+  for (let p = 0, y = firstRow, x = 0; p < n; p++) {
     matcher.pixelCosts(x, y, lo[p], offset[p + 1] - offset[p], costs, offset[p]);
     if (++x === W) { x = 0; y++; }
   }

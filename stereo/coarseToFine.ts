@@ -1,12 +1,9 @@
 import type { Raster } from '../data/raster';
-import type { BandedTerm, EnergyBreakdown, MrfEnergy } from '../data/energy';
+import type { EnergyBreakdown, MrfEnergy } from '../data/energy';
 import { bandedTerm } from '../costs/bandedTerm';
-import * as path from 'path';
-import { Worker } from 'worker_threads';
 import { buildStereoEnergy, mirroredSwappedEnergy, type StereoEnergyOptions } from '../costs';
-import { workerEntry } from '../data/sourceLoader';
-import { alphaExpansion, type CycleReport, type ExpansionResult, type MoveProgress } from '../expansion/alphaExpansion';
-import { BandedMoveSolver } from '../expansion/bandedMoves';
+import type { CycleReport, ExpansionResult, MoveProgress } from '../expansion/alphaExpansion';
+import { cropRows, STRIP_ROWS, stripCrop, stripRows, stripSpan, type StripDone, type StripJob, type StripRunner } from './levelStrips';
 import type { MatchParams } from './params';
 
 /**
@@ -16,9 +13,9 @@ import type { MatchParams } from './params';
  * labels of each pixel confined to a band around the coarser disparity
  * (search-space reduction). A finer level's energy is the full-size
  * energy with D_p(l) = +∞ outside p's band (data/energy.ts BandedTerm): its
- * moves are solved exactly (expansion/bandedMoves.ts), and the work and
- * memory of a level grow with its pixels times the band, not times the
- * labels.
+ * moves are solved exactly (expansion/bandedMoves.ts) on strips of rows
+ * that run on every core (stereo/levelStrips.ts), and the work and memory
+ * of a level grow with its pixels times the band, not times the labels.
  *
  * Band of pixel (x, y) at a level whose coarser map is c: the disparities
  * 2·min(c) − r .. 2·max(c) + r over the 3×3 coarse pixels around (x/2,
@@ -51,8 +48,12 @@ export interface LevelReport extends LevelShape {
   cuts: number;
   /** Nodes in all the level's move graphs. */
   nodes: number;
+  /** Wall time of the level, split between costs and moves as the strips' thread time was. */
   costsMs: number;
   expansionMs: number;
+  /** Strip jobs run, and their thread time (costs and moves, all threads). */
+  strips: number;
+  threadMs: number;
 }
 
 /**
@@ -155,8 +156,8 @@ export interface ViewMaps {
   height: number;
 }
 
-/** One view's refinement at one level, as a worker thread takes it (plain data only). */
-export interface ViewJob {
+/** One view of a finer level: what its banded energy (levelEnergy) is made of. */
+export interface LevelView {
   /** 0: the pair; 1: the pair mirrored and swapped (the left–right check's right view). */
   view: 0 | 1;
   left: Raster;
@@ -168,20 +169,6 @@ export interface ViewJob {
   coarseWidth: number;
   coarseHeight: number;
   radius: number;
-  order: MatchParams['order'];
-  cycles: MatchParams['cycles'];
-  seed: number;
-  skipUnchanged: boolean;
-}
-
-/** What one view's refinement gives back: its map (disparities) and account. */
-export interface ViewDone {
-  map: Uint16Array;
-  result: Omit<ExpansionResult, 'labels'>;
-  bandLabels: number;
-  nodes: number;
-  costsMs: number;
-  expansionMs: number;
 }
 
 /**
@@ -189,10 +176,10 @@ export interface ViewDone {
  * the level's stereo energy (data costs and smoothness weights of the
  * level's pair, `job.energy`'s options) with D_p(l) = +∞ outside p's band
  * from the coarser map (a BandedTerm), labels 0..maxDisp − minDisp. Any
- * host solver can minimise it (computeEnergy evaluates it; α-expansion
- * with BandedMoveSolver is what a match runs).
+ * host solver can minimise it (computeEnergy evaluates it); a match runs
+ * α-expansion moves with BandedMoveSolver on strips of it (refineLevel).
  */
-export function levelEnergy(job: ViewJob): { energy: MrfEnergy; start: Uint16Array } {
+export function levelEnergy(job: LevelView): { energy: MrfEnergy; start: Uint16Array } {
   const first = buildStereoEnergy(job.left, job.right, job.energy);
   const view = job.view === 0 ? first : mirroredSwappedEnergy(first, job.energy);
   const { lo, hi, start } = bandsFromCoarse(job.coarse, job.coarseWidth, job.coarseHeight, job.shape, job.radius);
@@ -200,98 +187,132 @@ export function levelEnergy(job: ViewJob): { energy: MrfEnergy; start: Uint16Arr
   return { energy: { width: view.width, height: view.height, labels: view.labels, data, smoothness: view.smoothness, truncation: view.truncation, wH: view.wH, wV: view.wV }, start };
 }
 
-/**
- * One view at one level: its banded energy (costs only inside the bands
- * from the coarser map) minimised by banded α-expansion from the coarse
- * map scaled up.
- */
-export async function refineView(job: ViewJob, onMove?: (m: MoveProgress) => void): Promise<ViewDone> {
-  const t0 = performance.now();
-  const { energy, start } = levelEnergy(job);
-  const data = energy.data as BandedTerm;
-  const t1 = performance.now();
-  const r = await alphaExpansion(energy, start, new BandedMoveSolver(energy), { order: job.order, cycles: job.cycles, seed: job.seed, skipUnchanged: job.skipUnchanged, onMove });
-  const { labels, ...result } = r;
-  const map = new Uint16Array(labels.length);
-  for (let i = 0; i < map.length; i++) map[i] = labels[i] + job.shape.minDisp;
-  return { map, result, bandLabels: data.costs.length, nodes: r.cycles.reduce((s, c) => s + (c.stats.nodes ?? 0), 0), costsMs: t1 - t0, expansionMs: performance.now() - t1 };
-}
-
 export interface RefineOptions {
   params: MatchParams;
   /** r of the bands (default BAND_RADIUS). */
   radius?: number;
-  /** Run the second view on a worker thread while the first runs here (default: when the level has at least PARALLEL_PIXELS pixels). */
-  threads?: boolean;
+  /** Rows of a strip (default STRIP_ROWS). */
+  stripRows?: number;
+  /** What runs the strips: threads, or this thread. */
+  run: StripRunner;
+  /** Called as each strip finishes: `index` strips of `count` done, `changed` pixels changed by this one. */
   onMove?: (info: MoveProgress & { level: number }) => void;
   onLevel?: (report: LevelReport) => void;
 }
 
-/** Pixels of a level from which its second view runs on a thread of its own (below, starting the thread costs more than it saves). */
-export const PARALLEL_PIXELS = 250_000;
+const ZERO: EnergyBreakdown = { data: 0, smoothness: 0, total: 0 };
 
 /**
- * One finer level of both views (or the first alone): each refined by
- * refineView, the second on a worker thread when that pays. Returns the
- * views' maps and the level's account, the views' expansions summed as
- * one (as match() reports two views matched as one energy).
+ * One finer level of both views (or the first alone), in strips
+ * (stereo/levelStrips.ts): the even strips of every view, then the odd
+ * ones beside the even strips' new labels. Returns the views' maps and the
+ * level's account, the views summed as one energy (as match() reports two
+ * views matched as one). The level's initial and final energies are exact:
+ * the even strips' own terms and borders at the start plus the odd strips'
+ * own terms at the start; the even strips' own terms at the end plus the
+ * odd strips' own terms and borders at the end (each border lies between
+ * an even and an odd strip).
  */
 export async function refineLevel(level: number, shape: LevelShape, pair: { left: Raster; right: Raster }, energy: StereoEnergyOptions, views: 1 | 2, coarse: ViewMaps, o: RefineOptions): Promise<{ maps: Uint16Array[]; result: Omit<ExpansionResult, 'labels'>; report: LevelReport }> {
   const p = o.params;
-  const job = (view: 0 | 1): ViewJob => ({
-    view, left: pair.left, right: pair.right, energy, shape, coarse: coarse.maps[view], coarseWidth: coarse.width, coarseHeight: coarse.height,
-    radius: o.radius ?? BAND_RADIUS, order: p.order, cycles: p.levelCycles, seed: p.seed, skipUnchanged: p.skipUnchanged,
+  const { width: W, height: H } = shape;
+  const t0 = performance.now();
+  const bands = coarse.maps.slice(0, views).map((m) => bandsFromCoarse(m, coarse.width, coarse.height, shape, o.radius ?? BAND_RADIUS));
+  const labels = bands.map((b) => b.start);
+  const strips = stripRows(H, o.stripRows ?? STRIP_ROWS);
+  const job = (view: 0 | 1, y0: number, y1: number): StripJob => {
+    const { a, b } = stripSpan(y0, y1, H);
+    const lo = bands[view].lo.slice(a * W, b * W);
+    const hi = bands[view].hi.slice(a * W, b * W);
+    const lab = labels[view].slice(a * W, b * W);
+    // The held rows: their band is their label.
+    for (const y of [a < y0 ? a : -1, b > y1 ? b - 1 : -1]) {
+      if (y < 0) continue;
+      const from = (y - a) * W;
+      lo.set(lab.subarray(from, from + W), from);
+      hi.set(lab.subarray(from, from + W), from);
+    }
+    const { top, bottom } = stripCrop(y0, y1, H, energy);
+    return {
+      view, left: cropRows(pair.left, top, bottom), right: cropRows(pair.right, top, bottom), top, energy, height: H, y0, y1, lo, hi, labels: lab,
+      order: p.order, cycles: p.levelCycles, seed: p.seed, skipUnchanged: p.skipUnchanged,
+    };
+  };
+  const count = views * strips.length;
+  let finished = 0;
+  const onDone = (d: StripDone): void => {
+    finished++;
+    o.onMove?.({ cycle: 1, alpha: -1, index: finished - 1, count, changed: d.pixelsChanged, level });
+  };
+  const done: StripDone[] = [];
+  let initialEnergy = ZERO;
+  let finalEnergy = ZERO;
+  for (const parity of [0, 1]) {
+    const jobs: StripJob[] = [];
+    for (let v = 0; v < views; v++) strips.forEach(([y0, y1], k) => { if (k % 2 === parity) jobs.push(job(v as 0 | 1, y0, y1)); });
+    if (jobs.length === 0) continue;
+    for (const d of await o.run(jobs, onDone)) {
+      labels[d.view].set(d.labels, d.y0 * W);
+      initialEnergy = sumEnergy(initialEnergy, parity === 0 ? sumEnergy(d.start.inside, d.start.borders) : d.start.inside);
+      finalEnergy = sumEnergy(finalEnergy, parity === 0 ? d.end.inside : sumEnergy(d.end.inside, d.end.borders));
+      done.push(d);
+    }
+  }
+  const ms = performance.now() - t0;
+  const maps = labels.map((l) => {
+    const map = new Uint16Array(l.length);
+    for (let i = 0; i < map.length; i++) map[i] = l[i] + shape.minDisp;
+    return map;
   });
-  const onMove = o.onMove ? (m: MoveProgress): void => o.onMove!({ ...m, level }) : undefined;
-  const threaded = views === 2 && (o.threads ?? shape.width * shape.height >= PARALLEL_PIXELS);
-  const second = views === 2 ? (threaded ? refineViewOnThread(job(1)) : undefined) : undefined;
-  const done: ViewDone[] = [await refineView(job(0), onMove)];
-  if (views === 2) done.push(second ? await second : await refineView(job(1), onMove));
-  const result = sumViews(done.map((d) => d.result));
+  const result: Omit<ExpansionResult, 'labels'> = {
+    initialEnergy, finalEnergy, cycles: levelCycles(done, initialEnergy, finalEnergy), cuts: done.reduce((s, d) => s + d.cuts, 0),
+    rejectedMoves: done.reduce((s, d) => s + d.rejectedMoves, 0), backend: 'bk', device: BANDED_DEVICE,
+  };
+  // Thread time: the strips' costs and moves (their sum over threads exceeds the level's wall time when threads run them).
+  const costsMs = done.reduce((s, d) => s + d.costsMs, 0);
+  const movesMs = done.reduce((s, d) => s + d.expansionMs, 0);
   const report: LevelReport = {
-    level, ...shape, meanBand: done.reduce((s, d) => s + d.bandLabels, 0) / (views * shape.width * shape.height),
-    initialEnergy: result.initialEnergy, finalEnergy: result.finalEnergy, cuts: result.cuts, nodes: done.reduce((s, d) => s + d.nodes, 0),
-    costsMs: done.reduce((s, d) => s + d.costsMs, 0), expansionMs: done.reduce((s, d) => s + d.expansionMs, 0),
+    level, ...shape, meanBand: done.reduce((s, d) => s + d.bandLabels, 0) / (views * W * H),
+    initialEnergy, finalEnergy, cuts: result.cuts, nodes: done.reduce((s, d) => s + d.nodes, 0),
+    costsMs: ms * costsMs / Math.max(1e-9, costsMs + movesMs), expansionMs: ms * movesMs / Math.max(1e-9, costsMs + movesMs), strips: done.length, threadMs: costsMs + movesMs,
   };
   o.onLevel?.(report);
-  return { maps: done.map((d) => d.map), result, report };
+  return { maps, result, report };
 }
 
-/** refineView on a worker thread of its own (stereo/levelWorker.ts), started for this job and ended after it. */
-function refineViewOnThread(job: ViewJob): Promise<ViewDone> {
-  const entry = workerEntry(path.join(__dirname, 'levelWorker'));
-  return new Promise((resolve, reject) => {
-    const w = new Worker(entry.code, { eval: entry.eval, workerData: job });
-    let settled = false;
-    w.once('message', (m: { done?: ViewDone; error?: string }) => {
-      settled = true;
-      if (m.done) resolve(m.done);
-      else reject(new Error(m.error ?? 'coarse to fine: the view thread failed'));
-      void w.terminate();
-    });
-    w.once('error', (e) => { if (!settled) { settled = true; reject(e); } });
-    w.once('exit', (code) => { if (!settled) { settled = true; reject(new Error(`coarse to fine: the view thread exited with code ${code}`)); } });
-  });
+/** Where a finer level's moves run. */
+export const BANDED_DEVICE = 'CPU (Boykov–Kolmogorov on the pixels whose band holds α, in strips of rows)';
+
+/**
+ * The level's cycles: cycle i's counts summed over the strips that ran it;
+ * its energy the level's initial energy plus every strip's change through
+ * its cycle i (a strip that ended earlier counts its whole change), which
+ * is the level's final energy at the last cycle.
+ */
+function levelCycles(done: StripDone[], initial: EnergyBreakdown, final: EnergyBreakdown): CycleReport[] {
+  const n = done.reduce((m, d) => Math.max(m, d.cycles.length), 0);
+  const cycles: CycleReport[] = [];
+  for (let i = 0; i < n; i++) {
+    let energy = initial;
+    const c: CycleReport = { cycle: i + 1, energy, labelsChanged: 0, pixelsChanged: 0, cuts: 0, skipped: 0, buildMs: 0, flowMs: 0, stats: {} };
+    for (const d of done) {
+      energy = sumEnergy(energy, d.changes[Math.min(i, d.changes.length - 1)] ?? ZERO);
+      const own = d.cycles[i];
+      if (!own) continue;
+      c.labelsChanged += own.labelsChanged;
+      c.pixelsChanged += own.pixelsChanged;
+      c.cuts += own.cuts;
+      c.skipped += own.skipped;
+      c.buildMs += own.buildMs;
+      c.flowMs += own.flowMs;
+      for (const [k, v] of Object.entries(own.stats)) c.stats[k] = (c.stats[k] ?? 0) + v;
+    }
+    c.energy = i === n - 1 ? final : energy;
+    cycles.push(c);
+  }
+  return cycles;
 }
 
-const sumEnergy = (a: EnergyBreakdown, b: EnergyBreakdown): EnergyBreakdown => ({ data: a.data + b.data, smoothness: a.smoothness + b.smoothness, total: a.total + b.total });
-
-/** The expansions of the views as one: energies and counts summed cycle by cycle. */
-function sumViews(rs: Array<Omit<ExpansionResult, 'labels'>>): Omit<ExpansionResult, 'labels'> {
-  return rs.slice(1).reduce((a, b) => ({
-    ...a,
-    initialEnergy: sumEnergy(a.initialEnergy, b.initialEnergy),
-    finalEnergy: sumEnergy(a.finalEnergy, b.finalEnergy),
-    cuts: a.cuts + b.cuts,
-    rejectedMoves: a.rejectedMoves + b.rejectedMoves,
-    cycles: a.cycles.map((c, i): CycleReport => {
-      const d = b.cycles[i] ?? { ...c, energy: b.finalEnergy, labelsChanged: 0, pixelsChanged: 0, cuts: 0, skipped: 0, buildMs: 0, flowMs: 0, stats: {} };
-      const stats: Record<string, number> = { ...c.stats };
-      for (const [k, v] of Object.entries(d.stats)) stats[k] = (stats[k] ?? 0) + v;
-      return {
-        cycle: c.cycle, energy: sumEnergy(c.energy, d.energy), labelsChanged: c.labelsChanged + d.labelsChanged, pixelsChanged: c.pixelsChanged + d.pixelsChanged,
-        cuts: c.cuts + d.cuts, skipped: c.skipped + d.skipped, buildMs: c.buildMs + d.buildMs, flowMs: c.flowMs + d.flowMs, stats,
-      };
-    }),
-  }), rs[0]);
+function sumEnergy(a: EnergyBreakdown, b: EnergyBreakdown): EnergyBreakdown {
+  return { data: a.data + b.data, smoothness: a.smoothness + b.smoothness, total: a.total + b.total };
 }

@@ -12,6 +12,8 @@ import { leftRightCheck, mirrorRows } from './leftRightCheck';
 import { refineSubpixel } from './subpixel';
 import { checkMatchMemory, defaultMemoryLimit, estimateMatchMemory } from './memoryPlan';
 import { halfSize, levelShapes, pyramidLevels, refineLevel, type LevelReport, type LevelShape } from './coarseToFine';
+import type { StripRunner } from './levelStrips';
+import { stripPool, stripThreads } from './stripRunner';
 import { matchArguments } from './matchOptions';
 import { BackendName, COSTS_MODES, DEFAULT_PARAMS, MAX_VOLUME_ENTRIES, MatchParams } from './params';
 
@@ -343,6 +345,21 @@ async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: 
   }
   const emit = options.onEvent ?? (() => undefined);
   emit(startEvent(left, options, resolved));
+  // The finer levels' threads start now and load while the coarsest level runs.
+  const pool = stripPool(stripThreads());
+  try {
+    return await matchLevels(left, right, views, options, resolved, shapes, pool.run, t0);
+  } finally {
+    await pool.close();
+  }
+}
+
+/** matchPyramid's levels, coarsest first, the finer levels' strips run by `run`. */
+async function matchLevels(left: Raster, right: Raster, views: 1 | 2, options: MatchOptions, resolved: MatchParams, shapes: LevelShape[], run: StripRunner, t0: number): Promise<{ result: MatchResult; others: Uint16Array[] }> {
+  const levels = shapes.length;
+  const coarsest = shapes[levels - 1];
+  const minDisp = options.minDisp ?? 0;
+  const emit = options.onEvent ?? (() => undefined);
   const pairs = [{ left, right }];
   for (let k = 1; k < levels; k++) pairs.push({ left: halfSize(pairs[k - 1].left), right: halfSize(pairs[k - 1].right) });
   emit({ kind: 'level', level: levels - 1, of: levels, shape: coarsest, shapes });
@@ -368,7 +385,7 @@ async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: 
     checkNdisp(ndisp, shape.width, shape.minDisp);
     const energy = energyOptions(pairs[k].left, ndisp, onDemand, false, shape.minDisp, 1);
     const done = await refineLevel(k, shape, pairs[k], energy, views, { maps, ...size }, {
-      params,
+      params, run,
       onMove: options.onMove ? (m) => options.onMove!({ ...m, levels }) : undefined,
       onLevel: (report) => emit({ kind: 'levelDone', report }),
     });

@@ -3,12 +3,15 @@ import * as os from 'os';
 import * as path from 'path';
 import * as zlib from 'zlib';
 import { seededRandom } from '../data/random';
-import { computeEnergy } from '../data/energy';
+import { bandedCost, computeEnergy, type BandedTerm } from '../data/energy';
+import { COST_KINDS, type CostKind, type StereoEnergyOptions } from '../costs';
 import { generateSyntheticScene } from '../data/synthetic';
 import { evaluateDisparity } from '../data/metrics';
 import { readImage, writePng } from '../data/imageIO';
 import type { Raster } from '../data/raster';
-import { bandsFromCoarse, halfSize, levelEnergy, levelShapes, pyramidLevels, refineView, type ViewJob } from '../stereo/coarseToFine';
+import { bandsFromCoarse, halfSize, levelEnergy, levelShapes, pyramidLevels, refineLevel, type LevelShape } from '../stereo/coarseToFine';
+import { cropRows, stripCrop, stripEnergy, stripSpan } from '../stereo/levelStrips';
+import { runStripsHere } from '../stereo/stripRunner';
 import { match, resolveParams } from '../stereo/match';
 import { estimateMatchMemory } from '../stereo/memoryPlan';
 import { main } from '../stereo/cli';
@@ -80,27 +83,118 @@ describe('pyramid', () => {
   });
 });
 
-describe('a finer level', () => {
-  const scene = generateSyntheticScene({ width: 96, height: 72, ndisp: 12, seed: 3 });
+describe('a finer level in strips', () => {
   const p = resolveParams({});
-  const coarse = halfSize(scene.left);
-  const job = (view: 0 | 1, coarseMap: Uint16Array): ViewJob => ({
-    view, left: scene.left, right: scene.right, shape: { width: 96, height: 72, minDisp: 0, maxDisp: 11 }, coarse: coarseMap, coarseWidth: coarse.width, coarseHeight: coarse.height,
-    energy: { ndisp: 12, minDisp: 0, kind: p.cost, border: p.border, lambda: p.lambda, cueThreshold: p.cueThreshold, cueFactor: p.cueFactor, smoothness: p.smoothness, truncation: 4, onDemand: true },
-    radius: 2, order: 'frequent', cycles: 2, seed: 1, skipUnchanged: true,
+  const energyOf = (kind: CostKind, ndisp: number, censusWindow?: { width: number; height: number }): StereoEnergyOptions => ({
+    ndisp, minDisp: 0, kind, border: p.border, lambda: p.lambda, cueThreshold: p.cueThreshold, cueFactor: p.cueFactor, smoothness: p.smoothness, truncation: 4, onDemand: true,
+    ...(censusWindow ? { censusWindow } : {}),
+  });
+  const shapeOf = (r: Raster, ndisp: number): LevelShape => ({ width: r.width, height: r.height, minDisp: 0, maxDisp: ndisp - 1 });
+  /** Samples with fractions (not 8-bit) or whole 0..255, three channels. */
+  const noisy = (s: ReturnType<typeof generateSyntheticScene>, rand: () => number, whole: boolean): { left: Raster; right: Raster } => {
+    const jitter = (r: Raster): Raster => ({ ...r, data: r.data.map((v) => Math.min(255, Math.max(0, whole ? Math.round(v + (rand() - 0.5) * 6) : v + (rand() - 0.5) * 6))) });
+    return { left: jitter(s.left), right: jitter(s.right) };
+  };
+
+  test('a strip\'s energy is the level energy\'s rows: the same costs in each band, the same weights, held rows at their labels (every cost kind, census windows to 15×15, both views)', () => {
+    const rand = seededRandom(11);
+    for (let trial = 0; trial < 24; trial++) {
+      const kind = COST_KINDS[trial % COST_KINDS.length];
+      const side = 1 + 2 * Math.floor(rand() * 8);
+      const window = kind === 'census' ? { width: Math.max(3, side), height: side } : undefined;
+      const ndisp = 6 + Math.floor(rand() * 8);
+      const s = generateSyntheticScene({ width: 40 + Math.floor(rand() * 30), height: 30 + Math.floor(rand() * 40), ndisp, seed: trial });
+      const pair = noisy(s, rand, trial % 2 === 0);
+      const shape = shapeOf(pair.left, ndisp);
+      const coarse = halfSize(pair.left);
+      const coarseMap = Uint16Array.from({ length: coarse.width * coarse.height }, () => Math.floor(rand() * (ndisp / 2)));
+      const energy = energyOf(kind, ndisp, window);
+      const view = (trial % 3 === 0 ? 1 : 0) as 0 | 1;
+      const whole = levelEnergy({ view, left: pair.left, right: pair.right, energy, shape, coarse: coarseMap, coarseWidth: coarse.width, coarseHeight: coarse.height, radius: 2 });
+      const { lo, hi } = bandsFromCoarse(coarseMap, coarse.width, coarse.height, shape);
+      const W = shape.width;
+      const H = shape.height;
+      const y0 = Math.floor(rand() * (H - 2));
+      const y1 = y0 + 1 + Math.floor(rand() * (H - y0 - 1));
+      const { a, b } = stripSpan(y0, y1, H);
+      const { top, bottom } = stripCrop(y0, y1, H, energy);
+      const labels = whole.start.slice(a * W, b * W);
+      const slo = lo.slice(a * W, b * W);
+      const shi = hi.slice(a * W, b * W);
+      for (const y of [a < y0 ? a : -1, b > y1 ? b - 1 : -1]) if (y >= 0) for (let x = 0; x < W; x++) slo[(y - a) * W + x] = shi[(y - a) * W + x] = labels[(y - a) * W + x];
+      const strip = stripEnergy({
+        view, left: cropRows(pair.left, top, bottom), right: cropRows(pair.right, top, bottom), top, energy, height: H, y0, y1, lo: slo, hi: shi, labels,
+        order: 'frequent', cycles: 1, seed: 1, skipUnchanged: true,
+      });
+      const band = whole.energy.data as BandedTerm;
+      const sband = strip.data as BandedTerm;
+      for (let y = a; y < b; y++) {
+        for (let x = 0; x < W; x++) {
+          const q = (y - a) * W + x;
+          const held = y < y0 || y >= y1;
+          for (let l = 0; l < ndisp; l++) {
+            const want = held ? (l === labels[q] ? bandedCost(band, y * W + x, l) : -1) : bandedCost(band, y * W + x, l);
+            if (bandedCost(sband, q, l) !== want) throw new Error(`trial ${trial} (${kind} ${window?.width}×${window?.height}, view ${view}): pixel (${x}, ${y}) label ${l}: ${bandedCost(sband, q, l)}, not ${want}`);
+          }
+          expect(strip.wH[q]).toBe(whole.energy.wH[y * W + x]);
+          expect(strip.wV[q]).toBe(y === b - 1 ? 0 : whole.energy.wV[y * W + x]);
+        }
+      }
+    }
   });
 
-  test('the energy reported is the banded energy of the labels returned, every label inside its band, and no higher than at the start (both views)', async () => {
-    const rand = seededRandom(2);
-    for (const view of [0, 1] as const) {
-      const coarseMap = Uint16Array.from({ length: coarse.width * coarse.height }, () => Math.floor(rand() * 6));
-      const j = job(view, coarseMap);
-      const done = await refineView(j);
-      const { energy, start } = levelEnergy(j);
-      const labels = Uint16Array.from(done.map);
-      expect(computeEnergy(energy, labels).total).toBe(done.result.finalEnergy.total);
-      expect(computeEnergy(energy, start).total).toBe(done.result.initialEnergy.total);
-      expect(done.result.finalEnergy.total).toBeLessThanOrEqual(done.result.initialEnergy.total);
+  test('the level\'s energies are the banded energy of its maps, both views, every strip height; labels stay in their bands; the energy never rises', async () => {
+    const rand = seededRandom(5);
+    for (let trial = 0; trial < 8; trial++) {
+      const ndisp = 8 + Math.floor(rand() * 8);
+      const s = generateSyntheticScene({ width: 64 + Math.floor(rand() * 40), height: 40 + Math.floor(rand() * 50), ndisp, seed: 20 + trial });
+      const pair = noisy(s, rand, true);
+      const shape = shapeOf(pair.left, ndisp);
+      const coarse = halfSize(pair.left);
+      const maps = [0, 1].map(() => Uint16Array.from({ length: coarse.width * coarse.height }, () => Math.floor(rand() * (ndisp / 2))));
+      const energy = energyOf('census', ndisp);
+      const rows = [1, 2, 7, 16, 64][trial % 5];
+      const done = await refineLevel(0, shape, pair, energy, 2, { maps, width: coarse.width, height: coarse.height }, { params: { ...p, levelCycles: 1 + (trial % 2) }, run: runStripsHere, stripRows: rows });
+      let initial = 0;
+      let final = 0;
+      for (const view of [0, 1] as const) {
+        const whole = levelEnergy({ view, left: pair.left, right: pair.right, energy, shape, coarse: maps[view], coarseWidth: coarse.width, coarseHeight: coarse.height, radius: 2 });
+        const labels = done.maps[view].map((d) => d - shape.minDisp);
+        const band = whole.energy.data as BandedTerm;
+        for (let q = 0; q < labels.length; q++) expect(bandedCost(band, q, labels[q])).toBeGreaterThanOrEqual(0);
+        initial += computeEnergy(whole.energy, whole.start).total;
+        final += computeEnergy(whole.energy, labels).total;
+      }
+      expect(done.result.initialEnergy.total).toBe(initial);
+      expect(done.result.finalEnergy.total).toBe(final);
+      expect(done.result.cycles[done.result.cycles.length - 1].energy.total).toBe(final);
+      expect(final).toBeLessThanOrEqual(initial);
+      expect(done.report.strips).toBe(2 * Math.ceil(shape.height / rows));
+    }
+  });
+
+  test('threads give the labels this thread gives (the compiled strip pool)', async () => {
+    const dist = path.join(__dirname, '..', 'dist', 'stereo');
+    if (!fs.existsSync(path.join(dist, 'stripWorker.js'))) throw new Error('dist/ is missing: run npm run build (npm ci does it through the prepare script)');
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    const compiled = require(path.join(dist, 'coarseToFine.js')) as { refineLevel: typeof refineLevel };
+    const runner = require(path.join(dist, 'stripRunner.js')) as { stripPool: (threads: number) => { run: typeof runStripsHere; threads: number; close(): Promise<void> } };
+    const s = generateSyntheticScene({ width: 120, height: 150, ndisp: 14, seed: 9 });
+    const shape = shapeOf(s.left, 14);
+    const coarse = halfSize(s.left);
+    const c = await match(halfSize(s.left), halfSize(s.right), { ndisp: 7, backend: 'bk', levels: 1 });
+    const maps = [c.disparity, c.disparity];
+    const energy = energyOf('census', 14);
+    const here = await refineLevel(0, shape, s, energy, 2, { maps, width: coarse.width, height: coarse.height }, { params: p, run: runStripsHere, stripRows: 16 });
+    const pool = runner.stripPool(2);
+    try {
+      expect(pool.threads).toBe(2);
+      const there = await compiled.refineLevel(0, shape, s, energy, 2, { maps, width: coarse.width, height: coarse.height }, { params: p, run: pool.run, stripRows: 16 });
+      expect(Buffer.from(there.maps[0].buffer).equals(Buffer.from(here.maps[0].buffer))).toBe(true);
+      expect(Buffer.from(there.maps[1].buffer).equals(Buffer.from(here.maps[1].buffer))).toBe(true);
+      expect(there.result.finalEnergy).toEqual(here.result.finalEnergy);
+    } finally {
+      await pool.close();
     }
   });
 });

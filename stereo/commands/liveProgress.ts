@@ -100,17 +100,20 @@ export class LiveMatch {
 
   readonly onMove = (m: MoveProgress): void => {
     const seconds = ((performance.now() - this.t0) / 1000).toFixed(1);
-    if (this.o.moves) this.io.err(`cycle ${m.cycle} move ${m.index + 1}/${m.count} (α=${m.alpha}): ${m.changed} pixels changed, ${seconds} s`);
+    // A finer pyramid level reports strips (stereo/levelStrips.ts), each all of its moves, with α −1.
+    const strip = m.alpha < 0;
+    if (this.o.moves) this.io.err(strip ? `strip ${m.index + 1}/${m.count}: ${m.changed} pixels changed, ${seconds} s` : `cycle ${m.cycle} move ${m.index + 1}/${m.count} (α=${m.alpha}): ${m.changed} pixels changed, ${seconds} s`);
     if (!this.io.status) return;
     const now = performance.now();
     if (now - this.lastDraw < BAR_INTERVAL_MS && m.index + 1 < m.count) return;
     this.lastDraw = now;
     const of = this.cycles === 'converge' ? '' : `/${this.cycles}`;
-    const total = typeof this.cycles === 'number' ? this.cycles * m.count : 0;
-    const done = (m.cycle - 1) * m.count + m.index + 1;
+    const total = strip ? m.count : typeof this.cycles === 'number' ? this.cycles * m.count : 0;
+    const done = strip ? m.index + 1 : (m.cycle - 1) * m.count + m.index + 1;
     const bar = total > 0 ? `${progressBar(done, total)} ` : '';
     const level = m.level !== undefined && m.levels !== undefined ? `level ${m.levels - m.level}/${m.levels} ` : '';
-    this.status(`${level}${bar}cycle ${m.cycle}${of} move ${m.index + 1}/${m.count}${this.timeLeft(total > 0 ? done / total : 0)}`);
+    const step = strip ? `strip ${m.index + 1}/${m.count}` : `cycle ${m.cycle}${of} move ${m.index + 1}/${m.count}`;
+    this.status(`${level}${bar}${step}${this.timeLeft(total > 0 ? done / total : 0)}`);
   };
 
   /**

@@ -1,0 +1,181 @@
+import type { Raster } from '../data/raster';
+import { bandedCost, pairwise, type BandedTerm, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
+import { bandedTerm } from '../costs/bandedTerm';
+import { buildStereoEnergy, mirroredSwappedEnergy, type StereoEnergyOptions } from '../costs';
+import { alphaExpansion, type CycleReport } from '../expansion/alphaExpansion';
+import { BandedMoveSolver } from '../expansion/bandedMoves';
+import type { MatchParams } from './params';
+
+/**
+ * A finer pyramid level solved in strips of rows, so that its moves run on
+ * every core. A strip's moves are the level's banded α-expansion moves
+ * restricted to the strip's rows, with the rows just above and below held
+ * at their labels: each is the exact optimal expansion of α over the
+ * strip for the level's banded energy (the held rows enter as the unary
+ * terms of the rows beside them), so no strip raises the level's energy.
+ *
+ * The level runs in two passes, the even strips and then the odd ones.
+ * Strips of one pass share no term of the energy (an odd strip of at least
+ * one row lies between any two even ones), so they run at once and the
+ * level's energy falls by the sum of their changes; the odd strips then
+ * start beside the even strips' new labels. The strips are STRIP_ROWS rows
+ * whatever the machine, so the labels do not depend on the threads.
+ *
+ * A strip job carries the rows of the level's pair it needs (its rows, the
+ * held rows and HALO rows more on each side, enough for every cost's and
+ * weight's window), so a thread builds the costs of its own strip: those
+ * rows' costs and weights are the ones the whole level's energy has.
+ */
+
+/** Rows of a strip (the last strip of a level may have fewer). */
+export const STRIP_ROWS = 64;
+
+/** Rows of the pair beyond a strip's held rows that its costs and weights may read: half the largest census window, and the gradients' row. */
+export function haloRows(energy: StereoEnergyOptions): number {
+  return Math.floor((energy.censusWindow?.height ?? 7) / 2) + 2;
+}
+
+/** The strips of a level of `height` rows: [y0, y1) each, top to bottom. */
+export function stripRows(height: number, rows = STRIP_ROWS): Array<[number, number]> {
+  const strips: Array<[number, number]> = [];
+  for (let y = 0; y < height; y += rows) strips.push([y, Math.min(height, y + rows)]);
+  return strips;
+}
+
+/** One strip of one view, as a thread takes it (plain data only). */
+export interface StripJob {
+  /** 0: the pair; 1: the pair mirrored and swapped (the left–right check's second view). */
+  view: 0 | 1;
+  /** Rows top .. top + left.height − 1 of the level's pair. */
+  left: Raster;
+  right: Raster;
+  top: number;
+  /** The level's energy options (ndisp and minDisp the level's). */
+  energy: StereoEnergyOptions;
+  /** The level's height. */
+  height: number;
+  /** Rows moved: y0 .. y1 − 1 of the level. */
+  y0: number;
+  y1: number;
+  /** Bands (labels lo..hi) and labels of rows a .. b − 1, a = max(0, y0 − 1), b = min(height, y1 + 1); a held row's band is its label alone. */
+  lo: Uint16Array;
+  hi: Uint16Array;
+  labels: Uint16Array;
+  order: MatchParams['order'];
+  cycles: MatchParams['cycles'];
+  seed: number;
+  skipUnchanged: boolean;
+}
+
+/** The energy of a strip's own terms and of the terms across its borders, at its start and at its end. */
+export interface StripEnergies {
+  /** Data terms of rows y0..y1−1 and the edges between two of those rows. */
+  inside: EnergyBreakdown;
+  /** The edges between row y0 − 1 and y0 and between y1 − 1 and y1 (those that exist). */
+  borders: EnergyBreakdown;
+}
+
+export interface StripDone {
+  view: 0 | 1;
+  y0: number;
+  y1: number;
+  /** Labels of rows y0 .. y1 − 1. */
+  labels: Uint16Array;
+  start: StripEnergies;
+  end: StripEnergies;
+  cuts: number;
+  rejectedMoves: number;
+  cycles: CycleReport[];
+  /** The strip's change of the level's energy through each of its cycles. */
+  changes: EnergyBreakdown[];
+  nodes: number;
+  bandLabels: number;
+  pixelsChanged: number;
+  costsMs: number;
+  expansionMs: number;
+}
+
+/** What runs a level's strips (stereo/stripRunner.ts): the results in the jobs' order, `onDone` as each finishes. */
+export type StripRunner = (jobs: StripJob[], onDone?: (done: StripDone) => void) => Promise<StripDone[]>;
+
+/** The rows a strip's energy covers: its own and the held row on each side. */
+export function stripSpan(y0: number, y1: number, height: number): { a: number; b: number } {
+  return { a: Math.max(0, y0 - 1), b: Math.min(height, y1 + 1) };
+}
+
+/** The rows of a pair a strip job carries: the span and HALO rows on each side, within the level. */
+export function stripCrop(y0: number, y1: number, height: number, energy: StereoEnergyOptions): { top: number; bottom: number } {
+  const { a, b } = stripSpan(y0, y1, height);
+  const halo = haloRows(energy);
+  return { top: Math.max(0, a - halo), bottom: Math.min(height, b + halo) };
+}
+
+/** Rows top .. bottom − 1 of a raster (a copy). */
+export function cropRows(r: Raster, top: number, bottom: number): Raster {
+  const row = r.width * r.channels;
+  return { ...r, height: bottom - top, data: r.data.slice(top * row, bottom * row) };
+}
+
+/**
+ * The banded energy of a strip: rows a..b−1 of the level's banded energy
+ * for the job's view, with a held row's band its label alone. Its terms
+ * are exactly the level energy's terms over those rows, but for the edges
+ * below row b − 1, which it leaves out.
+ */
+export function stripEnergy(job: StripJob): MrfEnergy {
+  const first = buildStereoEnergy(job.left, job.right, job.energy);
+  const view = job.view === 0 ? first : mirroredSwappedEnergy(first, job.energy);
+  const W = view.width;
+  const { a, b } = stripSpan(job.y0, job.y1, job.height);
+  const from = (a - job.top) * W;
+  const to = (b - job.top) * W;
+  const data: BandedTerm = bandedTerm(view.matcher, job.lo, job.hi, a - job.top);
+  const wV = view.wV.slice(from, to);
+  wV.fill(0, to - from - W);
+  return { width: W, height: b - a, labels: view.labels, data, smoothness: view.smoothness, truncation: view.truncation, wH: view.wH.slice(from, to), wV };
+}
+
+/** StripEnergies of labels on a strip's energy (rows a..b−1 of the level; the strip's rows y0..y1−1). */
+export function stripEnergies(e: MrfEnergy, labels: Uint16Array, a: number, y0: number, y1: number): StripEnergies {
+  const W = e.width;
+  const band = e.data as BandedTerm;
+  const V = (p: number, q: number): number => pairwise(e.smoothness, e.truncation, labels[p], labels[q]);
+  let data = 0;
+  let inside = 0;
+  for (let y = y0 - a; y < y1 - a; y++) {
+    for (let x = 0; x < W; x++) {
+      const p = y * W + x;
+      data += bandedCost(band, p, labels[p]);
+      if (x + 1 < W) inside += e.wH[p] * V(p, p + 1);
+      if (y + 1 < y1 - a) inside += e.wV[p] * V(p, p + W);
+    }
+  }
+  let borders = 0;
+  for (let x = 0; x < W; x++) {
+    if (y0 > a) borders += e.wV[x] * V(x, x + W);
+    const last = (y1 - 1 - a) * W + x;
+    if (y1 - a < e.height) borders += e.wV[last] * V(last, last + W);
+  }
+  return { inside: { data, smoothness: inside, total: data + inside }, borders: { data: 0, smoothness: borders, total: borders } };
+}
+
+/** A strip's moves (one job, on whatever thread runs it). */
+export async function solveStrip(job: StripJob): Promise<StripDone> {
+  const t0 = performance.now();
+  const energy = stripEnergy(job);
+  const t1 = performance.now();
+  const { a } = stripSpan(job.y0, job.y1, job.height);
+  const start = stripEnergies(energy, job.labels, a, job.y0, job.y1);
+  const r = await alphaExpansion(energy, job.labels, new BandedMoveSolver(energy), { order: job.order, cycles: job.cycles, seed: job.seed, skipUnchanged: job.skipUnchanged });
+  const end = stripEnergies(energy, r.labels, a, job.y0, job.y1);
+  const W = energy.width;
+  const labels = r.labels.slice((job.y0 - a) * W, (job.y1 - a) * W);
+  const e0 = r.initialEnergy;
+  const band = energy.data as BandedTerm;
+  return {
+    view: job.view, y0: job.y0, y1: job.y1, labels, start, end, cuts: r.cuts, rejectedMoves: r.rejectedMoves, cycles: r.cycles,
+    changes: r.cycles.map((c) => ({ data: c.energy.data - e0.data, smoothness: c.energy.smoothness - e0.smoothness, total: c.energy.total - e0.total })),
+    nodes: r.cycles.reduce((s, c) => s + (c.stats.nodes ?? 0), 0), bandLabels: band.offset[(job.y1 - a) * W] - band.offset[(job.y0 - a) * W],
+    pixelsChanged: r.cycles.reduce((s, c) => s + c.pixelsChanged, 0), costsMs: t1 - t0, expansionMs: performance.now() - t1,
+  };
+}

@@ -1,0 +1,56 @@
+import * as os from 'os';
+import * as path from 'path';
+import { isMainThread } from 'worker_threads';
+import { Piscina } from 'piscina';
+import { runningFromSource } from '../data/sourceLoader';
+import { solveStrip, type StripRunner } from './levelStrips';
+
+/**
+ * What runs the strips of a pyramid's finer levels: a pool of worker
+ * threads (piscina) that one match starts before its coarsest level, so
+ * the threads load while that level runs, and ends when it ends; or this
+ * thread, one strip after another. Both give the same labels: the strips
+ * are fixed by the level's size, not by the threads.
+ */
+export interface StripPool {
+  run: StripRunner;
+  /** Threads in the pool; 0 when this thread runs the strips. */
+  threads: number;
+  close(): Promise<void>;
+}
+
+/** The strips one after another on this thread. */
+export const runStripsHere: StripRunner = async (jobs, onDone) => {
+  const out = [];
+  for (const job of jobs) {
+    const d = await solveStrip(job);
+    onDone?.(d);
+    out.push(d);
+  }
+  return out;
+};
+
+/**
+ * Threads for the strips: every core, from the main thread of compiled
+ * code. None inside a worker thread (`stereocut tune` runs its trials on
+ * threads already), on one core, or from the TypeScript sources (the
+ * tests: a thread would compile the sources again; they run the compiled
+ * pool by name).
+ */
+export function stripThreads(cores = os.availableParallelism()): number {
+  return isMainThread && !runningFromSource() && cores > 1 ? cores : 0;
+}
+
+/** A pool of `threads` threads, or this thread for fewer than 2. */
+export function stripPool(threads: number): StripPool {
+  if (threads < 2) return { run: runStripsHere, threads: 0, close: async () => undefined };
+  const pool = new Piscina({ filename: path.join(__dirname, 'stripWorker.js'), minThreads: threads, maxThreads: threads, idleTimeout: 60_000 });
+  return {
+    threads,
+    run: (jobs, onDone) => Promise.all(jobs.map((job) => pool.run(job, { transferList: [job.left.data.buffer as ArrayBuffer, job.right.data.buffer as ArrayBuffer] }).then((d) => {
+      onDone?.(d);
+      return d;
+    }))),
+    close: () => pool.destroy(),
+  };
+}
