@@ -1,4 +1,4 @@
-import { computeEnergy, EnergyBreakdown, MrfEnergy } from '../data/energy';
+import { computeEnergy, isMetricTable, EnergyBreakdown, MrfEnergy } from '../data/energy';
 import { LabelOrder, labelOrderForCycle } from './labelOrder';
 import type { CycleEnd, MoveResult, MoveSolver } from './moveSolver';
 
@@ -116,7 +116,8 @@ export async function alphaExpansion(
     if (initial[p] >= energy.labels) throw new Error(`initial labeling: label ${initial[p]} at pixel ${p} is outside 0..${energy.labels - 1}`);
   }
   const labels = initial.slice();
-  const backup = new Uint16Array(n);
+  // A metric V's move graphs are exact, never truncated: only a non-metric energy's moves may need undoing.
+  const backup = isMetricTable(energy) ? undefined : new Uint16Array(n);
   const energyOf = (l: Uint16Array): Promise<EnergyBreakdown> | EnergyBreakdown => (solver.energyOf ? solver.energyOf(l) : computeEnergy(energy, l));
   const initialEnergy = await energyOf(labels);
   options.onStart?.(initialEnergy);
@@ -182,7 +183,7 @@ export async function alphaExpansion(
         options.onMove?.({ cycle: c + 1, alpha, index: i, count: alphas.length, changed: 0 });
         continue;
       }
-      backup.set(labels);
+      backup?.set(labels);
       const r = await solver.move(alpha, labels);
       let changed = r.changed;
       if (r.truncatedTerms > 0 || options.checkMoves) {
@@ -192,7 +193,7 @@ export async function alphaExpansion(
           throw new Error(`α-expansion: move α=${alpha} gave energy ${after.total} but its cut predicted ${r.predictedEnergy}`);
         }
         if (after.total > current.total) {
-          if (r.truncatedTerms === 0) throw new Error(`α-expansion: move α=${alpha} raised the energy from ${current.total} to ${after.total}`);
+          if (r.truncatedTerms === 0 || !backup) throw new Error(`α-expansion: move α=${alpha} raised the energy from ${current.total} to ${after.total}`);
           labels.set(backup);
           changed = 0;
           rejected++;

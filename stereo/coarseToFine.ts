@@ -264,13 +264,17 @@ export async function refineLevel(level: number, shape: LevelShape, pair: { left
     for (let i = 0; i < map.length; i++) map[i] = l[i] + shape.minDisp;
     return map;
   });
-  const result: Omit<ExpansionResult, 'labels'> = {
-    initialEnergy, finalEnergy, cycles: levelCycles(done, initialEnergy, finalEnergy), cuts: done.reduce((s, d) => s + d.cuts, 0),
-    rejectedMoves: done.reduce((s, d) => s + d.rejectedMoves, 0), backend: 'bk', device: BANDED_DEVICE,
-  };
   // Thread time: the strips' costs and moves (their sum over threads exceeds the level's wall time when threads run them).
   const costsMs = done.reduce((s, d) => s + d.costsMs, 0);
   const movesMs = done.reduce((s, d) => s + d.expansionMs, 0);
+  const cycles = levelCycles(done, initialEnergy, finalEnergy);
+  // The cycles' build and max-flow times as shares of the level's wall time, as a match reports its times.
+  const wall = Math.min(1, ms / Math.max(1e-9, costsMs + movesMs));
+  for (const c of cycles) { c.buildMs *= wall; c.flowMs *= wall; }
+  const result: Omit<ExpansionResult, 'labels'> = {
+    initialEnergy, finalEnergy, cycles, cuts: done.reduce((s, d) => s + d.cuts, 0),
+    rejectedMoves: done.reduce((s, d) => s + d.rejectedMoves, 0), backend: 'bk', device: BANDED_DEVICE,
+  };
   const report: LevelReport = {
     level, ...shape, meanBand: done.reduce((s, d) => s + d.bandLabels, 0) / (views * W * H),
     initialEnergy, finalEnergy, cuts: result.cuts, nodes: done.reduce((s, d) => s + d.nodes, 0),
