@@ -3,7 +3,7 @@ import type { EnergyBreakdown, MrfEnergy } from '../data/energy';
 import { bandedTerm } from '../costs/bandedTerm';
 import { buildStereoEnergy, mirroredSwappedEnergy, type StereoEnergyOptions } from '../costs';
 import type { CycleReport, ExpansionResult, MoveProgress } from '../expansion/alphaExpansion';
-import { cropRows, STRIP_ROWS, stripCrop, stripRows, stripSpan, type StripDone, type StripJob, type StripRunner } from './levelStrips';
+import { cropRows, STRIP_OVERLAP, STRIP_ROWS, stripCrop, stripRows, stripSpan, type StripDone, type StripJob, type StripRunner } from './levelStrips';
 import type { MatchParams } from './params';
 
 /**
@@ -191,8 +191,9 @@ export interface RefineOptions {
   params: MatchParams;
   /** r of the bands (default BAND_RADIUS). */
   radius?: number;
-  /** Rows of a strip (default STRIP_ROWS). */
+  /** Rows of a strip (default STRIP_ROWS), and of the even strips that the windows around the odd ones move again (default STRIP_OVERLAP). */
   stripRows?: number;
+  overlap?: number;
   /** What runs the strips: threads, or this thread. */
   run: StripRunner;
   /** Called as each strip finishes: `index` strips of `count` done, `changed` pixels changed by this one. */
@@ -204,14 +205,13 @@ const ZERO: EnergyBreakdown = { data: 0, smoothness: 0, total: 0 };
 
 /**
  * One finer level of both views (or the first alone), in strips
- * (stereo/levelStrips.ts): the even strips of every view, then the odd
- * ones beside the even strips' new labels. Returns the views' maps and the
- * level's account, the views summed as one energy (as match() reports two
- * views matched as one). The level's initial and final energies are exact:
- * the even strips' own terms and borders at the start plus the odd strips'
- * own terms at the start; the even strips' own terms at the end plus the
- * odd strips' own terms and borders at the end (each border lies between
- * an even and an odd strip).
+ * (stereo/levelStrips.ts): the even strips of every view, then the
+ * windows around the odd ones. Returns the views' maps and the level's
+ * account, the views summed as one energy (as match() reports two views
+ * matched as one). The level's initial energy is exact: the even strips'
+ * own terms and borders at the start, plus the odd strips' own terms,
+ * which the even strips leave as they were; its final energy is that plus
+ * every job's change (the jobs of a pass share no term).
  */
 export async function refineLevel(level: number, shape: LevelShape, pair: { left: Raster; right: Raster }, energy: StereoEnergyOptions, views: 1 | 2, coarse: ViewMaps, o: RefineOptions): Promise<{ maps: Uint16Array[]; result: Omit<ExpansionResult, 'labels'>; report: LevelReport }> {
   const p = o.params;
@@ -219,8 +219,15 @@ export async function refineLevel(level: number, shape: LevelShape, pair: { left
   const t0 = performance.now();
   const bands = coarse.maps.slice(0, views).map((m) => bandsFromCoarse(m, coarse.width, coarse.height, shape, o.radius ?? BAND_RADIUS));
   const labels = bands.map((b) => b.start);
-  const strips = stripRows(H, o.stripRows ?? STRIP_ROWS);
-  const job = (view: 0 | 1, y0: number, y1: number): StripJob => {
+  const overlap = o.overlap ?? STRIP_OVERLAP;
+  const rows = o.stripRows ?? STRIP_ROWS;
+  if (!(Number.isInteger(rows) && rows > 0 && Number.isInteger(overlap) && overlap >= 0 && 2 * overlap < rows)) {
+    throw new Error(`coarse to fine: strips of ${rows} rows with ${overlap} rows of overlap (windows would meet; at most ${Math.ceil(rows / 2) - 1})`);
+  }
+  const strips = stripRows(H, rows);
+  const job = (view: 0 | 1, own0: number, own1: number, parity: number): StripJob => {
+    const y0 = parity === 0 ? own0 : Math.max(0, own0 - overlap);
+    const y1 = parity === 0 ? own1 : Math.min(H, own1 + overlap);
     const { a, b } = stripSpan(y0, y1, H);
     const lo = bands[view].lo.slice(a * W, b * W);
     const hi = bands[view].hi.slice(a * W, b * W);
@@ -234,7 +241,7 @@ export async function refineLevel(level: number, shape: LevelShape, pair: { left
     }
     const { top, bottom } = stripCrop(y0, y1, H, energy);
     return {
-      view, left: cropRows(pair.left, top, bottom), right: cropRows(pair.right, top, bottom), top, energy, height: H, y0, y1, lo, hi, labels: lab,
+      view, left: cropRows(pair.left, top, bottom), right: cropRows(pair.right, top, bottom), top, energy, height: H, y0, y1, own0, own1, lo, hi, labels: lab,
       order: p.order, cycles: p.levelCycles, seed: p.seed, skipUnchanged: p.skipUnchanged,
     };
   };
@@ -246,18 +253,17 @@ export async function refineLevel(level: number, shape: LevelShape, pair: { left
   };
   const done: StripDone[] = [];
   let initialEnergy = ZERO;
-  let finalEnergy = ZERO;
   for (const parity of [0, 1]) {
     const jobs: StripJob[] = [];
-    for (let v = 0; v < views; v++) strips.forEach(([y0, y1], k) => { if (k % 2 === parity) jobs.push(job(v as 0 | 1, y0, y1)); });
+    for (let v = 0; v < views; v++) strips.forEach(([y0, y1], k) => { if (k % 2 === parity) jobs.push(job(v as 0 | 1, y0, y1, parity)); });
     if (jobs.length === 0) continue;
     for (const d of await o.run(jobs, onDone)) {
       labels[d.view].set(d.labels, d.y0 * W);
-      initialEnergy = sumEnergy(initialEnergy, parity === 0 ? sumEnergy(d.start.inside, d.start.borders) : d.start.inside);
-      finalEnergy = sumEnergy(finalEnergy, parity === 0 ? d.end.inside : sumEnergy(d.end.inside, d.end.borders));
+      initialEnergy = sumEnergy(initialEnergy, parity === 0 ? sumEnergy(d.ownStart, d.bordersStart) : d.ownStart);
       done.push(d);
     }
   }
+  const finalEnergy = done.reduce((e, d) => sumEnergy(e, d.change), initialEnergy);
   const ms = performance.now() - t0;
   const maps = labels.map((l) => {
     const map = new Uint16Array(l.length);

@@ -14,12 +14,14 @@ import type { MatchParams } from './params';
  * strip for the level's banded energy (the held rows enter as the unary
  * terms of the rows beside them), so no strip raises the level's energy.
  *
- * The level runs in two passes, the even strips and then the odd ones.
- * Strips of one pass share no term of the energy (an odd strip of at least
- * one row lies between any two even ones), so they run at once and the
- * level's energy falls by the sum of their changes; the odd strips then
- * start beside the even strips' new labels. The strips are STRIP_ROWS rows
- * whatever the machine, so the labels do not depend on the threads.
+ * The level runs in two passes: the even strips, then windows around the
+ * odd strips, each reaching OVERLAP rows into the even strips beside it so
+ * that the rows along every seam are moved again beside their final
+ * neighbours. The windows of one pass share no term of the energy (rows
+ * that neither moves lie between any two), so they run at once and the
+ * level's energy falls by the sum of their changes. The strips are
+ * STRIP_ROWS rows whatever the machine, so the labels do not depend on the
+ * threads.
  *
  * A strip job carries the rows of the level's pair it needs (its rows, the
  * held rows and HALO rows more on each side, enough for every cost's and
@@ -29,6 +31,8 @@ import type { MatchParams } from './params';
 
 /** Rows of a strip (the last strip of a level may have fewer). */
 export const STRIP_ROWS = 64;
+/** Rows of the even strips that the window around an odd strip moves again, on each side (less than half a strip, so that windows stay apart). */
+export const STRIP_OVERLAP = 8;
 
 /** Rows of the pair beyond a strip's held rows that its costs and weights may read: half the largest census window, and the gradients' row. */
 export function haloRows(energy: StereoEnergyOptions): number {
@@ -57,6 +61,9 @@ export interface StripJob {
   /** Rows moved: y0 .. y1 − 1 of the level. */
   y0: number;
   y1: number;
+  /** The strip's own rows (within y0..y1): their terms at the start count towards the level's initial energy. */
+  own0: number;
+  own1: number;
   /** Bands (labels lo..hi) and labels of rows a .. b − 1, a = max(0, y0 − 1), b = min(height, y1 + 1); a held row's band is its label alone. */
   lo: Uint16Array;
   hi: Uint16Array;
@@ -67,7 +74,7 @@ export interface StripJob {
   skipUnchanged: boolean;
 }
 
-/** The energy of a strip's own terms and of the terms across its borders, at its start and at its end. */
+/** Terms of the energy over a run of rows y0..y1−1. */
 export interface StripEnergies {
   /** Data terms of rows y0..y1−1 and the edges between two of those rows. */
   inside: EnergyBreakdown;
@@ -81,8 +88,11 @@ export interface StripDone {
   y1: number;
   /** Labels of rows y0 .. y1 − 1. */
   labels: Uint16Array;
-  start: StripEnergies;
-  end: StripEnergies;
+  /** At the start: the terms inside its own rows (own0..own1), and the edges across the borders of the rows it moves. */
+  ownStart: EnergyBreakdown;
+  bordersStart: EnergyBreakdown;
+  /** The change of the level's energy it made: its energy's, whose other terms are those of held rows. */
+  change: EnergyBreakdown;
   cuts: number;
   rejectedMoves: number;
   cycles: CycleReport[];
@@ -165,17 +175,22 @@ export async function solveStrip(job: StripJob): Promise<StripDone> {
   const energy = stripEnergy(job);
   const t1 = performance.now();
   const { a } = stripSpan(job.y0, job.y1, job.height);
-  const start = stripEnergies(energy, job.labels, a, job.y0, job.y1);
+  const ownStart = stripEnergies(energy, job.labels, a, job.own0, job.own1).inside;
+  const bordersStart = stripEnergies(energy, job.labels, a, job.y0, job.y1).borders;
   const r = await alphaExpansion(energy, job.labels, new BandedMoveSolver(energy), { order: job.order, cycles: job.cycles, seed: job.seed, skipUnchanged: job.skipUnchanged });
-  const end = stripEnergies(energy, r.labels, a, job.y0, job.y1);
   const W = energy.width;
   const labels = r.labels.slice((job.y0 - a) * W, (job.y1 - a) * W);
   const e0 = r.initialEnergy;
+  // The held rows' data terms and the edges among them are in the strip's energy but never change.
   const band = energy.data as BandedTerm;
   return {
-    view: job.view, y0: job.y0, y1: job.y1, labels, start, end, cuts: r.cuts, rejectedMoves: r.rejectedMoves, cycles: r.cycles,
-    changes: r.cycles.map((c) => ({ data: c.energy.data - e0.data, smoothness: c.energy.smoothness - e0.smoothness, total: c.energy.total - e0.total })),
+    view: job.view, y0: job.y0, y1: job.y1, labels, ownStart, bordersStart, change: difference(r.finalEnergy, e0), cuts: r.cuts, rejectedMoves: r.rejectedMoves, cycles: r.cycles,
+    changes: r.cycles.map((c) => difference(c.energy, e0)),
     nodes: r.cycles.reduce((s, c) => s + (c.stats.nodes ?? 0), 0), bandLabels: band.offset[(job.y1 - a) * W] - band.offset[(job.y0 - a) * W],
     pixelsChanged: r.cycles.reduce((s, c) => s + c.pixelsChanged, 0), costsMs: t1 - t0, expansionMs: performance.now() - t1,
   };
+}
+
+function difference(a: EnergyBreakdown, b: EnergyBreakdown): EnergyBreakdown {
+  return { data: a.data - b.data, smoothness: a.smoothness - b.smoothness, total: a.total - b.total };
 }

@@ -123,7 +123,7 @@ describe('a finer level in strips', () => {
       const shi = hi.slice(a * W, b * W);
       for (const y of [a < y0 ? a : -1, b > y1 ? b - 1 : -1]) if (y >= 0) for (let x = 0; x < W; x++) slo[(y - a) * W + x] = shi[(y - a) * W + x] = labels[(y - a) * W + x];
       const strip = stripEnergy({
-        view, left: cropRows(pair.left, top, bottom), right: cropRows(pair.right, top, bottom), top, energy, height: H, y0, y1, lo: slo, hi: shi, labels,
+        view, left: cropRows(pair.left, top, bottom), right: cropRows(pair.right, top, bottom), top, energy, height: H, y0, y1, own0: y0, own1: y1, lo: slo, hi: shi, labels,
         order: 'frequent', cycles: 1, seed: 1, skipUnchanged: true,
       });
       const band = whole.energy.data as BandedTerm;
@@ -143,7 +143,7 @@ describe('a finer level in strips', () => {
     }
   });
 
-  test('the level\'s energies are the banded energy of its maps, both views, every strip height; labels stay in their bands; the energy never rises', async () => {
+  test('the level\'s energies are the banded energy of its maps, both views, strip heights and overlaps; labels stay in their bands; the energy never rises', async () => {
     const rand = seededRandom(5);
     for (let trial = 0; trial < 8; trial++) {
       const ndisp = 8 + Math.floor(rand() * 8);
@@ -153,8 +153,8 @@ describe('a finer level in strips', () => {
       const coarse = halfSize(pair.left);
       const maps = [0, 1].map(() => Uint16Array.from({ length: coarse.width * coarse.height }, () => Math.floor(rand() * (ndisp / 2))));
       const energy = energyOf('census', ndisp);
-      const rows = [1, 2, 7, 16, 64][trial % 5];
-      const done = await refineLevel(0, shape, pair, energy, 2, { maps, width: coarse.width, height: coarse.height }, { params: { ...p, levelCycles: 1 + (trial % 2) }, run: runStripsHere, stripRows: rows });
+      const [rows, overlap] = [[1, 0], [2, 0], [7, 3], [16, 7], [64, 8], [9, 1], [20, 0], [64, 31]][trial];
+      const done = await refineLevel(0, shape, pair, energy, 2, { maps, width: coarse.width, height: coarse.height }, { params: { ...p, levelCycles: 1 + (trial % 2) }, run: runStripsHere, stripRows: rows, overlap });
       let initial = 0;
       let final = 0;
       for (const view of [0, 1] as const) {
@@ -185,11 +185,11 @@ describe('a finer level in strips', () => {
     const c = await match(halfSize(s.left), halfSize(s.right), { ndisp: 7, backend: 'bk', levels: 1 });
     const maps = [c.disparity, c.disparity];
     const energy = energyOf('census', 14);
-    const here = await refineLevel(0, shape, s, energy, 2, { maps, width: coarse.width, height: coarse.height }, { params: p, run: runStripsHere, stripRows: 16 });
+    const here = await refineLevel(0, shape, s, energy, 2, { maps, width: coarse.width, height: coarse.height }, { params: p, run: runStripsHere, stripRows: 16, overlap: 4 });
     const pool = runner.stripPool(2);
     try {
       expect(pool.threads).toBe(2);
-      const there = await compiled.refineLevel(0, shape, s, energy, 2, { maps, width: coarse.width, height: coarse.height }, { params: p, run: pool.run, stripRows: 16 });
+      const there = await compiled.refineLevel(0, shape, s, energy, 2, { maps, width: coarse.width, height: coarse.height }, { params: p, run: pool.run, stripRows: 16, overlap: 4 });
       expect(Buffer.from(there.maps[0].buffer).equals(Buffer.from(here.maps[0].buffer))).toBe(true);
       expect(Buffer.from(there.maps[1].buffer).equals(Buffer.from(here.maps[1].buffer))).toBe(true);
       expect(there.result.finalEnergy).toEqual(here.result.finalEnergy);
