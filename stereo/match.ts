@@ -12,7 +12,7 @@ import { leftRightCheck, mirrorRows } from './leftRightCheck';
 import { refineSubpixel } from './subpixel';
 import { checkMatchMemory, defaultMemoryLimit, estimateMatchMemory } from './memoryPlan';
 import { halfSize, levelShapes, pyramidLevels, refineLevel, type LevelReport, type LevelShape } from './coarseToFine';
-import type { StripRunner } from './levelStrips';
+import { warmUpJob, type StripRunner } from './levelStrips';
 import { stripPool, stripThreads } from './stripRunner';
 import { matchArguments } from './matchOptions';
 import { BackendName, COSTS_MODES, DEFAULT_PARAMS, MAX_VOLUME_ENTRIES, MatchParams } from './params';
@@ -345,23 +345,25 @@ async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: 
   }
   const emit = options.onEvent ?? (() => undefined);
   emit(startEvent(left, options, resolved));
-  // The finer levels' threads start now and load while the coarsest level runs.
-  const pool = stripPool(stripThreads());
+  const pairs = [{ left, right }];
+  for (let k = 1; k < levels; k++) pairs.push({ left: halfSize(pairs[k - 1].left), right: halfSize(pairs[k - 1].right) });
+  // The finer levels' threads start now, and load and warm up while the coarsest level runs.
+  const warm = energyOptions(pairs[levels - 1].left, coarsest.maxDisp - coarsest.minDisp + 1, { ...resolved, costs: 'on-demand' }, false, coarsest.minDisp, 1);
+  const pool = stripPool(stripThreads(), warmUpJob(pairs[levels - 1], warm, resolved));
   try {
-    return await matchLevels(left, right, views, options, resolved, shapes, pool.run, t0);
+    return await matchLevels(pairs, views, options, resolved, shapes, pool.run, t0);
   } finally {
     await pool.close();
   }
 }
 
 /** matchPyramid's levels, coarsest first, the finer levels' strips run by `run`. */
-async function matchLevels(left: Raster, right: Raster, views: 1 | 2, options: MatchOptions, resolved: MatchParams, shapes: LevelShape[], run: StripRunner, t0: number): Promise<{ result: MatchResult; others: Uint16Array[] }> {
+async function matchLevels(pairs: Array<{ left: Raster; right: Raster }>, views: 1 | 2, options: MatchOptions, resolved: MatchParams, shapes: LevelShape[], run: StripRunner, t0: number): Promise<{ result: MatchResult; others: Uint16Array[] }> {
+  const { left } = pairs[0];
   const levels = shapes.length;
   const coarsest = shapes[levels - 1];
   const minDisp = options.minDisp ?? 0;
   const emit = options.onEvent ?? (() => undefined);
-  const pairs = [{ left, right }];
-  for (let k = 1; k < levels; k++) pairs.push({ left: halfSize(pairs[k - 1].left), right: halfSize(pairs[k - 1].right) });
   emit({ kind: 'level', level: levels - 1, of: levels, shape: coarsest, shapes });
   const coarse = await matchViews(pairs[levels - 1].left, pairs[levels - 1].right, views, {
     ...options, ndisp: coarsest.maxDisp - coarsest.minDisp + 1, minDisp: coarsest.minDisp, levels: 1, onCycle: undefined,
