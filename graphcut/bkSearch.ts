@@ -17,13 +17,16 @@
  * ORPHAN while the node waits for adoption, NONE for a free node.
  */
 
-export const TERMINAL = 4;
-export const ORPHAN = 5;
-export const NONE = 6;
+// Declared, then exported in a list: compiled to CommonJS, an exported const is read as exports.NAME, a property load
+// that the optimised search would deoptimise on whenever it first reaches a branch that reads one; a local binding is a constant.
+const TERMINAL = 4;
+const ORPHAN = 5;
+const NONE = 6;
 
-export const FREE = 0;
-export const SOURCE_TREE = 1;
-export const SINK_TREE = 2;
+const FREE = 0;
+const SOURCE_TREE = 1;
+const SINK_TREE = 2;
+export { TERMINAL, ORPHAN, NONE, FREE, SOURCE_TREE, SINK_TREE };
 
 const INFINITE_DIST = 0x7fffffff;
 
