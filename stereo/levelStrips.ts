@@ -169,29 +169,6 @@ export function stripEnergies(e: MrfEnergy, labels: Uint16Array, a: number, y0: 
   return { inside: { data, smoothness: inside, total: data + inside }, borders: { data: 0, smoothness: borders, total: borders } };
 }
 
-/**
- * A strip job that exercises a thread's code before its first real strip
- * (stereo/stripWorker.ts): rows of the pyramid's coarsest pair, with the
- * match's cost options and a band of 7 labels around the middle of the
- * range. A thread that starts cold runs its first strips several times
- * slower than it later does; this runs while the coarsest level is matched.
- */
-export function warmUpJob(pair: { left: Raster; right: Raster }, energy: StereoEnergyOptions, p: Pick<MatchParams, 'order' | 'seed' | 'skipUnchanged'>): StripJob {
-  const H = pair.left.height;
-  const W = pair.left.width;
-  const y0 = Math.max(0, (H >> 1) - STRIP_ROWS / 2);
-  const y1 = Math.min(H, y0 + STRIP_ROWS);
-  const { a, b } = stripSpan(y0, y1, H);
-  const { top, bottom } = stripCrop(y0, y1, H, energy);
-  const mid = energy.ndisp >> 1;
-  const lo = new Uint16Array((b - a) * W).fill(Math.max(0, mid - 3));
-  const hi = new Uint16Array((b - a) * W).fill(Math.min(energy.ndisp - 1, mid + 3));
-  return {
-    view: 0, left: cropRows(pair.left, top, bottom), right: cropRows(pair.right, top, bottom), top, energy, height: H, y0, y1, own0: y0, own1: y1,
-    lo, hi, labels: new Uint16Array((b - a) * W).fill(mid), order: p.order, cycles: 1, seed: p.seed, skipUnchanged: p.skipUnchanged,
-  };
-}
-
 /** A strip's moves (one job, on whatever thread runs it). */
 export async function solveStrip(job: StripJob): Promise<StripDone> {
   const t0 = performance.now();

@@ -12,7 +12,7 @@ import { leftRightCheck, mirrorRows } from './leftRightCheck';
 import { refineSubpixel } from './subpixel';
 import { checkMatchMemory, defaultMemoryLimit, estimateMatchMemory } from './memoryPlan';
 import { halfSize, levelShapes, pyramidLevels, refineLevel, type LevelReport, type LevelShape } from './coarseToFine';
-import { warmUpJob, type StripRunner } from './levelStrips';
+import type { StripRunner } from './levelStrips';
 import { stripPool, stripThreads } from './stripRunner';
 import { matchArguments } from './matchOptions';
 import { BackendName, COSTS_MODES, DEFAULT_PARAMS, MAX_VOLUME_ENTRIES, MatchParams } from './params';
@@ -347,9 +347,8 @@ async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: 
   emit(startEvent(left, options, resolved));
   const pairs = [{ left, right }];
   for (let k = 1; k < levels; k++) pairs.push({ left: halfSize(pairs[k - 1].left), right: halfSize(pairs[k - 1].right) });
-  // The finer levels' threads start now, and load and warm up while the coarsest level runs.
-  const warm = energyOptions(pairs[levels - 1].left, coarsest.maxDisp - coarsest.minDisp + 1, { ...resolved, costs: 'on-demand' }, false, coarsest.minDisp, 1);
-  const pool = stripPool(stripThreads(), warmUpJob(pairs[levels - 1], warm, resolved));
+  // The finer levels' threads start now and load while the coarsest level runs.
+  const pool = stripPool(stripThreads());
   try {
     return await matchLevels(pairs, views, options, resolved, shapes, pool.run, t0);
   } finally {

@@ -3,7 +3,7 @@ import * as path from 'path';
 import { isMainThread } from 'worker_threads';
 import { Piscina } from 'piscina';
 import { runningFromSource } from '../data/sourceLoader';
-import { solveStrip, type StripJob, type StripRunner } from './levelStrips';
+import { solveStrip, type StripRunner } from './levelStrips';
 
 /**
  * What runs the strips of a pyramid's finer levels: a pool of worker
@@ -41,10 +41,10 @@ export function stripThreads(cores = os.availableParallelism()): number {
   return isMainThread && !runningFromSource() && cores > 1 ? cores : 0;
 }
 
-/** A pool of `threads` threads, or this thread for fewer than 2; each thread runs `warmUp` first (levelStrips.ts warmUpJob). */
-export function stripPool(threads: number, warmUp?: StripJob): StripPool {
+/** A pool of `threads` threads, or this thread for fewer than 2. */
+export function stripPool(threads: number): StripPool {
   if (threads < 2) return { run: runStripsHere, threads: 0, close: async () => undefined };
-  const pool = new Piscina({ filename: path.join(__dirname, 'stripWorker.js'), minThreads: threads, maxThreads: threads, idleTimeout: 60_000, workerData: { warmUp } });
+  const pool = new Piscina({ filename: path.join(__dirname, 'stripWorker.js'), minThreads: threads, maxThreads: threads, idleTimeout: 60_000 });
   return {
     threads,
     run: (jobs, onDone) => Promise.all(jobs.map((job) => pool.run(job, { transferList: [job.left.data.buffer as ArrayBuffer, job.right.data.buffer as ArrayBuffer] }).then((d) => {
