@@ -8,8 +8,9 @@
  * SCENE: any scene folder (bench/upscaledScene.ts makes ×2, ×4 copies of a
  * Middlebury scene). --set passes a match() parameter (levels=1, cycles=3,
  * censusWindow=9x9, …) to every row. --repeat N matches N times in the
- * process and reports the last (warm: device programs compiled, threads
- * and caches started) beside the first. Scores: bad pixels of the nonocc
+ * process and reports the last (warm: device programs compiled, the
+ * finer levels' strip threads kept from the first, caches started) beside
+ * the first. Scores: bad pixels of the nonocc
  * region (else known) at 1, 2 and 4 px.
  */
 import { execFileSync } from 'child_process';
@@ -17,6 +18,7 @@ import { loadScene } from '../data/scene';
 import { evaluateDisparity } from '../data/metrics';
 import { parseCensusWindow } from '../costs';
 import { match, type MatchOptions } from '../stereo/match';
+import { stripPool, stripThreads } from '../stereo/stripRunner';
 import type { BackendName } from '../stereo/params';
 
 /** A row's process is stopped after this long (a row of the table, not the whole run). */
@@ -48,10 +50,13 @@ function parseSet(sets: string[]): Partial<MatchOptions> {
 
 async function one(dir: string, backend: BackendName, sets: string[], repeat: number): Promise<Row> {
   const scene = await loadScene(dir);
-  const run = (): ReturnType<typeof match> => match(scene.left, scene.right, { ndisp: scene.ndisp, minDisp: scene.minDisp ?? 0, backend, ...parseSet(sets) });
+  // One pool of strip threads for the repeats, as a caller that matches many pairs keeps one.
+  const pool = stripPool(stripThreads());
+  const run = (): ReturnType<typeof match> => match(scene.left, scene.right, { ndisp: scene.ndisp, minDisp: scene.minDisp ?? 0, backend, stripPool: pool, ...parseSet(sets) });
   const first = await run();
   let r = first;
   for (let i = 1; i < repeat; i++) r = await run();
+  await pool.close();
   const mask = scene.masks.nonocc && !scene.nonoccDerived ? 'nonocc' : 'known';
   const ev = evaluateDisparity(r.disparity, scene.groundTruth!, r.width, r.height, { thresholds: [1, 2, 4], masks: scene.masks, nonoccDerived: scene.nonoccDerived, regions: [mask] });
   const py = r.pyramid;

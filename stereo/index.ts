@@ -38,6 +38,7 @@ export type { Scene, SceneMasks } from '../data/sceneTypes';
 export type { MrfEnergy } from '../data/energy';
 export { alphaExpansion } from '../expansion/alphaExpansion';
 export { levelEnergy, bandsFromCoarse, levelShapes, pyramidLevels, halfSize, type LevelView, type LevelShape, type LevelReport } from './coarseToFine';
+export { stripPool, stripThreads, type StripPool } from './stripRunner';
 export { BandedMoveSolver } from '../expansion/bandedMoves';
 export type { BandedTerm } from '../data/energy';
 export { tune, type TuneOptions } from './tune/tune';

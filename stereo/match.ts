@@ -13,7 +13,7 @@ import { refineSubpixel } from './subpixel';
 import { checkMatchMemory, defaultMemoryLimit, estimateMatchMemory } from './memoryPlan';
 import { halfSize, levelShapes, pyramidLevels, refineLevel, type LevelReport, type LevelShape } from './coarseToFine';
 import type { StripRunner } from './levelStrips';
-import { stripPool, stripThreads } from './stripRunner';
+import { stripPool, stripThreads, type StripPool } from './stripRunner';
 import { matchArguments } from './matchOptions';
 import { BackendName, COSTS_MODES, DEFAULT_PARAMS, MAX_VOLUME_ENTRIES, MatchParams } from './params';
 
@@ -45,6 +45,14 @@ export interface MatchOptions extends Partial<MatchParams> {
   resume?: MatchResume;
   /** Told each phase as it ends (live progress: the backend is known after the solver setup, the cycles as each ends). */
   onEvent?: (event: MatchEvent) => void;
+  /**
+   * The threads that run a pyramid's finer levels (stripPool(n), stereo/
+   * stripRunner.ts), kept by the caller across matches: a thread runs its
+   * first strips several times slower than later ones, so matches that
+   * share a pool run their finer levels faster. The caller closes it.
+   * Default: a pool of one thread per core, started and closed by the match.
+   */
+  stripPool?: StripPool;
   /** Bytes of host memory the match may use: a pair whose estimate (stereo/memoryPlan.ts) passes it is refused before the costs. Default 85 % of the machine's. */
   maxMemory?: number;
   /** Where `initialLabels` came from, recorded in the result (a file and its integer scale). */
@@ -348,11 +356,11 @@ async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: 
   const pairs = [{ left, right }];
   for (let k = 1; k < levels; k++) pairs.push({ left: halfSize(pairs[k - 1].left), right: halfSize(pairs[k - 1].right) });
   // The finer levels' threads start now and load while the coarsest level runs.
-  const pool = stripPool(stripThreads());
+  const own = options.stripPool ? undefined : stripPool(stripThreads());
   try {
-    return await matchLevels(pairs, views, options, resolved, shapes, pool.run, t0);
+    return await matchLevels(pairs, views, options, resolved, shapes, (options.stripPool ?? own!).run, t0);
   } finally {
-    await pool.close();
+    await own?.close();
   }
 }
 

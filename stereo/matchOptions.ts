@@ -138,8 +138,17 @@ const CHECKS = {
     }
   },
   warmUpClocks: flag,
-  resume: (v, fail) => { if (!v || typeof v !== 'object' || Array.isArray(v)) fail('type', "a checkpoint's resume state (readResume, stereo/checkpoint.ts)"); },
+  resume: (v, fail) => {
+    const r = v as { labels?: unknown; cycle?: unknown; unchanged?: unknown } | null;
+    if (!r || typeof r !== 'object' || Array.isArray(r) || !(r.labels instanceof Uint16Array) || typeof r.cycle !== 'number' || !Array.isArray(r.unchanged)) {
+      fail('type', "a checkpoint's resume state { labels, cycle, unchanged } (readResume, stereo/checkpoint.ts)");
+    }
+  },
   maxMemory: number({ above: 0 }, 'a number of bytes > 0'),
+  stripPool: (v, fail) => {
+    const p = v as { run?: unknown; close?: unknown } | null;
+    if (!p || typeof p !== 'object' || typeof p.run !== 'function' || typeof p.close !== 'function') fail('type', 'a pool from stripPool(threads)');
+  },
 } satisfies Record<string, Check>;
 
 /** The keys match() takes. */

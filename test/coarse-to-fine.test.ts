@@ -200,6 +200,28 @@ describe('a finer level in strips', () => {
 });
 
 describe('match() coarse to fine', () => {
+  test('a caller\'s strip pool, kept across matches, gives the labels and energies a match\'s own threads give (compiled build)', async () => {
+    const dist = path.join(__dirname, '..', 'dist', 'stereo');
+    if (!fs.existsSync(path.join(dist, 'stripWorker.js'))) throw new Error('dist/ is missing: run npm run build (npm ci does it through the prepare script)');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const lib = require(path.join(dist, 'index.js')) as { match: typeof match; stripPool: (n: number) => { threads: number; close(): Promise<void> } };
+    const s = generateSyntheticScene({ width: 200, height: 150, ndisp: 16, seed: 8 });
+    const options = { ndisp: s.ndisp, backend: 'bk' as const, levels: 2 };
+    const here = await match(s.left, s.right, options);
+    const pool = lib.stripPool(2);
+    try {
+      for (let k = 0; k < 2; k++) {
+        const there = await lib.match(s.left, s.right, { ...options, stripPool: pool as never });
+        expect(Buffer.from(there.disparity.buffer).equals(Buffer.from(here.disparity.buffer))).toBe(true);
+        expect(there.finalEnergy).toEqual(here.finalEnergy);
+      }
+    } finally {
+      await pool.close();
+    }
+    await expect(match(s.left, s.right, { ...options, stripPool: {} as never })).rejects.toThrow(/stripPool.*a pool from stripPool\(threads\)/);
+  });
+
+
   test('two levels on a synthetic scene: a banded finest level, scores near one level\'s, energies of the finest level', async () => {
     const s = generateSyntheticScene({ width: 192, height: 144, ndisp: 16, seed: 6 });
     const one = await match(s.left, s.right, { ndisp: s.ndisp, backend: 'bk', levels: 1 });
