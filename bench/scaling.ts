@@ -51,7 +51,7 @@ function parseSet(sets: string[]): Partial<MatchOptions> {
 async function one(dir: string, backend: BackendName, sets: string[], repeat: number): Promise<Row> {
   const scene = await loadScene(dir);
   // One pool of strip threads for the repeats, as a caller that matches many pairs keeps one.
-  const pool = stripPool(stripThreads());
+  const pool = stripPool(stripThreads(scene.left.width * scene.left.height));
   const run = (): ReturnType<typeof match> => match(scene.left, scene.right, { ndisp: scene.ndisp, minDisp: scene.minDisp ?? 0, backend, stripPool: pool, ...parseSet(sets) });
   const first = await run();
   let r = first;

@@ -356,7 +356,7 @@ async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: 
   const pairs = [{ left, right }];
   for (let k = 1; k < levels; k++) pairs.push({ left: halfSize(pairs[k - 1].left), right: halfSize(pairs[k - 1].right) });
   // The finer levels' threads start now and load while the coarsest level runs.
-  const own = options.stripPool ? undefined : stripPool(stripThreads());
+  const own = options.stripPool ? undefined : stripPool(stripThreads(left.width * left.height));
   try {
     return await matchLevels(pairs, views, options, resolved, shapes, (options.stripPool ?? own!).run, t0);
   } finally {

@@ -30,15 +30,19 @@ export const runStripsHere: StripRunner = async (jobs, onDone) => {
   return out;
 };
 
+/** Pixels of a pair's full size from which its finer levels run on threads (below, starting them costs more than they save). */
+export const PARALLEL_PIXELS = 250_000;
+
 /**
- * Threads for the strips: every core, from the main thread of compiled
- * code. None inside a worker thread (`stereocut tune` runs its trials on
- * threads already), on one core, or from the TypeScript sources (the
- * tests: a thread would compile the sources again; they run the compiled
- * pool by name).
+ * Threads for the strips of a pair of `pixels` pixels: every core, from
+ * the main thread of compiled code. None for a pair under PARALLEL_PIXELS,
+ * inside a worker thread (`stereocut tune` runs its trials on threads
+ * already), on one core, or from the TypeScript sources (the tests: a
+ * thread would compile the sources again; they run the compiled pool by
+ * name).
  */
-export function stripThreads(cores = os.availableParallelism()): number {
-  return isMainThread && !runningFromSource() && cores > 1 ? cores : 0;
+export function stripThreads(pixels: number, cores = os.availableParallelism()): number {
+  return pixels >= PARALLEL_PIXELS && isMainThread && !runningFromSource() && cores > 1 ? cores : 0;
 }
 
 /** A pool of `threads` threads, or this thread for fewer than 2. */
