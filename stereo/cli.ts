@@ -159,6 +159,20 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       .example('$0 match im2.png im6.png --ndisp 60 --cost sad+sgrad --lambda 10 -o disp.png --pfm disp.pfm', '')
       .example('$0 match im0.png im1.png --ndisp 64 -o disp.png --color disp-color.png --depth depth.pfm --ply cloud.ply --calib calib.txt --confidence conf.png', ''),
     handle(async (a) => (await import('./commands/matchCommand')).matchCommand(a, io)))
+    .command('video <left> <right>', 'disparity maps of a stereo sequence, each frame started from the previous one (dynamic cuts)', (y: Argv) => withRangeOptions(withParamOptions(y))
+      .positional('left', { type: 'string', describe: 'left frames: a folder of images (paired with the right folder\'s in name order), or a pattern such as left/%04d.png' })
+      .positional('right', { type: 'string', describe: 'right frames: a folder or a pattern, as many frames as the left' })
+      .option('out-dir', { alias: 'out', type: 'string', demandOption: true, describe: 'folder for each frame\'s disparity PNG, named after its left frame (created if missing)' })
+      .option('pfm', { type: 'boolean', default: false, describe: 'also write each frame\'s disparity in pixels as NAME.pfm' })
+      .option('color', { type: 'boolean', default: false, describe: 'also write each frame\'s turbo colour map with its scale as NAME-color.png' })
+      .option('png-scale', { alias: 'scale', type: 'number', describe: 'PNG grey = disparity × this (default: fill 0–255)' })
+      .option('warm', { type: 'boolean', default: true, describe: 'start each frame from the previous frame\'s labels (and flows, on the GPU) unless that start\'s energy is above a fresh start\'s; --no-warm matches every frame on its own' })
+      .option('warm-cycles', { type: 'string', describe: 'α-expansion cycles of a frame that starts warm, or "converge" (default 1)' })
+      .option('keyframe', { type: 'number', describe: 'every Nth frame that starts warm is also matched fresh and the lower final energy kept (1: every frame; default 0, none)' })
+      .option('json', { type: 'boolean', default: false, describe: 'print the frames\' rows as JSON' })
+      .example('$0 video left right --ndisp 16 --out-dir disp --color', '')
+      .example('$0 video cam/left_%04d.png cam/right_%04d.png --max-disp 63 --out-dir disp --keyframe 10 --json', ''),
+    handle(async (a) => (await import('./commands/videoCommand')).videoCommand(a, io)))
     .command('eval <disparity> [reference]', 'score a disparity map against ground truth', (y: Argv) => y
       .positional('disparity', { type: 'string', describe: 'disparity map (PFM in pixels, or an integer image with --disp-scale)' })
       .positional('reference', { type: 'string', describe: 'a Middlebury scene folder, or a ground-truth file with --gt-scale' })

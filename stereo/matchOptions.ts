@@ -140,6 +140,10 @@ const CHECKS = {
   warmUpClocks: flag,
   resume: (v, fail) => { if (!v || typeof v !== 'object' || Array.isArray(v)) fail('type', "a checkpoint's resume state (readResume, stereo/checkpoint.ts)"); },
   maxMemory: number({ above: 0 }, 'a number of bytes > 0'),
+  warmStart: (v, fail) => {
+    const w = v as { labels?: unknown } | null;
+    if (!w || typeof w !== 'object' || Array.isArray(w) || (w.labels !== undefined && !(w.labels instanceof Uint16Array))) fail('type', '{ labels?: Uint16Array, cycles?, flows? } (stereo/sequence.ts)');
+  },
 } satisfies Record<string, Check>;
 
 /** The keys match() takes. */
