@@ -464,7 +464,7 @@ async function matchViews(left: Raster, right: Raster, views: 1 | 2, options: Ma
   const fallbacks: string[] = [];
   const volumeFits = !volumeTooLarge(left, options.ndisp, views);
   const solver = await createMoveSolver(energy, {
-    backend, graph: params.graph, verify, gpu: deviceSettings(options.gpu), onFallback: (reason) => fallbacks.push(reason),
+    backend, graph: params.graph, verify, gpu: deviceSettings(options.gpu), onFallback: (reason) => fallbacks.push(reason), flows: options.warmStart?.flows,
     ...costOptions(energy, leftToDevice && volumeFits, energies),
   });
   let result: ExpansionResult;
@@ -477,7 +477,7 @@ async function matchViews(left: Raster, right: Raster, views: 1 | 2, options: Ma
     const resume = options.resume;
     if (resume && resume.labels.length !== n * views) throw new Error(`resume: ${resume.labels.length} labels, the run's ${views} view(s) of ${left.width}×${left.height} have ${n * views}`);
     const fresh = (): Promise<Uint16Array> => startingLabelsOfViews(energies, params, solver, options.initialLabels);
-    const chosen = resume ? undefined : await chooseStart(options.warmStart, n * views, fresh, (l) => solver.energyOf?.(l) ?? Promise.resolve(computeEnergy(energy, l)));
+    const chosen = resume ? undefined : await chooseStart(options.warmStart, { width: left.width, height: left.height, views }, fresh, (l) => solver.energyOf?.(l) ?? Promise.resolve(computeEnergy(energy, l)));
     const initial = resume ? resume.labels : chosen!.initial;
     if (chosen && options.warmStart) warmRecord = { ...chosen.record, cycles: chosen.record.start === 'warm' ? options.warmStart.cycles ?? params.cycles : params.cycles };
     t3 = performance.now();

@@ -54,7 +54,7 @@ export class SequenceMatcher {
   private readonly warm: boolean;
   private readonly warmCycles: number | 'converge';
   private readonly keyframe: number;
-  private previous?: { width: number; height: number; labels: Uint16Array };
+  private previous?: { width: number; height: number; labels: Uint16Array; shift?: [number, number] };
   private frames = 0;
 
   constructor(options: SequenceOptions) {
@@ -83,8 +83,8 @@ export class SequenceMatcher {
       this.previous = undefined;
       this.flows.drop();
     }
-    const labels = this.previous?.labels;
-    let result = await match(left, right, warmable ? { ...this.base, warmStart: { labels, cycles: this.warmCycles, flows: this.flows } } : this.base);
+    const { labels, shift } = this.previous ?? {};
+    let result = await match(left, right, warmable ? { ...this.base, warmStart: { labels, shift, cycles: this.warmCycles, flows: this.flows } } : this.base);
     let start: FrameStart = result.warmStart?.start ?? 'cold';
     let keyframe: FrameResult['keyframe'];
     if (start === 'warm' && this.keyframe > 0 && index % this.keyframe === 0) {
@@ -97,7 +97,8 @@ export class SequenceMatcher {
         start = 'fallback';
       }
     }
-    this.previous = warmable && result.warmStart ? { width: left.width, height: left.height, labels: result.warmStart.labels } : undefined;
+    const w = result.warmStart;
+    this.previous = warmable && w ? { width: left.width, height: left.height, labels: w.labels, shift: w.start === 'warm' ? w.shift : undefined } : undefined;
     return { index, result, start, ...(keyframe ? { keyframe } : {}), ms: performance.now() - t0 };
   }
 

@@ -12,6 +12,12 @@ import type { FlowCarry } from '../expansion/gpuFlowCarry';
  * labeling's; otherwise the frame starts fresh ('fallback'), its labels
  * and its flows, as an independent match would.
  *
+ * A moving camera moves the image: the previous labels are tried shifted
+ * by whole pixels, at the shift the previous frame chose and its four
+ * neighbours (one pixel left, right, up, down), and the shift of the
+ * lowest energy is the warm start (edges repeated into the uncovered
+ * border). Five energies a frame; a camera at rest keeps shift (0, 0).
+ *
  * What that guarantees: α-expansion never raises the energy, so a warm
  * frame ends at or below the fresh start's energy. It does not promise an
  * end at or below an independent match's end (both are local minima);
@@ -24,6 +30,8 @@ export interface WarmStart {
   cycles?: number | 'converge';
   /** The device moves' flows of the previous frame (expansion/gpuFlowCarry.ts); dropped when the frame starts fresh. */
   flows?: FlowCarry;
+  /** The shift the previous frame's warm start took (its record's shift), where this frame's search starts; default [0, 0]. */
+  shift?: readonly [number, number];
 }
 
 /** How a frame started: from the previous frame's labels, fresh (no previous labels), or fresh because the warm start's energy was higher. */
@@ -36,30 +44,63 @@ export interface WarmStartRecord {
   warmEnergy?: number;
   /** The fresh initial labeling's energy (absent on a first frame). */
   freshEnergy?: number;
+  /** The shift [dx, dy] of the previous labels that had the lowest energy (the warm start when start is 'warm'). */
+  shift?: [number, number];
   /** The cycles that ran from the start. */
   cycles: number | 'converge';
   /** Every view's final labels stacked: the next frame's warmStart.labels. */
   labels: Uint16Array;
 }
 
+/** The grid of a frame's labels: `views` views of width × height stacked top to bottom, the second mirrored (the left–right check's). */
+export interface ViewGrid { width: number; height: number; views: number }
+
 /**
- * The initial labels of a frame: the warm ones when their energy is at
- * most the fresh ones' (see WarmStart), with what was compared. `fresh`
- * and `energyOf` are the match's own (the device's WTA and energy where
- * the solver offers them); `n` is the stacked views' pixel count.
+ * `labels` moved by (dx, dy) pixels in every view (a mirrored view by −dx),
+ * the rows and columns uncovered taking the nearest edge's labels.
+ */
+export function shiftedLabels(labels: Uint16Array, g: ViewGrid, dx: number, dy: number): Uint16Array {
+  const { width: W, height: H } = g;
+  const out = new Uint16Array(labels.length);
+  for (let v = 0; v < g.views; v++) {
+    const sx = v === 1 ? -dx : dx;
+    const base = v * W * H;
+    for (let y = 0; y < H; y++) {
+      const from = base + Math.min(H - 1, Math.max(0, y - dy)) * W;
+      const row = base + y * W;
+      for (let x = 0; x < W; x++) out[row + x] = labels[from + Math.min(W - 1, Math.max(0, x - sx))];
+    }
+  }
+  return out;
+}
+
+/**
+ * The initial labels of a frame: the warm ones (at the best of the shifts
+ * tried) when their energy is at most the fresh ones' (see WarmStart),
+ * with what was compared. `fresh` and `energyOf` are the match's own (the
+ * device's WTA and energy where the solver offers them).
  */
 export async function chooseStart(
-  warm: WarmStart | undefined, n: number, fresh: () => Promise<Uint16Array>, energyOf: (labels: Uint16Array) => Promise<EnergyBreakdown>,
+  warm: WarmStart | undefined, grid: ViewGrid, fresh: () => Promise<Uint16Array>, energyOf: (labels: Uint16Array) => Promise<EnergyBreakdown>,
 ): Promise<{ initial: Uint16Array; record: Omit<WarmStartRecord, 'labels' | 'cycles'> }> {
   const freshLabels = await fresh();
   if (!warm?.labels) {
     warm?.flows?.drop();
     return { initial: freshLabels, record: { start: 'cold' } };
   }
+  const n = grid.width * grid.height * grid.views;
   if (warm.labels.length !== n) throw new RangeError(`warmStart.labels: ${warm.labels.length} labels, the frame's views have ${n}`);
-  const warmEnergy = (await energyOf(warm.labels)).total;
+  const [sx, sy] = warm.shift ?? [0, 0];
+  let best: { labels: Uint16Array; energy: number; shift: [number, number] } | undefined;
+  for (const [dx, dy] of [[sx, sy], [sx - 1, sy], [sx + 1, sy], [sx, sy - 1], [sx, sy + 1]] as Array<[number, number]>) {
+    if (Math.abs(dx) >= grid.width || Math.abs(dy) >= grid.height) continue;
+    const labels = dx === 0 && dy === 0 ? warm.labels.slice() : shiftedLabels(warm.labels, grid, dx, dy);
+    const energy = (await energyOf(labels)).total;
+    if (!best || energy < best.energy) best = { labels, energy, shift: [dx, dy] };
+  }
   const freshEnergy = (await energyOf(freshLabels)).total;
-  if (warmEnergy <= freshEnergy) return { initial: warm.labels.slice(), record: { start: 'warm', warmEnergy, freshEnergy } };
+  const record = { warmEnergy: best!.energy, freshEnergy, shift: best!.shift };
+  if (best!.energy <= freshEnergy) return { initial: best!.labels, record: { start: 'warm', ...record } };
   warm.flows?.drop();
-  return { initial: freshLabels, record: { start: 'fallback', warmEnergy, freshEnergy } };
+  return { initial: freshLabels, record: { start: 'fallback', ...record } };
 }
