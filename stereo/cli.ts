@@ -168,6 +168,7 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
       .option('png-scale', { alias: 'scale', type: 'number', describe: 'PNG grey = disparity × this (default: fill 0–255)' })
       .option('warm', { type: 'boolean', default: true, describe: 'start each frame from the previous frame\'s labels (and flows, on the GPU) unless that start\'s energy is above a fresh start\'s; --no-warm matches every frame on its own' })
       .option('warm-cycles', { type: 'string', describe: 'α-expansion cycles of a frame that starts warm, or "converge" (default 1)' })
+      .option('max-memory', { type: 'number', describe: 'GB of memory a frame\'s match may use; frames whose estimate (from the first frame\'s header) passes it are refused before any work (default 85 % of the machine)' })
       .option('keyframe', { type: 'number', describe: 'every Nth frame that starts warm is also matched fresh and the lower final energy kept (1: every frame; default 0, none)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the frames\' rows as JSON' })
       .example('$0 video left right --ndisp 16 --out-dir disp --color', '')

@@ -34,6 +34,7 @@ export interface VideoArgs extends ParamArgs, RangeArgs {
   pfm: boolean;
   color: boolean;
   'png-scale'?: number;
+  'max-memory'?: number;
   warm: boolean;
   'warm-cycles'?: string;
   keyframe?: number;
@@ -105,14 +106,17 @@ export async function videoCommand(a: VideoArgs, io: Io): Promise<number> {
   const outputs = frames.flatMap((f) => frameOutputs(a, f));
   checkFramesApart(outputs, frames);
   const resolved = resolveParams(params);
+  const gb = a['max-memory'];
+  if (gb !== undefined && !(Number.isFinite(gb) && gb > 0)) throw new InputError(`--max-memory: got '${gb}', expected a number of GB > 0`);
+  const maxMemory = gb === undefined ? defaultMemoryLimit() : gb * 1e9;
   first ??= await readImage(frames[0].left);
   const range = labelRange(a, first.width);
   {
     const estimate = estimateMatchMemory(first.width, first.height, first.channels, range.ndisp, range.minDisp, resolved, a.backend === 'gpu');
-    checkMatchMemory(`${frames[0].left} (${first.width}×${first.height}, ${range.ndisp} disparities)`, estimate, defaultMemoryLimit(), '--max-memory');
+    checkMatchMemory(`${frames[0].left} (${first.width}×${first.height}, ${range.ndisp} disparities)`, estimate, maxMemory, '--max-memory');
   }
   if (!fs.existsSync(a['out-dir'])) makeFolder(a['out-dir']);
-  const sequence = createSequenceMatcher({ ...params, ndisp: range.ndisp, minDisp: range.minDisp, backend: a.backend as BackendName, verify: a.verify, warm: a.warm, warmCycles, keyframe });
+  const sequence = createSequenceMatcher({ ...params, ndisp: range.ndisp, minDisp: range.minDisp, backend: a.backend as BackendName, verify: a.verify, maxMemory, warm: a.warm, warmCycles, keyframe });
   const stop = new StopRequest(() => io.err('stereocut: stopping after the current frame; the finished frames are kept (Ctrl-C again to quit at once)'));
   const unlisten = stop.listen();
   const rows: Array<{ frame: string; r: FrameResult }> = [];
