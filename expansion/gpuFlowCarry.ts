@@ -20,11 +20,6 @@ export class FlowCarry {
   private host?: HostFlows;
   private device?: DeviceFlows;
 
-  /** Whether flows of some shape are held. */
-  get holds(): boolean {
-    return this.host !== undefined || this.device !== undefined;
-  }
-
   /** A solver disposed with these flows, of grid and settings `shape` (gpuFlowShape); what was held before is freed. */
   keep(shape: string, host: HostFlows | undefined, device: DeviceFlows | undefined): void {
     if (device !== this.device) this.device?.destroy();
