@@ -17,6 +17,7 @@ import { CallLog, readChanged, readTally, type GpuCallRecord, type GpuMoveCounte
 import { resolveGpuMoveOptions, type GpuMoveOptions, type ResolvedGpuMoveOptions } from './gpuMoveSettings';
 import { PlanCache } from './gpuPlanCache';
 import { HostFlows } from './gpuFlowStores';
+import { gpuFlowShape, type FlowCarry } from './gpuFlowCarry';
 import { MoveVerifier } from './gpuMoveVerifier';
 import { ResidentMoves, RESIDENT_FLOWS_MAX_BYTES } from './gpuResidentMoves';
 import type { CycleEnd, CycleHooks, MoveResult, MoveSolver } from './moveSolver';
@@ -94,7 +95,11 @@ export class GpuMoveSolver implements MoveSolver {
   private readonly plans: PlanCache;
   /** Whether the plans take the starting flows of their move and return its final ones (resume or warmStart). */
   private readonly flowsInOut: boolean;
-  private readonly hostFlows: HostFlows;
+  private hostFlows: HostFlows;
+  /** The key of this solver's flows in a FlowCarry (gpuFlowCarry.ts). */
+  private readonly flowShape: string;
+  /** Whether the carried flows were looked for (at the first move: the carry may be dropped until then). */
+  private carryTaken = false;
   private readonly labelsF: Float32Array;
   private readonly sourceKind: DataSourceKind;
   private readonly costSpec: ImageCostSpec | null;
@@ -113,7 +118,8 @@ export class GpuMoveSolver implements MoveSolver {
   /** Why resident moves were turned off for the rest of this solver's life, if they were. */
   get residentOff(): string | undefined { return this.resident?.off; }
 
-  constructor(private readonly ctx: GpuContext, private readonly energy: MrfEnergy, options: GpuMoveOptions) {
+  /** `carry`: flows a solver of the same shape left (the previous frame of a sequence), and where this one leaves its own (gpuFlowCarry.ts). */
+  constructor(private readonly ctx: GpuContext, private readonly energy: MrfEnergy, options: GpuMoveOptions, private readonly carry?: FlowCarry) {
     const source = energy.data;
     if (source.kind === 'banded') throw new Error('gpu expansion: a banded data term is solved on the host (expansion/bandedMoves.ts), not by the device moves');
     this.o = resolveGpuMoveOptions(energy.width, energy.height, options, ctx.mode === 'webgpu' && workgroupEntries.installed);
@@ -162,7 +168,9 @@ export class GpuMoveSolver implements MoveSolver {
     }
     this.labelsF = new Float32Array(this.n);
     this.flowsInOut = this.o.resume || this.warmStart;
-    this.hostFlows = new HostFlows(W, H, L, { warmStart: this.warmStart, flowsInOut: this.flowsInOut, resume: this.o.resume });
+    const layout = { warmStart: this.warmStart, flowsInOut: this.flowsInOut, resume: this.o.resume };
+    this.hostFlows = new HostFlows(W, H, L, layout);
+    this.flowShape = gpuFlowShape(W, H, L, layout);
     this.schedule = new RoundSchedule({
       initialRounds: this.o.initialRounds, bfsPasses: this.o.bfsPasses, maxBfsPasses: this.n + 1, fixedRounds: this.o.fixedRounds, gate: this.o.gate,
       flowsInOut: this.flowsInOut, resume: this.o.resume,
@@ -197,6 +205,7 @@ export class GpuMoveSolver implements MoveSolver {
   async move(alpha: number, labels: Uint16Array): Promise<MoveResult> {
     this.checkMoveArgs([alpha], labels);
     await this.dataReady;
+    this.takeCarriedHostFlows();
     const K = this.o.iterationsPerRound;
     // Calls that failed so far, rounds they ran, the rounds of a continuation (when its flows were kept), and their time.
     let attempts = 0;
@@ -331,9 +340,10 @@ export class GpuMoveSolver implements MoveSolver {
     // Resident moves hand back the index of the first move they could not run (a plan gpu.js could not compile for them).
     let from = 0;
     if (this.residentApplies()) {
+      const carried = this.resident ? undefined : this.carry?.takeDevice(this.flowShape);
       this.resident ??= new ResidentMoves({
         o: this.o, W: this.W, H: this.H, L: this.energy.labels, schedule: this.schedule, plans: this.plans, log: this.log, labelsF: this.labelsF, hostZeroFlows: this.hostFlows.zeros,
-        readouts: this.readouts,
+        readouts: this.readouts, flows: carried,
       });
       const ran = await this.resident.runCycle(alphas, labels, hooks);
       if (ran.from === alphas.length) return ran.end;
@@ -343,6 +353,14 @@ export class GpuMoveSolver implements MoveSolver {
       if (hooks.skip(alphas[i])) hooks.done(i, null);
       else hooks.done(i, await this.move(alphas[i], labels));
     }
+  }
+
+  /** The host flows a solver of this shape left in the carry, taken at this solver's first move (the carry's owner may drop them until then). */
+  private takeCarriedHostFlows(): void {
+    if (this.carryTaken) return;
+    this.carryTaken = true;
+    const h = this.carry?.takeHost(this.flowShape);
+    if (h) this.hostFlows = h;
   }
 
   /** Whether this solver's cycles run as resident moves (see the option resident). */
@@ -390,7 +408,8 @@ export class GpuMoveSolver implements MoveSolver {
     // A second dispose would keep (or release) the program again.
     if (this.disposed) return;
     this.disposed = true;
-    // The resident flows and staging buffers are this solver's (plans may be kept for the next one).
+    // The resident flows and staging buffers are this solver's (plans may be kept for the next one); with a carry, the flows go to the next solver.
+    if (this.carry) this.carry.keep(this.flowShape, this.hostFlows, this.resident?.releaseFlows());
     this.resident?.destroy();
     // The auxiliary pipelines bind the literals: the program is kept (and refilled by the next solver) or released only after their calls in flight.
     const key = this.programKey;

@@ -60,6 +60,8 @@ export interface ResidentSource {
   hostZeroFlows: Float32Array;
   /** the solver's device readouts: a cycle's energy and label counts from the labels on the device */
   readouts: DeviceReadouts;
+  /** flows an earlier solver of the same shape left (gpuFlowCarry.ts), else fresh ones */
+  flows?: DeviceFlows;
 }
 
 /**
@@ -79,6 +81,8 @@ export class ResidentMoves {
   private readonly labelsF: Float32Array;
   private readonly hostZeroFlows: Float32Array;
   private readonly flows: DeviceFlows;
+  /** Whether the flows went to the next solver (releaseFlows): destroy leaves them. */
+  private released = false;
   private readonly readouts: DeviceReadouts;
   private readonly L: number;
   /** Every label as f32 on the device, from which a call's α is copied (a queue write per call costs the host more than a copy). */
@@ -88,7 +92,14 @@ export class ResidentMoves {
 
   constructor(s: ResidentSource) {
     ({ o: this.o, W: this.W, H: this.H, L: this.L, schedule: this.schedule, plans: this.plans, log: this.log, labelsF: this.labelsF, hostZeroFlows: this.hostZeroFlows, readouts: this.readouts } = s);
-    this.flows = new DeviceFlows(8 * s.W * s.H);
+    this.flows = s.flows ?? new DeviceFlows(8 * s.W * s.H);
+  }
+
+  /** The per-label flows for the next solver of this shape, unless resident moves were turned off (their flows were given up then). */
+  releaseFlows(): DeviceFlows | undefined {
+    if (this.off !== undefined) return undefined;
+    this.released = true;
+    return this.flows;
   }
 
   private get counters(): GpuMoveCounters {
@@ -97,7 +108,7 @@ export class ResidentMoves {
 
   /** Frees the device flows and staging buffers (the solver is disposed; its plans may be kept for the next one). */
   destroy(): void {
-    this.flows.destroy();
+    if (!this.released) this.flows.destroy();
     this.alphaValues = undefined;
   }
 

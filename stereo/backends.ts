@@ -1,6 +1,7 @@
 import type { GraphVariant } from '../expansion/binaryStep';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
 import { type GpuMoveOptions } from '../expansion/gpuMoveSettings';
+import type { FlowCarry } from '../expansion/gpuFlowCarry';
 import { GraphMoveSolver, type MoveResult, type MoveSolver } from '../expansion/moveSolver';
 import { computeEnergy, isMetricTable, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
@@ -28,6 +29,8 @@ export interface BackendOptions {
    * device or not at all (--costs on-demand).
    */
   buildVolume?: () => void;
+  /** The device moves' flows from the previous frame of a sequence, and where this solver leaves its own (expansion/gpuFlowCarry.ts); the host solvers ignore it. */
+  flows?: FlowCarry;
 }
 
 /**
@@ -69,7 +72,7 @@ export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Pr
     return hostSolver(await createMaxFlowSolver(o.backend));
   }
   try {
-    const device = new GpuMoveSolver(ctx, energy, { ...o.gpu, variant: o.graph, verify: o.verify });
+    const device = new GpuMoveSolver(ctx, energy, { ...o.gpu, variant: o.graph, verify: o.verify }, o.flows);
     // BK needs the host volume: without it (and without buildVolume) a failing device cannot be replaced.
     return o.backend === 'auto' && (!onDemand || o.buildVolume) ? new FallbackMoveSolver(energy, device, bkSolver, o.onFallback) : device;
   } catch (e) {

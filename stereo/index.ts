@@ -19,6 +19,9 @@ import { shownValue } from '../data/errors';
 import { closestName } from './didYouMean';
 
 export { match, resolveParams, disparityInPixels, type MatchOptions, type MatchResult, type MatchEvent, type PhaseTimes } from './match';
+export { createSequenceMatcher, SequenceMatcher, type SequenceOptions, type FrameResult } from './sequence';
+export { panFrames, type PanOptions, type PanFrame } from '../data/panSequence';
+export type { WarmStartRecord, FrameStart } from './warmStart';
 export { INVALID_DISPARITY } from './leftRightCheck';
 export { matchScene, type SceneMatch } from './sceneMatch';
 export { DEFAULT_PARAMS, BACKENDS, type MatchParams, type BackendName } from './params';

@@ -1,6 +1,6 @@
 import type { Raster } from '../data/raster';
 import { buildStereoEnergy, defaultTau, mirroredSwappedEnergy, stackEnergies, wtaFromMatcher, wtaInit, type StereoEnergy, type StereoEnergyOptions } from '../costs';
-import { isMetricSmoothness, volumeOf, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
+import { computeEnergy, isMetricSmoothness, volumeOf, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { InputError, optionError } from '../data/errors';
 import { alphaExpansion, type CycleReport, type ExpansionResult, type ExpansionResume, type MoveProgress } from '../expansion/alphaExpansion';
 import { warmUpGpuClocks, type ClockWarmupReport } from '../graphcut/gpuClockWarmup';
@@ -15,6 +15,7 @@ import { halfSize, levelShapes, pyramidLevels, refineLevel, type LevelReport, ty
 import type { StripRunner } from './levelStrips';
 import { stripPool, stripThreads, type StripPool } from './stripRunner';
 import { matchArguments } from './matchOptions';
+import { chooseStart, type WarmStart, type WarmStartRecord } from './warmStart';
 import { BackendName, COSTS_MODES, DEFAULT_PARAMS, MAX_VOLUME_ENTRIES, MatchParams } from './params';
 
 export interface MatchOptions extends Partial<MatchParams> {
@@ -72,6 +73,8 @@ export interface MatchOptions extends Partial<MatchParams> {
    * left to the device, which would wait behind the spin (warmUpForBackend).
    */
   warmUpClocks?: boolean;
+  /** A frame of a sequence: start from the previous frame's labels (and device flows) unless that start's energy is the higher (stereo/warmStart.ts); at one level. */
+  warmStart?: WarmStart;
 }
 
 /** Where a run stood after a cycle (MatchOptions.onCycle, resume): every view's labels stacked (the left–right check's right view after the left one), the cycles run, the labels whose next move changes nothing. */
@@ -147,6 +150,8 @@ export interface MatchResult extends Omit<ExpansionResult, 'labels'> {
    * cuts are then those of the finest level, whose energy is banded
    * (stereo/coarseToFine.ts); the coarsest level's are in `coarsest`.
    */
+  /** With MatchOptions.warmStart: how the frame started, and every view's final labels for the next frame. */
+  warmStart?: WarmStartRecord;
   pyramid?: { shapes: LevelShape[]; coarsest: Pick<MatchResult, 'initialEnergy' | 'finalEnergy' | 'cuts' | 'times' | 'backend'>; levels: LevelReport[] };
 }
 
@@ -340,10 +345,10 @@ async function checkedMatch(left: Raster, right: Raster, options: MatchOptions):
 async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: MatchOptions): Promise<{ result: MatchResult; others: Uint16Array[] }> {
   const t0 = performance.now();
   const resolved = resolveParams(options);
-  const given = options.initialLabels !== undefined || options.resume !== undefined;
+  const given = options.initialLabels !== undefined || options.resume !== undefined || options.warmStart !== undefined;
   const levels = given && resolved.levels === 'auto' ? 1 : pyramidLevels(left.width, left.height, resolved.levels);
   if (levels === 1) return matchViews(left, right, views, options);
-  if (given) throw optionError('range', 'match', 'levels', resolved.levels, "1 or 'auto' with initialLabels or resume (a given initial map is matched at one level)");
+  if (given) throw optionError('range', 'match', 'levels', resolved.levels, "1 or 'auto' with initialLabels, resume or warmStart (a given initial map is matched at one level)");
   const minDisp = options.minDisp ?? 0;
   checkNdisp(options.ndisp, left.width, minDisp);
   const shapes = levelShapes(left.width, left.height, minDisp, minDisp + options.ndisp - 1, levels);
@@ -485,10 +490,11 @@ async function matchViews(left: Raster, right: Raster, views: 1 | 2, options: Ma
   const fallbacks: string[] = [];
   const volumeFits = !volumeTooLarge(left, options.ndisp, views);
   const solver = await createMoveSolver(energy, {
-    backend, graph: params.graph, verify, gpu: deviceSettings(options.gpu), onFallback: (reason) => fallbacks.push(reason),
+    backend, graph: params.graph, verify, gpu: deviceSettings(options.gpu), onFallback: (reason) => fallbacks.push(reason), flows: options.warmStart?.flows,
     ...costOptions(energy, leftToDevice && volumeFits, energies),
   });
   let result: ExpansionResult;
+  let warmRecord: Omit<WarmStartRecord, 'labels'> | undefined;
   let t2 = NaN;
   let t3 = NaN;
   try {
@@ -496,16 +502,19 @@ async function matchViews(left: Raster, right: Raster, views: 1 | 2, options: Ma
     emit({ kind: 'solver', backend: solver.backend, device: solver.device, ms: t2 - t1, fallbacks: fallbacks.slice() });
     const resume = options.resume;
     if (resume && resume.labels.length !== n * views) throw new Error(`resume: ${resume.labels.length} labels, the run's ${views} view(s) of ${left.width}×${left.height} have ${n * views}`);
-    const initial = resume ? resume.labels : await startingLabelsOfViews(energies, params, solver, options.initialLabels);
+    const fresh = (): Promise<Uint16Array> => startingLabelsOfViews(energies, params, solver, options.initialLabels);
+    const chosen = resume ? undefined : await chooseStart(options.warmStart, { width: left.width, height: left.height, views }, fresh, (l) => solver.energyOf?.(l) ?? Promise.resolve(computeEnergy(energy, l)));
+    const initial = resume ? resume.labels : chosen!.initial;
+    if (chosen && options.warmStart) warmRecord = { ...chosen.record, cycles: chosen.record.start === 'warm' ? options.warmStart.cycles ?? params.cycles : params.cycles };
     t3 = performance.now();
     emit({ kind: 'init', ms: t3 - t2 });
     const onCycle = options.onCycle;
     result = await alphaExpansion(energy, initial, solver, {
-      order: params.order, cycles: params.cycles, seed: params.seed, skipUnchanged: params.skipUnchanged, onMove: options.onMove,
+      order: params.order, cycles: warmRecord?.cycles ?? params.cycles, seed: params.seed, skipUnchanged: params.skipUnchanged, onMove: options.onMove,
       resume: resume ? { cycle: resume.cycle, unchanged: resume.unchanged } : undefined,
       onStart: (e) => emit({ kind: 'initialEnergy', energy: e }),
       onCycle: async (report, labels, unchanged) => {
-        emit({ kind: 'cycle', report, of: params.cycles });
+        emit({ kind: 'cycle', report, of: warmRecord?.cycles ?? params.cycles });
         await onCycle?.(report, labels.length === n ? labels : labels.subarray(0, n), { cycle: report.cycle, unchanged, labels });
       },
     });
@@ -531,6 +540,7 @@ async function matchViews(left: Raster, right: Raster, views: 1 | 2, options: Ma
       times: { costsMs: t1 - t0, setupMs: t2 - t1, initMs: t3 - t2, buildMs, flowMs, expansionMs: t4 - t3, totalMs: t4 - t0 },
       fallbacks,
       ...(clockWarmup ? { clockWarmup } : {}),
+      ...(warmRecord ? { warmStart: { ...warmRecord, labels } } : {}),
     },
     others: viewLabels.slice(1).map((l) => labelsToDisparity(l.slice(), minDisp)),
   };

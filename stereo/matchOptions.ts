@@ -1,3 +1,4 @@
+import { FlowCarry } from '../expansion/gpuFlowCarry';
 import { channelWeight, COST_KINDS, costScale, DEFAULT_CENSUS_WINDOW, MAX_CENSUS_SIDE, maxRawCost, smoothnessUnit, type CensusWindow, type CostKind } from '../costs';
 import { readImage } from '../data/imageIO';
 import type { Raster } from '../data/raster';
@@ -140,11 +141,23 @@ const CHECKS = {
   warmUpClocks: flag,
   resume: (v, fail) => {
     const r = v as { labels?: unknown; cycle?: unknown; unchanged?: unknown } | null;
-    if (!r || typeof r !== 'object' || Array.isArray(r) || !(r.labels instanceof Uint16Array) || typeof r.cycle !== 'number' || !Array.isArray(r.unchanged)) {
-      fail('type', "a checkpoint's resume state { labels, cycle, unchanged } (readResume, stereo/checkpoint.ts)");
-    }
+    const state = !!r && typeof r === 'object' && !Array.isArray(r) && r.labels instanceof Uint16Array && Number.isInteger(r.cycle) && (r.cycle as number) >= 0
+      && Array.isArray(r.unchanged) && r.unchanged.every((a) => Number.isInteger(a));
+    if (!state) fail('type', "a checkpoint's resume state { labels, cycle, unchanged } (readResume, stereo/checkpoint.ts; MatchOptions.onCycle)");
   },
   maxMemory: number({ above: 0 }, 'a number of bytes > 0'),
+  warmStart: (v, fail) => {
+    const expected = "{ labels?: Uint16Array, cycles?: integer ≥ 1 | 'converge', flows?: FlowCarry, shift?: [dx, dy] } (stereo/warmStart.ts; SequenceMatcher gives it)";
+    if (!v || typeof v !== 'object' || Array.isArray(v) || ArrayBuffer.isView(v)) fail('type', expected);
+    for (const [k, x] of Object.entries(v as object)) {
+      if (x === undefined) continue;
+      const ok = k === 'labels' ? x instanceof Uint16Array
+        : k === 'cycles' ? x === 'converge' || (Number.isInteger(x) && (x as number) >= 1)
+          : k === 'flows' ? x instanceof FlowCarry
+            : k === 'shift' ? Array.isArray(x) && x.length === 2 && x.every((d) => Number.isInteger(d)) : false;
+      if (!ok) fail('type', `${expected}; '${k}' is not one of them as given`);
+    }
+  },
   stripPool: (v, fail) => {
     const p = v as { run?: unknown; close?: unknown } | null;
     if (!p || typeof p !== 'object' || typeof p.run !== 'function' || typeof p.close !== 'function') fail('type', 'a pool from stripPool(threads)');

@@ -53,6 +53,10 @@ beforeAll(async () => {
   fs.writeFileSync(f('in', 'init.u16'), encodeLabeling(new Uint16Array(W * H)));
   fs.writeFileSync(f('in', 'bench.json'), JSON.stringify({ version: 1, command: 'x', date: '', commit: '', host: { cpu: '', cores: 1, node: '', platform: '' }, scenes: [], backends: [], techniques: [], cycles: 1, repeat: 1, k: { baseline: 8, tuned: 16 }, runs: [] }));
   await writeSceneFolder(SCENE, { seed: 2, width: W, height: H, ndisp: 4 });
+  // A sequence of one frame for video (its folders of frames).
+  for (const side of ['left', 'right']) fs.mkdirSync(f('frames', side), { recursive: true });
+  fs.copyFileSync(f('in', 'L.png'), f('frames', 'left', 'a.png'));
+  fs.copyFileSync(f('in', 'R.png'), f('frames', 'right', 'a.png'));
   // A real energy, so that a command the guard missed would run and write.
   const err: string[] = [];
   expect(await main(['export-mrf', f('in', 'L.png'), f('in', 'R.png'), '--ndisp', '4', '-o', f('in', 'e.smrf')], { out: () => undefined, err: (l) => err.push(l) })).toBe(0);
@@ -83,6 +87,8 @@ function commands(rand: () => number): Cmd[] {
       outputs: [{ flag: '--report', ext: '.html' }, { flag: '--middeval3', ext: '' }, { flag: '--out-dir', ext: '' }], extra: [['--json'], ['--threshold', '2'], ['-q']] },
     { name: 'tune', args: () => ['tune', SCENE, '-p', 'lambda=5,9', '--backend', 'bk', '--workers', '1'], inputs: SCENE_FILES,
       outputs: [{ flag: '--out-dir', ext: '' }], extra: [['--resume'], ['--no-baseline'], ['--json']] },
+    { name: 'video', args: () => ['video', f('frames', 'left'), f('frames', 'right'), '--ndisp', '4', '--backend', 'bk'], inputs: [f('frames', 'left', 'a.png'), f('frames', 'right', 'a.png')],
+      outputs: [{ flag: '--out-dir', ext: '' }], extra: [['--json'], ['--no-warm'], ['--cycles', '1']] },
     { name: 'bench', args: () => ['bench', '--from-json', f('in', 'bench.json')], inputs: [f('in', 'bench.json')],
       outputs: [{ flag: '--json-out', ext: '.json' }, { flag: '--markdown', ext: '.md' }], extra: [['--json'], ['-q']] },
   ];
@@ -112,9 +118,10 @@ function aim(rand: () => number, cmd: Cmd, out: Out, target: string): string[] {
     // The MiddEval3 tree holding the scene, under an algorithm name that makes disp0<NAME>.pfm its ground truth.
     return ['--middeval3', pick(rand, [f('tree'), path.relative(process.cwd(), f('tree')), f('tree', 'trainingQ', '..')]), '--middeval3-name', 'GT'];
   }
-  // --out-dir: one of the folder's files is made a link to the input (run: <dir>/Toy/disp.pfm; tune: trials.csv).
+  // --out-dir: one of the folder's files is made a link to the input (run: <dir>/Toy/disp.pfm; tune: trials.csv; video: the frame's disparity a.png).
   const dir = f('links', `o${++links}`);
-  const file = cmd.name === 'run' ? path.join(dir, 'Toy', pick(rand, ['disp.pfm', 'left.png', 'metrics.json'])) : path.join(dir, pick(rand, ['trials.jsonl', 'trials.csv', 'tune.json']));
+  const file = cmd.name === 'run' ? path.join(dir, 'Toy', pick(rand, ['disp.pfm', 'left.png', 'metrics.json']))
+    : cmd.name === 'video' ? path.join(dir, 'a.png') : path.join(dir, pick(rand, ['trials.jsonl', 'trials.csv', 'tune.json']));
   fs.mkdirSync(path.dirname(file), { recursive: true });
   if (rand() < 0.5) fs.symlinkSync(target, file);
   else fs.linkSync(target, file);

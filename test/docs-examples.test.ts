@@ -3,6 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { spawnSync } from 'child_process';
 import { generateSyntheticScene } from '../data/synthetic';
+import { panFrames } from '../data/panSequence';
 import { writePfm, writePng } from '../data/imageIO';
 import { loadScene } from '../data/scene';
 import { main } from '../stereo/cli';
@@ -113,6 +114,16 @@ async function makeFixtures(): Promise<void> {
   await writePng(at('nonocc.png'), grey(Array.from(a.masks.nonocc!, (m) => (m ? 255 : 0))));
   // The camera of the depth and point-cloud examples (a MiddEval3 calib.txt of the 160×120 pair).
   fs.writeFileSync(at('calib.txt'), 'cam0=[200 0 80; 0 200 60; 0 0 1]\ncam1=[200 0 80; 0 200 60; 0 0 1]\ndoffs=0\nbaseline=100\nwidth=160\nheight=120\nndisp=64\nvmin=0\nvmax=15\n');
+  // The frames of the video examples: a slow pan, as folders (left/, right/) and as numbered files (cam/left_0000.png, …).
+  const pan = generateSyntheticScene({ width: 162, height: 120, ndisp: 16, seed: 74 });
+  for (const d of ['left', 'right', 'cam']) fs.mkdirSync(at(d));
+  for (const [k, f] of panFrames(pan, { frames: 3, width: 160 }).entries()) {
+    const n = String(k).padStart(4, '0');
+    await writePng(at(`left/${n}.png`), f.left);
+    await writePng(at(`right/${n}.png`), f.right);
+    await writePng(at(`cam/left_${n}.png`), f.left);
+    await writePng(at(`cam/right_${n}.png`), f.right);
+  }
   await writeSceneFolder(at('MiddEval3/trainingQ/Adirondack'), { seed: 73, width: 64, height: 48, ndisp: 10 });
   const made = await main(['export-mrf', at('im2.png'), at('im6.png'), '--ndisp', '60', '-o', at('teddy.smrf'), '--labels', at('teddy.init.u16')], { out: () => undefined, err: (l) => { throw new Error(l); } });
   if (made !== 0) throw new Error('export-mrf failed');
@@ -177,7 +188,7 @@ describe('every --help example runs as written', () => {
   exampleTests('--help', helpExamples());
 
   test('every command\'s --help shows its examples', async () => {
-    for (const cmd of ['match', 'eval', 'run', 'accuracy', 'demo', 'export-mrf', 'solve-mrf', 'tune', 'bench']) {
+    for (const cmd of ['match', 'video', 'eval', 'run', 'accuracy', 'demo', 'export-mrf', 'solve-mrf', 'tune', 'bench']) {
       const out: string[] = [];
       expect(await main([cmd, '--help'], { out: (l) => out.push(l), err: () => undefined })).toBe(0);
       expect(out.join('\n')).toMatch(new RegExp(`Examples:\\n\\s+stereocut ${cmd}(\\s|$)`));
@@ -188,7 +199,7 @@ describe('every --help example runs as written', () => {
 describe('the docs stand on their own', () => {
   test('README, DESIGN.md and every --help name no file outside the project (../shared/…)', async () => {
     const texts: [string, string][] = [['README.md', README], ['DESIGN.md', fs.readFileSync(path.join(ROOT, 'DESIGN.md'), 'utf8')]];
-    for (const cmd of ['', 'match', 'eval', 'run', 'accuracy', 'demo', 'export-mrf', 'solve-mrf', 'tune', 'bench']) {
+    for (const cmd of ['', 'match', 'video', 'eval', 'run', 'accuracy', 'demo', 'export-mrf', 'solve-mrf', 'tune', 'bench']) {
       const out: string[] = [];
       await main([...(cmd ? [cmd] : []), '--help'], { out: (l) => out.push(l), err: () => undefined });
       texts.push([`stereocut ${cmd} --help`, out.join('\n')]);

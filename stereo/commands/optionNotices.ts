@@ -52,6 +52,16 @@ const RULES: readonly Rule[] = [
     commands: ['match'],
     notice: (a) => (a.subpixel === true && a.pfm === undefined ? '--subpixel has no effect without --pfm (the PNG holds whole disparities)' : undefined),
   },
+  {
+    option: 'subpixel',
+    commands: ['video'],
+    notice: (a) => (a.subpixel === true && a.pfm !== true ? '--subpixel has no effect without --pfm (the PNGs hold whole disparities)' : undefined),
+  },
+  {
+    option: 'progress',
+    commands: ['video'],
+    notice: (a) => (a.progress === true ? '--progress has no effect with video (it prints a line per frame)' : undefined),
+  },
 ];
 
 const LEFT_OUT = ['tune', 'bench'];

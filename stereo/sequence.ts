@@ -1,0 +1,115 @@
+import type { Raster } from '../data/raster';
+import { optionError } from '../data/errors';
+import { FlowCarry } from '../expansion/gpuFlowCarry';
+import { pyramidLevels } from './coarseToFine';
+import { match, resolveParams, type MatchOptions, type MatchResult } from './match';
+import { matchArguments } from './matchOptions';
+import type { FrameStart } from './warmStart';
+
+/**
+ * Frames of a stereo sequence matched one after another, each starting
+ * from the previous frame's result: its labels (every view's) and, on the
+ * device, its per-label flows (dynamic cuts, expansion/gpuFlowCarry.ts).
+ * The rule that keeps a warm start from making a frame worse is
+ * stereo/warmStart.ts's; keyframes add a comparison of final energies.
+ *
+ * A SequenceMatcher holds one sequence's state and nothing else holds
+ * any: made once from the match options, then compute(left, right) per
+ * frame, dispose() at the end (it frees the carried device flows). The
+ * device program is kept between the frames' solvers by the kept-program
+ * cache (same shape, same options), so only the flows need carrying.
+ */
+export interface SequenceOptions extends Omit<MatchOptions, 'initialLabels' | 'resume' | 'warmStart' | 'initSource' | 'onCycle'> {
+  /** Start each frame from the previous one (default true); false matches every frame on its own (the baseline). */
+  warm?: boolean;
+  /** Cycles of a frame that starts warm (default 1: its start is already the previous frame's optimum). */
+  warmCycles?: number | 'converge';
+  /**
+   * Every keyframe-th frame (0, k, 2k, …) that started warm is matched
+   * again from a fresh start, and the result with the lower final energy
+   * kept: 1 guarantees every frame's energy is at most an independent
+   * match's, at about twice the cost; 0 (default) never.
+   */
+  keyframe?: number;
+}
+
+/** One frame's result: the match kept, how it started, and what a keyframe compared. */
+export interface FrameResult {
+  /** 0-based index of the frame in the sequence. */
+  index: number;
+  result: MatchResult;
+  /** 'fallback' when the warm start's initial energy was the higher, or a keyframe's fresh match ended lower (`keyframe`). */
+  start: FrameStart;
+  /** A keyframe's fresh match: its final energy, and which was kept. */
+  keyframe?: { freshEnergy: number; kept: 'warm' | 'fresh' };
+  /** Wall time of the frame (both matches of a keyframe). */
+  ms: number;
+}
+
+const SEQUENCE_KEYS = ['warm', 'warmCycles', 'keyframe'] as const;
+
+export class SequenceMatcher {
+  private readonly flows = new FlowCarry();
+  private readonly base: MatchOptions;
+  private readonly warm: boolean;
+  private readonly warmCycles: number | 'converge';
+  private readonly keyframe: number;
+  private previous?: { width: number; height: number; labels: Uint16Array; shift?: [number, number] };
+  private frames = 0;
+
+  constructor(options: SequenceOptions) {
+    const { warm = true, warmCycles = 1, keyframe = 0, ...rest } = options;
+    if (typeof warm !== 'boolean') throw optionError('type', 'sequence', 'warm', warm, 'true or false');
+    if (warmCycles !== 'converge' && !(Number.isInteger(warmCycles) && warmCycles >= 1)) throw optionError('range', 'sequence', 'warmCycles', warmCycles, "an integer ≥ 1 or 'converge'");
+    if (!(Number.isInteger(keyframe) && keyframe >= 0)) throw optionError('range', 'sequence', 'keyframe', keyframe, 'an integer ≥ 0 (0: no keyframes)');
+    for (const k of ['initialLabels', 'resume', 'warmStart', 'onCycle'] as const) {
+      if ((rest as Record<string, unknown>)[k] !== undefined) throw optionError('type', 'sequence', k, (rest as Record<string, unknown>)[k], `no ${k}: a sequence starts each frame from the previous one (options: match()'s and ${SEQUENCE_KEYS.join(', ')})`);
+    }
+    this.base = rest;
+    this.warm = warm;
+    this.warmCycles = warmCycles;
+    this.keyframe = keyframe;
+  }
+
+  /** The next frame's match, started from the previous frame's where that applies (one level, same size). */
+  async compute(leftImage: Raster | string, rightImage: Raster | string): Promise<FrameResult> {
+    const t0 = performance.now();
+    const index = this.frames++;
+    const { left, right } = await matchArguments(leftImage, rightImage, this.base);
+    // A warm start is at one level: frames that coarse to fine would match (above 0.5 MP with levels auto) are matched on their own.
+    const warmable = this.warm && pyramidLevels(left.width, left.height, resolveParams(this.base).levels) === 1;
+    const prev = this.previous;
+    if (!warmable || !prev || prev.width !== left.width || prev.height !== left.height) {
+      this.previous = undefined;
+      this.flows.drop();
+    }
+    const { labels, shift } = this.previous ?? {};
+    let result = await match(left, right, warmable ? { ...this.base, warmStart: { labels, shift, cycles: this.warmCycles, flows: this.flows } } : this.base);
+    let start: FrameStart = result.warmStart?.start ?? 'cold';
+    let keyframe: FrameResult['keyframe'];
+    if (start === 'warm' && this.keyframe > 0 && index % this.keyframe === 0) {
+      // A fresh match without the carried flows (it leaves them alone); the lower final energy is kept.
+      const fresh = await match(left, right, { ...this.base, warmStart: {} });
+      const lower = fresh.finalEnergy.total < result.finalEnergy.total;
+      keyframe = { freshEnergy: fresh.finalEnergy.total, kept: lower ? 'fresh' : 'warm' };
+      if (lower) {
+        result = fresh;
+        start = 'fallback';
+      }
+    }
+    const w = result.warmStart;
+    this.previous = warmable && w ? { width: left.width, height: left.height, labels: w.labels, shift: w.start === 'warm' ? w.shift : undefined } : undefined;
+    return { index, result, start, ...(keyframe ? { keyframe } : {}), ms: performance.now() - t0 };
+  }
+
+  /** Frees what the sequence holds (the carried device flows); compute may still be called, starting afresh. */
+  dispose(): void {
+    this.flows.drop();
+    this.previous = undefined;
+  }
+}
+
+/** A SequenceMatcher for `options` (match()'s options without a given start, and SequenceOptions' own). */
+export function createSequenceMatcher(options: SequenceOptions): SequenceMatcher {
+  return new SequenceMatcher(options);
+}

@@ -1,0 +1,106 @@
+import type { EnergyBreakdown } from '../data/energy';
+import type { FlowCarry } from '../expansion/gpuFlowCarry';
+
+/**
+ * A frame of a sequence started from the previous frame's result
+ * (MatchOptions.warmStart; stereo/sequence.ts drives it). The rule that
+ * keeps a warm start from making a frame worse is here, in one place:
+ *
+ * the frame's fresh initial labeling (the WTA, or zeros, as `init` says)
+ * is computed as for any match, and the previous frame's labels are taken
+ * only when their energy under this frame's energy is at most the fresh
+ * labeling's; otherwise the frame starts fresh ('fallback'), its labels
+ * and its flows, as an independent match would.
+ *
+ * A moving camera moves the image: the previous labels are tried shifted
+ * by whole pixels, at the shift the previous frame chose and its four
+ * neighbours (one pixel left, right, up, down), and the shift of the
+ * lowest energy is the warm start (edges repeated into the uncovered
+ * border). Five energies a frame; a camera at rest keeps shift (0, 0).
+ *
+ * What that guarantees: α-expansion never raises the energy, so a warm
+ * frame ends at or below the fresh start's energy. It does not promise an
+ * end at or below an independent match's end (both are local minima);
+ * keyframes (SequenceOptions.keyframe) compare the ends themselves.
+ */
+export interface WarmStart {
+  /** Every view's labels stacked, as the previous frame left them (its result's warmStart.labels); absent on a first frame. */
+  labels?: Uint16Array;
+  /** Cycles of a frame that starts warm (default: the params' cycles). */
+  cycles?: number | 'converge';
+  /** The device moves' flows of the previous frame (expansion/gpuFlowCarry.ts); dropped when the frame starts fresh. */
+  flows?: FlowCarry;
+  /** The shift the previous frame's warm start took (its record's shift), where this frame's search starts; default [0, 0]. */
+  shift?: readonly [number, number];
+}
+
+/** How a frame started: from the previous frame's labels, fresh (no previous labels), or fresh because the warm start's energy was higher. */
+export type FrameStart = 'warm' | 'cold' | 'fallback';
+
+/** What a match given a warmStart reports (MatchResult.warmStart). */
+export interface WarmStartRecord {
+  start: FrameStart;
+  /** The previous frame's labels' energy under this frame's energy (absent on a first frame). */
+  warmEnergy?: number;
+  /** The fresh initial labeling's energy (absent on a first frame). */
+  freshEnergy?: number;
+  /** The shift [dx, dy] of the previous labels that had the lowest energy (the warm start when start is 'warm'). */
+  shift?: [number, number];
+  /** The cycles that ran from the start. */
+  cycles: number | 'converge';
+  /** Every view's final labels stacked: the next frame's warmStart.labels. */
+  labels: Uint16Array;
+}
+
+/** The grid of a frame's labels: `views` views of width × height stacked top to bottom, the second mirrored (the left–right check's). */
+export interface ViewGrid { width: number; height: number; views: number }
+
+/**
+ * `labels` moved by (dx, dy) pixels in every view (a mirrored view by −dx),
+ * the rows and columns uncovered taking the nearest edge's labels.
+ */
+export function shiftedLabels(labels: Uint16Array, g: ViewGrid, dx: number, dy: number): Uint16Array {
+  const { width: W, height: H } = g;
+  const out = new Uint16Array(labels.length);
+  for (let v = 0; v < g.views; v++) {
+    const sx = v === 1 ? -dx : dx;
+    const base = v * W * H;
+    for (let y = 0; y < H; y++) {
+      const from = base + Math.min(H - 1, Math.max(0, y - dy)) * W;
+      const row = base + y * W;
+      for (let x = 0; x < W; x++) out[row + x] = labels[from + Math.min(W - 1, Math.max(0, x - sx))];
+    }
+  }
+  return out;
+}
+
+/**
+ * The initial labels of a frame: the warm ones (at the best of the shifts
+ * tried) when their energy is at most the fresh ones' (see WarmStart),
+ * with what was compared. `fresh` and `energyOf` are the match's own (the
+ * device's WTA and energy where the solver offers them).
+ */
+export async function chooseStart(
+  warm: WarmStart | undefined, grid: ViewGrid, fresh: () => Promise<Uint16Array>, energyOf: (labels: Uint16Array) => Promise<EnergyBreakdown>,
+): Promise<{ initial: Uint16Array; record: Omit<WarmStartRecord, 'labels' | 'cycles'> }> {
+  const freshLabels = await fresh();
+  if (!warm?.labels) {
+    warm?.flows?.drop();
+    return { initial: freshLabels, record: { start: 'cold' } };
+  }
+  const n = grid.width * grid.height * grid.views;
+  if (warm.labels.length !== n) throw new RangeError(`warmStart.labels: ${warm.labels.length} labels, the frame's views have ${n}`);
+  const [sx, sy] = warm.shift ?? [0, 0];
+  let best: { labels: Uint16Array; energy: number; shift: [number, number] } | undefined;
+  for (const [dx, dy] of [[sx, sy], [sx - 1, sy], [sx + 1, sy], [sx, sy - 1], [sx, sy + 1]] as Array<[number, number]>) {
+    if (Math.abs(dx) >= grid.width || Math.abs(dy) >= grid.height) continue;
+    const labels = dx === 0 && dy === 0 ? warm.labels.slice() : shiftedLabels(warm.labels, grid, dx, dy);
+    const energy = (await energyOf(labels)).total;
+    if (!best || energy < best.energy) best = { labels, energy, shift: [dx, dy] };
+  }
+  const freshEnergy = (await energyOf(freshLabels)).total;
+  const record = { warmEnergy: best!.energy, freshEnergy, shift: best!.shift };
+  if (best!.energy <= freshEnergy) return { initial: best!.labels, record: { start: 'warm', ...record } };
+  warm.flows?.drop();
+  return { initial: freshLabels, record: { start: 'fallback', ...record } };
+}

@@ -1,0 +1,113 @@
+import { generateSyntheticScene } from '../data/synthetic';
+import { panFrames, cropRaster, type PanFrame } from '../data/panSequence';
+import { match } from '../stereo/match';
+import { createSequenceMatcher, type FrameResult, type SequenceOptions } from '../stereo/sequence';
+import { shiftedLabels } from '../stereo/warmStart';
+
+/**
+ * Sequences (stereo/sequence.ts): warm starts keep every frame at or below
+ * its fresh start's energy, fall back on a scene cut, give the same labels
+ * on every backend (canonical cuts; on the device moves the flows carried
+ * between frames change where push-relabel starts, never the cut), and
+ * keyframes every frame guarantee an independent match's energy or lower.
+ */
+
+const W = 72;
+const H = 48;
+const NDISP = 8;
+const pan = (seed: number, frames: number): PanFrame[] => {
+  const s = generateSyntheticScene({ width: W + frames - 1, height: H, ndisp: NDISP, seed });
+  return panFrames({ left: s.left, right: s.right, groundTruth: s.groundTruth }, { frames, width: W });
+};
+
+async function run(frames: PanFrame[], o: Omit<SequenceOptions, 'ndisp'>): Promise<FrameResult[]> {
+  const seq = createSequenceMatcher({ ndisp: NDISP, ...o });
+  try {
+    const out: FrameResult[] = [];
+    for (const f of frames) out.push(await seq.compute(f.left, f.right));
+    return out;
+  } finally {
+    seq.dispose();
+  }
+}
+
+describe('a slow pan matched warm', () => {
+  const frames = pan(3, 5);
+
+  test('each frame after the first starts warm, at the shift of the pan, and ends at or below its fresh start', async () => {
+    const warm = await run(frames, { backend: 'bk' });
+    expect(warm.map((f) => f.start)).toEqual(['cold', 'warm', 'warm', 'warm', 'warm']);
+    for (const f of warm.slice(1)) {
+      const w = f.result.warmStart!;
+      // The window moves right by a pixel: the previous labels fit best one pixel to the left.
+      expect(w.shift).toEqual([-1, 0]);
+      expect(w.warmEnergy!).toBeLessThanOrEqual(w.freshEnergy!);
+      expect(f.result.initialEnergy.total).toBe(w.warmEnergy);
+      expect(f.result.finalEnergy.total).toBeLessThanOrEqual(w.freshEnergy!);
+      expect(f.result.cycles.length).toBe(1);
+    }
+  }, 120000);
+
+  test('keyframes on every frame: no frame ends above an independent match', async () => {
+    const kept = await run(frames, { backend: 'bk', keyframe: 1 });
+    for (const [k, f] of frames.entries()) {
+      const alone = await match(f.left, f.right, { ndisp: NDISP, backend: 'bk' });
+      expect(kept[k].result.finalEnergy.total).toBeLessThanOrEqual(alone.finalEnergy.total);
+      if (kept[k].keyframe) expect(kept[k].keyframe!.freshEnergy).toBe(alone.finalEnergy.total);
+    }
+    expect(kept.slice(1).every((f) => f.keyframe !== undefined)).toBe(true);
+  }, 120000);
+
+  test('the device moves on gpu.js\'s CPU backend give BK\'s labels, starting warm from the carried flows', async () => {
+    const few = frames.slice(0, 3);
+    const bk = await run(few, { backend: 'bk' });
+    const dev = await run(few, { backend: 'gpujs-cpu' });
+    for (const [k, f] of dev.entries()) {
+      expect(f.start).toBe(bk[k].start);
+      expect(f.result.finalEnergy).toEqual(bk[k].result.finalEnergy);
+      expect(Buffer.from(f.result.disparity.buffer).equals(Buffer.from(bk[k].result.disparity.buffer))).toBe(true);
+    }
+    // Frame 0's first moves have no flows of their own α; a later frame's start from the flows its α ended the frame before with.
+    expect(dev[0].result.cycles[0].stats.warmMoves ?? 0).toBe(0);
+    expect(dev[1].result.cycles[0].stats.warmMoves).toBeGreaterThan(0);
+    const cold = await run(few.slice(1, 2), { backend: 'gpujs-cpu', warm: false });
+    expect(cold[0].result.cycles[0].stats.warmMoves ?? 0).toBe(0);
+  }, 300000);
+});
+
+describe('the fallback', () => {
+  test('a scene cut starts fresh: the frame is the independent match of its pair', async () => {
+    const a = pan(3, 2);
+    const b = pan(11, 1);
+    const frames = [a[0], a[1], b[0]];
+    const r = await run(frames, { backend: 'bk' });
+    expect(r.map((f) => f.start)).toEqual(['cold', 'warm', 'fallback']);
+    const w = r[2].result.warmStart!;
+    expect(w.warmEnergy!).toBeGreaterThan(w.freshEnergy!);
+    const alone = await match(b[0].left, b[0].right, { ndisp: NDISP, backend: 'bk' });
+    expect(r[2].result.finalEnergy).toEqual(alone.finalEnergy);
+    expect(Buffer.from(r[2].result.disparity.buffer).equals(Buffer.from(alone.disparity.buffer))).toBe(true);
+  }, 120000);
+
+  test('a frame of another size starts cold', async () => {
+    const a = pan(3, 2);
+    const small = { left: cropRaster(a[1].left, 0, 0, W - 8, H), right: cropRaster(a[1].right, 0, 0, W - 8, H) };
+    const r = await run([a[0], small], { backend: 'bk', lrCheck: false });
+    expect(r.map((f) => f.start)).toEqual(['cold', 'cold']);
+  }, 120000);
+});
+
+describe('the options', () => {
+  test('a given start or a bad sequence option is refused by name', () => {
+    expect(() => createSequenceMatcher({ ndisp: 8, initialLabels: new Uint16Array(4) } as never)).toThrow(/initialLabels/);
+    expect(() => createSequenceMatcher({ ndisp: 8, keyframe: -1 })).toThrow(/keyframe/);
+    expect(() => createSequenceMatcher({ ndisp: 8, warmCycles: 0 })).toThrow(/warmCycles/);
+  });
+
+  test('shiftedLabels moves each view, the mirrored one the other way, repeating the edges', () => {
+    const g = { width: 3, height: 2, views: 2 };
+    const l = Uint16Array.from([1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6]);
+    expect(Array.from(shiftedLabels(l, g, 1, 0))).toEqual([1, 1, 2, 4, 4, 5, 2, 3, 3, 5, 6, 6]);
+    expect(Array.from(shiftedLabels(l, g, 0, 1))).toEqual([1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3]);
+  });
+});
