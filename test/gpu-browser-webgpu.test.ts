@@ -27,6 +27,7 @@ import { match, type MatchEvent, type MatchOptions } from '../stereo/match';
 import { findChromium, openBrowserWebGpu, type BrowserWebGpu } from './support/browserWebGpu';
 import type { BridgeDevice } from './support/browserWebGpuObjects';
 import { expansionLikeGraph, randomGridGraph } from './support/randomGraphs';
+import { FULL_TESTS, scaled } from './support/testScope';
 
 /**
  * The project's real WGSL on a real WebGPU implementation, on machines
@@ -220,11 +221,13 @@ var<workgroup> tile: array<u32, ${n}>;
   });
 
   // The block kernels with tiles smaller than the grid, so that flow crosses tile borders in both tilings and BFS distances cross tiles.
-  test.each([[8, 8, 4], [16, 4, 7], [4, 8, 1]])('block push and block BFS with %ix%i tiles and %i local iterations: the flow and cut of BK on 40×30 and 37×45 grids', async (tw, th, iterations) => {
+  // Each grid size compiles the kernels again: by default each tiling on one of the two grids (both grids and every tiling still run), all on both under STEREOCUT_FULL_TESTS=1.
+  const blockGrids = [[40, 30, 1], [37, 45, 2]];
+  test.each([[8, 8, 4, 0], [16, 4, 7, 1], [4, 8, 1, 0]])('block push and block BFS with %ix%i tiles and %i local iterations: the flow and cut of BK on 40×30 and 37×45 grids (by default only the grid at index %i)', async (tw, th, iterations, grid) => {
     const errors = ctx.deviceErrors.length;
     const solver = await createMaxFlowSolver('gpu', { push: 'block', bfs: 'block', block: { tile: { width: tw, height: th }, iterations }, iterationsPerRelabel: 2, bfsPassesPerCall: 4, bfsContinuePasses: 8, fallbackToBk: false });
     try {
-      for (const [W, H, seed] of [[40, 30, 1], [37, 45, 2]]) {
+      for (const [W, H, seed] of FULL_TESTS ? blockGrids : [blockGrids[grid]]) {
         const rng = seededRandom(seed * 104729 + tw * 31 + th);
         for (const [kind, g] of [['uniform', randomGridGraph(rng, W, H, 'uniform')], ['expansion', expansionLikeGraph(rng, W, H, { reversed: seed % 2 === 0 })]] as Array<[string, GridGraph]>) {
           expectSameAsBk(g, await solver.solve(g), `block ${tw}x${th} ${kind} ${W}x${H}`);
@@ -350,9 +353,11 @@ var<workgroup> tile: array<u32, ${n}>;
     await expectNoDeviceErrorsSince(errors);
   });
 
-  test('α-expansion on the device, synthetic 100×40 (convergence checks over several 32×32 squares), census costs: the labels and energy of BK', async () => {
-    const wide = generateSyntheticScene({ width: 100, height: 40, ndisp: 5, seed: 5 });
-    await expectMatchLikeBk(wide.left, wide.right, { ndisp: 5, cost: 'census', cycles: 1, lrCheck: false }, 'synthetic 100×40');
+  // 100×40 (4×2 squares) under STEREOCUT_FULL_TESTS=1, 66×40 (3×2) by default.
+  const wideW = scaled(100, 66);
+  test(`α-expansion on the device, synthetic ${wideW}×40 (convergence checks over several 32×32 squares), census costs: the labels and energy of BK`, async () => {
+    const wide = generateSyntheticScene({ width: wideW, height: 40, ndisp: 5, seed: 5 });
+    await expectMatchLikeBk(wide.left, wide.right, { ndisp: 5, cost: 'census', cycles: 1, lrCheck: false }, `synthetic ${wideW}×40`);
   });
 
   test('α-expansion on the device with three resident calls submitted ahead (each taking the labels of the one before it on the device): the labels and energy of BK', async () => {
