@@ -199,12 +199,12 @@ var<workgroup> tile: array<u32, ${n}>;
 
   // One size per scheme: each new size compiles its kernels again, which SwiftShader does slowly.
   const schemes = PUSH_SCHEMES.flatMap((push) => BFS_SCHEMES.map((bfs) => [push, bfs] as [PushScheme, BfsScheme]));
-  test.each(schemes)('push-relabel, %s push and %s BFS: the flow and the minimum cut of BK on random 13×10 grids, several seeds', async (push, bfs) => {
+  test.each(schemes)('push-relabel, %s push and %s BFS: the flow and the minimum cut of BK on random 13×10 grids of each kind (three seeds under STEREOCUT_FULL_TESTS=1, one by default)', async (push, bfs) => {
     const errors = ctx.deviceErrors.length;
     const solver = await createMaxFlowSolver('gpu', { push, bfs, reach: 4, iterationsPerRelabel: 4, bfsPassesPerCall: 4, bfsContinuePasses: 8, fallbackToBk: false });
     try {
       expect(solver.device).toMatch(/swiftshader/);
-      for (let seed = 1; seed <= 3; seed++) {
+      for (let seed = 1; seed <= scaled(3, 1); seed++) {
         const rng = seededRandom(seed * 7919 + push.length * 31 + bfs.length);
         const graphs: Array<[string, GridGraph]> = [
           ['uniform', randomGridGraph(rng, 13, 10, 'uniform')],
@@ -401,10 +401,12 @@ var<workgroup> tile: array<u32, ${n}>;
 
   const dataRoot = process.env.STEREO_DATA ?? path.join(__dirname, '..', '..', 'shared', 'data', 'middlebury');
   const tsukuba = path.join(dataRoot, 'tsukuba');
-  (fs.existsSync(tsukuba) ? test : test.skip)(`α-expansion on the device, a 48×40 tsukuba crop, census costs: the labels and energy of BK${fs.existsSync(tsukuba) ? '' : ` (skipped: no scene at ${tsukuba})`}`, async () => {
+  // 48×40 under STEREOCUT_FULL_TESTS=1, 32×24 by default.
+  const [cropW, cropH] = [scaled(48, 32), scaled(40, 24)];
+  (fs.existsSync(tsukuba) ? test : test.skip)(`α-expansion on the device, a ${cropW}×${cropH} tsukuba crop, census costs: the labels and energy of BK${fs.existsSync(tsukuba) ? '' : ` (skipped: no scene at ${tsukuba})`}`, async () => {
     const s = await loadScene(tsukuba);
     const crop = (r: Raster): Raster => {
-      const [x0, y0, w, h, C] = [200, 150, 48, 40, r.channels];
+      const [x0, y0, w, h, C] = [200, 150, cropW, cropH, r.channels];
       const data = new Float32Array(w * h * C);
       for (let y = 0; y < h; y++) data.set(r.data.subarray(((y0 + y) * r.width + x0) * C, ((y0 + y) * r.width + x0 + w) * C), y * w * C);
       return { ...r, width: w, height: h, data };
