@@ -55,7 +55,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  ctx?.destroy();
+  await ctx?.destroy();
   await browser?.close();
 });
 

@@ -44,8 +44,8 @@ beforeAll(async () => {
     return create(source as never, settings as never);
   }) as typeof cpu.gpu.createKernel;
 });
-afterAll(() => {
-  cpu.destroy();
+afterAll(async () => {
+  await cpu.destroy();
   checks.restore();
 });
 

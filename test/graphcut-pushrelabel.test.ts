@@ -22,10 +22,7 @@ beforeAll(async () => {
   wasm = await createGpuContext('webasm');
 });
 
-afterAll(() => {
-  cpu.destroy();
-  wasm.destroy();
-});
+afterAll(() => Promise.all([cpu.destroy(), wasm.destroy()]));
 
 async function expectSameAsBk(solver: PushRelabelSolver, g: GridGraph, label: string): Promise<void> {
   const ref = bk.solveSync(g);

@@ -172,7 +172,7 @@ describe('stacked energies and bands', () => {
         }
       }
     } finally {
-      cpu.destroy();
+      await cpu.destroy();
     }
   });
 
