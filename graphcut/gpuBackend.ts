@@ -28,13 +28,7 @@ export interface GpuContext {
   readonly deviceErrors: string[];
   /** Whether destroy() was called: the gpu.js instance and everything made with it are gone. */
   readonly destroyed: boolean;
-  /**
-   * Destroys the gpu.js instance and everything made with it. gpu.js tears
-   * its kernels, pipelines and the WebAssembly backend's worker threads down
-   * after the call returns: the promise settles once they are gone (a caller
-   * about to exit, such as a test file's afterAll, awaits it).
-   */
-  destroy(): Promise<void>;
+  destroy(): void;
 }
 
 /* Minimal structural types for the parts of the WebGPU API touched here (no DOM lib in this project). */
@@ -278,7 +272,7 @@ function context(gpu: GPU, mode: GpuMode, device: string, deviceErrors: string[]
     get destroyed() { return destroyed; },
     destroy: () => {
       destroyed = true;
-      return Promise.resolve(gpu.destroy());
+      void gpu.destroy();
     },
   };
 }

@@ -65,7 +65,7 @@ describe('where the block schemes run', () => {
     const settings = (planes: number) => ({ output: planes > 1 ? [8, 8, planes] : [8, 8], constants: { W: 8, H: 8, INF: 65, REACH: 4 } });
     expect(() => iterationPasses(ctx.gpu, 'block', settings)).toThrow(/^push scheme block: needs WebGPU/);
     expect(() => globalRelabelPasses(ctx.gpu, 'block', settings)).toThrow(/^bfs scheme block: needs WebGPU/);
-    await ctx.destroy();
+    ctx.destroy();
   });
 
   test('the block schemes are the default only where they run, with their own K and B; schemes given keep their own defaults', () => {

@@ -55,7 +55,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await ctx?.destroy();
+  ctx?.destroy();
   await browser?.close();
 });
 

@@ -40,7 +40,7 @@ if (!root) {
       const diff = res.labels.findIndex((v, i) => v !== ref.labels[i]);
       expect(diff).toBe(-1);
     } finally {
-      await ctx.destroy();
+      ctx.destroy();
     }
   });
 }

@@ -27,7 +27,7 @@ jest.setTimeout(300_000);
 
 let cpu: GpuContext;
 beforeAll(async () => { cpu = await createGpuContext('cpu'); });
-afterAll(() => { releaseKeptPrograms(); return cpu.destroy(); });
+afterAll(() => { releaseKeptPrograms(); cpu.destroy(); });
 beforeEach(() => releaseKeptPrograms());
 
 const small: Partial<GpuMoveOptions> = { iterationsPerRound: 4, initialRounds: 2 };
@@ -126,7 +126,7 @@ describe('programs kept between solvers of the same shape', () => {
       }
     } finally {
       releaseKeptPrograms();
-      await wasm.destroy();
+      wasm.destroy();
     }
     // Keeping off for a solver: it neither takes nor keeps.
     await runAndCheck(cpu, e1, init(e1), 'kept');

@@ -222,7 +222,7 @@ describe('pipelines created ahead of a plan\'s compile', () => {
 
   /** A solver's plan of `rounds` rounds, traced, with an executor for it and its first call's arguments. */
   function solverPlan(W: number, H: number, rounds: number, given?: GpuMoveSolver): { executor: CompilingExecutor; args: unknown[]; solver: GpuMoveSolver } {
-    const ctx = { gpu: new GPU({ mode: 'webgpu' }), mode: 'webgpu' as const, device: 'stand-in', deviceErrors: [], destroyed: false, destroy: async () => undefined };
+    const ctx = { gpu: new GPU({ mode: 'webgpu' }), mode: 'webgpu' as const, device: 'stand-in', deviceErrors: [], destroyed: false, destroy: () => undefined };
     // Adapted as createGpuContext's instances are.
     adaptInstance(ctx.gpu);
     const solver = given ?? new GpuMoveSolver(ctx, randomEnergy(seededRandom(W * 31 + H), W, H, 5, 'linear'), { variant: 'reversed' });

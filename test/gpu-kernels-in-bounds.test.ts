@@ -44,8 +44,8 @@ beforeAll(async () => {
     return create(source as never, settings as never);
   }) as typeof cpu.gpu.createKernel;
 });
-afterAll(async () => {
-  await cpu.destroy();
+afterAll(() => {
+  cpu.destroy();
   checks.restore();
 });
 

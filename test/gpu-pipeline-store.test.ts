@@ -151,7 +151,7 @@ describe('a program warmed up from the store, on a stand-in device', () => {
 
   /** A fresh process's solver of W×H (its program begins the store's group) and its plan's executor with the first call's arguments. */
   function freshSolver(W: number, H: number): { executor: CompilingExecutor; args: unknown[] } {
-    const ctx = { gpu: new GPU({ mode: 'webgpu' }), mode: 'webgpu' as const, device: 'stand-in', deviceErrors: [], destroyed: false, destroy: async () => undefined };
+    const ctx = { gpu: new GPU({ mode: 'webgpu' }), mode: 'webgpu' as const, device: 'stand-in', deviceErrors: [], destroyed: false, destroy: () => undefined };
     adaptInstance(ctx.gpu);
     const solver = new GpuMoveSolver(ctx, randomEnergy(seededRandom(W * 31 + H), W, H, 5, 'linear'), { variant: 'reversed', keepPlans: false });
     const internals = solver as unknown as { plans: { get(r: number, b: number, v: boolean): { pipe: { pipeline: { plan: unknown; _buildPlan(): unknown } } } }; flowsInOut: boolean; schedule: { bfs: number } };

@@ -32,7 +32,7 @@ interface SolverInternals { plans: { get(r: number, b: number, v: boolean): { pi
 function webgpuContext(): ConstructorParameters<typeof GpuMoveSolver>[0] {
   const gpu = new GPU({ mode: 'webgpu' });
   adaptInstance(gpu);
-  return { gpu, mode: 'webgpu' as const, device: 'stand-in', deviceErrors: [], destroyed: false, destroy: async () => undefined };
+  return { gpu, mode: 'webgpu' as const, device: 'stand-in', deviceErrors: [], destroyed: false, destroy: () => undefined };
 }
 
 // Each solver frees its literals on dispose here (no program kept for the next: expansion/gpuKeptPrograms.ts has its own tests).
@@ -253,7 +253,7 @@ describe('the solver with shared literals, on gpu.js\'s cpu backend', () => {
         }
       }
     } finally {
-      await ctx.destroy();
+      ctx.destroy();
     }
   });
 });

@@ -22,7 +22,10 @@ beforeAll(async () => {
   wasm = await createGpuContext('webasm');
 });
 
-afterAll(() => Promise.all([cpu.destroy(), wasm.destroy()]));
+afterAll(() => {
+  cpu.destroy();
+  wasm.destroy();
+});
 
 async function expectSameAsBk(solver: PushRelabelSolver, g: GridGraph, label: string): Promise<void> {
   const ref = bk.solveSync(g);

@@ -172,7 +172,7 @@ describe('stacked energies and bands', () => {
         }
       }
     } finally {
-      await cpu.destroy();
+      cpu.destroy();
     }
   });
 
