@@ -1,13 +1,22 @@
-/** Tests are TypeScript, compiled on the fly by ts-jest (type checks stay on: `npm run build` checks the sources). */
+/**
+ * Tests are TypeScript, transpiled file by file by ts-jest (isolatedModules: no type checks here, which would
+ * type-check every file again in each jest worker); test/typecheck.test.ts type-checks the tests and the sources
+ * together with `tsc -p test/tsconfig.json`, and `npm run build` the sources with the build's own options.
+ */
+const os = require('os');
+const path = require('path');
 // Runs on WebGPU (the browser tests) would remember their pipelines in the user's cache folder (graphcut/gpujs/pipelineStore.ts): tests keep none unless they name a file.
 process.env.STEREOCUT_PIPELINE_CACHE ??= 'off';
 // Likewise the launcher's code cache (stereo/codeCache.ts), for tests that start `stereocut` processes.
 process.env.STEREOCUT_CODE_CACHE ??= 'off';
+// Worker threads and `stereocut` processes started from the sources transpile them (data/sourceLoader.ts): each keeps
+// the JavaScript it made here for the next, which then loads no compiler.
+process.env.STEREOCUT_TS_CACHE ??= path.join(os.tmpdir(), `stereocut-ts-${typeof process.getuid === 'function' ? process.getuid() : 'user'}`);
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: { ...require('./tsconfig.json').compilerOptions, noUnusedLocals: false }, diagnostics: { warnOnly: false } }] },
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: { ...require('./tsconfig.json').compilerOptions, noUnusedLocals: false, isolatedModules: true } }] },
   testTimeout: 120000,
   // Both cores of a two-core machine (jest's default leaves one idle there): the test files are independent and mostly single-threaded.
   maxWorkers: 2,

@@ -27,6 +27,7 @@ import { match, type MatchEvent, type MatchOptions } from '../stereo/match';
 import { findChromium, openBrowserWebGpu, type BrowserWebGpu } from './support/browserWebGpu';
 import type { BridgeDevice } from './support/browserWebGpuObjects';
 import { expansionLikeGraph, randomGridGraph } from './support/randomGraphs';
+import { FULL_TESTS, scaled } from './support/testScope';
 
 /**
  * The project's real WGSL on a real WebGPU implementation, on machines
@@ -198,12 +199,12 @@ var<workgroup> tile: array<u32, ${n}>;
 
   // One size per scheme: each new size compiles its kernels again, which SwiftShader does slowly.
   const schemes = PUSH_SCHEMES.flatMap((push) => BFS_SCHEMES.map((bfs) => [push, bfs] as [PushScheme, BfsScheme]));
-  test.each(schemes)('push-relabel, %s push and %s BFS: the flow and the minimum cut of BK on random 13×10 grids, several seeds', async (push, bfs) => {
+  test.each(schemes)('push-relabel, %s push and %s BFS: the flow and the minimum cut of BK on random 13×10 grids of each kind (three seeds under STEREOCUT_FULL_TESTS=1, one by default)', async (push, bfs) => {
     const errors = ctx.deviceErrors.length;
     const solver = await createMaxFlowSolver('gpu', { push, bfs, reach: 4, iterationsPerRelabel: 4, bfsPassesPerCall: 4, bfsContinuePasses: 8, fallbackToBk: false });
     try {
       expect(solver.device).toMatch(/swiftshader/);
-      for (let seed = 1; seed <= 3; seed++) {
+      for (let seed = 1; seed <= scaled(3, 1); seed++) {
         const rng = seededRandom(seed * 7919 + push.length * 31 + bfs.length);
         const graphs: Array<[string, GridGraph]> = [
           ['uniform', randomGridGraph(rng, 13, 10, 'uniform')],
@@ -220,11 +221,13 @@ var<workgroup> tile: array<u32, ${n}>;
   });
 
   // The block kernels with tiles smaller than the grid, so that flow crosses tile borders in both tilings and BFS distances cross tiles.
-  test.each([[8, 8, 4], [16, 4, 7], [4, 8, 1]])('block push and block BFS with %ix%i tiles and %i local iterations: the flow and cut of BK on 40×30 and 37×45 grids', async (tw, th, iterations) => {
+  // Each grid size compiles the kernels again: by default each tiling on one of the two grids (both grids and every tiling still run), all on both under STEREOCUT_FULL_TESTS=1.
+  const blockGrids = [[40, 30, 1], [37, 45, 2]];
+  test.each([[8, 8, 4, 0], [16, 4, 7, 1], [4, 8, 1, 0]])('block push and block BFS with %ix%i tiles and %i local iterations: the flow and cut of BK on 40×30 and 37×45 grids (by default only the grid at index %i)', async (tw, th, iterations, grid) => {
     const errors = ctx.deviceErrors.length;
     const solver = await createMaxFlowSolver('gpu', { push: 'block', bfs: 'block', block: { tile: { width: tw, height: th }, iterations }, iterationsPerRelabel: 2, bfsPassesPerCall: 4, bfsContinuePasses: 8, fallbackToBk: false });
     try {
-      for (const [W, H, seed] of [[40, 30, 1], [37, 45, 2]]) {
+      for (const [W, H, seed] of FULL_TESTS ? blockGrids : [blockGrids[grid]]) {
         const rng = seededRandom(seed * 104729 + tw * 31 + th);
         for (const [kind, g] of [['uniform', randomGridGraph(rng, W, H, 'uniform')], ['expansion', expansionLikeGraph(rng, W, H, { reversed: seed % 2 === 0 })]] as Array<[string, GridGraph]>) {
           expectSameAsBk(g, await solver.solve(g), `block ${tw}x${th} ${kind} ${W}x${H}`);
@@ -350,9 +353,11 @@ var<workgroup> tile: array<u32, ${n}>;
     await expectNoDeviceErrorsSince(errors);
   });
 
-  test('α-expansion on the device, synthetic 100×40 (convergence checks over several 32×32 squares), census costs: the labels and energy of BK', async () => {
-    const wide = generateSyntheticScene({ width: 100, height: 40, ndisp: 5, seed: 5 });
-    await expectMatchLikeBk(wide.left, wide.right, { ndisp: 5, cost: 'census', cycles: 1, lrCheck: false }, 'synthetic 100×40');
+  // 100×40 (4×2 squares) under STEREOCUT_FULL_TESTS=1, 66×40 (3×2) by default.
+  const wideW = scaled(100, 66);
+  test(`α-expansion on the device, synthetic ${wideW}×40 (convergence checks over several 32×32 squares), census costs: the labels and energy of BK`, async () => {
+    const wide = generateSyntheticScene({ width: wideW, height: 40, ndisp: 5, seed: 5 });
+    await expectMatchLikeBk(wide.left, wide.right, { ndisp: 5, cost: 'census', cycles: 1, lrCheck: false }, `synthetic ${wideW}×40`);
   });
 
   test('α-expansion on the device with three resident calls submitted ahead (each taking the labels of the one before it on the device): the labels and energy of BK', async () => {
@@ -396,10 +401,12 @@ var<workgroup> tile: array<u32, ${n}>;
 
   const dataRoot = process.env.STEREO_DATA ?? path.join(__dirname, '..', '..', 'shared', 'data', 'middlebury');
   const tsukuba = path.join(dataRoot, 'tsukuba');
-  (fs.existsSync(tsukuba) ? test : test.skip)(`α-expansion on the device, a 48×40 tsukuba crop, census costs: the labels and energy of BK${fs.existsSync(tsukuba) ? '' : ` (skipped: no scene at ${tsukuba})`}`, async () => {
+  // 48×40 under STEREOCUT_FULL_TESTS=1, 32×24 by default.
+  const [cropW, cropH] = [scaled(48, 32), scaled(40, 24)];
+  (fs.existsSync(tsukuba) ? test : test.skip)(`α-expansion on the device, a ${cropW}×${cropH} tsukuba crop, census costs: the labels and energy of BK${fs.existsSync(tsukuba) ? '' : ` (skipped: no scene at ${tsukuba})`}`, async () => {
     const s = await loadScene(tsukuba);
     const crop = (r: Raster): Raster => {
-      const [x0, y0, w, h, C] = [200, 150, 48, 40, r.channels];
+      const [x0, y0, w, h, C] = [200, 150, cropW, cropH, r.channels];
       const data = new Float32Array(w * h * C);
       for (let y = 0; y < h; y++) data.set(r.data.subarray(((y0 + y) * r.width + x0) * C, ((y0 + y) * r.width + x0 + w) * C), y * w * C);
       return { ...r, width: w, height: h, data };

@@ -18,7 +18,7 @@ import { PLANE, STATE_PLANES } from '../graphcut/pushRelabelLayout';
 import type { Raster } from '../data/raster';
 import { loadScene } from '../data/scene';
 import { randomEnergy, randomLabels } from './support/randomEnergy';
-import { sample } from './support/testScope';
+import { sample, scaled } from './support/testScope';
 
 /** Where a test's device solver reads its costs: the energy's volume, or an images data term in its place. */
 type Source = { kind: 'volume' } | Extract<DataTerm, { kind: 'images' }>;
@@ -57,12 +57,15 @@ async function expectSameAsBk(ctx: GpuContext, energy: MrfEnergy, init: Uint16Ar
   return gpu;
 }
 
+/** The synthetic pair of the solver tests: 48×36 under STEREOCUT_FULL_TESTS=1, 32×24 by default (the device kernels run on gpu.js's CPU backend here, and every case below is about the moves' bookkeeping, not the size). */
+const [SW, SH] = [scaled(48, 32), scaled(36, 24)];
+
 describe('GpuMoveSolver against the BK path', () => {
-  const scene = generateSyntheticScene({ width: 48, height: 36, ndisp: 8, seed: 3 });
+  const scene = generateSyntheticScene({ width: SW, height: SH, ndisp: 8, seed: 3 });
   // λ on the census scale (costs/costOptions.ts smoothnessUnit): 9 weighs about what 20 grey levels did, so every label's move changes pixels.
   const params = { ndisp: 8, kind: 'sad' as const, lambda: 9, smoothness: 'linear' as const, truncation: 2 };
 
-  test.each(['reversed', 'classic'] as const)('synthetic 48×36, 8 labels, %s graph: volume and image sources', async (variant) => {
+  test.each(['reversed', 'classic'] as const)(`synthetic ${SW}×${SH}, 8 labels, %s graph: volume and image sources`, async (variant) => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
     const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     const g = await expectSameAsBk(cpu, energy, init, variant, { kind: 'volume' }, `synthetic ${variant} volume`);
@@ -109,7 +112,7 @@ describe('GpuMoveSolver against the BK path', () => {
   // By default one scheme per push kind (graphcut-pushrelabel.test.ts runs every scheme on random grids); all under STEREOCUT_FULL_TESTS=1.
   test.each(sample([
     { push: 'lockstep', bfs: 'level' }, { push: 'lockstep', bfs: 'scan', reach: 4 }, { push: 'sweep', bfs: 'level', reach: 3 }, { push: 'sweep', bfs: 'scan', reach: 5 }, { push: 'split-sweep', bfs: 'scan', reach: 3 },
-  ] as const, [0, 3, 4]))('synthetic 48×36, every kernel scheme: %j', async (scheme) => {
+  ] as const, [0, 3, 4]))(`synthetic ${SW}×${SH}, every kernel scheme: %j`, async (scheme) => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
     const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, `synthetic ${JSON.stringify(scheme)}`, scheme);
@@ -316,8 +319,8 @@ describe('GpuMoveSolver warm starts (each move from the flows its α\'s previous
     expect(Math.max(...[...shapes.values()].map((k) => k.size))).toBeGreaterThan(1);
   });
 
-  test('synthetic 48×36 (volume and images): same results as cold starts, and the later cycles\' moves need fewer rounds', async () => {
-    const scene = generateSyntheticScene({ width: 48, height: 36, ndisp: 8, seed: 3 });
+  test(`synthetic ${SW}×${SH} (volume and images): same results as cold starts, and the later cycles' moves need fewer rounds`, async () => {
+    const scene = generateSyntheticScene({ width: SW, height: SH, ndisp: 8, seed: 3 });
     const energy = buildStereoEnergy(scene.left, scene.right, { ndisp: 8, kind: 'sad', lambda: 20, smoothness: 'linear', truncation: 2 });
     const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     const options = { iterationsPerRound: 2, bfsPasses: 8, initialRounds: 1, reach: 4 } as const;
