@@ -22,6 +22,7 @@ import { validateGridGraph, type GridGraph } from './gridGraph';
  * root, ORPHAN while the node waits for adoption, NONE for a free node.
  */
 
+// bkSearch.ts's values, as local bindings: compiled to CommonJS, an imported const is a property read, which an optimised loop deoptimises on the first time a branch reaches it.
 const RIGHT = 0;
 const LEFT = 1;
 const DOWN = 2;
