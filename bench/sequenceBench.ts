@@ -103,7 +103,7 @@ async function main(): Promise<void> {
         }
       }
     } finally {
-      for (const run of runs) run.seq.dispose();
+      for (const run of runs) await run.seq.dispose();
     }
     const seconds = (run: Run, from = 0): number => run.frames.slice(from).reduce((s, f) => s + f.ms, 0) / 1000;
     const fps = (run: Run, from = 0): number => (count - from) / seconds(run, from);

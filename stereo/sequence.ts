@@ -4,6 +4,7 @@ import { FlowCarry } from '../expansion/gpuFlowCarry';
 import { pyramidLevels } from './coarseToFine';
 import { match, resolveParams, type MatchOptions, type MatchResult } from './match';
 import { matchArguments } from './matchOptions';
+import { stripPool, stripThreads, type StripPool } from './stripRunner';
 import type { FrameStart } from './warmStart';
 
 /**
@@ -15,9 +16,11 @@ import type { FrameStart } from './warmStart';
  *
  * A SequenceMatcher holds one sequence's state and nothing else holds
  * any: made once from the match options, then compute(left, right) per
- * frame, dispose() at the end (it frees the carried device flows). The
- * device program is kept between the frames' solvers by the kept-program
- * cache (same shape, same options), so only the flows need carrying.
+ * frame, dispose() at the end (it frees the carried device flows and the
+ * strip threads). The device program is kept between the frames' solvers
+ * by the kept-program cache (same shape, same options), so only the flows
+ * need carrying. Frames matched coarse to fine share one pool of strip
+ * threads (stripPool), whose threads run faster once warm.
  */
 export interface SequenceOptions extends Omit<MatchOptions, 'initialLabels' | 'resume' | 'warmStart' | 'initSource' | 'onCycle'> {
   /** Start each frame from the previous one (default true); false matches every frame on its own (the baseline). */
@@ -56,6 +59,8 @@ export class SequenceMatcher {
   private readonly keyframe: number;
   private previous?: { width: number; height: number; labels: Uint16Array; shift?: [number, number] };
   private frames = 0;
+  /** The finer levels' threads of frames matched coarse to fine, started by the first such frame (unless the options give a pool). */
+  private pool?: StripPool;
 
   constructor(options: SequenceOptions) {
     const { warm = true, warmCycles = 1, keyframe = 0, ...rest } = options;
@@ -77,19 +82,22 @@ export class SequenceMatcher {
     const index = this.frames++;
     const { left, right } = await matchArguments(leftImage, rightImage, this.base);
     // A warm start is at one level: frames that coarse to fine would match (above 0.5 MP with levels auto) are matched on their own.
-    const warmable = this.warm && pyramidLevels(left.width, left.height, resolveParams(this.base).levels) === 1;
+    const levels = pyramidLevels(left.width, left.height, resolveParams(this.base).levels);
+    const warmable = this.warm && levels === 1;
+    if (levels > 1 && !this.base.stripPool) this.pool ??= stripPool(stripThreads(left.width * left.height));
+    const base = this.pool ? { ...this.base, stripPool: this.pool } : this.base;
     const prev = this.previous;
     if (!warmable || !prev || prev.width !== left.width || prev.height !== left.height) {
       this.previous = undefined;
       this.flows.drop();
     }
     const { labels, shift } = this.previous ?? {};
-    let result = await match(left, right, warmable ? { ...this.base, warmStart: { labels, shift, cycles: this.warmCycles, flows: this.flows } } : this.base);
+    let result = await match(left, right, warmable ? { ...base, warmStart: { labels, shift, cycles: this.warmCycles, flows: this.flows } } : base);
     let start: FrameStart = result.warmStart?.start ?? 'cold';
     let keyframe: FrameResult['keyframe'];
     if (start === 'warm' && this.keyframe > 0 && index % this.keyframe === 0) {
       // A fresh match without the carried flows (it leaves them alone); the lower final energy is kept.
-      const fresh = await match(left, right, { ...this.base, warmStart: {} });
+      const fresh = await match(left, right, { ...base, warmStart: {} });
       const lower = fresh.finalEnergy.total < result.finalEnergy.total;
       keyframe = { freshEnergy: fresh.finalEnergy.total, kept: lower ? 'fresh' : 'warm' };
       if (lower) {
@@ -102,10 +110,13 @@ export class SequenceMatcher {
     return { index, result, start, ...(keyframe ? { keyframe } : {}), ms: performance.now() - t0 };
   }
 
-  /** Frees what the sequence holds (the carried device flows); compute may still be called, starting afresh. */
-  dispose(): void {
+  /** Frees what the sequence holds (the carried device flows, the strip threads); compute may still be called, starting afresh. */
+  async dispose(): Promise<void> {
     this.flows.drop();
     this.previous = undefined;
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.close();
   }
 }
 

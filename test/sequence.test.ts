@@ -27,7 +27,7 @@ async function run(frames: PanFrame[], o: Omit<SequenceOptions, 'ndisp'>): Promi
     for (const f of frames) out.push(await seq.compute(f.left, f.right));
     return out;
   } finally {
-    seq.dispose();
+    await seq.dispose();
   }
 }
 
@@ -94,6 +94,19 @@ describe('the fallback', () => {
     const small = { left: cropRaster(a[1].left, 0, 0, W - 8, H), right: cropRaster(a[1].right, 0, 0, W - 8, H) };
     const r = await run([a[0], small], { backend: 'bk', lrCheck: false });
     expect(r.map((f) => f.start)).toEqual(['cold', 'cold']);
+  }, 120000);
+});
+
+describe('frames matched coarse to fine', () => {
+  test('share the sequence\'s strip pool and equal independent matches, frame for frame', async () => {
+    const frames = panFrames((() => { const s = generateSyntheticScene({ width: 130, height: 80, ndisp: 12, seed: 4 }); return { left: s.left, right: s.right, groundTruth: s.groundTruth }; })(), { frames: 2, width: 128 });
+    const r = await run(frames, { ndisp: 12, backend: 'bk', levels: 2 } as Omit<SequenceOptions, 'ndisp'>);
+    expect(r.map((f) => f.start)).toEqual(['cold', 'cold']);
+    for (const [k, f] of frames.entries()) {
+      const alone = await match(f.left, f.right, { ndisp: 12, backend: 'bk', levels: 2 });
+      expect(r[k].result.pyramid?.levels.length).toBe(1);
+      expect(Buffer.from(r[k].result.disparity.buffer).equals(Buffer.from(alone.disparity.buffer))).toBe(true);
+    }
   }, 120000);
 });
 

@@ -146,7 +146,7 @@ export async function videoCommand(a: VideoArgs, io: Io): Promise<number> {
     }
   } finally {
     unlisten();
-    sequence.dispose();
+    await sequence.dispose();
   }
   const seconds = (performance.now() - t0) / 1000;
   const count = (s: string): number => rows.filter((x) => x.r.start === s).length;
