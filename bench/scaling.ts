@@ -19,6 +19,7 @@ import { evaluateDisparity } from '../data/metrics';
 import { parseCensusWindow } from '../costs';
 import { match, type MatchOptions } from '../stereo/match';
 import { stripPool, stripThreads } from '../stereo/stripRunner';
+import { pyramidLevels } from '../stereo/coarseToFine';
 import type { BackendName } from '../stereo/params';
 
 /** A row's process is stopped after this long (a row of the table, not the whole run). */
@@ -50,8 +51,9 @@ function parseSet(sets: string[]): Partial<MatchOptions> {
 
 async function one(dir: string, backend: BackendName, sets: string[], repeat: number): Promise<Row> {
   const scene = await loadScene(dir);
-  // One pool of strip threads for the repeats, as a caller that matches many pairs keeps one.
-  const pool = stripPool(stripThreads(scene.left.width * scene.left.height));
+  // One pool of strip threads for the repeats, as a caller that matches many pairs keeps one (none for a pair matched at one level).
+  const levels = pyramidLevels(scene.left.width, scene.left.height, (parseSet(sets).levels as number | 'auto' | undefined) ?? 'auto');
+  const pool = stripPool(levels > 1 ? stripThreads(scene.left.width * scene.left.height) : 0);
   const run = (): ReturnType<typeof match> => match(scene.left, scene.right, { ndisp: scene.ndisp, minDisp: scene.minDisp ?? 0, backend, stripPool: pool, ...parseSet(sets) });
   const first = await run();
   let r = first;
