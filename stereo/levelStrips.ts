@@ -1,7 +1,7 @@
 import type { Raster } from '../data/raster';
 import { bandedCost, pairwise, type BandedTerm, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { bandedTerm } from '../costs/bandedTerm';
-import { buildStereoEnergy, mirroredSwappedEnergy, type StereoEnergyOptions } from '../costs';
+import { buildStereoEnergy, DEFAULT_CENSUS_WINDOW, mirroredSwappedEnergy, type StereoEnergyOptions } from '../costs';
 import { alphaExpansion, type CycleReport } from '../expansion/alphaExpansion';
 import { BandedMoveSolver } from '../expansion/bandedMoves';
 import type { MatchParams } from './params';
@@ -24,7 +24,7 @@ import type { MatchParams } from './params';
  * threads.
  *
  * A strip job carries the rows of the level's pair it needs (its rows, the
- * held rows and HALO rows more on each side, enough for every cost's and
+ * held rows and haloRows more on each side, enough for every cost's and
  * weight's window), so a thread builds the costs of its own strip: those
  * rows' costs and weights are the ones the whole level's energy has.
  */
@@ -34,9 +34,9 @@ export const STRIP_ROWS = 64;
 /** Rows of the even strips that the window around an odd strip moves again, on each side (less than half a strip, so that windows stay apart). */
 export const STRIP_OVERLAP = 8;
 
-/** Rows of the pair beyond a strip's held rows that its costs and weights may read: half the largest census window, and the gradients' row. */
+/** Rows of the pair beyond a strip's held rows that its costs and weights may read: half the census window's height, the gradients' row, and one to spare. */
 export function haloRows(energy: StereoEnergyOptions): number {
-  return Math.floor((energy.censusWindow?.height ?? 7) / 2) + 2;
+  return Math.floor((energy.censusWindow ?? DEFAULT_CENSUS_WINDOW).height / 2) + 2;
 }
 
 /** The strips of a level of `height` rows: [y0, y1) each, top to bottom. */
