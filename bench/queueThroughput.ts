@@ -18,22 +18,12 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
-import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 
-const BIN = path.join(__dirname, '..', '..', 'bin', 'stereocut.js');
+import { redisServerPath, startRedis } from '../test/support/redisServer';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+const BIN = path.join(__dirname, '..', '..', 'bin', 'stereocut.js');
 
 /** Starts a process and resolves once a line of its stderr (or stdout) matches `ready`. */
 function startUntil(cmd: string, args: string[], ready: RegExp): Promise<ChildProcess> {
@@ -77,10 +67,10 @@ async function main(): Promise<void> {
   if (!Number.isInteger(points) || points < 1) throw new Error('--points: an integer ≥ 1');
   if (sets.length === 0) sets.push('bk', 'bk,bk', 'bk,bk,bk,bk');
   if (scenes.length === 0) scenes.push('synthetic:seed=1,width=160,height=120,ndisp=16', 'synthetic:seed=2,width=160,height=120,ndisp=16');
-  const redisBin = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' }).stdout.trim();
+  const redisBin = redisServerPath();
   if (!redisBin) throw new Error('redis-server not found on PATH (Debian: apt-get install redis-server)');
-  const port = await freePort();
-  const redis = await startUntil(redisBin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], /Ready to accept connections/);
+  const redis = await startRedis(redisBin);
+  const port = redis.port;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-queue-bench-'));
   const lambdas = Array.from({ length: points }, (_, i) => 3 + i).join(',');
   console.log(`${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), load average ${os.loadavg()[0].toFixed(1)} at the start; ${scenes.length} scenes × ${points} points, one cycle, a fresh queue per set, workers warmed up`);
@@ -107,7 +97,7 @@ async function main(): Promise<void> {
       console.log(`${set} | ${trials} | ${seconds.toFixed(1)} | ${perMin.toFixed(1)} | ${(perMin / first).toFixed(2)}`);
     }
   } finally {
-    await stop(redis);
+    await redis.stop();
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 }
