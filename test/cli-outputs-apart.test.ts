@@ -5,6 +5,7 @@ import { main } from '../stereo/cli';
 import { generateSyntheticScene } from '../data/synthetic';
 import { writePng, writePfm } from '../data/imageIO';
 import { writeSceneFolder } from './support/tuneSupport';
+import { treeSnapshot } from './support/treeSnapshot';
 
 /**
  * No output of any command lands on one of its inputs (issue 40, items 1,
@@ -26,19 +27,7 @@ async function cli(args: string[]): Promise<Captured> {
   return { code, out: out.join('\n'), err };
 }
 
-/** Path → bytes of every file under `dir` (links read through), and the folders. */
-function snapshot(dir = tmp): Map<string, string> {
-  const m = new Map<string, string>();
-  const walk = (d: string): void => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isSymbolicLink()) m.set(p, `link → ${fs.readlinkSync(p)}`);
-      else if (e.isDirectory()) { m.set(p, 'folder'); walk(p); } else m.set(p, fs.readFileSync(p).toString('base64'));
-    }
-  };
-  walk(dir);
-  return m;
-}
+const snapshot = (dir = tmp): Map<string, string> => treeSnapshot(dir);
 
 /** The command is refused in one line naming `option` and `input`, exit 1, and nothing under tmp changed. */
 async function refused(args: string[], option: string, input: RegExp): Promise<void> {

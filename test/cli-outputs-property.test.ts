@@ -7,6 +7,7 @@ import { writePng, writePfm } from '../data/imageIO';
 import { seededRandom } from '../data/random';
 import { encodeLabeling } from '../data/smrf';
 import { writeSceneFolder } from './support/tuneSupport';
+import { treeSnapshot } from './support/treeSnapshot';
 
 /**
  * The property of issue 40: for random command lines drawn from every
@@ -21,19 +22,7 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-property-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 const f = (...names: string[]): string => path.join(tmp, ...names);
 
-/** Every entry under tmp: a file's bytes, a link's target, a folder. */
-function snapshot(): Map<string, string> {
-  const m = new Map<string, string>();
-  const walk = (d: string): void => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isSymbolicLink()) m.set(p, `link → ${fs.readlinkSync(p)}`);
-      else if (e.isDirectory()) { m.set(p, 'folder'); walk(p); } else m.set(p, fs.readFileSync(p).toString('base64'));
-    }
-  };
-  walk(tmp);
-  return m;
-}
+const snapshot = (): Map<string, string> => treeSnapshot(tmp);
 
 const W = 24;
 const H = 16;
