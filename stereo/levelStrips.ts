@@ -175,8 +175,9 @@ export async function solveStrip(job: StripJob): Promise<StripDone> {
   const energy = stripEnergy(job);
   const t1 = performance.now();
   const { a } = stripSpan(job.y0, job.y1, job.height);
-  const ownStart = stripEnergies(energy, job.labels, a, job.own0, job.own1).inside;
-  const bordersStart = stripEnergies(energy, job.labels, a, job.y0, job.y1).borders;
+  const moved = stripEnergies(energy, job.labels, a, job.y0, job.y1);
+  const ownStart = job.own0 === job.y0 && job.own1 === job.y1 ? moved.inside : stripEnergies(energy, job.labels, a, job.own0, job.own1).inside;
+  const bordersStart = moved.borders;
   const r = await alphaExpansion(energy, job.labels, new BandedMoveSolver(energy), { order: job.order, cycles: job.cycles, seed: job.seed, skipUnchanged: job.skipUnchanged });
   const W = energy.width;
   const labels = r.labels.slice((job.y0 - a) * W, (job.y1 - a) * W);
