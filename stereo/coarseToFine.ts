@@ -205,8 +205,8 @@ const ZERO: EnergyBreakdown = { data: 0, smoothness: 0, total: 0 };
 
 /**
  * One finer level of both views (or the first alone), in strips
- * (stereo/levelStrips.ts): the even strips of every view, then the
- * windows around the odd ones. Returns the views' maps and the level's
+ * (stereo/levelStrips.ts): the even strips of every view, and the window
+ * around each odd strip once the even strips beside it are done. Returns the views' maps and the level's
  * account, the views summed as one energy (as match() reports two views
  * matched as one). The level's initial energy is exact: the even strips'
  * own terms and borders at the start, plus the odd strips' own terms,
@@ -251,16 +251,33 @@ export async function refineLevel(level: number, shape: LevelShape, pair: { left
     finished++;
     o.onMove?.({ cycle: 1, alpha: -1, index: finished - 1, count, changed: d.pixelsChanged, level });
   };
+  // Each even strip starts at once; the window around an odd strip starts as soon as the even strips beside it are done
+  // (it reads their rows and nothing else that moves), not when every even strip is. The labels are the same as with a
+  // pass of even strips, then a pass of windows.
+  const results: StripDone[][] = Array.from({ length: views }, () => new Array<StripDone>(strips.length));
+  const solve = async (v: 0 | 1, k: number): Promise<void> => {
+    const [d] = await o.run([job(v, strips[k][0], strips[k][1], k % 2)], onDone);
+    labels[v].set(d.labels, d.y0 * W);
+    results[v][k] = d;
+  };
+  const tasks: Promise<void>[] = [];
+  for (let v = 0; v < views; v++) {
+    const view = v as 0 | 1;
+    const even = strips.map((_, k) => (k % 2 === 0 ? solve(view, k) : undefined));
+    for (let k = 1; k < strips.length; k += 2) tasks.push(Promise.all([even[k - 1], even[k + 1]]).then(() => solve(view, k)));
+    for (const e of even) if (e) tasks.push(e);
+  }
+  await Promise.all(tasks);
+  // Summed in a fixed order (even strips, then windows; by view and row), whatever order the strips finished in.
   const done: StripDone[] = [];
   let initialEnergy = ZERO;
   for (const parity of [0, 1]) {
-    const jobs: StripJob[] = [];
-    for (let v = 0; v < views; v++) strips.forEach(([y0, y1], k) => { if (k % 2 === parity) jobs.push(job(v as 0 | 1, y0, y1, parity)); });
-    if (jobs.length === 0) continue;
-    for (const d of await o.run(jobs, onDone)) {
-      labels[d.view].set(d.labels, d.y0 * W);
-      initialEnergy = sumEnergy(initialEnergy, parity === 0 ? sumEnergy(d.ownStart, d.bordersStart) : d.ownStart);
-      done.push(d);
+    for (let v = 0; v < views; v++) {
+      results[v].forEach((d, k) => {
+        if (k % 2 !== parity) return;
+        initialEnergy = sumEnergy(initialEnergy, parity === 0 ? sumEnergy(d.ownStart, d.bordersStart) : d.ownStart);
+        done.push(d);
+      });
     }
   }
   const finalEnergy = done.reduce((e, d) => sumEnergy(e, d.change), initialEnergy);

@@ -369,6 +369,21 @@ async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: 
   }
 }
 
+/**
+ * T of a level f times finer than the coarsest (f = 2, 4, …). T is in
+ * disparities, which grow ×f: a quadratic term's T grows ×f² so that it
+ * stands for the same jump. A linear term's grows ×3f: within a finer
+ * level's bands the jumps the truncation is there for are already barred
+ * (each pixel keeps a few labels around the coarse disparity), and there a
+ * ramp across the band must stay cheaper than a step (chosen with each of
+ * three ×2 scenes left out in turn; BENCHMARKS.md, "Large images").
+ */
+export function levelTruncation(p: Pick<MatchParams, 'smoothness' | 'truncation'>, f: number): number {
+  if (p.smoothness === 'quadratic') return p.truncation * f * f;
+  if (p.smoothness === 'linear') return p.truncation * 3 * f;
+  return p.truncation;
+}
+
 /** matchPyramid's levels, coarsest first, the finer levels' strips run by `run`. */
 async function matchLevels(pairs: Array<{ left: Raster; right: Raster }>, views: 1 | 2, options: MatchOptions, resolved: MatchParams, shapes: LevelShape[], run: StripRunner, t0: number): Promise<{ result: MatchResult; others: Uint16Array[] }> {
   const { left } = pairs[0];
@@ -393,9 +408,7 @@ async function matchLevels(pairs: Array<{ left: Raster; right: Raster }>, views:
     const shape = shapes[k];
     emit({ kind: 'level', level: k, of: levels, shape, shapes });
     const ndisp = shape.maxDisp - shape.minDisp + 1;
-    // T is in disparities, which grow ×2 a level: scaled so that it means the same jump at every level (quadratic: ×4).
-    const f = 2 ** (levels - 1 - k);
-    const onDemand = { ...resolved, costs: 'on-demand' as const, truncation: resolved.smoothness === 'quadratic' ? resolved.truncation * f * f : resolved.smoothness === 'linear' ? resolved.truncation * f : resolved.truncation };
+    const onDemand = { ...resolved, costs: 'on-demand' as const, truncation: levelTruncation(resolved, 2 ** (levels - 1 - k)) };
     checkNdisp(ndisp, shape.width, shape.minDisp);
     const energy = energyOptions(pairs[k].left, ndisp, onDemand, false, shape.minDisp, 1);
     const done = await refineLevel(k, shape, pairs[k], energy, views, { maps, ...size }, {

@@ -10,9 +10,9 @@ import { evaluateDisparity } from '../data/metrics';
 import { readImage, writePng } from '../data/imageIO';
 import type { Raster } from '../data/raster';
 import { bandsFromCoarse, halfSize, levelEnergy, levelShapes, pyramidLevels, refineLevel, type LevelShape } from '../stereo/coarseToFine';
-import { cropRows, stripCrop, stripEnergy, stripSpan } from '../stereo/levelStrips';
+import { cropRows, stripCrop, stripEnergy, stripRows as stripsOf, stripSpan } from '../stereo/levelStrips';
 import { runStripsHere } from '../stereo/stripRunner';
-import { match, resolveParams } from '../stereo/match';
+import { levelTruncation, match, resolveParams } from '../stereo/match';
 import { estimateMatchMemory } from '../stereo/memoryPlan';
 import { main } from '../stereo/cli';
 
@@ -173,6 +173,41 @@ describe('a finer level in strips', () => {
     }
   });
 
+  test('strips finishing in any order: a window starts only after the strips it reads are done, and the labels and energies are those of one strip at a time', async () => {
+    const rand = seededRandom(77);
+    for (let trial = 0; trial < 6; trial++) {
+      const ndisp = 10;
+      const s = generateSyntheticScene({ width: 48 + Math.floor(rand() * 30), height: 30 + Math.floor(rand() * 60), ndisp, seed: 40 + trial });
+      const shape = shapeOf(s.left, ndisp);
+      const coarse = halfSize(s.left);
+      const maps = [0, 1].map(() => Uint16Array.from({ length: coarse.width * coarse.height }, () => Math.floor(rand() * (ndisp / 2))));
+      const [rows, overlap] = [[8, 3], [5, 2], [16, 7], [9, 0], [3, 1], [12, 4]][trial];
+      const options = { params: p, stripRows: rows, overlap };
+      const serial = await refineLevel(0, shape, s, energyOf('census', ndisp), 2, { maps, width: coarse.width, height: coarse.height }, { ...options, run: runStripsHere });
+      // Rows a strip's job reads (its span with the held rows) and rows it writes, per view; every write must precede the reads that cover it.
+      const finished: Array<{ view: number; y0: number; y1: number }> = [];
+      const shuffled: typeof runStripsHere = async (jobs, onDone) => {
+        await new Promise((r) => setTimeout(r, Math.floor(rand() * 4)));
+        for (const j of jobs) {
+          const { a, b } = stripSpan(j.y0, j.y1, j.height);
+          // Every strip whose rows this one reads and which writes them must be done: a window reads the even strips beside it.
+          if (j.y0 !== j.own0 || j.y1 !== j.own1) {
+            const needed = stripsOf(shape.height, rows).filter(([y0, y1], k) => k % 2 === 0 && y0 < b && y1 > a);
+            for (const [y0, y1] of needed) expect(finished.some((f) => f.view === j.view && f.y0 === y0 && f.y1 === y1)).toBe(true);
+          }
+        }
+        const out = await runStripsHere(jobs, onDone);
+        for (const d of out) finished.push({ view: d.view, y0: d.y0, y1: d.y1 });
+        return out;
+      };
+      const any = await refineLevel(0, shape, s, energyOf('census', ndisp), 2, { maps, width: coarse.width, height: coarse.height }, { ...options, run: shuffled });
+      expect(any.maps).toEqual(serial.maps);
+      expect(any.result.initialEnergy).toEqual(serial.result.initialEnergy);
+      expect(any.result.finalEnergy).toEqual(serial.result.finalEnergy);
+      expect(finished.length).toBe(2 * Math.ceil(shape.height / rows));
+    }
+  });
+
   test('threads give the labels this thread gives (the compiled strip pool)', async () => {
     const dist = path.join(__dirname, '..', 'dist', 'stereo');
     if (!fs.existsSync(path.join(dist, 'stripWorker.js'))) throw new Error('dist/ is missing: run npm run build (npm ci does it through the prepare script)');
@@ -232,6 +267,24 @@ describe('match() coarse to fine', () => {
     expect(bad(two.disparity)).toBeLessThan(bad(one.disparity) + 3);
     expect(two.finalEnergy.total).toBeLessThanOrEqual(two.initialEnergy.total);
     expect(two.disparity.length).toBe(192 * 144);
+  });
+
+  test('the finest level\'s reported energies are its banded energy recomputed from the labels, with the level\'s truncation (levelTruncation)', async () => {
+    const s = generateSyntheticScene({ width: 160, height: 120, ndisp: 16, seed: 11 });
+    const options = { ndisp: s.ndisp, backend: 'bk' as const, lrCheck: false };
+    const two = await match(s.left, s.right, { ...options, levels: 2 });
+    const coarse = await match(halfSize(s.left), halfSize(s.right), { ...options, ndisp: 8, levels: 1 });
+    const p = two.params;
+    expect(levelTruncation(p, 2)).toBe(p.smoothness === 'linear' ? 6 * p.truncation : p.truncation);
+    expect(levelTruncation({ smoothness: 'quadratic', truncation: 3 }, 4)).toBe(48);
+    expect(levelTruncation({ smoothness: 'potts', truncation: 1 }, 4)).toBe(1);
+    const energy: StereoEnergyOptions = {
+      ndisp: 16, minDisp: 0, kind: p.cost, tau: p.tau, border: p.border, censusWindow: p.censusWindow, lambda: p.lambda, cueThreshold: p.cueThreshold,
+      cueFactor: p.cueFactor, smoothness: p.smoothness, truncation: levelTruncation(p, 2), onDemand: true,
+    };
+    const { energy: level, start } = levelEnergy({ view: 0, left: s.left, right: s.right, energy, shape: { width: 160, height: 120, minDisp: 0, maxDisp: 15 }, coarse: coarse.disparity, coarseWidth: 80, coarseHeight: 60, radius: 2 });
+    expect(two.initialEnergy).toEqual(computeEnergy(level, start));
+    expect(two.finalEnergy).toEqual(computeEnergy(level, two.disparity));
   });
 
   test('the memory estimate of a run grows with the pixels × the band at the finer levels, not with the labels', () => {
