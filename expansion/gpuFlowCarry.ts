@@ -1,4 +1,4 @@
-import type { DeviceFlows, HostFlows } from './gpuFlowStores';
+import { flowShiftMoves, type DeviceFlows, type FlowMove, type HostFlows } from './gpuFlowStores';
 
 /**
  * Flows carried from one device move solver to the next of the same shape:
@@ -19,6 +19,8 @@ export class FlowCarry {
   private shape?: string;
   private host?: HostFlows;
   private device?: DeviceFlows;
+  /** The shift the next taker applies (shift()), as moves of one move's flows. */
+  private moves?: FlowMove[];
 
   /** A solver disposed with these flows, of grid and settings `shape` (gpuFlowShape); what was held before is freed. */
   keep(shape: string, host: HostFlows | undefined, device: DeviceFlows | undefined): void {
@@ -26,6 +28,16 @@ export class FlowCarry {
     this.shape = shape;
     this.host = host;
     this.device = device;
+    this.moves = undefined;
+  }
+
+  /**
+   * The frame starts from the previous labels shifted by (dx, dy) pixels
+   * (warmStart.ts): the flows go with them, in every view of a W × H grid
+   * of `views` views (the mirrored one by −dx), when a solver takes them.
+   */
+  shift(W: number, H: number, views: number, dx: number, dy: number): void {
+    this.moves = dx === 0 && dy === 0 ? undefined : flowShiftMoves(W, H, views, dx, dy);
   }
 
   /** The host flows, when they are of `shape` (taken: the carry no longer holds them). */
@@ -33,6 +45,7 @@ export class FlowCarry {
     if (shape !== this.shape) return undefined;
     const h = this.host;
     this.host = undefined;
+    if (h && this.moves) h.shift(this.moves);
     return h;
   }
 
@@ -41,6 +54,7 @@ export class FlowCarry {
     if (shape !== this.shape) return undefined;
     const d = this.device;
     this.device = undefined;
+    if (d && this.moves) d.shift(this.moves);
     return d;
   }
 
@@ -50,6 +64,7 @@ export class FlowCarry {
     this.device = undefined;
     this.host = undefined;
     this.shape = undefined;
+    this.moves = undefined;
   }
 }
 

@@ -41,6 +41,14 @@ export class HostFlows {
     return this.lastConverged;
   }
 
+  /** Every kept α's flows moved as `moves` says (flowShiftMoves), in place. */
+  shift(moves: readonly FlowMove[]): void {
+    for (const f of new Set(this.store)) {
+      if (!f) continue;
+      for (const m of moves) f.copyWithin(m.to, m.from, m.from + m.length);
+    }
+  }
+
   /** α's move converged with `flows` (as read back): they start α's next move, and borrowing moves. */
   keep(alpha: number, flows: KernelOutput): void {
     const store = this.store[alpha] ?? new Float32Array(2 * this.W * this.H);
@@ -115,9 +123,56 @@ export class DeviceFlows {
     if (old) this.give(old);
   }
 
+  /** Every kept α's flows moved as `moves` says (flowShiftMoves): each into a new buffer, the old given back. */
+  shift(moves: readonly FlowMove[]): void {
+    if (!this.buffers) return;
+    const moved = new Map<BufferLike, BufferLike>();
+    const copies: Array<readonly [BufferLike, BufferLike, number, number, number]> = [];
+    for (const from of this.perAlpha) {
+      if (!from || moved.has(from)) continue;
+      const to = this.take();
+      moved.set(from, to);
+      // The flows where they were first, so the rows and columns that nothing moves into keep theirs (any flows are a valid start).
+      copies.push([from, to, 0, 0, this.bytes]);
+      for (const m of moves) copies.push([from, to, 4 * m.from, 4 * m.to, 4 * m.length]);
+    }
+    this.buffers.copy(copies);
+    this.perAlpha.forEach((b, alpha) => { if (b) this.perAlpha[alpha] = moved.get(b); });
+    if (this.lastConverged) this.lastConverged = moved.get(this.lastConverged);
+    for (const old of moved.keys()) this.give(old);
+  }
+
   /** Frees every buffer (the solver is disposed). */
   destroy(): void {
     this.buffers?.destroy();
     this.buffers = undefined;
   }
+}
+
+/** One contiguous move of flow values: `length` values from index `from` to index `to` (of one move's flows). */
+export interface FlowMove { from: number; to: number; length: number }
+
+/**
+ * The moves that shift a move's flows ([2, views·H, W]: the right-edge
+ * plane, then the down-edge plane; the views stacked by rows) by (dx, dy)
+ * pixels in every view, a mirrored view (the second) by −dx, as
+ * warmStart.ts's shiftedLabels shifts labels: the flow of the edge at p
+ * goes to the edge at p + (dx, dy). Within a view's plane a shift is one
+ * contiguous move by dy·W + dx values; the values that cross a row's end
+ * land on the next row's first edges, which is harmless (any flows are a
+ * valid start once clamped to the graph's capacities) and touches only the
+ * |dx| edges at each row's ends.
+ */
+export function flowShiftMoves(W: number, H: number, views: number, dx: number, dy: number): FlowMove[] {
+  const moves: FlowMove[] = [];
+  const n = W * H;
+  for (let plane = 0; plane < 2; plane++) {
+    for (let v = 0; v < views; v++) {
+      const base = plane * views * n + v * n;
+      const s = dy * W + (v === 1 ? -dx : dx);
+      if (Math.abs(s) >= n) continue;
+      moves.push(s >= 0 ? { from: base, to: base + s, length: n - s } : { from: base - s, to: base, length: n + s });
+    }
+  }
+  return moves;
 }

@@ -16,7 +16,9 @@ import type { FlowCarry } from '../expansion/gpuFlowCarry';
  * by whole pixels, at the shift the previous frame chose and its four
  * neighbours (one pixel left, right, up, down), and the shift of the
  * lowest energy is the warm start (edges repeated into the uncovered
- * border). Five energies a frame; a camera at rest keeps shift (0, 0).
+ * border); the device flows carried from the previous frame are shifted
+ * with them (FlowCarry.shift). Five energies a frame; a camera at rest
+ * keeps shift (0, 0).
  *
  * What that guarantees: α-expansion never raises the energy, so a warm
  * frame ends at or below the fresh start's energy. It does not promise an
@@ -100,7 +102,10 @@ export async function chooseStart(
   }
   const freshEnergy = (await energyOf(freshLabels)).total;
   const record = { warmEnergy: best!.energy, freshEnergy, shift: best!.shift };
-  if (best!.energy <= freshEnergy) return { initial: best!.labels, record: { start: 'warm', ...record } };
+  if (best!.energy <= freshEnergy) {
+    warm.flows?.shift(grid.width, grid.height, grid.views, best!.shift[0], best!.shift[1]);
+    return { initial: best!.labels, record: { start: 'warm', ...record } };
+  }
   warm.flows?.drop();
   return { initial: freshLabels, record: { start: 'fallback', ...record } };
 }

@@ -70,6 +70,8 @@ describe('a slow pan matched warm', () => {
     // Frame 0's first moves have no flows of their own α; a later frame's start from the flows its α ended the frame before with.
     expect(dev[0].result.cycles[0].stats.warmMoves ?? 0).toBe(0);
     expect(dev[1].result.cycles[0].stats.warmMoves).toBeGreaterThan(0);
+    // The pan moves the image: the labels start shifted, and the carried flows with them (BK's labels all the same).
+    expect(dev[1].result.warmStart!.shift).not.toEqual([0, 0]);
     const cold = await run(few.slice(1, 2), { backend: 'gpujs-cpu', warm: false });
     expect(cold[0].result.cycles[0].stats.warmMoves ?? 0).toBe(0);
   }, 300000);

@@ -140,6 +140,19 @@ export class ResidentBuffers {
     });
   }
 
+  /**
+   * Copies on the device, in one submission (ordered after the commands
+   * submitted before it and before those after): each [from, to, fromByte,
+   * toByte, bytes], in the order given, so a later copy overwrites an
+   * earlier one where they meet. A copy's two buffers differ.
+   */
+  copy(copies: ReadonlyArray<readonly [BufferLike, BufferLike, number, number, number]>): void {
+    if (this.destroyed) throw new Error('resident buffers have been destroyed');
+    const encoder = this.device.createCommandEncoder();
+    for (const [from, to, fromByte, toByte, bytes] of copies) if (bytes > 0) encoder.copyBufferToBuffer(from, fromByte, to, toByte, bytes);
+    this.device.queue.submit([encoder.finish()]);
+  }
+
   /** The first `bytes` of `buffer` (one from take()), read back once the commands submitted before have run. */
   read(buffer: BufferLike, bytes: number): Promise<Float32Array> {
     if (this.destroyed) throw new Error('resident buffers have been destroyed');
