@@ -70,7 +70,15 @@ export function shiftedLabels(labels: Uint16Array, g: ViewGrid, dx: number, dy: 
     for (let y = 0; y < H; y++) {
       const from = base + Math.min(H - 1, Math.max(0, y - dy)) * W;
       const row = base + y * W;
-      for (let x = 0; x < W; x++) out[row + x] = labels[from + Math.min(W - 1, Math.max(0, x - sx))];
+      // out[row + x] = labels[from + clamp(x − sx, 0, W − 1)], as one copy and one fill per row.
+      const k = Math.min(W, Math.abs(sx));
+      if (sx >= 0) {
+        out.fill(labels[from], row, row + k);
+        out.set(labels.subarray(from, from + W - k), row + k);
+      } else {
+        out.set(labels.subarray(from + k, from + W), row);
+        out.fill(labels[from + W - 1], row + W - k, row + W);
+      }
     }
   }
   return out;

@@ -1,3 +1,4 @@
+import { seededRandom } from '../data/random';
 import { generateSyntheticScene } from '../data/synthetic';
 import { panFrames, cropRaster, type PanFrame } from '../data/panSequence';
 import { match } from '../stereo/match';
@@ -124,5 +125,26 @@ describe('the options', () => {
     const l = Uint16Array.from([1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6]);
     expect(Array.from(shiftedLabels(l, g, 1, 0))).toEqual([1, 1, 2, 4, 4, 5, 2, 3, 3, 5, 6, 6]);
     expect(Array.from(shiftedLabels(l, g, 0, 1))).toEqual([1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3]);
+  });
+
+  test('shiftedLabels is labels[clamp(x − dx), clamp(y − dy)] in each view (−dx in the mirrored one), on random grids and shifts past the edges', () => {
+    const rand = seededRandom(13);
+    for (let trial = 0; trial < 200; trial++) {
+      const g = { width: 1 + Math.floor(rand() * 8), height: 1 + Math.floor(rand() * 6), views: 1 + Math.floor(rand() * 2) };
+      const dx = Math.floor(rand() * 21) - 10;
+      const dy = Math.floor(rand() * 15) - 7;
+      const n = g.width * g.height;
+      const l = Uint16Array.from({ length: n * g.views }, () => Math.floor(rand() * 1000));
+      const out = shiftedLabels(l, g, dx, dy);
+      const clamp = (v: number, hi: number): number => Math.min(hi - 1, Math.max(0, v));
+      for (let v = 0; v < g.views; v++) {
+        for (let y = 0; y < g.height; y++) {
+          for (let x = 0; x < g.width; x++) {
+            const sx = v === 1 ? -dx : dx;
+            expect(out[v * n + y * g.width + x]).toBe(l[v * n + clamp(y - dy, g.height) * g.width + clamp(x - sx, g.width)]);
+          }
+        }
+      }
+    }
   });
 });
