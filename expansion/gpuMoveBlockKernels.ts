@@ -11,7 +11,8 @@
  * reduces in workgroup memory what several launches did.
  */
 import type { GPU, IGPUKernelSettings } from 'gpu.js';
-import { BLOCK_CHECK_SPAN, runsWgsl, workgroupKernel } from '../graphcut/blockKernels';
+import { BLOCK_CHECK_SPAN } from '../graphcut/blockCheckKernel';
+import { runsWgsl, workgroupKernel } from '../graphcut/blockWorkgroup';
 import { workgroupEntryMarker } from '../graphcut/gpujs/workgroupEntry';
 
 /** Threads of the tally's single workgroup: each ORs every TALLY_THREADS-th code. */
