@@ -5,7 +5,7 @@
  *
  * A plan's call is a chain of dependent dispatches, and at the Middlebury
  * sizes each costs about the same to record, submit and run however little
- * it does. The gather kernels of gpuMoveKernels.ts reduce 8×8 blocks per
+ * it does. The gather kernels of gpuReductionKernels.ts reduce 8×8 blocks per
  * level, so a check's codes and a move's changed pixels took two to four
  * dispatches each before a single value was left; here one workgroup
  * reduces in workgroup memory what several launches did.
@@ -19,7 +19,7 @@ import { workgroupEntryMarker } from '../graphcut/gpujs/workgroupEntry';
 const TALLY_THREADS = 64;
 
 /**
- * WGSL of the move's tally (gpuMoveKernels.ts tallySource: the same four
+ * WGSL of the move's tally (gpuReductionKernels.ts tallySource: the same four
  * values from the same codes) over all [CW, CH] codes of a block check
  * (blockCheckWgsl), in one workgroup: the codes OR-ed in workgroup memory,
  * then T updated, [4].

@@ -8,7 +8,7 @@ export const BLOCK_CHECK_SPAN = 32;
 
 /**
  * WGSL of the convergence check of a state, one workgroup per 32×32
- * pixels, [ceil(W/32), ceil(H/32)]: the code of expansion/gpuMoveKernels.ts's
+ * pixels, [ceil(W/32), ceil(H/32)]: the code of expansion/gpuReductionKernels.ts's
  * checkTilesSource (1 when a pixel holds excess at a finite height, plus 2
  * when a height is not a fixed point of the BFS equations), OR-ed over the
  * square in workgroup memory, so that a check needs one launch where the
