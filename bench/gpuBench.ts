@@ -123,7 +123,7 @@ import { pushRelabelSource } from '../graphcut/lockstepKernels';
 import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
 import { sweepPushSource } from '../graphcut/sweepKernels';
 import { expansionLikeGraph } from '../test/support/randomGraphs';
-import { checkTilesSource, MOVE_DONE_GATE, orTilesSource, reductionLevels, TILE } from '../expansion/gpuMoveKernels';
+import { checkTilesSource, MOVE_DONE_GATE, orTilesSource, reductionLevels, TILE } from '../expansion/gpuReductionKernels';
 import { createMoveSolver } from '../stereo/backends';
 import { installHostProfiler } from './gpuHostProfile';
 import { costOptions, costsLeftToDevice, match, resolveParams, startingLabels, stereoEnergy, warmUpForBackend } from '../stereo/match';

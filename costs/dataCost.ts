@@ -3,7 +3,8 @@ import { volumeOnThreads } from './parallelCosts';
 import { forwardGradients, type CostImage } from '../data/costImage';
 import { isIntegral8, toIntensity8, validateRaster, type IntensityImage } from './intensity';
 import { resolveDataCostOptions, type CostKind, type DataCostOptions, type ResolvedDataCostOptions } from './costOptions';
-import { censusGrey, censusTransform, censusWords, popcount32 } from './census';
+import { censusGrey, censusTransform, censusWords } from './census';
+import { censusVolumeRows, hammingRun, sadRun, sgradRun, ssdRun } from './costRuns';
 
 /**
  * A matcher's 8-bit samples when its maker can derive them from another
@@ -234,67 +235,10 @@ export class DataCostMatcher {
     }
   }
 
-  /**
-   * The census volume pixel by pixel, all labels of a pixel in one run, so
-   * the writes are contiguous rather than strided by L. The same values as
-   * costRow.
-   */
-  private censusVolumeRows(vol: Int32Array, L: number, y0: number, y1: number): void {
-    const W = this.width;
-    const K = this.words;
-    const { left: cL, right: cR } = this.hostCodes(y0, y1);
-    const { scale, maxCost: cap, border, minDisp } = this.options;
-    for (let y = y0; y < y1; y++) {
-      const rowPix = y * W;
-      for (let x = 0; x < W; x++) {
-        const p = rowPix + x;
-        let o = p * L;
-        const a = p * K;
-        // Labels 0 .. valid − 1 match inside the right image (x − minDisp − l ≥ 0); the rest all get the border cost.
-        const valid = Math.max(0, Math.min(L, x - minDisp + 1));
-        let b = (p - minDisp) * K;
-        if (K === 2) {
-          const a0 = cL[a];
-          const a1 = cL[a + 1];
-          for (let l = 0; l < valid; l++, o++, b -= 2) vol[o] = imin((popcount32(a0 ^ cR[b]) + popcount32(a1 ^ cR[b + 1])) * scale, cap);
-        } else {
-          for (let l = 0; l < valid; l++, o++, b -= K) {
-            let raw = 0;
-            for (let w = 0; w < K; w++) raw += popcount32(cL[a + w] ^ cR[b + w]);
-            vol[o] = imin(raw * scale, cap);
-          }
-        }
-        if (valid === L) continue;
-        let rest = cap;
-        if (border === 'clamp') {
-          // Against the right image's column 0, the same for every remaining label.
-          let raw = 0;
-          for (let w = 0, b0 = rowPix * K; w < K; w++) raw += popcount32(cL[a + w] ^ cR[b0 + w]);
-          rest = imin(raw * scale, cap);
-        }
-        vol.fill(rest, o, p * L + L);
-      }
-    }
-  }
-
   /** n left pixels from pixel index pl against right pixels from pr advancing by prStep: Hamming distances of their codes. */
   private censusRun(pl: number, pr: number, prStep: number, n: number, scale: number, cap: number, out: Int32Array, o: number, stride: number): void {
-    const K = this.words;
-    const { left: cL, right: cR } = this.hostCodes();
-    if (K === 2) {
-      for (let k = 0; k < n; k++, pl++, pr += prStep, o += stride) {
-        const a = pl * 2;
-        const b = pr * 2;
-        const raw = popcount32(cL[a] ^ cR[b]) + popcount32(cL[a + 1] ^ cR[b + 1]);
-        out[o] = imin(raw * scale, cap);
-      }
-      return;
-    }
-    for (let k = 0; k < n; k++, pl++, pr += prStep, o += stride) {
-      let raw = 0;
-      for (let w = 0, a = pl * K, b = pr * K; w < K; w++) raw += popcount32(cL[a + w] ^ cR[b + w]);
-      out[o] = imin(raw * scale, cap);
-    }
+    const { left, right } = this.hostCodes();
+    hammingRun(left, right, this.words, pl, pr, prStep, n, scale, cap, out, o, stride);
   }
 
   /** n consecutive left pixels from sample il against right samples from ir, advancing by irStep. */
@@ -357,106 +301,14 @@ export class DataCostMatcher {
   volumeRows(vol: Int32Array, ndisp: number, y0: number, y1: number): void {
     const W = this.width;
     if (this.options.kind === 'census') {
-      this.censusVolumeRows(vol, ndisp, y0, y1);
+      const { left, right } = this.hostCodes(y0, y1);
+      censusVolumeRows(vol, ndisp, y0, y1, W, this.words, left, right, this.options);
       return;
     }
     for (let y = y0; y < y1; y++) {
       const base = y * W * ndisp;
       for (let d = 0; d < ndisp; d++) this.costRow(y, d, vol, base + d, ndisp);
     }
-  }
-}
-
-/*
- * Branch-free integer |v| and min(a, b) for int32 values: costs of real
- * images straddle zero and the truncation unpredictably, and mispredicted
- * branches (or calls through Math, which some embeddings do not inline)
- * were several times slower than the arithmetic itself.
- */
-function iabs(v: number): number {
-  const m = v >> 31;
-  return (v ^ m) - m;
-}
-
-function imin(a: number, b: number): number {
-  const t = a - b;
-  return b + (t & (t >> 31));
-}
-
-/*
- * Run kernels: n left pixels starting at sample index il, matched with right
- * pixels starting at ir and advancing irStep samples per pixel (C for a
- * normal run, 0 for the clamped border). Written as free functions over
- * typed arrays, with RGB unrolled, so the JIT keeps them tight: no
- * allocation, no per-pixel branching on the kind.
- */
-
-function sadRun(
-  L: Int32Array, R: Int32Array, C: number, il: number, ir: number, irStep: number, n: number,
-  scale: number, cap: number, out: Int32Array, o: number, stride: number,
-): void {
-  for (let k = 0; k < n; k++, il += C, ir += irStep, o += stride) {
-    let raw: number;
-    if (C === 3) {
-      const a = L[il] - R[ir];
-      const b = L[il + 1] - R[ir + 1];
-      const c = L[il + 2] - R[ir + 2];
-      raw = iabs(a) + iabs(b) + iabs(c);
-    } else {
-      const a = L[il] - R[ir];
-      raw = iabs(a);
-    }
-    out[o] = imin(raw * scale, cap);
-  }
-}
-
-function ssdRun(
-  L: Int32Array, R: Int32Array, C: number, il: number, ir: number, irStep: number, n: number,
-  scale: number, cap: number, out: Int32Array, o: number, stride: number,
-): void {
-  for (let k = 0; k < n; k++, il += C, ir += irStep, o += stride) {
-    let raw: number;
-    if (C === 3) {
-      const a = L[il] - R[ir];
-      const b = L[il + 1] - R[ir + 1];
-      const c = L[il + 2] - R[ir + 2];
-      raw = a * a + b * b + c * c;
-    } else {
-      const a = L[il] - R[ir];
-      raw = a * a;
-    }
-    out[o] = imin(raw * scale, cap);
-  }
-}
-
-function sgradRun(
-  L: Int32Array, R: Int32Array, gxL: Int32Array, gyL: Int32Array, gxR: Int32Array, gyR: Int32Array,
-  C: number, il: number, ir: number, irStep: number, n: number,
-  scale: number, cap: number, out: Int32Array, o: number, stride: number,
-): void {
-  for (let k = 0; k < n; k++, il += C, ir += irStep, o += stride) {
-    let raw = 0;
-    if (C === 3) {
-      const a0 = L[il] - R[ir];
-      const a1 = L[il + 1] - R[ir + 1];
-      const a2 = L[il + 2] - R[ir + 2];
-      const x0 = gxL[il] - gxR[ir];
-      const x1 = gxL[il + 1] - gxR[ir + 1];
-      const x2 = gxL[il + 2] - gxR[ir + 2];
-      const y0 = gyL[il] - gyR[ir];
-      const y1 = gyL[il + 1] - gyR[ir + 1];
-      const y2 = gyL[il + 2] - gyR[ir + 2];
-      raw =
-        iabs(a0) + iabs(a1) + iabs(a2) +
-        iabs(x0) + iabs(x1) + iabs(x2) +
-        iabs(y0) + iabs(y1) + iabs(y2);
-    } else {
-      const a = L[il] - R[ir];
-      const gx = gxL[il] - gxR[ir];
-      const gy = gyL[il] - gyR[ir];
-      raw = iabs(a) + iabs(gx) + iabs(gy);
-    }
-    out[o] = imin(raw * scale, cap);
   }
 }
 

@@ -71,7 +71,7 @@ export interface GpuCallRecord {
   submitMs: number;
 }
 
-/** A move's tally as the device leaves it ([4], gpuMoveKernels.ts tallySource), read by name. */
+/** A move's tally as the device leaves it ([4], gpuReductionKernels.ts tallySource), read by name. */
 export interface MoveTally {
   /** a move before this one in the call failed to converge, so this one was gated and left the labels alone */
   gated: boolean;

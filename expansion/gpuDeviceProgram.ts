@@ -11,12 +11,12 @@ import { censusPlanesOnBackend, createCensusKernel, greyPlanes, hostCensusPlanes
 import { createPairKernel, pairArguments, pairFits } from './gpuPairKernel';
 import { takeKeptProgram } from './gpuKeptPrograms';
 import { gatedKernel, globalRelabelPasses, iterationPasses, type GlobalRelabel, type StatePass } from '../graphcut/pushRelabelKernels';
-import { BLOCK_CHECK_SPAN, blockCheck } from '../graphcut/blockKernels';
+import { BLOCK_CHECK_SPAN, blockCheck } from '../graphcut/blockCheckKernel';
 import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
+import { applyCutSource, capacitySource, flowPlanesSource, initStateSource } from './gpuMoveKernels';
 import {
-  applyCutSource, capacitySource, changedTilesSource, checkTilesSource, flowPlanesSource, initStateSource, MOVE_DONE_GATE, MOVE_START_TALLY, orTilesSource, reductionLevels,
-  sumTilesSource, tallySource,
-} from './gpuMoveKernels';
+  changedTilesSource, checkTilesSource, MOVE_DONE_GATE, MOVE_START_TALLY, orTilesSource, reductionLevels, sumTilesSource, tallySource,
+} from './gpuReductionKernels';
 import { blockTally, changedSquares } from './gpuMoveBlockKernels';
 import type { DataSourceKind, ImageCostSpec } from './gpuCostKernels';
 import type { ResolvedGpuMoveOptions } from './gpuMoveSettings';

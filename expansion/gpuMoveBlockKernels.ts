@@ -5,20 +5,21 @@
  *
  * A plan's call is a chain of dependent dispatches, and at the Middlebury
  * sizes each costs about the same to record, submit and run however little
- * it does. The gather kernels of gpuMoveKernels.ts reduce 8×8 blocks per
+ * it does. The gather kernels of gpuReductionKernels.ts reduce 8×8 blocks per
  * level, so a check's codes and a move's changed pixels took two to four
  * dispatches each before a single value was left; here one workgroup
  * reduces in workgroup memory what several launches did.
  */
 import type { GPU, IGPUKernelSettings } from 'gpu.js';
-import { BLOCK_CHECK_SPAN, runsWgsl, workgroupKernel } from '../graphcut/blockKernels';
+import { BLOCK_CHECK_SPAN } from '../graphcut/blockCheckKernel';
+import { runsWgsl, workgroupKernel } from '../graphcut/blockWorkgroup';
 import { workgroupEntryMarker } from '../graphcut/gpujs/workgroupEntry';
 
 /** Threads of the tally's single workgroup: each ORs every TALLY_THREADS-th code. */
 const TALLY_THREADS = 64;
 
 /**
- * WGSL of the move's tally (gpuMoveKernels.ts tallySource: the same four
+ * WGSL of the move's tally (gpuReductionKernels.ts tallySource: the same four
  * values from the same codes) over all [CW, CH] codes of a block check
  * (blockCheckWgsl), in one workgroup: the codes OR-ed in workgroup memory,
  * then T updated, [4].

@@ -1,25 +1,23 @@
 import { deviceFlags } from '../graphcut/deviceFlags';
 import * as os from 'os';
-import { Input } from '../graphcut/gpujs/gpuJs';
-import type { KernelOutput } from 'gpu.js';
 import type { GpuContext } from '../graphcut/gpuBackend';
-import { callInPlace, onePassCalls, recordAhead } from '../graphcut/gpujs/onePassCalls';
-import { noteDeviceActive } from '../graphcut/gpuClockWarmup';
+import { onePassCalls } from '../graphcut/gpujs/onePassCalls';
 import { checkKernelScheme } from '../graphcut/pushRelabelKernels';
 import { workgroupEntries } from '../graphcut/gpujs/workgroupEntry';
 import { bandHeightOf, computeEnergy, isMetricTable, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { imageCostSpec, type DataSourceKind, type ImageCostSpec } from './gpuCostKernels';
-import { DeviceReadouts, exactTermBounds, readLabels } from './gpuReadouts';
+import { DeviceReadouts, exactTermBounds } from './gpuReadouts';
 import { keepProgram } from './gpuKeptPrograms';
-import { RoundSchedule, type StartKind } from './roundSchedule';
-import { acquireProgram, releaseProgram, type DeviceProgram, type Plan, type Planes } from './gpuDeviceProgram';
-import { CallLog, readChanged, readTally, type GpuCallRecord, type GpuMoveCounters } from './gpuCallLog';
+import { RoundSchedule } from './roundSchedule';
+import { acquireProgram, releaseProgram, type DeviceProgram } from './gpuDeviceProgram';
+import { CallLog, type GpuCallRecord, type GpuMoveCounters } from './gpuCallLog';
 import { resolveGpuMoveOptions, type GpuMoveOptions, type ResolvedGpuMoveOptions } from './gpuMoveSettings';
 import { PlanCache } from './gpuPlanCache';
 import { HostFlows } from './gpuFlowStores';
 import { gpuFlowShape, type FlowCarry } from './gpuFlowCarry';
 import { MoveVerifier } from './gpuMoveVerifier';
 import { ResidentMoves, RESIDENT_FLOWS_MAX_BYTES } from './gpuResidentMoves';
+import { HostMoves } from './gpuHostMoves';
 import type { CycleEnd, CycleHooks, MoveResult, MoveSolver } from './moveSolver';
 
 export { RESIDENT_FLOWS_MAX_BYTES } from './gpuResidentMoves';
@@ -68,10 +66,11 @@ export { RESIDENT_FLOWS_MAX_BYTES } from './gpuResidentMoves';
  * The rooms: the round schedule (roundSchedule.ts, pure), the device
  * program and its plans (gpuDeviceProgram.ts, gpuPlanCache.ts; kept for the
  * next solver of the same shape, gpuKeptPrograms.ts), the flow stores
- * (gpuFlowStores.ts), the resident move loop (gpuResidentMoves.ts), the call
- * log (gpuCallLog.ts), the device WTA, energy and exactness bounds
- * (gpuReadouts.ts) and --verify (gpuMoveVerifier.ts). This class is the
- * host-driven move loop and the MoveSolver face of them all.
+ * (gpuFlowStores.ts), the host-driven move loop (gpuHostMoves.ts) and the
+ * resident one (gpuResidentMoves.ts), the call log (gpuCallLog.ts), the
+ * device WTA, energy and exactness bounds (gpuReadouts.ts) and --verify
+ * (gpuMoveVerifier.ts). This class checks the options and is the
+ * MoveSolver face of them all.
  */
 export class GpuMoveSolver implements MoveSolver {
   readonly backend: string;
@@ -110,9 +109,9 @@ export class GpuMoveSolver implements MoveSolver {
   /** The device WTA and energy (gpuReadouts.ts): dispose keeps or releases the program only after their calls in flight. */
   private readonly readouts: DeviceReadouts;
   private disposed = false;
-  /** The plan guessed for the next call during the last one (carried between the driver's calls of move()). */
-  private guessedPlan?: Plan;
   private readonly verifier?: MoveVerifier;
+  /** The host-driven move loop (move(), and the moves of a cycle that do not run resident). */
+  private readonly hostMoves: HostMoves;
   /** The resident move loop (the option resident), made when a cycle first runs resident. */
   private resident?: ResidentMoves;
   /** Why resident moves were turned off for the rest of this solver's life, if they were. */
@@ -189,6 +188,10 @@ export class GpuMoveSolver implements MoveSolver {
       gpu: program.ctx.gpu, program, W, H, L, bandHeight: bandHeightOf(energy), sourceKind: this.sourceKind, costSpec: this.costSpec,
       maxDataCost: bounds.maxDataCost, maxEdgeTerm: bounds.maxEdgeTerm, kept: this.programKey !== null, counters: this.counters,
     });
+    this.hostMoves = new HostMoves({
+      o: this.o, W, H, webgpu: ctx.mode === 'webgpu', schedule: this.schedule, plans: this.plans, log: this.log, labelsF: this.labelsF,
+      flowsInOut: this.flowsInOut, warmStart: this.warmStart, verifier: this.verifier,
+    });
   }
 
   /** Plans compiled and not yet dropped (at most the option maxCachedPlans). */
@@ -206,120 +209,7 @@ export class GpuMoveSolver implements MoveSolver {
     this.checkMoveArgs([alpha], labels);
     await this.dataReady;
     this.takeCarriedHostFlows();
-    const K = this.o.iterationsPerRound;
-    // Calls that failed so far, rounds they ran, the rounds of a continuation (when its flows were kept), and their time.
-    let attempts = 0;
-    let spent = 0;
-    let resumeRounds = 0;
-    let unfinishedMs = 0;
-    // The plan guessed, during the previous call, for this one.
-    let guessed: Plan | undefined = this.guessedPlan;
-    const stored = this.warmStart ? this.hostFlows.of(alpha) : undefined;
-    const kind: StartKind = stored ? 'warm' : 'cold';
-    // A cold move may start from the flows of the last move that converged (another α's), when borrowFlows is on.
-    const borrowed = !stored && this.o.borrowFlows && this.warmStart ? this.hostFlows.last : undefined;
-    for (;;) {
-      const resuming = resumeRounds > 0;
-      const t0 = performance.now();
-      const plan = this.plans.get(resuming ? resumeRounds : this.schedule.rounds(kind), this.schedule.bfs, this.verifier !== undefined);
-      const compiled = plan.calls++ === 0;
-      if (guessed) {
-        this.counters.guessedCalls++;
-        if (guessed === plan) this.counters.guessHits++;
-      }
-      this.labelsF.set(labels); // Uint16 → f32 is exact; set() converts natively, far faster than a JS loop
-      const before = this.verifier ? labels.slice() : undefined;
-      const args: Input[] = [
-        new Input(this.labelsF as unknown as number[], [this.W, this.H]),
-        new Input(Float32Array.of(alpha) as unknown as number[], [1]),
-      ];
-      if (this.flowsInOut) {
-        const start = resuming ? this.hostFlows.carried : stored ?? borrowed ?? this.hostFlows.zeros;
-        args.push(new Input(start as unknown as number[], [this.W, this.H, 2]));
-      }
-      const tCall = performance.now();
-      let tSubmitted = NaN;
-      const pending = callInPlace(plan.pipe, args);
-      // A call that compiles its plan has not submitted by then; guessing would only delay it.
-      const guess = compiled ? undefined : this.guessNextPlan(kind);
-      guessed = guess;
-      setImmediate(() => {
-        tSubmitted = performance.now();
-        if (guess && this.o.recordAhead && recordAhead(guess.pipe)) this.counters.recordedAhead++;
-      });
-      const out = (await pending) as unknown[];
-      const tBack = performance.now();
-      if (this.ctx.mode === 'webgpu') noteDeviceActive();
-      const T = readTally(out[1] as ArrayLike<number>);
-      const changed = readChanged(out[2]);
-      const converged = T.converged && !T.gated;
-      // Labels change only in a converged call (the cut is applied only when the final check passed).
-      readLabels(out[0] as ArrayLike<ArrayLike<number>>, labels, this.W, this.H);
-      // The move's final flows follow the labels and its tally and changed count (flowsInOut), then --verify's state and capacities.
-      const flowsOut = (this.flowsInOut ? out[3] : undefined) as KernelOutput;
-      this.log.called({
-        rounds: plan.rounds, bfs: plan.bfs, resumed: resuming, warm: kind === 'warm', compiled, failedChecks: T.failedChecks, converged,
-        deviceMs: tBack - tCall, submitMs: Number.isNaN(tSubmitted) ? tBack - tCall : tSubmitted - tCall, lookAhead: false,
-      });
-      if (converged) {
-        // Rounds of the earlier calls of the move, and the checks that failed in this one.
-        const rounds = spent + T.failedChecks;
-        const result: MoveResult = {
-          changed, predictedEnergy: NaN, buildMs: 0, flowMs: 0, truncatedTerms: 0,
-          stats: {
-            gpuMoves: 1, rounds, iterations: rounds * K,
-            redoneMoves: attempts > 0 && !resuming ? 1 : 0, resumedCalls: resuming ? attempts : 0,
-            warmMoves: kind === 'warm' ? 1 : 0,
-            borrowedMoves: borrowed !== undefined ? 1 : 0,
-          },
-        };
-        if (this.verifier) {
-          const at = this.flowsInOut ? 4 : 3;
-          result.predictedEnergy = this.verifier.verifyCut(alpha, before!, out[at] as Planes, out[at + 1] as Planes);
-          result.stats.verifiedCuts = 1;
-        }
-        if (this.warmStart) {
-          // The converged move's flows start this α's next move.
-          this.hostFlows.keep(alpha, flowsOut);
-          if (kind === 'warm') this.counters.warmMoves++;
-        }
-        this.counters.moves++;
-        if (borrowed !== undefined) this.counters.borrowedMoves++;
-        // The move's time: this call (with the checks and flows above) and the calls before it that did not converge.
-        const elapsed = performance.now() - t0;
-        result.flowMs = elapsed + unfinishedMs;
-        this.counters.hostMs += elapsed - (tBack - tCall);
-        this.schedule.movesDone([rounds], kind);
-        this.guessedPlan = guessed;
-        return result;
-      }
-      const elapsed = performance.now() - t0;
-      this.counters.hostMs += elapsed - (tBack - tCall);
-      // A call that did not converge is charged to the move, which the next converging call finishes.
-      unfinishedMs += elapsed;
-      attempts++;
-      if (T.bfsShort) {
-        // The global relabel restarts from scratch each round: without more passes it never reaches its fixed point.
-        this.counters.bfsShortfalls++;
-        this.schedule.bfsFellShort();
-      }
-      if (this.o.resume && this.flowsInOut) {
-        // Continue from the flows the device had reached (the labels did not change, so neither did the graph).
-        spent += plan.rounds;
-        resumeRounds = this.schedule.continuation(spent, plan.rounds, kind);
-        this.hostFlows.carry(flowsOut);
-      } else {
-        this.counters.redoneMoves++;
-        spent = 0;
-        resumeRounds = 0;
-        // A BFS shortfall says nothing about the flow (the test of the excess needs exact heights): only the passes double then.
-        if (!T.bfsShort) this.schedule.doubleRounds(kind);
-      }
-      const ran = resumeRounds > 0 ? spent : plan.rounds;
-      if ((resumeRounds > 0 ? spent + resumeRounds : this.schedule.rounds(kind)) * K > this.o.maxIterations) {
-        throw new Error(`gpu expansion: move α=${alpha} did not converge within ${ran * K} push-relabel iterations (maxIterations = ${this.o.maxIterations})`);
-      }
-    }
+    return this.hostMoves.move(alpha, labels, this.hostFlows);
   }
 
   private checkMoveArgs(alphas: readonly number[], labels: Uint16Array): void {
@@ -368,18 +258,6 @@ export class GpuMoveSolver implements MoveSolver {
     const bytes = 8 * this.n * (this.energy.labels + 4);
     return this.o.resident && this.residentOff === undefined && this.ctx.mode === 'webgpu' && onePassCalls.installed && deviceFlags.onePassCalls && deviceFlags.inPlaceCalls
       && !this.verifier && this.warmStart && this.o.resume && this.flowsInOut && bytes <= RESIDENT_FLOWS_MAX_BYTES;
-  }
-
-  /**
-   * The compiled plan the next call is expected to use, if any: that of a
-   * fresh move starting like this one (cold or warm), with the rounds and
-   * BFS passes as they are. Most calls converge, the next α usually starts
-   * as the last did (cold in the first cycle, warm after), and the rounds
-   * adapt in steps; a wrong guess costs only recording on the host while
-   * it would wait. Never compiles, and leaves the cache's order alone.
-   */
-  private guessNextPlan(kind: StartKind): Plan | undefined {
-    return this.plans.peek(this.schedule.rounds(kind), this.o.bfsPasses, this.verifier !== undefined);
   }
 
   /**

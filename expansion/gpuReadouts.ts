@@ -9,7 +9,7 @@ import { MAX_GPU_EXACT_CAPACITY } from '../graphcut/gridGraph';
 import { GpuPrecisionError } from '../graphcut/pushRelabel';
 import type { GpuMoveCounters } from './gpuCallLog';
 import { kernelSettings, type DeviceProgram } from './gpuDeviceProgram';
-import { energyChunksSource, energyTermsSource, labelCountsSource, labelRowCountsSource, wtaCostsSource, wtaPickSource, wtaRowSumsSource } from './gpuMoveKernels';
+import { energyChunksSource, energyTermsSource, labelCountsSource, labelRowCountsSource, wtaCostsSource, wtaPickSource, wtaRowSumsSource } from './gpuReadoutKernels';
 import type { DataSourceKind, ImageCostSpec } from './gpuCostKernels';
 
 /**

@@ -1,6 +1,7 @@
 import type { GridGraph } from './gridGraph';
 import type { MaxFlowResult, MaxFlowSolver } from './maxflow';
-import { BkWorkspace, runBoykovKolmogorov } from './bkCore';
+import { runBoykovKolmogorov } from './bkCore';
+import { BkWorkspace } from './bkWorkspace';
 
 /**
  * The CPU backend: Boykov–Kolmogorov max-flow on grid graphs (see bkCore.ts).

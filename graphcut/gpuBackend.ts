@@ -42,7 +42,7 @@ export interface AdapterLike {
   requestDevice(descriptor?: unknown): Promise<DeviceLike>;
 }
 
-/** Limits the block kernels (graphcut/blockKernels.ts) may use beyond WebGPU's defaults: requested at what the adapter offers. */
+/** Limits the block kernels (graphcut/blockWorkgroup.ts) may use beyond WebGPU's defaults: requested at what the adapter offers. */
 const RAISED_LIMITS = ['maxComputeWorkgroupStorageSize', 'maxComputeInvocationsPerWorkgroup', 'maxComputeWorkgroupSizeX', 'maxComputeWorkgroupSizeY'] as const;
 
 /** `descriptor` with RAISED_LIMITS required at the adapter's values (a limit the descriptor already asks for keeps the larger of the two). */

@@ -1,5 +1,7 @@
 import type { GPU, IGPUKernelSettings } from 'gpu.js';
-import { blockPushPasses, blockRelabel, checkBlockSettings, DEFAULT_BLOCK_ITERATIONS, DEFAULT_BLOCK_TILE, type BlockTile } from './blockKernels';
+import { checkBlockSettings, DEFAULT_BLOCK_ITERATIONS, DEFAULT_BLOCK_TILE, type BlockTile } from './blockWorkgroup';
+import { blockPushPasses } from './blockPushKernels';
+import { blockRelabel } from './blockBfsKernels';
 import { bfsHeightsSource, bfsPassSource, bfsScanSource, bfsStartSource, withHeightsSource } from './bfsKernels';
 import { pushRelabelSource } from './lockstepKernels';
 import { STATE_PLANES } from './pushRelabelLayout';
@@ -19,7 +21,7 @@ import { sweepApplySource, sweepGatherSource, sweepPushSource } from './sweepKer
  * relax along straight residual runs: the number of passes then follows the
  * number of turns of the paths flow and distances travel, not their length.
  * 'block' runs many iterations per launch tile by tile in workgroup memory,
- * and a BFS launch takes each tile to its fixed point (blockKernels.ts;
+ * and a BFS launch takes each tile to its fixed point (blockPushKernels.ts, blockBfsKernels.ts;
  * WebGPU only).
  */
 export type PushScheme = 'lockstep' | 'sweep' | 'split-sweep' | 'block';

@@ -1,4 +1,7 @@
-import { BLOCK_CHECK_SPAN, blockBfsWgsl, blockCheckWgsl, blockPushShift, blockPushWgsl, checkBlockSettings } from '../graphcut/blockKernels';
+import { checkBlockSettings } from '../graphcut/blockWorkgroup';
+import { blockPushShift, blockPushWgsl } from '../graphcut/blockPushKernels';
+import { blockBfsWgsl } from '../graphcut/blockBfsKernels';
+import { BLOCK_CHECK_SPAN, blockCheckWgsl } from '../graphcut/blockCheckKernel';
 import { createGpuContext } from '../graphcut/gpuBackend';
 import { withRaisedLimits } from '../graphcut/gpuBackend';
 import { parseWorkgroupEntry, withWorkgroupEntry, workgroupEntryMarker } from '../graphcut/gpujs/workgroupEntry';

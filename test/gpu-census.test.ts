@@ -8,7 +8,7 @@ import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
 import { randomRaster } from './support/randomRaster';
 import { match } from '../stereo/match';
 
-// The device's census costs (expansion/gpuMoveKernels.ts, from the codes as 16-bit halves) on gpu.js's cpu backend, against the host's.
+// The device's census costs (expansion/gpuCostKernels.ts, from the codes as 16-bit halves) on gpu.js's cpu backend, against the host's.
 jest.setTimeout(300_000);
 
 let cpu: GpuContext;

@@ -23,12 +23,12 @@ import { gatedSource, UNCHANGED_STATE } from '../graphcut/pushRelabelKernels';
 import { bfsScanSource } from '../graphcut/bfsKernels';
 import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
 import { sweepGatherSource, sweepPushSource } from '../graphcut/sweepKernels';
-import { checkTilesSource, MOVE_DONE_GATE } from '../expansion/gpuMoveKernels';
+import { checkTilesSource, MOVE_DONE_GATE } from '../expansion/gpuReductionKernels';
 
 /** A one-dimensional kernel of one [4] argument (branches on the thread, as the move tally does). */
 const LINE_SOURCE = 'function (T) { const i = this.thread.x; if (i === 2) { return 1.0; } return T[i]; }';
 import { assembleWgsl } from './support/wgslAssembly';
-import { blockCheckWgsl } from '../graphcut/blockKernels';
+import { blockCheckWgsl } from '../graphcut/blockCheckKernel';
 import { RecordingDevice, useStandInDevice } from './support/recordingDevice';
 import { adaptInstance } from '../graphcut/gpujs/scope';
 import { gpuJsInternal } from '../graphcut/gpujs/internals';

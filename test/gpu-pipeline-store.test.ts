@@ -1,7 +1,7 @@
 /**
  * The pipelines a program built, remembered on disk for the next process
  * (graphcut/gpujs/pipelineStore.ts), and the warm-up that asks for them when
- * a program of the same shape starts (kernelBuildCache.ts
+ * a program of the same shape starts (pipelinePrewarm.ts
  * warmUpPipelineGroup). The store is checked as a file (round trips, bounds,
  * files it must ignore); the warm-up on a stand-in device that records what
  * it is asked for, through two simulated processes: the first records what

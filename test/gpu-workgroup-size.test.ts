@@ -14,7 +14,7 @@ import { installWorkgroupSize, setKernelWorkgroup, type WorkgroupShape } from '.
 import { bfsScanSource } from '../graphcut/bfsKernels';
 import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
 import { sweepGatherSource, sweepPushSource } from '../graphcut/sweepKernels';
-import { checkTilesSource } from '../expansion/gpuMoveKernels';
+import { checkTilesSource } from '../expansion/gpuReductionKernels';
 
 /** A one-dimensional kernel of one [4] argument (branches on the thread, as the move tally does). */
 const LINE_SOURCE = 'function (T) { const i = this.thread.x; if (i === 2) { return 1.0; } return T[i]; }';

@@ -19,7 +19,7 @@ import { WRAPPED_GPU_JS_RELEASE } from './release';
  * options: gpuDeviceProgram.ts acquireProgram), so its pipelines are
  * recorded under that key (the WGSL and the bind group layout's counts),
  * and the next process that acquires a program of the same key asks for
- * all of them at once, while it builds the rest (kernelBuildCache.ts
+ * all of them at once, while it builds the rest (pipelinePrewarm.ts
  * warmUpPipelineGroup).
  *
  * The translations of its kernels from JavaScript to WGSL (gpu.js parses
@@ -48,7 +48,7 @@ export interface PipelineSource {
   constants: number;
 }
 
-/** A kernel's translation to WGSL under its key (kernelBuildCache.ts translationKey: everything gpu.js's translation reads). */
+/** A kernel's translation to WGSL under its key (sharedBuilds.ts translationKey: everything gpu.js's translation reads). */
 export interface StoredTranslation {
   key: string;
   returnType: string | null;

@@ -11,7 +11,7 @@
  * Not scoped, because gpu.js shares them between all its instances: the
  * one WebGPU device of the process (WebGPUContext), whose shader-module
  * creation the kernel build cache shares by WGSL text once it is installed
- * (kernelBuildCache.ts, shareShaderModules), and whose buffers shared
+ * (sharedBuilds.ts, shareShaderModules), and whose buffers shared
  * literals bind (sharedLiterals.ts, for executors of adapted instances only).
  */
 const adapted = new WeakSet<object>();

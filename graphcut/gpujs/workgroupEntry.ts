@@ -1,6 +1,6 @@
 /**
  * Kernels with a workgroup entry: a WebGPU kernel whose work is done by a
- * WGSL routine that uses workgroup memory and barriers (graphcut/blockKernels.ts),
+ * WGSL routine that uses workgroup memory and barriers (graphcut/blockWorkgroup.ts),
  * with one workgroup per tile of pixels.
  *
  * gpu.js 2.24.1 emits a native function's WGSL verbatim at module scope
