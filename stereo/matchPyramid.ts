@@ -1,0 +1,131 @@
+import type { Raster } from '../data/raster';
+import { optionError } from '../data/errors';
+import type { ExpansionResult } from '../expansion/alphaExpansion';
+import { halfSize, levelShapes, pyramidLevels, refineLevel, type LevelReport, type LevelShape } from './coarseToFine';
+import type { StripRunner } from './levelStrips';
+import { stripPool, stripThreads } from './stripRunner';
+import { checkNdisp, resolveParams, type MatchParams } from './params';
+import { energyOptions } from './matchEnergy';
+import { matchViews, startEvent } from './matchViews';
+import type { MatchOptions, MatchResult } from './matchTypes';
+
+/**
+ * matchViews at the pyramid's coarsest level, then each finer level refined
+ * within bands (stereo/coarseToFine.ts); matchViews itself when the pyramid
+ * has one level. A given initial map keeps the pair at one level unless
+ * the levels are given.
+ */
+export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: MatchOptions): Promise<{ result: MatchResult; others: Uint16Array[] }> {
+  const t0 = performance.now();
+  const resolved = resolveParams(options);
+  const given = options.initialLabels !== undefined || options.resume !== undefined || options.warmStart !== undefined;
+  const levels = given && resolved.levels === 'auto' ? 1 : pyramidLevels(left.width, left.height, resolved.levels);
+  if (levels === 1) return matchViews(left, right, views, options);
+  if (given) throw optionError('range', 'match', 'levels', resolved.levels, "1 or 'auto' with initialLabels, resume or warmStart (a given initial map is matched at one level)");
+  const minDisp = options.minDisp ?? 0;
+  checkNdisp(options.ndisp, left.width, minDisp);
+  const shapes = levelShapes(left.width, left.height, minDisp, minDisp + options.ndisp - 1, levels);
+  const coarsest = shapes[levels - 1];
+  if (coarsest.width < 16 || coarsest.height < 16 || coarsest.maxDisp >= coarsest.width || coarsest.maxDisp === coarsest.minDisp) {
+    throw optionError('range', 'match', 'levels', resolved.levels, `fewer levels: ${levels} leave a ${coarsest.width}×${coarsest.height} pair with disparities ${coarsest.minDisp}..${coarsest.maxDisp} at the coarsest (at least 16×16 pixels, 2 disparities below the width)`);
+  }
+  const emit = options.onEvent ?? (() => undefined);
+  emit(startEvent(left, options, resolved));
+  const pairs = [{ left, right }];
+  for (let k = 1; k < levels; k++) pairs.push({ left: halfSize(pairs[k - 1].left), right: halfSize(pairs[k - 1].right) });
+  // The finer levels' threads start now and load while the coarsest level runs.
+  const own = options.stripPool ? undefined : stripPool(stripThreads(left.width * left.height));
+  try {
+    return await matchLevels(pairs, views, options, resolved, shapes, (options.stripPool ?? own!).run, t0);
+  } finally {
+    await own?.close();
+  }
+}
+
+/**
+ * T of a level f times finer than the coarsest (f = 2, 4, …). T is in
+ * disparities, which grow ×f: a quadratic term's T grows ×f² so that it
+ * stands for the same jump. A linear term's grows ×3f: within a finer
+ * level's bands the jumps the truncation is there for are already barred
+ * (each pixel keeps a few labels around the coarse disparity), and there a
+ * ramp across the band must stay cheaper than a step (chosen with each of
+ * three ×2 scenes left out in turn; BENCHMARKS.md, "Large images").
+ */
+export function levelTruncation(p: Pick<MatchParams, 'smoothness' | 'truncation'>, f: number): number {
+  if (p.smoothness === 'quadratic') return p.truncation * f * f;
+  if (p.smoothness === 'linear') return p.truncation * 3 * f;
+  return p.truncation;
+}
+
+/** matchPyramid's levels, coarsest first, the finer levels' strips run by `run`. */
+async function matchLevels(pairs: Array<{ left: Raster; right: Raster }>, views: 1 | 2, options: MatchOptions, resolved: MatchParams, shapes: LevelShape[], run: StripRunner, t0: number): Promise<{ result: MatchResult; others: Uint16Array[] }> {
+  const { left } = pairs[0];
+  const levels = shapes.length;
+  const coarsest = shapes[levels - 1];
+  const minDisp = options.minDisp ?? 0;
+  const emit = options.onEvent ?? (() => undefined);
+  emit({ kind: 'level', level: levels - 1, of: levels, shape: coarsest, shapes });
+  const coarse = await matchViews(pairs[levels - 1].left, pairs[levels - 1].right, views, {
+    ...options, ndisp: coarsest.maxDisp - coarsest.minDisp + 1, minDisp: coarsest.minDisp, levels: 1, onCycle: undefined,
+    onEvent: (e) => { if (e.kind !== 'start') emit(e); },
+    onMove: options.onMove ? (m) => options.onMove!({ ...m, level: levels - 1, levels }) : undefined,
+  });
+  const params = coarse.result.params;
+  let maps = [coarse.result.disparity, ...coarse.others];
+  let size = { width: coarsest.width, height: coarsest.height };
+  const reports: LevelReport[] = [];
+  let last: Omit<ExpansionResult, 'labels'> | undefined;
+  // Every level has the coarsest's λ and cue, so the same cost scale.
+  const costScale = coarse.result.costScale;
+  for (let k = levels - 2; k >= 0; k--) {
+    const shape = shapes[k];
+    emit({ kind: 'level', level: k, of: levels, shape, shapes });
+    const ndisp = shape.maxDisp - shape.minDisp + 1;
+    const onDemand = { ...resolved, costs: 'on-demand' as const, truncation: levelTruncation(resolved, 2 ** (levels - 1 - k)) };
+    checkNdisp(ndisp, shape.width, shape.minDisp);
+    const energy = energyOptions(pairs[k].left, ndisp, onDemand, false, shape.minDisp, 1);
+    const done = await refineLevel(k, shape, pairs[k], energy, views, { maps, ...size }, {
+      params, run,
+      onMove: options.onMove ? (m) => options.onMove!({ ...m, levels }) : undefined,
+      onLevel: (report) => emit({ kind: 'levelDone', report }),
+    });
+    if (k === 0 && options.onCycle) for (const c of done.result.cycles) await options.onCycle(c, done.maps[0].map((d) => d - minDisp));
+    maps = done.maps;
+    size = { width: shape.width, height: shape.height };
+    reports.push(done.report);
+    last = done.result;
+  }
+  const report = last!;
+  const levelMs = reports.reduce((s, r) => s + r.costsMs + r.expansionMs, 0);
+  const ct = coarse.result.times;
+  const totalMs = performance.now() - t0;
+  return {
+    result: {
+      ...report,
+      width: left.width,
+      height: left.height,
+      ndisp: options.ndisp,
+      minDisp,
+      disparity: maps[0],
+      params,
+      init: coarse.result.init,
+      costScale,
+      times: {
+        costsMs: ct.costsMs + reports.reduce((s, r) => s + r.costsMs, 0), setupMs: ct.setupMs, initMs: ct.initMs,
+        buildMs: ct.buildMs + report.cycles.reduce((s, c) => s + c.buildMs, 0), flowMs: ct.flowMs + report.cycles.reduce((s, c) => s + c.flowMs, 0),
+        expansionMs: ct.expansionMs + reports.reduce((s, r) => s + r.expansionMs, 0), totalMs: Math.max(totalMs, ct.totalMs + levelMs),
+      },
+      // The finer levels' moves run on the host (BK on the pixels whose band holds α), whatever ran the coarsest.
+      backend: coarse.result.backend === report.backend ? report.backend : `${coarse.result.backend} + ${report.backend}`,
+      device: coarse.result.device === report.device ? report.device : `${coarse.result.device}; finer levels: ${report.device}`,
+      fallbacks: coarse.result.fallbacks,
+      ...(coarse.result.clockWarmup ? { clockWarmup: coarse.result.clockWarmup } : {}),
+      pyramid: {
+        shapes: shapes.slice().reverse(),
+        coarsest: { initialEnergy: coarse.result.initialEnergy, finalEnergy: coarse.result.finalEnergy, cuts: coarse.result.cuts, times: ct, backend: coarse.result.backend },
+        levels: reports,
+      },
+    },
+    others: maps.slice(1),
+  };
+}

@@ -1,0 +1,140 @@
+import type { Raster } from '../data/raster';
+import { defaultTau, mirroredSwappedEnergy, stackEnergies } from '../costs';
+import { computeEnergy, type MrfEnergy } from '../data/energy';
+import { InputError } from '../data/errors';
+import { alphaExpansion, type ExpansionResult } from '../expansion/alphaExpansion';
+import { warmUpGpuClocks, type ClockWarmupReport } from '../graphcut/gpuClockWarmup';
+import { mayUseWebGpu } from '../graphcut/backends';
+import type { GpuDeviceSettings } from '../expansion/gpuMoveSettings';
+import { createMoveSolver } from './backends';
+import { chooseStart, type WarmStartRecord } from './warmStart';
+import { resolveParams, type BackendName, type MatchParams } from './params';
+import { costOptions, costsLeftToDevice, energyOptions, stereoEnergy, volumeTooLarge } from './matchEnergy';
+import { startingLabelsOfViews } from './startingLabels';
+import type { InitRecord, MatchEvent, MatchOptions, MatchResult } from './matchTypes';
+
+const DEVICE_SETTINGS: ReadonlyArray<keyof GpuDeviceSettings> = ['iterationsPerRound', 'bfsPasses', 'keepPlans'];
+
+/** match()'s device settings, refusing any other key (the schedule knobs are internal). */
+function deviceSettings(gpu: GpuDeviceSettings | undefined): GpuDeviceSettings | undefined {
+  for (const k of Object.keys(gpu ?? {})) {
+    if (!(DEVICE_SETTINGS as readonly string[]).includes(k)) throw new InputError(`gpu: unknown device setting '${k}' (expected ${DEVICE_SETTINGS.join(', ')})`);
+  }
+  return gpu;
+}
+
+/** The 'start' event of a match of `left` (the full pair's, also for coarse to fine): the parameters that run (τ filled in) and the initial labeling. */
+export function startEvent(left: Raster, options: MatchOptions, resolved: MatchParams): Extract<MatchEvent, { kind: 'start' }> {
+  const params = { ...resolved, tau: resolved.tau ?? defaultTau(resolved.cost, left.channels, resolved.censusWindow) };
+  const init: InitRecord = options.initialLabels || options.resume ? { kind: 'given', ...options.initSource }
+    : params.init === 'wta' ? { kind: 'wta', window: params.window } : { kind: 'zero' };
+  return { kind: 'start', width: left.width, height: left.height, ndisp: options.ndisp, minDisp: options.minDisp ?? 0, params, init, backend: options.backend ?? 'auto' };
+}
+
+/**
+ * match() of the pair (views 1), or of the pair and its mirrored, swapped
+ * pair (views 2: the left–right check's right view) stacked as one energy;
+ * the pair's result and the other view's disparities.
+ */
+export async function matchViews(left: Raster, right: Raster, views: 1 | 2, options: MatchOptions): Promise<{ result: MatchResult; others: Uint16Array[] }> {
+  const t0 = performance.now();
+  const resolved = resolveParams(options);
+  const backend = options.backend ?? 'auto';
+  const verify = options.verify ?? false;
+  const emit = options.onEvent ?? (() => undefined);
+  const minDisp = options.minDisp ?? 0;
+  const start = startEvent(left, options, resolved);
+  const { params, init } = start;
+  emit(start);
+  const leftToDevice = await costsLeftToDevice(params, options.ndisp, backend, verify);
+  const clockWarmup = await warmUpForBackend(backend, options.warmUpClocks, leftToDevice);
+  // The energy is built from the parameters as given (τ undefined = the matcher's default); `params` records the value that ran.
+  // The check's right view (the mirrored, swapped pair) from the left view's samples, rows reversed: nothing converted twice.
+  const first = stereoEnergy(left, right, options.ndisp, resolved, leftToDevice, minDisp, views);
+  const energies = views === 1 ? [first] : [first, mirroredSwappedEnergy(first, energyOptions(left, options.ndisp, resolved, leftToDevice, minDisp, views))];
+  const energy: MrfEnergy = energies.length === 1 ? energies[0] : stackEnergies(energies);
+  const n = left.width * left.height;
+  const t1 = performance.now();
+  emit({ kind: 'costs', ms: t1 - t0 });
+  const fallbacks: string[] = [];
+  const volumeFits = !volumeTooLarge(left, options.ndisp, views);
+  const solver = await createMoveSolver(energy, {
+    backend, graph: params.graph, verify, gpu: deviceSettings(options.gpu), onFallback: (reason) => fallbacks.push(reason), flows: options.warmStart?.flows,
+    ...costOptions(energy, leftToDevice && volumeFits, energies),
+  });
+  let result: ExpansionResult;
+  let warmRecord: Omit<WarmStartRecord, 'labels'> | undefined;
+  let t2 = NaN;
+  let t3 = NaN;
+  try {
+    t2 = performance.now();
+    emit({ kind: 'solver', backend: solver.backend, device: solver.device, ms: t2 - t1, fallbacks: fallbacks.slice() });
+    const resume = options.resume;
+    if (resume && resume.labels.length !== n * views) throw new Error(`resume: ${resume.labels.length} labels, the run's ${views} view(s) of ${left.width}×${left.height} have ${n * views}`);
+    const fresh = (): Promise<Uint16Array> => startingLabelsOfViews(energies, params, solver, options.initialLabels);
+    const chosen = resume ? undefined : await chooseStart(options.warmStart, { width: left.width, height: left.height, views }, fresh, (l) => solver.energyOf?.(l) ?? Promise.resolve(computeEnergy(energy, l)));
+    const initial = resume ? resume.labels : chosen!.initial;
+    if (chosen && options.warmStart) warmRecord = { ...chosen.record, cycles: chosen.record.start === 'warm' ? options.warmStart.cycles ?? params.cycles : params.cycles };
+    t3 = performance.now();
+    emit({ kind: 'init', ms: t3 - t2 });
+    const onCycle = options.onCycle;
+    result = await alphaExpansion(energy, initial, solver, {
+      order: params.order, cycles: warmRecord?.cycles ?? params.cycles, seed: params.seed, skipUnchanged: params.skipUnchanged, onMove: options.onMove,
+      resume: resume ? { cycle: resume.cycle, unchanged: resume.unchanged } : undefined,
+      onStart: (e) => emit({ kind: 'initialEnergy', energy: e }),
+      onCycle: async (report, labels, unchanged) => {
+        emit({ kind: 'cycle', report, of: warmRecord?.cycles ?? params.cycles });
+        await onCycle?.(report, labels.length === n ? labels : labels.subarray(0, n), { cycle: report.cycle, unchanged, labels });
+      },
+    });
+  } finally {
+    solver.dispose?.();
+  }
+  const t4 = performance.now();
+  const buildMs = result.cycles.reduce((s, c) => s + c.buildMs, 0);
+  const flowMs = result.cycles.reduce((s, c) => s + c.flowMs, 0);
+  const { labels, ...report } = result;
+  const viewLabels = energies.map((_, i) => labels.subarray(i * n, (i + 1) * n));
+  return {
+    result: {
+      ...report,
+      width: left.width,
+      height: left.height,
+      ndisp: energy.labels,
+      minDisp,
+      disparity: labelsToDisparity(viewLabels[0].slice(), minDisp),
+      params,
+      init,
+      costScale: energies[0].scale,
+      times: { costsMs: t1 - t0, setupMs: t2 - t1, initMs: t3 - t2, buildMs, flowMs, expansionMs: t4 - t3, totalMs: t4 - t0 },
+      fallbacks,
+      ...(clockWarmup ? { clockWarmup } : {}),
+      ...(warmRecord ? { warmStart: { ...warmRecord, labels } } : {}),
+    },
+    others: viewLabels.slice(1).map((l) => labelsToDisparity(l.slice(), minDisp)),
+  };
+}
+
+/**
+ * The clock warm-up of a run whose moves may go to the device (backends gpu
+ * and auto; validated later by createMoveSolver), queued before the host
+ * computes the costs; undefined for the CPU backends or when turned off.
+ * By default (`enabled` undefined) it is skipped, and says why, when the
+ * costs are left to the device (`costsOnDevice`): the spin was meant to run
+ * while the host computes the costs and the WTA, and the device's WTA would
+ * wait behind it instead.
+ */
+export async function warmUpForBackend(backend: BackendName, enabled: boolean | undefined, costsOnDevice = false): Promise<ClockWarmupReport | undefined> {
+  if (enabled !== undefined && typeof enabled !== 'boolean') throw new Error(`warmUpClocks: expected true or false, got ${String(enabled)}`);
+  if (enabled === false || !mayUseWebGpu(backend)) return undefined;
+  if (enabled === undefined && costsOnDevice) return { dispatches: 0, skipped: 'the costs and the WTA are left to the device, which would wait behind it' };
+  return warmUpGpuClocks();
+}
+
+/** Disparities minDisp + label (the labels themselves when minDisp is 0). */
+export function labelsToDisparity(labels: Uint16Array, minDisp: number): Uint16Array {
+  if (minDisp === 0) return labels;
+  const out = new Uint16Array(labels.length);
+  for (let i = 0; i < labels.length; i++) out[i] = labels[i] + minDisp;
+  return out;
+}
