@@ -38,9 +38,14 @@ export function pngKind(bytes: Uint8Array): { colourType: number; depth: number;
   return { colourType, depth, channels };
 }
 
+/** pngjs's own call: RGBA, 8-bit samples in a Buffer or 16-bit ones in a Uint16Array. */
+export function pngjsRead(bytes: Uint8Array, depth = bytes[24]): import('pngjs').PNG {
+  return pngjs().PNG.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { skipRescale: depth === 16 });
+}
+
 export function pngjsDecode(bytes: Uint8Array): Raster {
   const { depth, channels } = pngKind(bytes);
-  const png = pngjs().PNG.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { skipRescale: depth === 16 });
+  const png = pngjsRead(bytes, depth);
   const src = png.data as unknown as ArrayLike<number>; // RGBA: a Buffer, or a Uint16Array at 16 bits
   const n = png.width * png.height;
   const data = new Float32Array(n * channels);
@@ -48,9 +53,14 @@ export function pngjsDecode(bytes: Uint8Array): Raster {
   return { width: png.width, height: png.height, channels, data, maxval: depth === 16 ? 65535 : 255 };
 }
 
+/** fast-png's own call: the samples as stored (palette indices, 1/2/4-bit rows packed). */
+export function fastPngRead(bytes: Uint8Array): ReturnType<FastPng['decode']> {
+  return fastPng().decode(bytes);
+}
+
 export function fastPngDecode(bytes: Uint8Array): Raster {
   const { colourType, channels } = pngKind(bytes);
-  const png = fastPng().decode(bytes);
+  const png = fastPngRead(bytes);
   const { width, height, depth, palette } = png;
   const spp = png.channels;
   const data = new Float32Array(width * height * channels);

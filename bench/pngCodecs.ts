@@ -11,8 +11,9 @@
  * encoded from it, RUNS times each (median; the codecs take turns, so they
  * share the machine's load alike). A library's time includes turning its
  * output into a Raster, and a Raster into its input: what a caller of
- * decodePng/encodePng would pay. Start-up: fresh `node -e "require(...)"`
- * processes, the median of `STARTUP_RUNS` less the median of `node -e ""`;
+ * decodePng/encodePng would pay (one row gives the libraries' own decoding
+ * calls alone). Start-up: fresh `node -e "require(...)"`
+ * processes in turn, the median of STARTUP_RUNS less that of `node -e ""`;
  * and a fresh process that loads the codec, decodes teddy's im2.png and
  * encodes it again (the code runs cold there, as in a CLI run).
  *
@@ -29,20 +30,22 @@ import { decodePng } from '../data/pngDecode';
 import { encodePng } from '../data/pngEncode';
 import type { Raster } from '../data/raster';
 import { median } from '../stereo/bench/median';
-import { fastPngDecode, fastPngEncode, pngKind, pngjsDecode, pngjsEncode } from './pngAdapters';
+import { fastPngDecode, fastPngEncode, fastPngRead, pngKind, pngjsDecode, pngjsEncode, pngjsRead } from './pngAdapters';
 
 const RUNS = Number(process.argv[2] ?? 7);
-const STARTUP_RUNS = 11;
+const STARTUP_RUNS = 21;
 
 interface Codec {
   name: string;
   decode(bytes: Uint8Array, name: string): Raster;
+  /** The library's own decoding call, before its output is made a Raster. */
+  read(bytes: Uint8Array): unknown;
   encode(r: Raster, depth: 8 | 16): Promise<Uint8Array> | Uint8Array;
 }
 const CODECS: Codec[] = [
-  { name: 'this project', decode: decodePng, encode: encodePng },
-  { name: 'pngjs', decode: pngjsDecode, encode: pngjsEncode },
-  { name: 'fast-png', decode: fastPngDecode, encode: fastPngEncode },
+  { name: 'this project', decode: decodePng, read: (b) => decodePng(b, 'read'), encode: encodePng },
+  { name: 'pngjs', decode: pngjsDecode, read: pngjsRead, encode: pngjsEncode },
+  { name: 'fast-png', decode: fastPngDecode, read: fastPngRead, encode: fastPngEncode },
 ];
 
 /** A 16-bit disparity map as the CLI writes one (disparity × 256): slanted planes, a step, sub-pixel noise. */
@@ -77,19 +80,21 @@ function middleburyFolder(): string {
   return fs.existsSync(path.join(given, 'middlebury')) ? path.join(given, 'middlebury') : given;
 }
 
-/** Median wall time, ms, of fresh `node -e SCRIPT` processes (one warm-up run first). */
-function freshMs(script: string): number {
-  const once = (): number => {
+/** Median wall times, ms, of fresh `node -e SCRIPT` processes: one warm-up run each, then STARTUP_RUNS rounds with the scripts in turn (they share the load alike). */
+function freshMs(scripts: string[]): number[] {
+  const once = (script: string): number => {
     const t0 = process.hrtime.bigint();
     const r = spawnSync(process.execPath, ['-e', script], { stdio: ['ignore', 'ignore', 'pipe'], cwd: path.join(__dirname, '..', '..') });
     if (r.status !== 0) throw new Error(`node -e ${script} exited ${r.status}: ${r.stderr}`);
     return Number(process.hrtime.bigint() - t0) / 1e6;
   };
-  once();
-  return median(Array.from({ length: STARTUP_RUNS }, once));
+  scripts.forEach(once);
+  const t: number[][] = scripts.map(() => []);
+  for (let run = 0; run < STARTUP_RUNS; run++) scripts.forEach((s, k) => t[k].push(once(s)));
+  return t.map(median);
 }
 
-interface Kind { label: string; files: number; pixels: number; decode: number[]; encode: number[]; bytes: number[] }
+interface Kind { label: string; files: number; pixels: number; decode: number[]; read: number[]; encode: number[]; bytes: number[] }
 
 async function main(): Promise<void> {
   if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error('usage: node dist/bench/pngCodecs.js [RUNS ≥ 1] [MIDDLEBURY_FOLDER]');
@@ -106,7 +111,7 @@ async function main(): Promise<void> {
     const { colourType, depth } = pngKind(bytes);
     const label = depth === 16 ? '16-bit grey (synthetic disparity ×256)'
       : colourType === 3 ? 'palette, 1–8-bit' : colourType === 0 ? '8-bit grey' : colourType === 2 ? '8-bit RGB' : `colour type ${colourType}, ${depth}-bit`;
-    const kind = kinds.get(label) ?? { label, files: 0, pixels: 0, decode: CODECS.map(() => 0), encode: CODECS.map(() => 0), bytes: CODECS.map(() => 0) };
+    const kind = kinds.get(label) ?? { label, files: 0, pixels: 0, decode: CODECS.map(() => 0), read: CODECS.map(() => 0), encode: CODECS.map(() => 0), bytes: CODECS.map(() => 0) };
     kinds.set(label, kind);
 
     // Exactness: the same samples from every decoder; every encoder's file read back exactly by every decoder.
@@ -127,6 +132,7 @@ async function main(): Promise<void> {
 
     // Timing: RUNS rounds, the codecs in turn within each.
     const dec: number[][] = CODECS.map(() => []);
+    const read: number[][] = CODECS.map(() => []);
     const enc: number[][] = CODECS.map(() => []);
     for (let run = 0; run < RUNS; run++) {
       for (let k = 0; k < CODECS.length; k++) {
@@ -134,13 +140,16 @@ async function main(): Promise<void> {
         CODECS[k].decode(bytes, name);
         dec[k].push(Number(process.hrtime.bigint() - t0) / 1e6);
         t0 = process.hrtime.bigint();
+        CODECS[k].read(bytes);
+        read[k].push(Number(process.hrtime.bigint() - t0) / 1e6);
+        t0 = process.hrtime.bigint();
         await CODECS[k].encode(raster, outDepth);
         enc[k].push(Number(process.hrtime.bigint() - t0) / 1e6);
       }
     }
     kind.files++;
     kind.pixels += raster.width * raster.height;
-    CODECS.forEach((_, k) => { kind.decode[k] += median(dec[k]); kind.encode[k] += median(enc[k]); });
+    CODECS.forEach((_, k) => { kind.decode[k] += median(dec[k]); kind.read[k] += median(read[k]); kind.encode[k] += median(enc[k]); });
   }
 
   // Start-up: loading each codec in a fresh process, then loading it and round-tripping one scene image there.
@@ -154,9 +163,9 @@ async function main(): Promise<void> {
     `const a=require(${adapters});a.pngjsEncode(a.pngjsDecode(require('fs').readFileSync(${teddy})),8)`,
     `const a=require(${adapters});a.fastPngEncode(a.fastPngDecode(require('fs').readFileSync(${teddy})),8)`,
   ];
-  const bare = freshMs('');
-  const loadMs = loads.map((s) => freshMs(s) - bare);
-  const coldMs = coldScripts.map((s) => freshMs(s) - bare);
+  const [bare, ...fresh] = freshMs(['', ...loads, ...coldScripts]);
+  const loadMs = fresh.slice(0, loads.length).map((ms) => ms - bare);
+  const coldMs = fresh.slice(loads.length).map((ms) => ms - bare);
 
   const f = (ms: number, base: number): string => (ms === base ? ms.toFixed(0) : `${ms.toFixed(0)} (${(ms / base).toFixed(2)}×)`);
   const rows: string[][] = [];
@@ -167,6 +176,10 @@ async function main(): Promise<void> {
     }
     const sum = CODECS.map((_, c) => all.reduce((s, k) => s + k[what][c], 0));
     rows.push([`**${what}, all ${inputs.length} files, ms**`, ...sum.map((ms) => f(ms, sum[0]))]);
+    if (what === 'decode') {
+      const lib = CODECS.map((_, c) => all.reduce((s, k) => s + k.read[c], 0));
+      rows.push([`decode, the library's call alone (no Raster), all ${inputs.length} files, ms`, ...lib.map((ms) => f(ms, lib[0]))]);
+    }
   }
   const size = CODECS.map((_, c) => all.reduce((s, k) => s + k.bytes[c], 0) / 1e6);
   rows.push([`encoded size, all ${inputs.length} files, MB`, ...size.map((mb) => `${mb.toFixed(1)}${mb === size[0] ? '' : ` (${(mb / size[0]).toFixed(2)}×)`}`)]);
