@@ -20,4 +20,10 @@ module.exports = {
   testTimeout: 120000,
   // Both cores of a two-core machine (jest's default leaves one idle there): the test files are independent and mostly single-threaded.
   maxWorkers: 2,
+  // A worker is replaced (killed at once, between two test files) once its heap holds more than this. Without a bound a
+  // worker's heap grows to 0.7–1 GB over its ~35 files, and Node's own tear-down of a heap that size at a worker's exit
+  // (unmapping it page by page) outlasts the 500 ms jest waits after its last file: jest then kills the worker and warns
+  // "A worker process has failed to exit gracefully". Nothing keeps the worker alive (no handle, timer or thread is left
+  // when jest asks it to stop, and it reaches its 'exit' event within milliseconds); its exit is only slow.
+  workerIdleMemoryLimit: '300MB',
 };
