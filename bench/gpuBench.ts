@@ -106,7 +106,6 @@ import { loadScene } from '../data/scene';
 import type { Scene } from '../data/sceneTypes';
 import { alphaExpansion, type MoveProgress } from '../expansion/alphaExpansion';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
-import { withGpuMoveFlags } from '../expansion/gpuMoveSettings';
 import { type GpuMoveOptions } from '../expansion/gpuMoveSettings';
 import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
 import { createGpuContext } from '../graphcut/gpuBackend';
@@ -253,7 +252,8 @@ async function large(W: number, H: number, L: number, initKind: string, cycles: 
   const checkpoint = process.env.GPU_BENCH_CHECKPOINT;
   const cycleLog: Json[] = [];
   // Costs on demand: no volume on the host or the device, each label's costs computed by the move kernels.
-  const r = await withGpuMoveFlags({ ...(push ? { push } : {}), ...benchOptions() }, () => match(scene.left, scene.right, {
+  const r = await match(scene.left, scene.right, {
+    gpu: { ...(push ? { push } : {}), ...benchOptions() },
     // GPU_BENCH_MODE=cpu runs the same device moves on gpu.js's CPU backend (a check of the section off the GPU).
     ndisp: L, backend: process.env.GPU_BENCH_MODE === 'cpu' ? 'gpujs-cpu' : 'gpu', costs: 'on-demand', init: initKind === 'wta' ? 'wta' : 'zero', initialLabels: given, cycles,
     // Progress on stderr, so a run stopped by a time limit still shows how far it got.
@@ -270,7 +270,7 @@ async function large(W: number, H: number, L: number, initKind: string, cycles: 
       process.stderr.write(`cycle ${c.cycle} done: energy ${c.energy.total}, ${c.cuts} cuts, at ${at.toFixed(1)} s${checkpoint ? `, labels in ${checkpoint}` : ''}\n`);
       save();
     },
-  }));
+  });
   const gt = scene.groundTruth!;
   let bad = 0;
   let known = 0;

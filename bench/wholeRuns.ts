@@ -15,7 +15,7 @@
  * JSON is rewritten after every run.
  */
 import * as fs from 'fs';
-import { withGpuMoveFlags, type GpuMoveOptions } from '../expansion/gpuMoveSettings';
+import type { GpuMoveSettings } from '../expansion/gpuMoveSettings';
 import { matchScene } from '../stereo/sceneMatch';
 import type { MatchParams } from '../stereo/params';
 
@@ -38,12 +38,12 @@ async function main(): Promise<void> {
   const [out, repsArg, ...folders] = process.argv.slice(2);
   const reps = Number(repsArg);
   if (!out || !Number.isInteger(reps) || reps < 0 || folders.length === 0) throw new Error('usage: node dist/bench/wholeRuns.js OUT.json REPS SCENE_FOLDER...');
-  const configs = JSON.parse(process.env.WHOLE_RUN_CONFIGS ?? '{"default":{}}') as Record<string, Omit<GpuMoveOptions, 'variant'>>;
+  const configs = JSON.parse(process.env.WHOLE_RUN_CONFIGS ?? '{"default":{}}') as Record<string, GpuMoveSettings>;
   const params = JSON.parse(process.env.WHOLE_RUN_PARAMS ?? '{}') as Partial<MatchParams>;
   const rows: Row[] = [];
   const once = async (folder: string, name: string, rep: number): Promise<void> => {
     const t0 = performance.now();
-    const m = await withGpuMoveFlags(configs[name], () => matchScene(folder, params, { backend: 'gpu', thresholds: [1] }));
+    const m = await matchScene(folder, params, { backend: 'gpu', thresholds: [1], gpu: configs[name] });
     const wallMs = performance.now() - t0;
     const r = m.result;
     const bad1 = m.evaluation?.regions.find((g) => g.region === 'nonocc')?.bad[0] ?? null;

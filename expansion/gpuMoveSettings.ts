@@ -126,28 +126,23 @@ export interface GpuMoveOptions {
   lookAhead?: number;
 }
 
-/** The device settings a user of match() may change; every other option is a schedule knob (gpuMoveFlags). */
+/** The device settings a user of match() changes: K, B and whether programs are kept; defaults are the measured best. */
 export type GpuDeviceSettings = Pick<GpuMoveOptions, 'iterationsPerRound' | 'bfsPasses' | 'keepPlans'>;
 
 /**
- * Schedule knobs of the device moves for benchmarks and ablations, not part
- * of the public API: fields set here apply to every solver created while
- * they are set, under the options a solver is given. Set them through
- * withGpuMoveFlags, which restores them.
+ * What match() takes as `gpu`: the device settings, and the schedule knobs
+ * that benchmarks and ablations set (each changes the time a run takes,
+ * never its labels or energies). An argument of the run, so two runs in one
+ * process never see each other's.
  */
-export const gpuMoveFlags: Omit<GpuMoveOptions, 'variant'> = {};
+export type GpuMoveSettings = Omit<GpuMoveOptions, 'variant' | 'verify'>;
 
-/** Runs `fn` with `flags` set in gpuMoveFlags, restoring the earlier flags after it. */
-export async function withGpuMoveFlags<T>(flags: Omit<GpuMoveOptions, 'variant'>, fn: () => Promise<T>): Promise<T> {
-  const saved = { ...gpuMoveFlags };
-  Object.assign(gpuMoveFlags, flags);
-  try {
-    return await fn();
-  } finally {
-    for (const k of Object.keys(gpuMoveFlags)) delete (gpuMoveFlags as Record<string, unknown>)[k];
-    Object.assign(gpuMoveFlags, saved);
-  }
-}
+/** Every key of GpuMoveSettings (the compiler checks the list against the type). */
+export const GPU_MOVE_SETTINGS: ReadonlyArray<keyof GpuMoveSettings> = Object.keys({
+  iterationsPerRound: 1, bfsPasses: 1, finalBfsFactor: 1, initialBfsPasses: 1, initialRounds: 1, fixedRounds: 1, maxIterations: 1, push: 1, bfs: 1, block: 1,
+  reach: 1, resume: 1, warmStart: 1, maxCachedPlans: 1, planCompileRounds: 1, planCompileRoundsPerRound: 1, gate: 1, borrowFlows: 1, tileSide: 1, keepPlans: 1,
+  recordAhead: 1, resident: 1, lookAhead: 1,
+} satisfies Record<keyof GpuMoveSettings, 1>) as Array<keyof GpuMoveSettings>;
 
 /** Pricing of a plan compile in the round choice: planCompileRounds + planCompileRoundsPerRound·R rounds for an R-round plan (a compile's time grows with the passes it traces and binds). */
 export const PLAN_COMPILE_ROUNDS = 10;
@@ -251,13 +246,12 @@ export function initialBfs(bfs: number, initialBfsPasses: number): number {
 export type ResolvedGpuMoveOptions = Required<Omit<GpuMoveOptions, 'warmStart'>> & Pick<GpuMoveOptions, 'warmStart'>;
 
 /**
- * The options of a solver on a W×H grid: defaults, then gpuMoveFlags, then
- * `options`. `blocks`: whether the block schemes can run (then they are the
+ * The options of a solver on a W×H grid: defaults, then `options`. `blocks`: whether the block schemes can run (then they are the
  * default push and BFS). K, B and the block settings not given default by
  * the scheme that runs (BLOCK_DEFAULTS for the block schemes).
  */
 export function resolveGpuMoveOptions(width: number, height: number, options: GpuMoveOptions, blocks = false): ResolvedGpuMoveOptions {
-  const given = { ...gpuMoveFlags, ...options };
+  const given = options;
   const push = given.push ?? (blocks ? 'block' : defaultPush(width, height));
   const bfs = given.bfs ?? (blocks ? 'block' : 'scan');
   return {

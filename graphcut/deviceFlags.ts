@@ -4,8 +4,8 @@
  * its labels or energies: benchmarks set them to compare a technique with
  * its absence, and tests to cover both sides. A user of match() never needs
  * them (its device settings are K, B and keepPlans); the schedule knobs of
- * the device moves are GpuMoveOptions (expansion/gpuMoveSettings.ts,
- * gpuMoveFlags). Set fields through withDeviceFlags, which restores them.
+ * the device moves are match()'s `gpu` argument (GpuMoveSettings in
+ * expansion/gpuMoveSettings.ts). Set fields through withDeviceFlags, which restores them.
  */
 export interface DeviceFlags {
   /** A pipeline call recorded as one compute pass (gpujs/onePassCalls.ts). */

@@ -1,4 +1,5 @@
 import { FlowCarry } from '../expansion/gpuFlowCarry';
+import { GPU_MOVE_SETTINGS } from '../expansion/gpuMoveSettings';
 import { channelWeight, COST_KINDS, costScale, DEFAULT_CENSUS_WINDOW, MAX_CENSUS_SIDE, maxRawCost, smoothnessUnit, type CensusWindow, type CostKind } from '../costs';
 import { readImage } from '../data/imageIO';
 import type { Raster } from '../data/raster';
@@ -128,11 +129,13 @@ const CHECKS = {
     if (!s || typeof s !== 'object' || (s.file !== undefined && typeof s.file !== 'string') || (s.scale !== undefined && typeof s.scale !== 'number')) fail('type', '{ file?: string, scale?: number }');
   },
   gpu: (v, fail) => {
-    const expected = '{ iterationsPerRound?: integer ≥ 1, bfsPasses?: integer ≥ 1, keepPlans?: boolean }';
+    const expected = '{ iterationsPerRound?: integer ≥ 1, bfsPasses?: integer ≥ 1, keepPlans?: boolean, or another GpuMoveSettings knob }';
     if (!v || typeof v !== 'object' || Array.isArray(v)) fail('type', expected);
     for (const [k, x] of Object.entries(v as object)) {
       const count = k === 'iterationsPerRound' || k === 'bfsPasses';
-      if (!count && k !== 'keepPlans') fail('type', `${expected}; '${k}' is none of them`);
+      // The schedule knobs' values are checked by the solver that takes them (expansion/gpuMoveSolver.ts).
+      if (!(GPU_MOVE_SETTINGS as readonly string[]).includes(k)) fail('type', `${expected}; '${k}' is none of them`);
+      if (!count && k !== 'keepPlans') continue;
       if (x === undefined) continue;
       if (count ? typeof x !== 'number' : typeof x !== 'boolean') fail('type', expected);
       if (count && !(Number.isInteger(x) && x >= 1)) fail('range', expected);

@@ -1,7 +1,7 @@
 import type { EnergyBreakdown } from '../data/energy';
 import type { CycleReport, ExpansionResult, ExpansionResume, MoveProgress } from '../expansion/alphaExpansion';
 import type { ClockWarmupReport } from '../graphcut/gpuClockWarmup';
-import type { GpuDeviceSettings } from '../expansion/gpuMoveSettings';
+import type { GpuMoveSettings } from '../expansion/gpuMoveSettings';
 import type { LevelReport, LevelShape } from './coarseToFine';
 import type { StripPool } from './stripRunner';
 import type { WarmStart, WarmStartRecord } from './warmStart';
@@ -53,9 +53,11 @@ export interface MatchOptions extends Partial<MatchParams> {
    * Device settings of the GPU backends: K (iterationsPerRound), B
    * (bfsPasses) and whether compiled programs are kept for the next run of
    * the same shape (keepPlans); defaults are the measured best. The other
-   * schedule knobs are internal (expansion/gpuMoveSettings.ts, gpuMoveFlags).
+   * keys are the device moves' schedule knobs (expansion/gpuMoveSettings.ts
+   * GpuMoveSettings), for benchmarks and ablations: they change the time,
+   * never the labels.
    */
-  gpu?: GpuDeviceSettings;
+  gpu?: GpuMoveSettings;
   /**
    * With the device moves (backend gpu or auto), queue spin work on the GPU
    * before the costs so that an idle GPU's clock is raised when the moves

@@ -1,11 +1,9 @@
 import type { Raster } from '../data/raster';
 import { defaultTau, mirroredSwappedEnergy, stackEnergies } from '../costs';
 import { computeEnergy, type MrfEnergy } from '../data/energy';
-import { InputError } from '../data/errors';
 import { alphaExpansion, type ExpansionResult } from '../expansion/alphaExpansion';
 import { warmUpGpuClocks, type ClockWarmupReport } from '../graphcut/gpuClockWarmup';
 import { mayUseWebGpu } from '../graphcut/backends';
-import type { GpuDeviceSettings } from '../expansion/gpuMoveSettings';
 import { createMoveSolver } from './backends';
 import { chooseStart, type WarmStartRecord } from './warmStart';
 import { resolveParams, type BackendName, type MatchParams } from './params';
@@ -13,15 +11,6 @@ import { costOptions, costsLeftToDevice, energyOptions, stereoEnergy, volumeTooL
 import { startingLabelsOfViews } from './startingLabels';
 import type { InitRecord, MatchEvent, MatchOptions, MatchResult } from './matchTypes';
 
-const DEVICE_SETTINGS: ReadonlyArray<keyof GpuDeviceSettings> = ['iterationsPerRound', 'bfsPasses', 'keepPlans'];
-
-/** match()'s device settings, refusing any other key (the schedule knobs are internal). */
-function deviceSettings(gpu: GpuDeviceSettings | undefined): GpuDeviceSettings | undefined {
-  for (const k of Object.keys(gpu ?? {})) {
-    if (!(DEVICE_SETTINGS as readonly string[]).includes(k)) throw new InputError(`gpu: unknown device setting '${k}' (expected ${DEVICE_SETTINGS.join(', ')})`);
-  }
-  return gpu;
-}
 
 /** The 'start' event of a match of `left` (the full pair's, also for coarse to fine): the parameters that run (τ filled in) and the initial labeling. */
 export function startEvent(left: Raster, options: MatchOptions, resolved: MatchParams): Extract<MatchEvent, { kind: 'start' }> {
@@ -59,7 +48,7 @@ export async function matchViews(left: Raster, right: Raster, views: 1 | 2, opti
   const fallbacks: string[] = [];
   const volumeFits = !volumeTooLarge(left, options.ndisp, views);
   const solver = await createMoveSolver(energy, {
-    backend, graph: params.graph, verify, gpu: deviceSettings(options.gpu), onFallback: (reason) => fallbacks.push(reason), flows: options.warmStart?.flows,
+    backend, graph: params.graph, verify, gpu: options.gpu, onFallback: (reason) => fallbacks.push(reason), flows: options.warmStart?.flows,
     ...costOptions(energy, leftToDevice && volumeFits, energies),
   });
   let result: ExpansionResult;

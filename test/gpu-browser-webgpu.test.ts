@@ -18,7 +18,6 @@ import type { MrfEnergy } from '../data/energy';
 import { randomRaster } from './support/randomRaster';
 import { Input } from '../graphcut/gpujs/gpuJs';
 import type { IGPUKernelSettings } from 'gpu.js';
-import { withGpuMoveFlags } from '../expansion/gpuMoveSettings';
 import { cutCapacity, type GridGraph } from '../graphcut/gridGraph';
 import { PushRelabelSolver } from '../graphcut/pushRelabel';
 import { BFS_SCHEMES, PUSH_SCHEMES, type BfsScheme, type PushScheme } from '../graphcut/pushRelabelKernels';
@@ -286,8 +285,8 @@ var<workgroup> tile: array<u32, ${n}>;
     const errors = ctx.deviceErrors.length;
     // The clock warm-up's spin dispatches are for a GPU's clock; SwiftShader would spend minutes on them.
     const dev = await withDeviceFlags({ clockWarmupDispatches: 0 }, () =>
-      match(left, right, { ...options, backend: 'gpu', gpu: SMALL_GRID_SCHEDULE, onEvent: (e) => { events.push(e); } }));
-    const ref = await match(left, right, { ...options, backend: 'bk' });
+      match(left, right, { ...options, backend: 'gpu', gpu: { ...SMALL_GRID_SCHEDULE, ...options.gpu }, onEvent: (e) => { events.push(e); } }));
+    const ref = await match(left, right, { ...options, gpu: undefined, backend: 'bk' });
     const solver = events.find((e): e is Extract<MatchEvent, { kind: 'solver' }> => e.kind === 'solver');
     expect(solver?.device).toMatch(/swiftshader/);
     expect(dev.fallbacks).toEqual([]);
@@ -390,7 +389,7 @@ var<workgroup> tile: array<u32, ${n}>;
       return energyOf.call(this, labels);
     });
     try {
-      await withGpuMoveFlags({ lookAhead: 3 }, () => expectMatchLikeBk(scene.left, scene.right, { ndisp: 6, cost: 'census', cycles: 2, lrCheck: false }, 'synthetic, look-ahead 3'));
+      await expectMatchLikeBk(scene.left, scene.right, { ndisp: 6, cost: 'census', cycles: 2, lrCheck: false, gpu: { lookAhead: 3 } }, 'synthetic, look-ahead 3');
     } finally {
       spy.mockRestore();
       endSpy.mockRestore();

@@ -1,4 +1,3 @@
-import { withGpuMoveFlags } from '../../expansion/gpuMoveSettings';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -90,12 +89,12 @@ function gitCommit(): string {
 /** One timed pipeline run with a step's switches (what match() does, with the device options exposed). */
 async function runOnce(scene: Scene, name: string, backend: BackendName, step: BenchStep, base: Partial<MatchParams>, cycles: number) {
   const cfg = step.config;
-  // The step's device switches as schedule flags; every run compiles its own plans (none kept from the run before), so that the steps of the technique chain compare like with like.
+  // The step's device switches as the run's schedule knobs; every run compiles its own plans (none kept from the run before), so that the steps of the technique chain compare like with like.
   // K counts iterations of the sweeps and lockstep passes; the block push has its own K (pairs of block launches per round, BLOCK_DEFAULTS).
   const flags = { push: cfg.push, bfs: cfg.bfs, ...(cfg.push === 'block' ? {} : { iterationsPerRound: cfg.k }), fixedRounds: cfg.rounds === 'fixed', resume: cfg.resume, gate: cfg.gate, warmStart: cfg.warm, keepPlans: false };
-  const r = await withGpuMoveFlags(flags, () => match(scene.left, scene.right, {
-    ...base, graph: cfg.graph, init: cfg.init, order: cfg.order, cycles, ndisp: scene.ndisp, backend,
-  }));
+  const r = await match(scene.left, scene.right, {
+    ...base, graph: cfg.graph, init: cfg.init, order: cfg.order, cycles, ndisp: scene.ndisp, backend, gpu: flags,
+  });
   const sum = (k: string): number | undefined => (r.cycles.some((c) => c.stats[k] !== undefined) ? r.cycles.reduce((s, c) => s + (c.stats[k] ?? 0), 0) : undefined);
   const { costsMs, initMs, buildMs, flowMs, totalMs } = r.times;
   return {
