@@ -206,9 +206,9 @@ const ZERO: EnergyBreakdown = { data: 0, smoothness: 0, total: 0 };
 /**
  * One finer level of both views (or the first alone), in strips
  * (stereo/levelStrips.ts): the even strips of every view, and the window
- * around each odd strip once the even strips beside it are done. Returns the views' maps and the level's
- * account, the views summed as one energy (as match() reports two views
- * matched as one). The level's initial energy is exact: the even strips'
+ * around each odd strip once the even strips beside it are done. Returns
+ * the views' maps and the level's account, the views summed as one energy
+ * (as match() reports two views matched as one). The level's initial energy is exact: the even strips'
  * own terms and borders at the start, plus the odd strips' own terms,
  * which the even strips leave as they were; its final energy is that plus
  * every job's change (the jobs of a pass share no term).
