@@ -96,7 +96,7 @@
  * Scenes come from $STEREO_DATA (Middlebury folders). The JSON is rewritten
  * after every run, so a run cut short still reports.
  */
-import { deviceFlags, DEFAULT_WORKGROUP } from '../graphcut/deviceFlags';
+import { DEFAULT_WORKGROUP, resolveDeviceFlags } from '../graphcut/deviceFlags';
 import { seededRandom } from '../data/random';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -106,12 +106,12 @@ import { loadScene } from '../data/scene';
 import type { Scene } from '../data/sceneTypes';
 import { alphaExpansion, type MoveProgress } from '../expansion/alphaExpansion';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
-import { type GpuMoveOptions } from '../expansion/gpuMoveSettings';
+import { type GpuMoveOptions, type GpuMoveSettings } from '../expansion/gpuMoveSettings';
 import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
 import { createGpuContext } from '../graphcut/gpuBackend';
 import { parallelCosts } from '../costs/parallelCosts';
 import { clearKernelBuildCache } from '../graphcut/gpujs/kernelBuildCache';
-import { setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpujs/workgroupSize';
+import type { WorkgroupShape } from '../graphcut/gpujs/workgroupSize';
 import { Input } from '../graphcut/gpujs/gpuJs';
 import type { IGPUKernelSettings } from 'gpu.js';
 import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../graphcut/pushRelabel';
@@ -135,7 +135,8 @@ type Json = Record<string, unknown>;
 interface RunSpec {
   backend: BackendName | 'pr-pipeline' | 'pr-perPass';
   params?: Partial<MatchParams>;
-  gpu?: Omit<GpuMoveOptions, 'variant' | 'verify'>;
+  /** The device moves' settings, and in `device` the flags the run's context is made with (per run: runs never share flags). */
+  gpu?: GpuMoveSettings;
   verify?: boolean;
   /** The clock warm-up before the costs (gpu backend only; default as match(): off when the costs are left to the device). */
   warmUp?: boolean;
@@ -146,12 +147,12 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
   const params = resolveParams({ ...sceneParamsFor(scene.name), ...spec.params });
   // As match(): with the device moves the costs are left to the device unless the run's params say --costs volume.
   const leftToDevice = spec.backend === 'gpu' && (await costsLeftToDevice(params, scene.ndisp, 'gpu', spec.verify ?? false));
-  const clockWarmup = spec.backend === 'gpu' ? await warmUpForBackend('gpu', spec.warmUp, leftToDevice) : undefined;
+  const clockWarmup = spec.backend === 'gpu' ? await warmUpForBackend('gpu', spec.warmUp, leftToDevice, resolveDeviceFlags(spec.gpu?.device)) : undefined;
   const energy = stereoEnergy(scene.left, scene.right, scene.ndisp, params, leftToDevice);
   const t1 = performance.now();
   let solver: MoveSolver;
   if (spec.backend === 'pr-pipeline' || spec.backend === 'pr-perPass') {
-    const ctx = await createGpuContext('webgpu');
+    const ctx = await createGpuContext('webgpu', spec.gpu?.device);
     const pr: PushRelabelOptions = { globalRelabel: spec.backend === 'pr-perPass' ? 'perPass' : 'pipeline' };
     solver = new GraphMoveSolver(energy, new PushRelabelSolver(ctx, pr), params.graph);
   } else {
@@ -191,7 +192,7 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
 const CLOCK_IDLE_MS = 4500;
 
 /** Sections that run tsukuba, teddy and Adirondack with one device option changed: the label of the runs and the option. */
-const ONE_OPTION_SECTIONS = new Map<string, [string, Omit<GpuMoveOptions, 'variant' | 'verify'>]>([
+const ONE_OPTION_SECTIONS = new Map<string, [string, GpuMoveSettings]>([
   ['resume', ['redo', { resume: false }]],
   ['split', ['split-sweep', { push: 'split-sweep' }]],
   ['gate', ['ungated', { gate: false }]],
@@ -200,11 +201,11 @@ const ONE_OPTION_SECTIONS = new Map<string, [string, Omit<GpuMoveOptions, 'varia
 ]);
 
 /** Extra device options for the large and options sections from $GPU_BENCH_OPTIONS (JSON, e.g. '{"warmStart":false}'). */
-function benchOptions(): Omit<GpuMoveOptions, 'variant' | 'verify'> {
+function benchOptions(): GpuMoveSettings {
   const raw = process.env.GPU_BENCH_OPTIONS;
   if (!raw) return {};
   try {
-    return JSON.parse(raw) as Omit<GpuMoveOptions, 'variant' | 'verify'>;
+    return JSON.parse(raw) as GpuMoveSettings;
   } catch (e) {
     throw new Error(`GPU_BENCH_OPTIONS: not JSON (${(e as Error).message})`);
   }
@@ -286,10 +287,11 @@ async function large(W: number, H: number, L: number, initKind: string, cycles: 
  * Device time of one pass of each state kernel at W×H: pipelines of 20 and
  * 120 passes on an expansion-shaped graph after a global relabel, timed 3
  * times each; (t120 − t20) / 100 cancels the per-call upload and readback
- * (each pipeline returns only a convergence test's tiles).
+ * (each pipeline returns only a convergence test's tiles). The kernels in
+ * workgroups of `shape` (their context's flag).
  */
-async function passCosts(W: number, H: number): Promise<Json> {
-  const ctx = await createGpuContext((process.env.GPU_BENCH_MODE as 'webgpu' | 'cpu' | undefined) ?? 'webgpu');
+async function passCosts(W: number, H: number, shape: WorkgroupShape): Promise<Json> {
+  const ctx = await createGpuContext((process.env.GPU_BENCH_MODE as 'webgpu' | 'cpu' | undefined) ?? 'webgpu', { workgroup: shape });
   const g = expansionLikeGraph(seededRandom(1), W, H, { reversed: true });
   const n = W * H;
   const { caps, state } = initialKernelState(g);
@@ -404,18 +406,9 @@ function pairsFromEnv(name: string): Array<[number, number]> | undefined {
   });
 }
 
-/**
- * `run` with the 2D/3D kernels it builds in workgroups of `shape` (kernels
- * are built at a run's first plan compiles), the default shape restored
- * after; the shape is recorded with the result.
- */
-async function inWorkgroups(shape: WorkgroupShape, run: () => Promise<Json>): Promise<Json> {
-  setKernelWorkgroup(shape);
-  try {
-    return { ...(await run()), workgroup: shape };
-  } finally {
-    setKernelWorkgroup(DEFAULT_WORKGROUP);
-  }
+/** `run`'s result with the workgroup shape its context was made with (the run's device flag workgroup). */
+async function inWorkgroups(shape: WorkgroupShape, run: (shape: WorkgroupShape) => Promise<Json>): Promise<Json> {
+  return { ...(await run(shape)), workgroup: shape };
 }
 
 /** The parts of a WebGPU device the dispatch section uses (the webgpu package's types are not a dependency). */
@@ -544,21 +537,12 @@ async function main(): Promise<void> {
       // One switch off at a time, the rest at their defaults.
       const profiled = async (s: string, off: { onePass?: false; ahead?: false; shared?: false; inPlace?: false; literals?: false } = {}): Promise<Json> => {
         const { onePass = true, ahead = true, shared = true, inPlace = true, literals = true } = off;
-        profiler.onePass = onePass;
-        deviceFlags.kernelBuildCache = shared;
-        deviceFlags.inPlaceCalls = inPlace;
-        deviceFlags.sharedLiterals = literals;
         // Every run builds as a fresh process would: nothing kept from the runs before.
         clearKernelBuildCache();
         profiler.take();
-        try {
-          const r = await runScene(await scene(s), { backend: 'gpu', gpu: { recordAhead: ahead } });
-          return { ...r, onePass, recordAhead: ahead, sharedBuilds: shared, inPlace, sharedLiterals: literals, host: profiler.take() };
-        } finally {
-          deviceFlags.kernelBuildCache = true;
-          deviceFlags.inPlaceCalls = true;
-          deviceFlags.sharedLiterals = true;
-        }
+        const device = { onePassCalls: onePass, kernelBuildCache: shared, inPlaceCalls: inPlace, sharedLiterals: literals };
+        const r = await runScene(await scene(s), { backend: 'gpu', gpu: { recordAhead: ahead, device } });
+        return { ...r, onePass, recordAhead: ahead, sharedBuilds: shared, inPlace, sharedLiterals: literals, host: profiler.take() };
       };
       // Per section: the label of a run with its switch off, and the switch.
       const [offLabel, offSwitch] = ({
@@ -630,15 +614,10 @@ async function main(): Promise<void> {
         for (const together of [true, false]) {
           const W = (width += 8);
           await add(sec, `synthetic ${W}x240 ${together ? 'pipelines together' : 'pipelines one by one'}`, async () => {
-            deviceFlags.parallelPipelines = together;
             clearKernelBuildCache();
             profiler.take();
-            try {
-              const r = await runScene(generateSyntheticScene({ width: W, height: 240, ndisp: 32, seed: 7 }), { backend: 'gpu' });
-              return { ...r, parallelPipelines: together, host: profiler.take() };
-            } finally {
-              deviceFlags.parallelPipelines = true;
-            }
+            const r = await runScene(generateSyntheticScene({ width: W, height: 240, ndisp: 32, seed: 7 }), { backend: 'gpu', gpu: { device: { parallelPipelines: together } } });
+            return { ...r, parallelPipelines: together, host: profiler.take() };
           });
         }
       }
@@ -647,7 +626,7 @@ async function main(): Promise<void> {
       await add(sec, 'warm-up tsukuba', async () => runScene(await scene('tsukuba'), { backend: 'gpu' }));
       for (const s of pick(['tsukuba', 'teddy', 'Adirondack_TrainingQ'])) {
         for (let rep = 0; rep < 2; rep++) {
-          for (const shape of shapes) await add(sec, `${s} gpu ${shape.join('x')}`, () => inWorkgroups(shape, async () => runScene(await scene(s), { backend: 'gpu' })));
+          for (const shape of shapes) await add(sec, `${s} gpu ${shape.join('x')}`, () => inWorkgroups(shape, async (workgroup) => runScene(await scene(s), { backend: 'gpu', gpu: { device: { workgroup } } })));
         }
       }
     } else if (sec === 'bfs') {
@@ -704,7 +683,7 @@ async function main(): Promise<void> {
       const sizes = pairsFromEnv('GPU_BENCH_SIZES') ?? (process.env.GPU_BENCH_MODE ? [[24, 16]] : [[384, 288], [718, 496], [1500, 1000], [3000, 2000]]);
       const shapes = pairsFromEnv('GPU_BENCH_SHAPES') ?? [[8, 8], DEFAULT_WORKGROUP];
       for (const [W, H] of sizes) {
-        for (const shape of shapes) await add('passes', `${W}x${H} ${shape.join('x')}`, () => inWorkgroups(shape, () => passCosts(W, H)));
+        for (const shape of shapes) await add('passes', `${W}x${H} ${shape.join('x')}`, () => inWorkgroups(shape, (workgroup) => passCosts(W, H, workgroup)));
       }
     } else {
       throw new Error(`gpuBench: unknown section '${sec}'`);

@@ -11,11 +11,11 @@
  * Calls recorded ahead (the solver's recordAhead option) are counted apart:
  * their recording happens outside the calls, while the device runs another.
  *
- * `onePass` switches between the solver's recording of a call
- * (graphcut/gpujs/onePassCalls.ts: every step a dispatch of one compute pass)
- * and gpu.js's own (a compute pass per step), to measure the difference.
+ * Both ways of recording a call are timed: the solver's
+ * (graphcut/gpujs/onePassCalls.ts: every step a dispatch of one compute
+ * pass) and gpu.js's own (a compute pass per step), which a run gets with
+ * the device flag onePassCalls off (gpuBench passes it per run).
  */
-import { deviceFlags } from '../graphcut/deviceFlags';
 import { createHash } from 'crypto';
 import { kernelBuildCache } from '../graphcut/gpujs/kernelBuildCache';
 import { sharedLiterals } from '../graphcut/gpujs/sharedLiterals';
@@ -63,9 +63,8 @@ function emptyProfile(): HostProfile {
   return { kernelBuilds: 0, distinctSources: 0, buildMs: 0, shaderModuleMs: 0, computePipelineMs: 0, planCompiles: 0, compileMs: 0, calls: 0, passes: 0, encodeMs: 0, waitMs: 0, argumentBytes: 0, recordedAhead: 0, aheadMs: 0, takenAhead: 0, translationHits: 0, translationMisses: 0, moduleHits: 0, moduleMisses: 0, prewarmedPipelines: 0, prewarmMs: 0, literalHits: 0, literalsMade: 0, literalBytes: 0 };
 }
 
-/** The profiler, installed once per process; `onePass` may change between runs. */
+/** The profiler, installed once per process. */
 export interface HostProfiler {
-  onePass: boolean;
   /** The counts since the last reset. */
   take(): HostProfile;
 }
@@ -120,8 +119,6 @@ export function installHostProfiler(): HostProfiler {
   installOnePassCalls();
   const execute = WebGPUPipelineExecutor.prototype.execute;
   const profiler: HostProfiler = {
-    get onePass() { return deviceFlags.onePassCalls; },
-    set onePass(on: boolean) { deviceFlags.onePassCalls = on; },
     take: () => {
       const c = kernelBuildCache;
       const out = { ...p, distinctSources: sources.size, recordedAhead: onePassCalls.recordedAhead, aheadMs: onePassCalls.aheadMs, takenAhead: onePassCalls.takenAhead, translationHits: c.translationHits, translationMisses: c.translationMisses, moduleHits: c.moduleHits, moduleMisses: c.moduleMisses, prewarmedPipelines: c.prewarmedPipelines, prewarmMs: c.prewarmMs, literalHits: sharedLiterals.hits, literalsMade: sharedLiterals.made, literalBytes: sharedLiterals.madeBytes };

@@ -4,7 +4,7 @@ import { forwardGradients, imageRows, type CostImage } from '../data/costImage';
 import { bandHeightOf, pairwise, type MrfEnergy, type PairSource } from '../data/energy';
 import type { GpuContext } from '../graphcut/gpuBackend';
 import { canRefillSharedLiterals, fillSharedLiteralOnDevice, refillSharedLiteral, releaseSharedLiterals, shareLiterals, sharedLiterals } from '../graphcut/gpujs/sharedLiterals';
-import { deviceFlags } from '../graphcut/deviceFlags';
+import { deviceFlagsKey } from '../graphcut/deviceFlags';
 import { warmUpPipelineGroup } from '../graphcut/gpujs/kernelBuildCache';
 import type { CensusWindow } from '../costs/census';
 import { censusPlanesOnBackend, createCensusKernel, greyPlanes, hostCensusPlanes, type DeviceResult } from './gpuCensusKernel';
@@ -220,7 +220,7 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
   let dataValues: () => Float32Array;
   let censusOnDevice = false;
   // WebGPU: an 8-bit pair's weights (and census images) are made on the device (gpuPairKernel.ts); the host's are then never made.
-  const pair = ctx.mode === 'webgpu' && sharedLiterals.installed && deviceFlags.sharedLiterals && energy.pairSource && pairFits(energy.pairSource, W, H, band) ? energy.pairSource : undefined;
+  const pair = ctx.mode === 'webgpu' && sharedLiterals.installed && ctx.flags.sharedLiterals && energy.pairSource && pairFits(energy.pairSource, W, H, band) ? energy.pairSource : undefined;
   if (source.kind === 'volume') {
     const costs = source.costs;
     if (costs.length !== n * L) throw new Error(`gpu expansion: data term has ${costs.length} entries, expected ${n * L} (${W}×${H}×${L})`);
@@ -240,7 +240,7 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
     else {
       const window = spec.censusWindow!;
       // WebGPU: zeros on the host, the codes copied in on the device (fillCensusOnDevice); the CPU backends run the kernel here.
-      censusOnDevice = ctx.mode === 'webgpu' && sharedLiterals.installed && deviceFlags.sharedLiterals;
+      censusOnDevice = ctx.mode === 'webgpu' && sharedLiterals.installed && ctx.flags.sharedLiterals;
       dataValues = censusOnDevice ? () => new Float32Array(6 * n * C)
         : ctx.mode === 'webgpu' ? () => hostCensusPlanes(source.left, source.right, window, band)
           : () => censusPlanesOnBackend(ctx.gpu, source.left, source.right, window, band);
@@ -255,12 +255,12 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
   const vt = new Float32Array(L * L);
   for (let a = 0; a < L; a++) for (let b = 0; b < L; b++) vt[a * L + b] = pairwise(energy.smoothness, energy.truncation, a, b);
 
-  // Everything the kernels and plans depend on besides the energy's values.
-  const shapeKey = JSON.stringify([ctx.mode, W, H, L, band, source.kind, costSpec, dataDims, pair ? [pair.views, pair.left.channels] : null, o.variant, o.push, o.bfs, o.block, o.reach, o.gate, o.tileSide, o.iterationsPerRound, o.finalBfsFactor, o.initialBfsPasses, flowsInOut, o.maxCachedPlans]);
+  // Everything the kernels and plans depend on besides the energy's values; with the context's flags, so that programs (and recorded pipelines) are shared only between contexts of equal flags.
+  const shapeKey = JSON.stringify([deviceFlagsKey(ctx.flags), ctx.mode, W, H, L, band, source.kind, costSpec, dataDims, pair ? [pair.views, pair.left.channels] : null, o.variant, o.push, o.bfs, o.block, o.reach, o.gate, o.tileSide, o.iterationsPerRound, o.finalBfsFactor, o.initialBfsPasses, flowsInOut, o.maxCachedPlans]);
   const key = o.keepPlans && n <= MAX_KEPT_PROGRAM_PIXELS && REFILLABLE_MODES.has(ctx.mode) ? shapeKey : null;
   // The pipelines a program of this shape built in an earlier process are asked for now, all at once (graphcut/gpujs/pipelineStore.ts).
-  if (ctx.mode === 'webgpu') warmUpPipelineGroup(shapeKey);
-  let program = key === null ? undefined : takeKeptProgram<DeviceProgram>(key);
+  if (ctx.mode === 'webgpu') warmUpPipelineGroup(shapeKey, ctx.flags);
+  let program = key === null ? undefined : takeKeptProgram<DeviceProgram>(key, ctx.flags);
   if (program && (program.ctx.destroyed || !canRefillSharedLiterals(program.literals))) {
     releaseProgram(program);
     program = undefined;
@@ -281,8 +281,8 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
       new Input(vt as unknown as number[], [L, L]),
       new Input(Float32Array.from(MOVE_START_TALLY) as unknown as number[], [4]),
     ];
-    // Changed only between solvers (refillSharedLiteral): every plan binds and uploads them once per device, not once per plan and seat (graphcut/gpujs/sharedLiterals.ts).
-    shareLiterals(literals);
+    // Changed only between solvers (refillSharedLiteral): every plan binds and uploads them once per device, not once per plan and seat (graphcut/gpujs/sharedLiterals.ts); with the context's sharing off, gpu.js copies them as it does.
+    if (ctx.flags.sharedLiterals) shareLiterals(literals);
     program = { ctx, kernels: createKernels(ctx.gpu, { W, H, L, sourceKind: source.kind, costSpec }, o), plans: new Map(), literals, aux: new Map() };
   }
   const census = censusOnDevice && source.kind === 'images' ? costSpec!.censusWindow! : undefined;

@@ -13,9 +13,14 @@
  * A program is taken by one solver at a time: taking removes it, disposing
  * gives it back. At most MAX_KEPT_PROGRAMS (one) are kept; the oldest
  * beyond it is released. `releaseKeptPrograms` frees them all.
+ *
+ * The key holds the context's device flags (gpuDeviceProgram.ts
+ * acquireProgram: deviceFlagsKey), so a program is only ever taken by a
+ * solver whose context has the flags of the one that built it; a context
+ * with keptPrograms off neither takes nor keeps one.
  */
 
-import { deviceFlags } from '../graphcut/deviceFlags';
+import type { DeviceFlags } from '../graphcut/deviceFlags';
 
 /** Programs kept at once: a program holds the device buffers of all its plans. */
 const MAX_KEPT_PROGRAMS = 1;
@@ -28,9 +33,9 @@ interface Kept {
 /** Kept programs by shape key, oldest first. */
 const kept = new Map<string, Kept>();
 
-/** The program kept under `key`, removed from the cache (the caller owns it now), or undefined. */
-export function takeKeptProgram<T>(key: string): T | undefined {
-  if (!deviceFlags.keptPrograms) return undefined;
+/** The program kept under `key`, removed from the cache (the caller owns it now), or undefined; none for a context whose `flags` have keptPrograms off. */
+export function takeKeptProgram<T>(key: string, flags: DeviceFlags): T | undefined {
+  if (!flags.keptPrograms) return undefined;
   const found = kept.get(key);
   if (!found) return undefined;
   kept.delete(key);
@@ -40,11 +45,11 @@ export function takeKeptProgram<T>(key: string): T | undefined {
 /**
  * Keeps `program` under `key` for the next solver of that shape; `release`
  * frees it when it is dropped (beyond MAX_KEPT_PROGRAMS, replaced by a program of
- * the same key, or by releaseKeptPrograms). With keeping off, releases it
- * at once.
+ * the same key, or by releaseKeptPrograms). With keptPrograms off in
+ * `flags` (the program's context's), releases it at once.
  */
-export function keepProgram(key: string, program: unknown, release: () => void): void {
-  if (!deviceFlags.keptPrograms) {
+export function keepProgram(key: string, program: unknown, release: () => void, flags: DeviceFlags): void {
+  if (!flags.keptPrograms) {
     release();
     return;
   }

@@ -1,5 +1,6 @@
 import type { GraphVariant } from './binaryStep';
 import { DEFAULT_BLOCK, type BfsScheme, type BlockSettings, type PushScheme } from '../graphcut/pushRelabelKernels';
+import type { DeviceFlags } from '../graphcut/deviceFlags';
 
 /**
  * The settings of the device moves (GpuMoveSolver): every option, its
@@ -130,18 +131,25 @@ export interface GpuMoveOptions {
 export type GpuDeviceSettings = Pick<GpuMoveOptions, 'iterationsPerRound' | 'bfsPasses' | 'keepPlans'>;
 
 /**
- * What match() takes as `gpu`: the device settings, and the schedule knobs
+ * What match() takes as `gpu`: the device settings, the schedule knobs
  * that benchmarks and ablations set (each changes the time a run takes,
- * never its labels or energies). An argument of the run, so two runs in one
- * process never see each other's.
+ * never its labels or energies), and `device`, the device path's switches
+ * (graphcut/deviceFlags.ts DeviceFlags: one-pass and in-place calls, the
+ * kernel build cache and its pipelines, shared literals, kept programs, the
+ * workgroup shape, the clock warm-up, Dawn's bounds checks), which the
+ * run's gpu.js context is made with (createGpuContext) and which its clock
+ * warm-up reads. An argument of the run, so two runs in one process never
+ * see each other's; its keys are checked once, at the library's entry
+ * (stereo/matchOptions.ts: an unknown knob or flag, or a flag's value it
+ * does not take, is refused naming it).
  */
-export type GpuMoveSettings = Omit<GpuMoveOptions, 'variant' | 'verify'>;
+export type GpuMoveSettings = Omit<GpuMoveOptions, 'variant' | 'verify'> & { device?: Partial<DeviceFlags> };
 
 /** Every key of GpuMoveSettings (the compiler checks the list against the type). */
 export const GPU_MOVE_SETTINGS: ReadonlyArray<keyof GpuMoveSettings> = Object.keys({
   iterationsPerRound: 1, bfsPasses: 1, finalBfsFactor: 1, initialBfsPasses: 1, initialRounds: 1, fixedRounds: 1, maxIterations: 1, push: 1, bfs: 1, block: 1,
   reach: 1, resume: 1, warmStart: 1, maxCachedPlans: 1, planCompileRounds: 1, planCompileRoundsPerRound: 1, gate: 1, borrowFlows: 1, tileSide: 1, keepPlans: 1,
-  recordAhead: 1, resident: 1, lookAhead: 1,
+  recordAhead: 1, resident: 1, lookAhead: 1, device: 1,
 } satisfies Record<keyof GpuMoveSettings, 1>) as Array<keyof GpuMoveSettings>;
 
 /** Pricing of a plan compile in the round choice: planCompileRounds + planCompileRoundsPerRound·R rounds for an R-round plan (a compile's time grows with the passes it traces and binds). */

@@ -1,4 +1,3 @@
-import { deviceFlags } from '../graphcut/deviceFlags';
 import * as os from 'os';
 import type { GpuContext } from '../graphcut/gpuBackend';
 import { onePassCalls } from '../graphcut/gpujs/onePassCalls';
@@ -256,7 +255,7 @@ export class GpuMoveSolver implements MoveSolver {
   /** Whether this solver's cycles run as resident moves (see the option resident). */
   residentApplies(): boolean {
     const bytes = 8 * this.n * (this.energy.labels + 4);
-    return this.o.resident && this.residentOff === undefined && this.ctx.mode === 'webgpu' && onePassCalls.installed && deviceFlags.onePassCalls && deviceFlags.inPlaceCalls
+    return this.o.resident && this.residentOff === undefined && this.ctx.mode === 'webgpu' && onePassCalls.installed && this.ctx.flags.onePassCalls && this.ctx.flags.inPlaceCalls
       && !this.verifier && this.warmStart && this.o.resume && this.flowsInOut && bytes <= RESIDENT_FLOWS_MAX_BYTES;
   }
 
@@ -293,7 +292,7 @@ export class GpuMoveSolver implements MoveSolver {
     const key = this.programKey;
     const program = this.program;
     const done = (): void => {
-      if (key !== null) keepProgram(key, program, () => releaseProgram(program));
+      if (key !== null) keepProgram(key, program, () => releaseProgram(program), this.ctx.flags);
       else releaseProgram(program);
     };
     // Kept at once when no call is in flight, so that a solver made right after this one finds it.

@@ -1,7 +1,7 @@
 import { gpuJsInternal } from './gpujs/internals';
 import * as path from 'path';
 import { GPU } from './gpujs/gpuJs';
-import { boundsChecksOn } from './deviceFlags';
+import { boundsChecksOn, resolveDeviceFlags, type DeviceFlags } from './deviceFlags';
 import { describeAdaptations, installGpuJsAdaptations, type GpuJsAdaptations } from './gpujs/install';
 import { adaptInstance } from './gpujs/scope';
 
@@ -26,6 +26,8 @@ export interface GpuContext {
   readonly adaptations?: GpuJsAdaptations;
   /** Uncaptured WebGPU errors reported by the device since creation (empty on other backends). */
   readonly deviceErrors: string[];
+  /** The device path's switches this context was made with (createGpuContext; whole and frozen): everything that runs for it reads them here or through its gpu.js instance (gpujs/scope.ts). */
+  readonly flags: DeviceFlags;
   /** Whether destroy() was called: the gpu.js instance and everything made with it are gone. */
   readonly destroyed: boolean;
   destroy(): void;
@@ -71,7 +73,9 @@ export interface WebGpuProvider {
 }
 
 let provider: WebGpuProvider | null = null;
-let webgpuSetup: Promise<{ adapterInfo: string; errors: string[] } | null> | null = null;
+/** The process's WebGPU, once set up: the adapter's description, the device's errors, and whether Dawn's bounds checks are on (fixed for the process; undefined with a provider, which decides its own). */
+interface WebGpuSetup { adapterInfo: string; errors: string[]; boundsChecks: boolean | undefined }
+let webgpuSetup: Promise<WebGpuSetup | null> | null = null;
 
 /**
  * Makes this process's WebGPU come from `p` instead of Dawn (null: Dawn
@@ -96,11 +100,12 @@ export function installWebGpuProvider(p: WebGpuProvider | null): void {
  * runs the solvers' kernels on gpu.js's cpu backend, which reads the same
  * elements, with every read checked and no read where WGSL's select would
  * make one the cpu backend skips.
- * The checks stay on where boundsChecksOn says so (deviceFlags.boundsChecks,
- * else STEREOCUT_GPU_BOUNDS_CHECKS=1: for a new kernel's first runs on a GPU).
+ * The checks stay on where boundsChecksOn says so (the flag boundsChecks of
+ * the context that sets WebGPU up, else STEREOCUT_GPU_BOUNDS_CHECKS=1: for a
+ * new kernel's first runs on a GPU).
  */
-export function dawnFlags(env: NodeJS.ProcessEnv = process.env): string[] {
-  return boundsChecksOn(env) ? [] : ['enable-dawn-features=disable_robustness'];
+export function dawnFlags(boundsChecks: boolean | undefined, env: NodeJS.ProcessEnv = process.env): string[] {
+  return boundsChecksOn(boundsChecks, env) ? [] : ['enable-dawn-features=disable_robustness'];
 }
 
 /**
@@ -160,12 +165,17 @@ function dawnGpu(flags: string[]): NavigatorGpuLike | null {
   }
 }
 
-/** Installs navigator.gpu (the provider's, else Dawn's) once per process; resolves null when no adapter answers. */
-function setUpWebGpu(): Promise<{ adapterInfo: string; errors: string[] } | null> {
+/**
+ * Installs navigator.gpu (the provider's, else Dawn's) once per process;
+ * resolves null when no adapter answers. `boundsChecks` (a context's flag;
+ * undefined: the variable decides) is read by the first call only: Dawn's
+ * robustness is a property of its instance, made once here.
+ */
+function setUpWebGpu(boundsChecks?: boolean): Promise<WebGpuSetup | null> {
   if (webgpuSetup) return webgpuSetup;
   const installed = provider;
   webgpuSetup = (async () => {
-    const flags = installed ? [] : dawnFlags();
+    const flags = installed ? [] : dawnFlags(boundsChecks);
     const raw = installed ? installed.gpu : dawnGpu(flags);
     if (!raw) return null;
     const errors: string[] = [];
@@ -194,7 +204,7 @@ function setUpWebGpu(): Promise<{ adapterInfo: string; errors: string[] } | null
     const adapterInfo = [info.vendor, info.architecture, info.description || info.device].filter((s) => s).join(' ');
     // A run says what ran: the provider, and the checks' state, are part of the device's description.
     const notes = [...(installed ? [`through ${installed.name}`] : []), ...(flags.length > 0 ? ['shader bounds checks off'] : [])];
-    return { adapterInfo: `${adapterInfo || 'unknown adapter'}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`, errors };
+    return { adapterInfo: `${adapterInfo || 'unknown adapter'}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`, errors, boundsChecks: installed ? undefined : flags.length === 0 };
   })();
   return webgpuSetup;
 }
@@ -229,28 +239,38 @@ export async function webGpuDevice<T>(): Promise<T | null> {
 /**
  * A gpu.js instance on the preferred backend. 'auto' takes WebGPU when an
  * adapter answers, else webasm, else cpu; an explicit 'webgpu' that is not
- * available throws.
+ * available throws. `flags`: the device path's switches for this context
+ * (deviceFlags.ts), checked here (an unknown flag or a value it does not
+ * take is refused, naming it) and completed with the defaults; kernels,
+ * plans and programs made with the context run as they say, whatever other
+ * contexts of the process say. On WebGPU, boundsChecks given against the
+ * value the process's device was made with is refused (Dawn's robustness is
+ * fixed once the device is made).
  */
-export async function createGpuContext(preference: GpuPreference = 'auto'): Promise<GpuContext> {
+export async function createGpuContext(preference: GpuPreference = 'auto', flags?: Partial<DeviceFlags>): Promise<GpuContext> {
   if (!GPU_PREFERENCES.includes(preference)) {
     throw new Error(`gpu backend: unknown preference '${String(preference)}' (expected ${GPU_PREFERENCES.join(', ')})`);
   }
+  const resolved = resolveDeviceFlags(flags, 'gpu context flags');
   if (preference === 'auto' || preference === 'webgpu') {
-    const webgpu = await setUpWebGpu();
+    const webgpu = await setUpWebGpu(resolved.boundsChecks);
     if (webgpu) {
+      if (resolved.boundsChecks !== undefined && webgpu.boundsChecks !== undefined && resolved.boundsChecks !== webgpu.boundsChecks) {
+        throw new Error(`gpu context flags: boundsChecks ${String(resolved.boundsChecks)}, but this process's WebGPU device was made with Dawn's bounds checks ${webgpu.boundsChecks ? 'on' : 'off'} (fixed for the process; the first WebGPU context, or STEREOCUT_GPU_BOUNDS_CHECKS, decides)`);
+      }
       const adaptations = installGpuJsAdaptations();
       const gpu = new GPU({ mode: 'webgpu' });
-      return context(gpu, 'webgpu', webGpuDeviceDescription(webgpu.adapterInfo, adaptations), webgpu.errors, adaptations);
+      return context(gpu, 'webgpu', webGpuDeviceDescription(webgpu.adapterInfo, adaptations), webgpu.errors, resolved, adaptations);
     }
     if (preference === 'webgpu') {
       throw new Error('gpu backend: WebGPU requested but unavailable (the webgpu package did not load or no adapter answered)');
     }
   }
   if ((preference === 'auto' || preference === 'webasm') && GPU.isWebAssemblySupported) {
-    return context(new GPU({ mode: 'webasm' }), 'webasm', 'gpu.js webasm backend (CPU, WebAssembly SIMD)', []);
+    return context(new GPU({ mode: 'webasm' }), 'webasm', 'gpu.js webasm backend (CPU, WebAssembly SIMD)', [], resolved);
   }
   if (preference === 'webasm') throw new Error('gpu backend: webasm requested but WebAssembly is unsupported here');
-  return context(new GPU({ mode: 'cpu' }), 'cpu', 'gpu.js cpu backend (JavaScript)', []);
+  return context(new GPU({ mode: 'cpu' }), 'cpu', 'gpu.js cpu backend (JavaScript)', [], resolved);
 }
 
 /** What a WebGPU context says it runs on: the adapter, and the gpu.js adaptations that are off (installGpuJsAdaptations). */
@@ -259,15 +279,16 @@ export function webGpuDeviceDescription(adapterInfo: string, adaptations: GpuJsA
   return `WebGPU (Dawn): ${adapterInfo}${off ? `; ${off}` : ''}`;
 }
 
-function context(gpu: GPU, mode: GpuMode, device: string, deviceErrors: string[], adaptations?: GpuJsAdaptations): GpuContext {
-  // Every instance made here is the project's: the adapted gpu.js methods apply to it (gpujs/scope.ts).
-  adaptInstance(gpu);
+function context(gpu: GPU, mode: GpuMode, device: string, deviceErrors: string[], flags: DeviceFlags, adaptations?: GpuJsAdaptations): GpuContext {
+  // Every instance made here is the project's: the adapted gpu.js methods apply to it, with its flags (gpujs/scope.ts).
+  adaptInstance(gpu, flags);
   let destroyed = false;
   return {
     gpu,
     mode,
     device,
     deviceErrors,
+    flags,
     ...(adaptations ? { adaptations } : {}),
     get destroyed() { return destroyed; },
     destroy: () => {

@@ -1,4 +1,4 @@
-import { deviceFlags } from './deviceFlags';
+import type { DeviceFlags } from './deviceFlags';
 import { isMainThread } from 'worker_threads';
 import { webGpuDevice } from './gpuBackend';
 
@@ -14,11 +14,11 @@ import { webGpuDevice } from './gpuBackend';
  *
  * So the run queues a batch of spin dispatches before it computes its
  * costs and initial labeling on the host, which block the main thread. The
- * batch (deviceFlags.clockWarmupDispatches) is sized to last about as long as the
+ * batch (the flag clockWarmupDispatches) is sized to last about as long as the
  * clock takes to rise from idle, and to cost on a raised clock less GPU
  * time than the host's own work covers; a longer batch would delay the
  * first move. It is skipped when this process used the device within
- * deviceFlags.clockWarmupRecentMs, since the clock is still raised then. The batch
+ * the flag clockWarmupRecentMs, since the clock is still raised then. The batch
  * computes nothing: its result is never read.
  */
 
@@ -80,17 +80,18 @@ export function queueSpin(device: SpinDevice, dispatches: number): void {
 /**
  * Queues the warm-up on the WebGPU device that the kernels will use
  * (`device`: gpu.js's shared device by default) unless there is none, the
- * device was active within deviceFlags.clockWarmupRecentMs, deviceFlags.clockWarmupDispatches is
+ * device was active within flags.clockWarmupRecentMs, flags.clockWarmupDispatches is
  * 0, or this is a worker thread (Dawn's Node binding aborts the process
- * when a second thread uses it). A warm-up that fails leaves the run as it
- * would have been, and says why.
+ * when a second thread uses it). `flags`: the run's device flags (checked
+ * by resolveDeviceFlags; the warm-up comes before the run's context is
+ * made). A warm-up that fails leaves the run as it would have been, and
+ * says why.
  */
-export async function warmUpGpuClocks(device: () => Promise<SpinDevice | null> = webGpuDevice<SpinDevice>): Promise<ClockWarmupReport> {
-  const n = deviceFlags.clockWarmupDispatches;
-  if (!(Number.isInteger(n) && n >= 0)) throw new Error(`deviceFlags.clockWarmupDispatches: expected an integer ≥ 0, got ${String(n)}`);
+export async function warmUpGpuClocks(flags: Pick<DeviceFlags, 'clockWarmupDispatches' | 'clockWarmupRecentMs'>, device: () => Promise<SpinDevice | null> = webGpuDevice<SpinDevice>): Promise<ClockWarmupReport> {
+  const n = flags.clockWarmupDispatches;
   if (n === 0) return { dispatches: 0, skipped: 'turned off' };
   if (!isMainThread) return { dispatches: 0, skipped: 'not the main thread' };
-  if (performance.now() - lastActive < deviceFlags.clockWarmupRecentMs) return { dispatches: 0, skipped: `the device was active within the last ${deviceFlags.clockWarmupRecentMs} ms` };
+  if (performance.now() - lastActive < flags.clockWarmupRecentMs) return { dispatches: 0, skipped: `the device was active within the last ${flags.clockWarmupRecentMs} ms` };
   try {
     const d = await device();
     if (!d) return { dispatches: 0, skipped: 'no WebGPU adapter' };

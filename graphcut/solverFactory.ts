@@ -1,5 +1,6 @@
 import { BoykovKolmogorovSolver } from './bk';
 import { checkBackend, placeBackend, type BackendName } from './backends';
+import type { DeviceFlags } from './deviceFlags';
 import { createGpuContext, type GpuPreference } from './gpuBackend';
 import type { GridGraph } from './gridGraph';
 import type { MaxFlowResult, MaxFlowSolver } from './maxflow';
@@ -19,6 +20,8 @@ export interface SolverFactoryOptions extends PushRelabelOptions {
   fallbackToBk?: boolean;
   /** gpu.js backend for 'gpujs-cpu': 'webasm' (default) or 'cpu'. */
   cpuKernels?: Extract<GpuPreference, 'webasm' | 'cpu'>;
+  /** The flags the solver's gpu.js context is made with (createGpuContext; deviceFlags.ts). */
+  device?: Partial<DeviceFlags>;
 }
 
 /** A push-relabel solver that hands graphs it cannot solve exactly to BK, and says so in the stats. */
@@ -49,13 +52,13 @@ class PushRelabelWithFallback implements MaxFlowSolver {
 
 export async function createMaxFlowSolver(backend: BackendName, options: SolverFactoryOptions = {}): Promise<MaxFlowSolver> {
   checkBackend(backend, 'max-flow backend');
-  const { fallbackToBk = true, cpuKernels = 'webasm', ...prOptions } = options;
+  const { fallbackToBk = true, cpuKernels = 'webasm', device, ...prOptions } = options;
   if (cpuKernels !== 'webasm' && cpuKernels !== 'cpu') {
     throw new Error(`max-flow option cpuKernels: expected 'webasm' or 'cpu', got '${String(cpuKernels)}'`);
   }
   const place = await placeBackend(backend, cpuKernels);
   if (place.runs === 'bk') return new BoykovKolmogorovSolver();
-  const ctx = await createGpuContext(place.mode);
+  const ctx = await createGpuContext(place.mode, device);
   const solver = new PushRelabelSolver(ctx, prOptions);
   return fallbackToBk ? new PushRelabelWithFallback(solver) : solver;
 }

@@ -1,6 +1,6 @@
 import type { GraphVariant } from '../expansion/binaryStep';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
-import { type GpuMoveOptions } from '../expansion/gpuMoveSettings';
+import { type GpuMoveSettings } from '../expansion/gpuMoveSettings';
 import type { FlowCarry } from '../expansion/gpuFlowCarry';
 import { GraphMoveSolver, type MoveResult, type MoveSolver } from '../expansion/moveSolver';
 import { computeEnergy, isMetricTable, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
@@ -17,8 +17,8 @@ export interface BackendOptions {
   backend: BackendName;
   graph: GraphVariant;
   verify: boolean;
-  /** Device move settings (K, BFS levels, rounds, moves per call) for the GPU backends. */
-  gpu?: Omit<GpuMoveOptions, 'variant' | 'verify'>;
+  /** Device move settings (K, BFS levels, rounds, moves per call) for the GPU backends, and in `device` the flags their gpu.js context is made with. */
+  gpu?: GpuMoveSettings;
   /** Told why 'auto' fell back to BK (no adapter, a lost device, an energy the f32 kernels cannot hold exactly). */
   onFallback?: (reason: string) => void;
   /**
@@ -61,7 +61,8 @@ export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Pr
     if (place.fallback) o.onFallback?.(place.fallback);
     return bkSolver();
   }
-  const ctx = await createGpuContext(place.mode);
+  const { device: flags, ...knobs } = o.gpu ?? {};
+  const ctx = await createGpuContext(place.mode, flags);
   if (!isMetricTable(energy)) {
     // Truncated graphs need the per-move energy check of the driver: build them on the CPU.
     ctx.destroy();
@@ -69,10 +70,10 @@ export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Pr
       o.onFallback?.(`the ${energy.smoothness} smoothness term is not a metric; using BK`);
       return bkSolver();
     }
-    return hostSolver(await createMaxFlowSolver(o.backend));
+    return hostSolver(await createMaxFlowSolver(o.backend, { device: flags }));
   }
   try {
-    const device = new GpuMoveSolver(ctx, energy, { ...o.gpu, variant: o.graph, verify: o.verify }, o.flows);
+    const device = new GpuMoveSolver(ctx, energy, { ...knobs, variant: o.graph, verify: o.verify }, o.flows);
     // BK needs the host volume: without it (and without buildVolume) a failing device cannot be replaced.
     return o.backend === 'auto' && (!onDemand || o.buildVolume) ? new FallbackMoveSolver(energy, device, bkSolver, o.onFallback) : device;
   } catch (e) {
@@ -83,7 +84,7 @@ export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Pr
       return bkSolver();
     }
     // Per graph: push-relabel where a graph fits f32 exactly, BK (reported in the stats) where it does not.
-    return hostSolver(await createMaxFlowSolver(o.backend));
+    return hostSolver(await createMaxFlowSolver(o.backend, { device: flags }));
   }
 }
 

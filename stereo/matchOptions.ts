@@ -1,5 +1,6 @@
 import { FlowCarry } from '../expansion/gpuFlowCarry';
 import { GPU_MOVE_SETTINGS } from '../expansion/gpuMoveSettings';
+import { deviceFlagsProblem } from '../graphcut/deviceFlags';
 import { channelWeight, COST_KINDS, costScale, DEFAULT_CENSUS_WINDOW, MAX_CENSUS_SIDE, maxRawCost, smoothnessUnit, type CensusWindow, type CostKind } from '../costs';
 import { readImage } from '../data/imageIO';
 import type { Raster } from '../data/raster';
@@ -135,6 +136,12 @@ const CHECKS = {
       const count = k === 'iterationsPerRound' || k === 'bfsPasses';
       // The schedule knobs' values are checked by the solver that takes them (expansion/gpuMoveSolver.ts).
       if (!(GPU_MOVE_SETTINGS as readonly string[]).includes(k)) fail('type', `${expected}; '${k}' is none of them`);
+      if (k === 'device') {
+        // The device flags, checked once here; createGpuContext checks them again for its other callers, with the same rules.
+        const problem = deviceFlagsProblem(x);
+        if (problem) fail(problem.kind, `gpu.device.${problem.key}: ${problem.expected}`);
+        continue;
+      }
       if (!count && k !== 'keepPlans') continue;
       if (x === undefined) continue;
       if (count ? typeof x !== 'number' : typeof x !== 'boolean') fail('type', expected);

@@ -55,7 +55,8 @@ export interface MatchOptions extends Partial<MatchParams> {
    * the same shape (keepPlans); defaults are the measured best. The other
    * keys are the device moves' schedule knobs (expansion/gpuMoveSettings.ts
    * GpuMoveSettings), for benchmarks and ablations: they change the time,
-   * never the labels.
+   * never the labels; `device` holds the device path's switches
+   * (graphcut/deviceFlags.ts), which the run's gpu.js context is made with.
    */
   gpu?: GpuMoveSettings;
   /**

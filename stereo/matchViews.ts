@@ -3,6 +3,7 @@ import { defaultTau, mirroredSwappedEnergy, stackEnergies } from '../costs';
 import { computeEnergy, type MrfEnergy } from '../data/energy';
 import { alphaExpansion, type ExpansionResult } from '../expansion/alphaExpansion';
 import { warmUpGpuClocks, type ClockWarmupReport } from '../graphcut/gpuClockWarmup';
+import { DEFAULT_DEVICE_FLAGS, resolveDeviceFlags, type DeviceFlags } from '../graphcut/deviceFlags';
 import { mayUseWebGpu } from '../graphcut/backends';
 import { createMoveSolver } from './backends';
 import { chooseStart, type WarmStartRecord } from './warmStart';
@@ -36,7 +37,7 @@ export async function matchViews(left: Raster, right: Raster, views: 1 | 2, opti
   const { params, init } = start;
   emit(start);
   const leftToDevice = await costsLeftToDevice(params, options.ndisp, backend, verify);
-  const clockWarmup = await warmUpForBackend(backend, options.warmUpClocks, leftToDevice);
+  const clockWarmup = await warmUpForBackend(backend, options.warmUpClocks, leftToDevice, resolveDeviceFlags(options.gpu?.device, 'match: gpu.device'));
   // The energy is built from the parameters as given (τ undefined = the matcher's default); `params` records the value that ran.
   // The check's right view (the mirrored, swapped pair) from the left view's samples, rows reversed: nothing converted twice.
   const first = stereoEnergy(left, right, options.ndisp, resolved, leftToDevice, minDisp, views);
@@ -111,13 +112,14 @@ export async function matchViews(left: Raster, right: Raster, views: 1 | 2, opti
  * By default (`enabled` undefined) it is skipped, and says why, when the
  * costs are left to the device (`costsOnDevice`): the spin was meant to run
  * while the host computes the costs and the WTA, and the device's WTA would
- * wait behind it instead.
+ * wait behind it instead. `flags`: the run's device flags (MatchOptions
+ * gpu.device), whose clockWarmupDispatches and clockWarmupRecentMs size it.
  */
-export async function warmUpForBackend(backend: BackendName, enabled: boolean | undefined, costsOnDevice = false): Promise<ClockWarmupReport | undefined> {
+export async function warmUpForBackend(backend: BackendName, enabled: boolean | undefined, costsOnDevice = false, flags: DeviceFlags = DEFAULT_DEVICE_FLAGS): Promise<ClockWarmupReport | undefined> {
   if (enabled !== undefined && typeof enabled !== 'boolean') throw new Error(`warmUpClocks: expected true or false, got ${String(enabled)}`);
   if (enabled === false || !mayUseWebGpu(backend)) return undefined;
   if (enabled === undefined && costsOnDevice) return { dispatches: 0, skipped: 'the costs and the WTA are left to the device, which would wait behind it' };
-  return warmUpGpuClocks();
+  return warmUpGpuClocks(flags);
 }
 
 /** Disparities minDisp + label (the labels themselves when minDisp is 0). */

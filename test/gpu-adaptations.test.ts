@@ -5,14 +5,13 @@
  * description names what is off; the adapted prototypes run gpu.js's own
  * code for gpu.js instances the project did not make.
  */
-import { DEFAULT_WORKGROUP } from '../graphcut/deviceFlags';
+import { DEFAULT_DEVICE_FLAGS, resolveDeviceFlags } from '../graphcut/deviceFlags';
 import * as fs from 'fs';
 import * as path from 'path';
 import { Input } from 'gpu.js';
 import { ADAPTATIONS, describeAdaptations, installGpuJsAdaptations } from '../graphcut/gpujs/install';
 import { installedGpuJsRelease, WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
-import { adaptInstance, adaptsFor } from '../graphcut/gpujs/scope';
-import { setKernelWorkgroup } from '../graphcut/gpujs/workgroupSize';
+import { adaptInstance, adaptsFor, flagsFor } from '../graphcut/gpujs/scope';
 import { webGpuDeviceDescription } from '../graphcut/gpuBackend';
 import { bfsScanSource } from '../graphcut/bfsKernels';
 import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
@@ -48,9 +47,12 @@ describe('gpu.js adaptations', () => {
   test('scoped to the instances the project made: a kernel of another gpu.js instance keeps gpu.js\'s workgroup shape', () => {
     installGpuJsAdaptations();
     const ours = {};
-    adaptInstance(ours);
+    const flags = resolveDeviceFlags({ workgroup: [32, 8] });
+    adaptInstance(ours, flags);
     const theirs = {};
     expect([adaptsFor({ gpu: ours }), adaptsFor({ gpu: theirs }), adaptsFor({ gpu: null }), adaptsFor({})]).toEqual([true, false, true, true]);
+    // Each owner runs with its instance's flags; one of no instance with the defaults; another instance's with none (gpu.js's own code).
+    expect([flagsFor({ gpu: ours }), flagsFor({ gpu: theirs }), flagsFor({})]).toEqual([flags, undefined, DEFAULT_DEVICE_FLAGS]);
     const W = 40;
     const H = 30;
     const args = [
@@ -59,12 +61,7 @@ describe('gpu.js adaptations', () => {
       new Input(new Float32Array(W * H) as unknown as number[], [W, H]),
     ];
     const constants = { W, H, INF: W * H + 1, REACH: 16 };
-    setKernelWorkgroup([32, 8]);
-    try {
-      expect(assembleWgsl(bfsScanSource(), [W, H], args, constants, { gpu: ours }).wgsl).toContain('@workgroup_size(32, 8, 1)');
-      expect(assembleWgsl(bfsScanSource(), [W, H], args, constants, { gpu: theirs }).wgsl).toContain('@workgroup_size(8, 8, 1)');
-    } finally {
-      setKernelWorkgroup(DEFAULT_WORKGROUP);
-    }
+    expect(assembleWgsl(bfsScanSource(), [W, H], args, constants, { gpu: ours }).wgsl).toContain('@workgroup_size(32, 8, 1)');
+    expect(assembleWgsl(bfsScanSource(), [W, H], args, constants, { gpu: theirs }).wgsl).toContain('@workgroup_size(8, 8, 1)');
   });
 });

@@ -5,7 +5,6 @@ import { loadScene } from '../data/scene';
 import type { Raster } from '../data/raster';
 import { generateSyntheticScene } from '../data/synthetic';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { withDeviceFlags } from '../graphcut/deviceFlags';
 import { createGpuContext, installWebGpuProvider, type GpuContext } from '../graphcut/gpuBackend';
 import { ADAPTATIONS } from '../graphcut/gpujs/install';
 import { ResidentBuffers } from '../graphcut/gpujs/residentCalls';
@@ -284,8 +283,9 @@ var<workgroup> tile: array<u32, ${n}>;
     const events: MatchEvent[] = [];
     const errors = ctx.deviceErrors.length;
     // The clock warm-up's spin dispatches are for a GPU's clock; SwiftShader would spend minutes on them.
-    const dev = await withDeviceFlags({ clockWarmupDispatches: 0 }, () =>
-      match(left, right, { ...options, backend: 'gpu', gpu: { ...SMALL_GRID_SCHEDULE, ...options.gpu }, onEvent: (e) => { events.push(e); } }));
+    const dev = await match(left, right, {
+      ...options, backend: 'gpu', gpu: { ...SMALL_GRID_SCHEDULE, ...options.gpu, device: { clockWarmupDispatches: 0, ...options.gpu?.device } }, onEvent: (e) => { events.push(e); },
+    });
     const ref = await match(left, right, { ...options, gpu: undefined, backend: 'bk' });
     const solver = events.find((e): e is Extract<MatchEvent, { kind: 'solver' }> => e.kind === 'solver');
     expect(solver?.device).toMatch(/swiftshader/);

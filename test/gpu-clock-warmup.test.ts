@@ -4,7 +4,7 @@
  * match() reports it for the device backends only. Whether it raises the
  * clock is measured on the GPU (gpuBench clocks, BENCHMARKS.md).
  */
-import { deviceFlags } from '../graphcut/deviceFlags';
+import { DEFAULT_DEVICE_FLAGS, resolveDeviceFlags } from '../graphcut/deviceFlags';
 import { noteDeviceActive, queueSpin, SPIN_SHADER, SPIN_WORKGROUPS, warmUpGpuClocks } from '../graphcut/gpuClockWarmup';
 import { isWebGpuAvailable } from '../graphcut/gpuBackend';
 import { generateSyntheticScene } from '../data/synthetic';
@@ -12,8 +12,11 @@ import { match, warmUpForBackend } from '../stereo/match';
 import { matchSummaryJson, matchSummaryLines } from '../stereo/summary';
 import { RecordingDevice } from './support/recordingDevice';
 
-const saved = { ...deviceFlags };
-afterEach(() => Object.assign(deviceFlags, saved));
+/** The default flags with the warm-up's two changed (clockWarmupRecentMs 0: the device counts as idle). */
+const flags = (over: { clockWarmupDispatches?: number; clockWarmupRecentMs?: number } = {}) => ({ ...DEFAULT_DEVICE_FLAGS, clockWarmupRecentMs: 0, ...over });
+
+const scene = generateSyntheticScene({ width: 24, height: 16, ndisp: 4, seed: 3 });
+const run = (o: object) => match(scene.left, scene.right, { ndisp: scene.ndisp, cycles: 1, ...o });
 
 function pipelineCode(device: RecordingDevice): string[] {
   return device.made.map((d) => (JSON.parse(d) as [string, unknown, string])[2]);
@@ -32,53 +35,44 @@ describe('queueSpin', () => {
 describe('warmUpGpuClocks', () => {
   const standIn = (device: RecordingDevice) => async () => device;
 
-  it('queues deviceFlags.clockWarmupDispatches on the device when it has been idle', async () => {
-    deviceFlags.clockWarmupRecentMs = 0;
+  it('queues the flag clockWarmupDispatches on the device when it has been idle', async () => {
     for (const n of [1, 3, 500]) {
-      deviceFlags.clockWarmupDispatches = n;
       const device = new RecordingDevice();
-      await expect(warmUpGpuClocks(standIn(device))).resolves.toEqual({ dispatches: n });
+      await expect(warmUpGpuClocks(flags({ clockWarmupDispatches: n }), standIn(device))).resolves.toEqual({ dispatches: n });
       expect(device.dispatched).toHaveLength(n);
     }
   });
 
   it('skips the warm-up while the device was active within recentMs, and queues it again after', async () => {
-    deviceFlags.clockWarmupRecentMs = 60_000;
     noteDeviceActive();
     const device = new RecordingDevice();
-    const r = await warmUpGpuClocks(standIn(device));
+    const r = await warmUpGpuClocks(flags({ clockWarmupRecentMs: 60_000 }), standIn(device));
     expect(r).toEqual({ dispatches: 0, skipped: 'the device was active within the last 60000 ms' });
     expect(device.dispatched).toHaveLength(0);
-    deviceFlags.clockWarmupRecentMs = 0;
-    await expect(warmUpGpuClocks(standIn(device))).resolves.toEqual({ dispatches: deviceFlags.clockWarmupDispatches });
+    await expect(warmUpGpuClocks(flags(), standIn(device))).resolves.toEqual({ dispatches: DEFAULT_DEVICE_FLAGS.clockWarmupDispatches });
   });
 
   it('queues nothing when turned off or when there is no device, and says why', async () => {
-    deviceFlags.clockWarmupRecentMs = 0;
-    await expect(warmUpGpuClocks(async () => null)).resolves.toEqual({ dispatches: 0, skipped: 'no WebGPU adapter' });
-    deviceFlags.clockWarmupDispatches = 0;
+    await expect(warmUpGpuClocks(flags(), async () => null)).resolves.toEqual({ dispatches: 0, skipped: 'no WebGPU adapter' });
     const device = new RecordingDevice();
-    await expect(warmUpGpuClocks(standIn(device))).resolves.toEqual({ dispatches: 0, skipped: 'turned off' });
+    await expect(warmUpGpuClocks(flags({ clockWarmupDispatches: 0 }), standIn(device))).resolves.toEqual({ dispatches: 0, skipped: 'turned off' });
     expect(device.submitted).toBe(0);
   });
 
   it('never fails the run: a device that throws is reported', async () => {
-    deviceFlags.clockWarmupRecentMs = 0;
-    await expect(warmUpGpuClocks(async () => { throw new Error('device lost'); })).resolves.toEqual({ dispatches: 0, skipped: 'failed: device lost' });
+    await expect(warmUpGpuClocks(flags(), async () => { throw new Error('device lost'); })).resolves.toEqual({ dispatches: 0, skipped: 'failed: device lost' });
     const broken = new RecordingDevice();
     broken.queue.submit = () => { throw new Error('queue gone'); };
-    await expect(warmUpGpuClocks(async () => broken)).resolves.toEqual({ dispatches: 0, skipped: 'failed: queue gone' });
+    await expect(warmUpGpuClocks(flags(), async () => broken)).resolves.toEqual({ dispatches: 0, skipped: 'failed: queue gone' });
   });
 
-  it.each([-1, 1.5, Number.NaN])('refuses deviceFlags.clockWarmupDispatches = %p by name', async (n) => {
-    deviceFlags.clockWarmupDispatches = n;
-    await expect(warmUpGpuClocks(async () => new RecordingDevice())).rejects.toThrow(/deviceFlags\.clockWarmupDispatches: expected an integer ≥ 0/);
+  it.each([-1, 1.5, Number.NaN, '3'])('refuses the flag clockWarmupDispatches = %p by name, where flags are given (a context, match())', async (n) => {
+    expect(() => resolveDeviceFlags({ clockWarmupDispatches: n as number })).toThrow(/clockWarmupDispatches: got .*, expected an integer ≥ 0/);
+    await expect(run({ backend: 'bk', gpu: { device: { clockWarmupDispatches: n } } })).rejects.toThrow(/gpu\.device\.clockWarmupDispatches: an integer ≥ 0/);
   });
 });
 
 describe('match() and the warm-up', () => {
-  const scene = generateSyntheticScene({ width: 24, height: 16, ndisp: 4, seed: 3 });
-  const run = (o: object) => match(scene.left, scene.right, { ndisp: scene.ndisp, cycles: 1, ...o });
 
   it('queues none for BK, nor when turned off, and reports none', async () => {
     for (const o of [{ backend: 'bk' }, { backend: 'auto', warmUpClocks: false }]) {
@@ -94,17 +88,15 @@ describe('match() and the warm-up', () => {
     await expect(warmUpForBackend('gpu', undefined, true)).resolves.toEqual(why);
     await expect(warmUpForBackend('auto', false, true)).resolves.toBeUndefined();
     await expect(warmUpForBackend('bk', undefined, true)).resolves.toBeUndefined();
-    deviceFlags.clockWarmupRecentMs = 0;
-    const asked = await warmUpForBackend('auto', true, true);
-    expect(asked?.dispatches === deviceFlags.clockWarmupDispatches || asked?.skipped === 'no WebGPU adapter').toBe(true);
+    const asked = await warmUpForBackend('auto', true, true, flags());
+    expect(asked?.dispatches === DEFAULT_DEVICE_FLAGS.clockWarmupDispatches || asked?.skipped === 'no WebGPU adapter').toBe(true);
     if (await isWebGpuAvailable()) expect((await run({ backend: 'auto' })).clockWarmup).toEqual(why);
   });
 
   it('tries it for auto when the host computes the costs, and reports what it did', async () => {
-    deviceFlags.clockWarmupRecentMs = 0;
-    const r = await run({ backend: 'auto', costs: 'volume' });
+    const r = await run({ backend: 'auto', costs: 'volume', gpu: { device: { clockWarmupRecentMs: 0, clockWarmupDispatches: 7 } } });
     if (await isWebGpuAvailable()) {
-      expect(r.clockWarmup).toEqual({ dispatches: deviceFlags.clockWarmupDispatches });
+      expect(r.clockWarmup).toEqual({ dispatches: 7 });
     } else {
       expect(r.clockWarmup).toEqual({ dispatches: 0, skipped: 'no WebGPU adapter' });
       expect(matchSummaryLines(r)).toContain('GPU clock warm-up skipped: no WebGPU adapter');

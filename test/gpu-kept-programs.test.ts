@@ -6,7 +6,6 @@
  * tested on a stand-in device in gpu-shared-literals.test.ts, and the GPU
  * runs are in BENCHMARKS.md.
  */
-import { deviceFlags } from '../graphcut/deviceFlags';
 import { seededRandom } from '../data/random';
 import { buildStereoEnergy, toIntensity8, wtaInit } from '../costs';
 import { generateSyntheticScene } from '../data/synthetic';
@@ -132,12 +131,25 @@ describe('programs kept between solvers of the same shape', () => {
     await runAndCheck(cpu, e1, init(e1), 'kept');
     expect((await runAndCheck(cpu, e2, init(e2), 'keepPlans false', { keepPlans: false })).tookKeptPlans).toBe(false);
     expect(keptProgramCount()).toBe(1);
-    // Keeping off for the process.
-    deviceFlags.keptPrograms = false;
+    // Keeping off for a context (its flag keptPrograms): its solvers neither take the program kept nor keep theirs.
+    const noKeeping = await createGpuContext('cpu', { keptPrograms: false });
     try {
-      expect((await runAndCheck(cpu, e2, init(e2), 'keeping off')).tookKeptPlans).toBe(false);
+      expect((await runAndCheck(noKeeping, e2, init(e2), 'keeping off')).tookKeptPlans).toBe(false);
+      expect(keptProgramCount()).toBe(1);
+      expect((await runAndCheck(noKeeping, e2, init(e2), 'keeping off again')).tookKeptPlans).toBe(false);
     } finally {
-      deviceFlags.keptPrograms = true;
+      noKeeping.destroy();
+    }
+    // Contexts of other flags never take each other's programs; one of equal flags does.
+    const other1 = await createGpuContext('cpu', { kernelBuildCache: false });
+    const other2 = await createGpuContext('cpu', { kernelBuildCache: false });
+    try {
+      expect((await runAndCheck(other1, e2, init(e2), 'other flags')).tookKeptPlans).toBe(false);
+      expect((await runAndCheck(other2, e1, init(e1), 'equal flags')).tookKeptPlans).toBe(true);
+      expect((await runAndCheck(cpu, e2, init(e2), 'the default flags again')).tookKeptPlans).toBe(false);
+    } finally {
+      other1.destroy();
+      other2.destroy();
     }
     // A program whose context was destroyed is dropped, not taken.
     releaseKeptPrograms();

@@ -9,12 +9,12 @@
  * the GPU runs the shared builds is checked there (--verify, equal
  * energies: BENCHMARKS.md).
  */
-import { deviceFlags } from '../graphcut/deviceFlags';
+import { DEFAULT_DEVICE_FLAGS, resolveDeviceFlags, type DeviceFlags } from '../graphcut/deviceFlags';
 import { seededRandom } from '../data/random';
 import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
-import { GPU, Input } from 'gpu.js';
+import { Input } from 'gpu.js';
 import {
-  clearKernelBuildCache, installKernelBuildCache, keptPipelines, kernelBuildCache, kernelLayoutEntries, MAX_SHARED_MODULES, prewarmPipelines, shareShaderModules, translationKey,
+  claimShaderModule, clearKernelBuildCache, installKernelBuildCache, keptPipelines, kernelBuildCache, kernelLayoutEntries, MAX_SHARED_MODULES, prewarmPipelines, shareShaderModules, translationKey,
   type CompilingExecutor, type ModuleDevice, type PipelineDevice, type TranslatingKernel,
 } from '../graphcut/gpujs/kernelBuildCache';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
@@ -27,10 +27,10 @@ import { checkTilesSource, MOVE_DONE_GATE } from '../expansion/gpuReductionKerne
 
 /** A one-dimensional kernel of one [4] argument (branches on the thread, as the move tally does). */
 const LINE_SOURCE = 'function (T) { const i = this.thread.x; if (i === 2) { return 1.0; } return T[i]; }';
-import { assembleWgsl } from './support/wgslAssembly';
+import { assembleWgsl, flaggedInstance } from './support/wgslAssembly';
+import { standInWebGpuContext } from './support/standInContext';
 import { blockCheckWgsl } from '../graphcut/blockCheckKernel';
 import { RecordingDevice, useStandInDevice } from './support/recordingDevice';
-import { adaptInstance } from '../graphcut/gpujs/scope';
 import { gpuJsInternal } from '../graphcut/gpujs/internals';
 
 const planes = (W: number, H: number, k: number): Input => new Input(new Float32Array(W * H * k) as unknown as number[], [W, H, k]);
@@ -65,13 +65,13 @@ function randomCase(rng: () => number): Case {
   return c;
 }
 
+/** Instances adapted with the cache on and off (the flag kernelBuildCache of their contexts). */
+const withCache = flaggedInstance({ kernelBuildCache: true });
+const withoutCache = flaggedInstance({ kernelBuildCache: false });
+
+/** The kernel's WGSL, built for an instance with the cache on (`shared`) or off. */
 function build(c: Case, shared: boolean): string {
-  deviceFlags.kernelBuildCache = shared;
-  try {
-    return assembleWgsl(c.source, c.output, c.args, c.constants, c.settings).wgsl;
-  } finally {
-    deviceFlags.kernelBuildCache = true;
-  }
+  return assembleWgsl(c.source, c.output, c.args, c.constants, { ...c.settings, gpu: shared ? withCache : withoutCache }).wgsl;
 }
 
 describe('kernel builds shared between plans', () => {
@@ -180,9 +180,10 @@ describe('kernel builds shared between plans', () => {
     expect(other.createShaderModule({ code: 'A' })).not.toBe(a);
     expect(made).toBe(3);
     expect(device.createShaderModule({ code: 'A', label: 'x' } as { code: string })).not.toBe(a);
-    deviceFlags.kernelBuildCache = false;
+    // A build whose context has the cache off says so before it asks (claimShaderModule, as the adapted build does): its call makes a module.
+    const release = claimShaderModule(device, 'A', resolveDeviceFlags({ kernelBuildCache: false }));
     expect(device.createShaderModule({ code: 'A' })).not.toBe(a);
-    deviceFlags.kernelBuildCache = true;
+    release();
     expect(device.createShaderModule({ code: 'A' })).toBe(a);
     expect(made).toBe(5);
     // A wrapper of the device class (a profiler) sees the modules made, not those shared.
@@ -208,6 +209,44 @@ describe('kernel builds shared between plans', () => {
     expect(device.createShaderModule({ code: 'code 0' })).not.toBe(first);
   });
 
+  test('shader modules per flags: builds claim in the order they start and each call takes the oldest claim of its code; contexts of other flags share none', () => {
+    let made = 0;
+    class FakeDevice implements ModuleDevice {
+      createShaderModule(descriptor: { code: string }): unknown {
+        made++;
+        return { code: descriptor.code, serial: made };
+      }
+    }
+    const device = new FakeDevice();
+    shareShaderModules(device);
+    const on: DeviceFlags = DEFAULT_DEVICE_FLAGS;
+    const off = resolveDeviceFlags({ kernelBuildCache: false });
+    const other = resolveDeviceFlags({ keepPipelines: false });
+    const a = device.createShaderModule({ code: 'A' });
+    // Two builds of one code in flight, the one with the cache off first: the first call makes its own, the second shares.
+    const releases = [claimShaderModule(device, 'A', off), claimShaderModule(device, 'A', on)];
+    const first = device.createShaderModule({ code: 'A' });
+    const second = device.createShaderModule({ code: 'A' });
+    releases.forEach((r) => r());
+    expect(first).not.toBe(a);
+    expect(second).toBe(a);
+    // Other flags (equal otherwise): modules of their own, shared between builds of those flags.
+    const r1 = claimShaderModule(device, 'A', other);
+    const ofOther = device.createShaderModule({ code: 'A' });
+    r1();
+    expect(ofOther).not.toBe(a);
+    const r2 = claimShaderModule(device, 'A', resolveDeviceFlags({ keepPipelines: false }));
+    expect(device.createShaderModule({ code: 'A' })).toBe(ofOther);
+    r2();
+    // A claim released without its call (the build failed first) is dropped: the next call takes the defaults.
+    claimShaderModule(device, 'A', off)();
+    expect(device.createShaderModule({ code: 'A' })).toBe(a);
+    // Claims are per code: one for B leaves A's calls alone.
+    const rB = claimShaderModule(device, 'B', off);
+    expect(device.createShaderModule({ code: 'A' })).toBe(a);
+    rB();
+  });
+
   test('a device that takes no new property is left as it is', () => {
     const device = Object.freeze({ createShaderModule: (d: { code: string }) => ({ code: d.code }) });
     shareShaderModules(device);
@@ -221,10 +260,9 @@ describe('pipelines created ahead of a plan\'s compile', () => {
   beforeAll(() => installKernelBuildCache());
 
   /** A solver's plan of `rounds` rounds, traced, with an executor for it and its first call's arguments. */
-  function solverPlan(W: number, H: number, rounds: number, given?: GpuMoveSolver): { executor: CompilingExecutor; args: unknown[]; solver: GpuMoveSolver } {
-    const ctx = { gpu: new GPU({ mode: 'webgpu' }), mode: 'webgpu' as const, device: 'stand-in', deviceErrors: [], destroyed: false, destroy: () => undefined };
-    // Adapted as createGpuContext's instances are.
-    adaptInstance(ctx.gpu);
+  function solverPlan(W: number, H: number, rounds: number, given?: GpuMoveSolver, flags: Partial<DeviceFlags> = {}): { executor: CompilingExecutor; args: unknown[]; solver: GpuMoveSolver } {
+    // Adapted as createGpuContext's instances are, with `flags`.
+    const ctx = standInWebGpuContext(flags);
     const solver = given ?? new GpuMoveSolver(ctx, randomEnergy(seededRandom(W * 31 + H), W, H, 5, 'linear'), { variant: 'reversed' });
     const internals = solver as unknown as { plans: { get(r: number, b: number, v: boolean): { pipe: { pipeline: { plan: unknown; _buildPlan(): unknown } } } }; flowsInOut: boolean; schedule: { bfs: number } };
     const pipeline = internals.plans.get(rounds, internals.schedule.bfs, false).pipe.pipeline;
@@ -291,7 +329,7 @@ describe('pipelines created ahead of a plan\'s compile', () => {
     clearKernelBuildCache();
     const first = solverPlan(17, 8, 2);
     device.ahead.length = 0;
-    const warming = prewarmPipelines(first.executor, first.args, device as unknown as PipelineDevice);
+    const warming = prewarmPipelines(first.executor, first.args, device as unknown as PipelineDevice, DEFAULT_DEVICE_FLAGS);
     await settle();
     const asked = device.ahead.length;
     expect(asked).toBeGreaterThan(1);
@@ -301,24 +339,24 @@ describe('pipelines created ahead of a plan\'s compile', () => {
     device.refuse = false;
     // Same size, more rounds, another solver: the same programs, none asked again.
     const second = solverPlan(17, 8, 5);
-    await prewarmPipelines(second.executor, second.args, device as unknown as PipelineDevice);
+    await prewarmPipelines(second.executor, second.args, device as unknown as PipelineDevice, DEFAULT_DEVICE_FLAGS);
     expect(device.ahead.length).toBe(asked);
     // The same solver's next plan: its kernels were planned with these arguments, so no throwaway clone is made.
     const third = solverPlan(17, 8, 7, first.solver);
     const pipeline = (third.executor as unknown as { pipeline: { _cloneKernel: unknown } }).pipeline;
     const clone = jest.spyOn(pipeline as { _cloneKernel(): unknown }, '_cloneKernel');
-    await prewarmPipelines(third.executor, third.args, device as unknown as PipelineDevice);
+    await prewarmPipelines(third.executor, third.args, device as unknown as PipelineDevice, DEFAULT_DEVICE_FLAGS);
     expect(clone).not.toHaveBeenCalled();
     expect(device.ahead.length).toBe(asked);
     // Another solver of the same size: its programs are keyed by source, constants and arguments, so none is planned again either.
     const fourth = solverPlan(17, 8, 9);
     const cloneOther = jest.spyOn((fourth.executor as unknown as { pipeline: { _cloneKernel(): unknown } }).pipeline, '_cloneKernel');
-    await prewarmPipelines(fourth.executor, fourth.args, device as unknown as PipelineDevice);
+    await prewarmPipelines(fourth.executor, fourth.args, device as unknown as PipelineDevice, DEFAULT_DEVICE_FLAGS);
     expect(cloneOther).not.toHaveBeenCalled();
     // A solver of another size has other constants: its programs are planned (and asked for) anew.
     const fifth = solverPlan(13, 8, 2);
     const cloneFifth = jest.spyOn((fifth.executor as unknown as { pipeline: { _cloneKernel(): unknown } }).pipeline, '_cloneKernel');
-    const warmingFifth = prewarmPipelines(fifth.executor, fifth.args, device as unknown as PipelineDevice);
+    const warmingFifth = prewarmPipelines(fifth.executor, fifth.args, device as unknown as PipelineDevice, DEFAULT_DEVICE_FLAGS);
     await settle();
     device.pending.splice(0).forEach((answer) => answer());
     await warmingFifth;
@@ -330,11 +368,11 @@ describe('pipelines created ahead of a plan\'s compile', () => {
     clearKernelBuildCache();
     device.ahead.length = 0;
     const first = solverPlan(11, 7, 2);
-    const warming = prewarmPipelines(first.executor, first.args, device as unknown as PipelineDevice);
+    const warming = prewarmPipelines(first.executor, first.args, device as unknown as PipelineDevice, DEFAULT_DEVICE_FLAGS);
     await settle();
     const asked = device.ahead.length;
     expect(asked).toBeGreaterThan(1);
-    expect(keptPipelines(device)).toHaveLength(0);
+    expect(keptPipelines(device, DEFAULT_DEVICE_FLAGS)).toHaveLength(0);
     // One refused, the rest made.
     const answers = device.pending.splice(0);
     device.refuse = true;
@@ -342,24 +380,45 @@ describe('pipelines created ahead of a plan\'s compile', () => {
     device.refuse = false;
     answers.slice(1).forEach((answer) => answer());
     await warming;
-    const kept = keptPipelines(device);
+    const kept = keptPipelines(device, DEFAULT_DEVICE_FLAGS);
     expect(kept).toHaveLength(asked - 1);
     expect(new Set(kept).size).toBe(asked - 1);
     // The same programs again: nothing asked, the same pipelines kept.
     const again = solverPlan(11, 7, 3);
-    await prewarmPipelines(again.executor, again.args, device as unknown as PipelineDevice);
+    await prewarmPipelines(again.executor, again.args, device as unknown as PipelineDevice, DEFAULT_DEVICE_FLAGS);
     expect(device.ahead).toHaveLength(asked);
-    expect(keptPipelines(device)).toEqual(kept);
+    expect(keptPipelines(device, DEFAULT_DEVICE_FLAGS)).toEqual(kept);
     // Cleared: none kept, and the next plan asks for all of them again.
     clearKernelBuildCache();
-    expect(keptPipelines(device)).toHaveLength(0);
+    expect(keptPipelines(device, DEFAULT_DEVICE_FLAGS)).toHaveLength(0);
     const fresh = solverPlan(11, 7, 2);
-    const rewarming = prewarmPipelines(fresh.executor, fresh.args, device as unknown as PipelineDevice);
+    const rewarming = prewarmPipelines(fresh.executor, fresh.args, device as unknown as PipelineDevice, DEFAULT_DEVICE_FLAGS);
     await settle();
     expect(device.ahead).toHaveLength(2 * asked);
     device.pending.splice(0).forEach((answer) => answer());
     await rewarming;
-    expect(keptPipelines(device)).toHaveLength(asked);
+    expect(keptPipelines(device, DEFAULT_DEVICE_FLAGS)).toHaveLength(asked);
+  });
+
+  test('contexts of other flags share no pipelines made ahead: their plans ask again, and with keepPipelines off keep none', async () => {
+    clearKernelBuildCache();
+    device.ahead.length = 0;
+    const first = solverPlan(9, 7, 2);
+    const warming = prewarmPipelines(first.executor, first.args, device as unknown as PipelineDevice, DEFAULT_DEVICE_FLAGS);
+    await settle();
+    const asked = device.ahead.length;
+    device.pending.splice(0).forEach((answer) => answer());
+    await warming;
+    expect(keptPipelines(device, DEFAULT_DEVICE_FLAGS)).toHaveLength(asked);
+    const unkept = resolveDeviceFlags({ keepPipelines: false });
+    const second = solverPlan(9, 7, 2, undefined, { keepPipelines: false });
+    const rewarming = prewarmPipelines(second.executor, second.args, device as unknown as PipelineDevice, unkept);
+    await settle();
+    expect(device.ahead).toHaveLength(2 * asked);
+    device.pending.splice(0).forEach((answer) => answer());
+    await rewarming;
+    expect(keptPipelines(device, unkept)).toHaveLength(0);
+    expect(keptPipelines(device, DEFAULT_DEVICE_FLAGS)).toHaveLength(asked);
   });
 
   test('bind group entries: params, the array arguments, the output, the array constants', () => {

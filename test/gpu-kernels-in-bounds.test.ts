@@ -14,7 +14,7 @@ import { FULL_TESTS, sample } from './support/testScope';
 import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { createGpuContext, dawnFlags, type GpuContext } from '../graphcut/gpuBackend';
-import { BOUNDS_CHECKS_VARIABLE } from '../graphcut/deviceFlags';
+import { BOUNDS_CHECKS_VARIABLE, resolveDeviceFlags } from '../graphcut/deviceFlags';
 import { PushRelabelSolver, type PushRelabelOptions } from '../graphcut/pushRelabel';
 import { randomGridGraph, RANDOM_GRAPH_KINDS } from './support/randomGraphs';
 import { installReadChecks, type ReadChecks } from './support/checkedKernelReads';
@@ -49,12 +49,16 @@ afterAll(() => {
   checks.restore();
 });
 
-test('Dawn runs without bounds checks unless STEREOCUT_GPU_BOUNDS_CHECKS=1; other values are refused', () => {
+test('Dawn runs without bounds checks unless the flag boundsChecks or STEREOCUT_GPU_BOUNDS_CHECKS=1 keeps them; other values are refused', () => {
   expect(BOUNDS_CHECKS_VARIABLE).toBe('STEREOCUT_GPU_BOUNDS_CHECKS');
-  expect(dawnFlags({})).toEqual(['enable-dawn-features=disable_robustness']);
-  expect(dawnFlags({ STEREOCUT_GPU_BOUNDS_CHECKS: '0' })).toEqual(['enable-dawn-features=disable_robustness']);
-  expect(dawnFlags({ STEREOCUT_GPU_BOUNDS_CHECKS: '1' })).toEqual([]);
-  expect(() => dawnFlags({ STEREOCUT_GPU_BOUNDS_CHECKS: 'yes' })).toThrow(/STEREOCUT_GPU_BOUNDS_CHECKS: expected 0 or 1, got 'yes'/);
+  expect(dawnFlags(undefined, {})).toEqual(['enable-dawn-features=disable_robustness']);
+  expect(dawnFlags(undefined, { STEREOCUT_GPU_BOUNDS_CHECKS: '0' })).toEqual(['enable-dawn-features=disable_robustness']);
+  expect(dawnFlags(undefined, { STEREOCUT_GPU_BOUNDS_CHECKS: '1' })).toEqual([]);
+  expect(() => dawnFlags(undefined, { STEREOCUT_GPU_BOUNDS_CHECKS: 'yes' })).toThrow(/STEREOCUT_GPU_BOUNDS_CHECKS: expected 0 or 1, got 'yes'/);
+  // The flag boundsChecks of the context that sets WebGPU up, when given, decides instead of the variable.
+  expect(dawnFlags(true, {})).toEqual([]);
+  expect(dawnFlags(false, { STEREOCUT_GPU_BOUNDS_CHECKS: '1' })).toEqual(['enable-dawn-features=disable_robustness']);
+  expect(() => resolveDeviceFlags({ boundsChecks: 'yes' as never })).toThrow(/boundsChecks: got 'yes' \(a string\), expected true, false or undefined/);
 });
 
 describe('the checks themselves', () => {

@@ -5,13 +5,20 @@
  * pass's dispatches in order is WebGPU's guarantee, checked on the device by
  * --verify and by equal energies (BENCHMARKS.md).
  */
-import { deviceFlags } from '../graphcut/deviceFlags';
 import { seededRandom } from '../data/random';
 import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
 import { Input } from 'gpu.js';
 import { callInOnePass, callInPlace, installOnePassCalls, onePassCalls, recordAhead, returnFlatResults, type FusedExecutor } from '../graphcut/gpujs/onePassCalls';
 import { flattenState } from '../graphcut/pushRelabel';
 import { gpuJsInternal } from '../graphcut/gpujs/internals';
+import { flaggedInstance } from './support/wgslAssembly';
+import type { DeviceFlags } from '../graphcut/deviceFlags';
+
+/** Makes `owners` (an executor and its pipeline) belong to one gpu.js instance adapted with `flags`, as createGpuContext's are. */
+function withFlags(flags: Partial<DeviceFlags>, ...owners: object[]): void {
+  const gpu = flaggedInstance(flags);
+  for (const o of owners) Object.assign(o, { gpu });
+}
 
 type Op = [string, ...unknown[]];
 
@@ -137,31 +144,28 @@ describe('one compute pass per WebGPU pipeline call', () => {
     installOnePassCalls();
     const rng = seededRandom(11);
     let fewerSets = 0;
-    try {
-      for (let trial = 0; trial < 300; trial++) {
-        const seed = Math.floor(rng() * 2 ** 31);
-        const logs: Op[][] = [];
-        const results: unknown[] = [];
-        for (const enabled of [false, true]) {
-          deviceFlags.onePassCalls = enabled;
-          const log: Op[] = [];
-          const { ex, args } = randomExecutor(seededRandom(seed), gpuJsExecutor, log, trial % 10 !== 0);
-          results.push(await ex.execute(args));
-          logs.push(log);
-        }
-        const [theirs, ours] = logs;
-        expect(effect(ours)).toEqual(effect(theirs));
-        expect(results[1]).toEqual(results[0]);
-        // gpu.js opens a pass per step; the one-pass call opens one, and sets a pipeline or bind group only when it changes.
-        const count = (log: Op[], kind: string): number => log.filter((op) => op[0] === kind).length;
-        expect(count(ours, 'begin')).toBe(1);
-        expect(count(theirs, 'begin')).toBe(count(theirs, 'dispatch'));
-        const sets = (log: Op[]): number => count(log, 'pipeline') + count(log, 'bindGroup');
-        expect(sets(ours)).toBeLessThanOrEqual(sets(theirs));
-        if (sets(ours) < sets(theirs)) fewerSets++;
+    for (let trial = 0; trial < 300; trial++) {
+      const seed = Math.floor(rng() * 2 ** 31);
+      const logs: Op[][] = [];
+      const results: unknown[] = [];
+      for (const enabled of [false, true]) {
+        const log: Op[] = [];
+        const { ex, args } = randomExecutor(seededRandom(seed), gpuJsExecutor, log, trial % 10 !== 0);
+        // The executor of an instance whose flag onePassCalls is `enabled`.
+        withFlags({ onePassCalls: enabled }, ex);
+        results.push(await ex.execute(args));
+        logs.push(log);
       }
-    } finally {
-      deviceFlags.onePassCalls = true;
+      const [theirs, ours] = logs;
+      expect(effect(ours)).toEqual(effect(theirs));
+      expect(results[1]).toEqual(results[0]);
+      // gpu.js opens a pass per step; the one-pass call opens one, and sets a pipeline or bind group only when it changes.
+      const count = (log: Op[], kind: string): number => log.filter((op) => op[0] === kind).length;
+      expect(count(ours, 'begin')).toBe(1);
+      expect(count(theirs, 'begin')).toBe(count(theirs, 'dispatch'));
+      const sets = (log: Op[]): number => count(log, 'pipeline') + count(log, 'bindGroup');
+      expect(sets(ours)).toBeLessThanOrEqual(sets(theirs));
+      if (sets(ours) < sets(theirs)) fewerSets++;
     }
     expect(fewerSets).toBeGreaterThan(200);
   });
@@ -222,12 +226,10 @@ describe('one compute pass per WebGPU pipeline call', () => {
       const broken = Object.assign(Object.create(gpuJsExecutor) as FusedExecutor, ex, { [field]: value });
       expect(recordAhead({ pipeline: { _executor: broken } })).toBe(false);
     }
-    deviceFlags.onePassCalls = false;
-    try {
-      expect(recordAhead({ pipeline: { _executor: ex } })).toBe(false);
-    } finally {
-      deviceFlags.onePassCalls = true;
-    }
+    // An executor of an instance with one-pass calls off.
+    const off = Object.assign(Object.create(gpuJsExecutor) as FusedExecutor, ex);
+    withFlags({ onePassCalls: false }, off);
+    expect(recordAhead({ pipeline: { _executor: off } })).toBe(false);
     expect(onePassCalls.recordedAhead).toBe(before);
     expect(log).toEqual([]);
   });
@@ -328,22 +330,17 @@ describe('one compute pass per WebGPU pipeline call', () => {
       (c) => { c.pipeline._executor = undefined; },
       (c) => { c.pipeline._executor = false; },
       (c) => { c.pipeline._executor = { ...c.ex }; },
-      () => { deviceFlags.onePassCalls = false; },
-      () => { deviceFlags.inPlaceCalls = false; },
+      (c) => { withFlags({ onePassCalls: false }, c.ex, c.pipeline); },
+      (c) => { withFlags({ inPlaceCalls: false }, c.ex, c.pipeline); },
       // Arguments the compiled plan no longer fits: gpu.js recompiles.
       (c) => { c.ex._checkArguments = () => { throw Object.assign(new Error('drifted'), { isFusionFallback: true, recompilable: true }); }; },
     ];
-    try {
-      for (const change of cases) {
-        const c = setUp(2);
-        change(c);
-        await expect(callInPlace(c.pipe, c.args)).resolves.toBe('gpu.js call');
-        expect(c.gpuJsCalls()).toBe(1);
-        expect(c.log.filter((op) => op[0] === 'write')).toEqual([]);
-        Object.assign(deviceFlags, { onePassCalls: true, inPlaceCalls: true });
-      }
-    } finally {
-      Object.assign(deviceFlags, { onePassCalls: true, inPlaceCalls: true });
+    for (const change of cases) {
+      const c = setUp(2);
+      change(c);
+      await expect(callInPlace(c.pipe, c.args)).resolves.toBe('gpu.js call');
+      expect(c.gpuJsCalls()).toBe(1);
+      expect(c.log.filter((op) => op[0] === 'write')).toEqual([]);
     }
     // Any other error of the executor is the caller's; a failed call drops the executor, as gpu.js's call does.
     const b = setUp(3);

@@ -12,7 +12,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { GPU, Input } from 'gpu.js';
+import { Input } from 'gpu.js';
 import { seededRandom } from '../data/random';
 import {
   beginPipelineGroup, MAX_GROUP_PIPELINES, MAX_PIPELINE_GROUPS, PIPELINE_CACHE_VARIABLE, pipelineStore, pipelineStorePath, recordPipeline, recordTranslation,
@@ -23,7 +23,7 @@ import { clearKernelBuildCache, installKernelBuildCache, kernelBuildCache, type 
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
 import { randomEnergy } from './support/randomEnergy';
 import { RecordingDevice, useStandInDevice } from './support/recordingDevice';
-import { adaptInstance } from '../graphcut/gpujs/scope';
+import { standInWebGpuContext } from './support/standInContext';
 import { gpuJsInternal } from '../graphcut/gpujs/internals';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-pipelines-'));
@@ -151,8 +151,7 @@ describe('a program warmed up from the store, on a stand-in device', () => {
 
   /** A fresh process's solver of W×H (its program begins the store's group) and its plan's executor with the first call's arguments. */
   function freshSolver(W: number, H: number): { executor: CompilingExecutor; args: unknown[] } {
-    const ctx = { gpu: new GPU({ mode: 'webgpu' }), mode: 'webgpu' as const, device: 'stand-in', deviceErrors: [], destroyed: false, destroy: () => undefined };
-    adaptInstance(ctx.gpu);
+    const ctx = standInWebGpuContext();
     const solver = new GpuMoveSolver(ctx, randomEnergy(seededRandom(W * 31 + H), W, H, 5, 'linear'), { variant: 'reversed', keepPlans: false });
     const internals = solver as unknown as { plans: { get(r: number, b: number, v: boolean): { pipe: { pipeline: { plan: unknown; _buildPlan(): unknown } } } }; flowsInOut: boolean; schedule: { bfs: number } };
     const pipeline = internals.plans.get(3, internals.schedule.bfs, false).pipe.pipeline;

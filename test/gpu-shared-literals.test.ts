@@ -7,19 +7,18 @@
  * runs the shared buffers is checked there (--verify, equal energies:
  * BENCHMARKS.md).
  */
-import { deviceFlags } from '../graphcut/deviceFlags';
 import { seededRandom } from '../data/random';
 import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
-import { GPU, Input } from 'gpu.js';
+import { Input } from 'gpu.js';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
 import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { createGpuContext } from '../graphcut/gpuBackend';
-import { adaptInstance } from '../graphcut/gpujs/scope';
 import { bindSharedLiterals, canFillSharedLiteralOnDevice, canRefillSharedLiterals, fillSharedLiteralOnDevice, installSharedLiterals, isSharedLiteral, refillSharedLiteral, releaseSharedLiterals, shareLiterals, sharedLiterals } from '../graphcut/gpujs/sharedLiterals';
 import { randomEnergy, randomLabels } from './support/randomEnergy';
 import { RecordingDevice, useStandInDevice } from './support/recordingDevice';
+import { standInWebGpuContext } from './support/standInContext';
 import { gpuJsInternal } from '../graphcut/gpujs/internals';
 
 interface Binding { source: string; value?: unknown }
@@ -28,15 +27,10 @@ interface PipelineInternals { plan: TracedPlan | null; _buildPlan(): TracedPlan;
 interface Executor { _compile(args: unknown[]): Promise<void>; destroy(): void }
 interface SolverInternals { plans: { get(r: number, b: number, v: boolean): { pipe: { pipeline: PipelineInternals } } }; schedule: { bfs: number }; flowsInOut: boolean; program: { literals: readonly Input[] } }
 
-/** A stand-in for createGpuContext('webgpu'): its gpu.js instance is adapted as createGpuContext's are. */
-function webgpuContext(): ConstructorParameters<typeof GpuMoveSolver>[0] {
-  const gpu = new GPU({ mode: 'webgpu' });
-  adaptInstance(gpu);
-  return { gpu, mode: 'webgpu' as const, device: 'stand-in', deviceErrors: [], destroyed: false, destroy: () => undefined };
-}
-
 // Each solver frees its literals on dispose here (no program kept for the next: expansion/gpuKeptPrograms.ts has its own tests).
-function newSolver(W: number, H: number, seed: number, ctx = webgpuContext()): GpuMoveSolver {
+// On a stand-in WebGPU context (sharing on unless `sharing` is false: the context's flag sharedLiterals).
+function newSolver(W: number, H: number, seed: number, sharing = true): GpuMoveSolver {
+  const ctx = standInWebGpuContext({ sharedLiterals: sharing });
   return new GpuMoveSolver(ctx, randomEnergy(seededRandom(seed), W, H, 5, 'linear'), { variant: 'reversed', keepPlans: false });
 }
 
@@ -51,15 +45,6 @@ function tracedPlan(solver: GpuMoveSolver, rounds: number): PipelineInternals {
 /** The array literals a traced plan binds, one entry per seat. */
 const literalSeats = (plan: TracedPlan): unknown[] => plan.steps.flatMap((s) => s.argBindings.filter((b) => b.source === 'literal' && typeof b.value === 'object').map((b) => b.value));
 
-function withSharing<T>(on: boolean, f: () => T): T {
-  deviceFlags.sharedLiterals = on;
-  try {
-    return f();
-  } finally {
-    deviceFlags.sharedLiterals = true;
-  }
-}
-
 describe('literals shared between the plans of a solver', () => {
   const device = new RecordingDevice();
   useStandInDevice(device);
@@ -73,21 +58,25 @@ describe('literals shared between the plans of a solver', () => {
     expect(proto._compile).toBe(compile);
   });
 
-  test('the trace binds each of the solver\'s literals as itself in every plan and seat; with sharing off gpu.js copies it per seat', () => {
+  test('the trace binds each of the solver\'s literals as itself in every plan and seat; with its context\'s sharing off gpu.js copies it per seat', () => {
     for (const [W, H, seed] of [[7, 5, 1], [12, 9, 2], [3, 16, 3]]) {
       const solver = newSolver(W, H, seed);
       const own = (solver as unknown as SolverInternals).program.literals;
       expect(own).toHaveLength(4);
       for (const rounds of [1, 3]) {
-        const seats = literalSeats(withSharing(true, () => tracedPlan(solver, rounds)).plan!);
+        const seats = literalSeats(tracedPlan(solver, rounds).plan!);
         expect(seats.length).toBeGreaterThan(own.length);
         expect(seats.every((v) => own.includes(v as Input))).toBe(true);
         expect(new Set(seats).size).toBe(own.length);
       }
-      const copies = literalSeats(withSharing(false, () => tracedPlan(solver, 2)).plan!);
-      expect(copies.some((v) => own.includes(v as Input))).toBe(false);
+      const unshared = newSolver(W, H, seed, false);
+      const its = (unshared as unknown as SolverInternals).program.literals;
+      expect(its.some((v) => isSharedLiteral(v))).toBe(false);
+      const copies = literalSeats(tracedPlan(unshared, 2).plan!);
+      expect(copies.some((v) => own.includes(v as Input) || its.includes(v as Input))).toBe(false);
       expect(new Set(copies).size).toBe(copies.length);
       solver.dispose();
+      unshared.dispose();
     }
   });
 
@@ -97,7 +86,6 @@ describe('literals shared between the plans of a solver', () => {
     expect(() => bindSharedLiterals([stranger])).not.toThrow();
     shareLiterals([stranger]);
     expect(isSharedLiteral(stranger)).toBe(true);
-    expect(withSharing(false, () => isSharedLiteral(stranger))).toBe(false);
     releaseSharedLiterals([stranger]);
     expect(isSharedLiteral(stranger)).toBe(false);
   });
@@ -165,7 +153,10 @@ describe('literals shared between the plans of a solver', () => {
     expect(first.made).toContain(written[0].buffer);
     expect(Array.from(new Float32Array(written[0].data))).toEqual(Array.from(fresh));
     expect(() => refillSharedLiteral(weights, new Float32Array(3))).toThrow(/expected \d+ values, got 3/);
-    expect(withSharing(false, () => canRefillSharedLiterals(own))).toBe(false);
+    // A solver whose context has sharing off registers none: its literals cannot be refilled.
+    const unshared = newSolver(10, 6, 31, false);
+    expect(canRefillSharedLiterals((unshared as unknown as SolverInternals).program.literals)).toBe(false);
+    unshared.dispose();
     const stranger = new Input(new Float32Array(4) as unknown as number[], [4]);
     expect(canRefillSharedLiterals([stranger])).toBe(false);
     first.executor.destroy();
@@ -204,16 +195,17 @@ describe('literals shared between the plans of a solver', () => {
     const stranger = new Input(new Float32Array(4) as unknown as number[], [4]);
     expect(canFillSharedLiteralOnDevice(stranger)).toBe(false);
     expect(() => fillSharedLiteralOnDevice(stranger, device, next)).toThrow(/not shared/);
-    expect(withSharing(false, () => canFillSharedLiteralOnDevice(data))).toBe(false);
+    const unshared = newSolver(10, 6, 32, false);
+    expect(canFillSharedLiteralOnDevice((unshared as unknown as SolverInternals).program.literals[0])).toBe(false);
+    unshared.dispose();
     first.executor.destroy();
     later.executor.destroy();
     solver.dispose();
   });
 
-  test('with sharing off, every plan makes a buffer per seat and destroys it with its executor, as gpu.js does', async () => {
-    const solver = newSolver(8, 6, 9);
-    const seats = literalSeats(withSharing(false, () => tracedPlan(solver, 2)).plan!).length;
-    deviceFlags.sharedLiterals = false;
+  test('with the context\'s sharing off, every plan makes a buffer per seat and destroys it with its executor, as gpu.js does', async () => {
+    const solver = newSolver(8, 6, 9, false);
+    const seats = literalSeats(tracedPlan(solver, 2).plan!).length;
     try {
       for (const rounds of [2, 3]) {
         const p = await compiled(solver, rounds);
@@ -222,7 +214,6 @@ describe('literals shared between the plans of a solver', () => {
         expect(p.made.every((b) => b.destroyed === 1)).toBe(true);
       }
     } finally {
-      deviceFlags.sharedLiterals = true;
       solver.dispose();
     }
   });
@@ -230,7 +221,7 @@ describe('literals shared between the plans of a solver', () => {
 
 describe('the solver with shared literals, on gpu.js\'s cpu backend', () => {
   test('random energies: the same labels and energies with sharing on and off, and BK\'s', async () => {
-    const ctx = await createGpuContext('cpu');
+    const contexts = { on: await createGpuContext('cpu'), off: await createGpuContext('cpu', { sharedLiterals: false }) };
     try {
       const rng = seededRandom(21);
       for (let t = 0; t < 3; t++) {
@@ -239,21 +230,17 @@ describe('the solver with shared literals, on gpu.js\'s cpu backend', () => {
         const energy = randomEnergy(rng, W, H, 4, t % 2 === 0 ? 'linear' : 'potts');
         const init = randomLabels(rng, W * H, 4);
         const ref = await alphaExpansion(energy, init, new GraphMoveSolver(energy, new BoykovKolmogorovSolver(), 'reversed'), { cycles: 2 });
-        for (const on of [true, false]) {
-          deviceFlags.sharedLiterals = on;
-          try {
-            const solver = new GpuMoveSolver(ctx, energy, { variant: 'reversed', iterationsPerRound: 8, initialRounds: 2 });
-            const res = await alphaExpansion(energy, init, solver, { cycles: 2 });
-            solver.dispose();
-            expect(res.cycles.map((c) => c.energy.total)).toEqual(ref.cycles.map((c) => c.energy.total));
-            expect(Array.from(res.labels)).toEqual(Array.from(ref.labels));
-          } finally {
-            deviceFlags.sharedLiterals = true;
-          }
+        for (const ctx of [contexts.on, contexts.off]) {
+          const solver = new GpuMoveSolver(ctx, energy, { variant: 'reversed', iterationsPerRound: 8, initialRounds: 2 });
+          const res = await alphaExpansion(energy, init, solver, { cycles: 2 });
+          solver.dispose();
+          expect(res.cycles.map((c) => c.energy.total)).toEqual(ref.cycles.map((c) => c.energy.total));
+          expect(Array.from(res.labels)).toEqual(Array.from(ref.labels));
         }
       }
     } finally {
-      ctx.destroy();
+      contexts.on.destroy();
+      contexts.off.destroy();
     }
   });
 });

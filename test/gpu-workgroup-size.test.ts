@@ -6,11 +6,12 @@
  * device runs the result is checked on the GPU (--verify, equal energies:
  * BENCHMARKS.md).
  */
-import { deviceFlags, DEFAULT_WORKGROUP } from '../graphcut/deviceFlags';
+import { DEFAULT_DEVICE_FLAGS, DEFAULT_WORKGROUP, resolveDeviceFlags } from '../graphcut/deviceFlags';
 import { seededRandom } from '../data/random';
 import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
 import { Input } from 'gpu.js';
-import { installWorkgroupSize, setKernelWorkgroup, type WorkgroupShape } from '../graphcut/gpujs/workgroupSize';
+import { installWorkgroupSize, type WorkgroupShape } from '../graphcut/gpujs/workgroupSize';
+import { createGpuContext } from '../graphcut/gpuBackend';
 import { bfsScanSource } from '../graphcut/bfsKernels';
 import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
 import { sweepGatherSource, sweepPushSource } from '../graphcut/sweepKernels';
@@ -18,18 +19,12 @@ import { checkTilesSource } from '../expansion/gpuReductionKernels';
 
 /** A one-dimensional kernel of one [4] argument (branches on the thread, as the move tally does). */
 const LINE_SOURCE = 'function (T) { const i = this.thread.x; if (i === 2) { return 1.0; } return T[i]; }';
-import { assembleWgsl, type WgslKernel } from './support/wgslAssembly';
+import { assembleWgsl, flaggedInstance, type WgslKernel } from './support/wgslAssembly';
 import { gpuJsInternal } from '../graphcut/gpujs/internals';
 
-/** gpu.js's build up to the WGSL, with `shape` set for the rewrite. */
+/** gpu.js's build up to the WGSL, for a kernel of an instance whose flag workgroup is `shape`. */
 function assemble(source: string, output: number[], args: unknown[], constants: Record<string, number>, shape: WorkgroupShape): { wgsl: string; kernel: WgslKernel } {
-  const saved = deviceFlags.workgroup;
-  setKernelWorkgroup(shape);
-  try {
-    return assembleWgsl(source, output, args, constants);
-  } finally {
-    setKernelWorkgroup(saved);
-  }
+  return assembleWgsl(source, output, args, constants, { gpu: flaggedInstance({ workgroup: shape }) });
 }
 
 const planes = (W: number, H: number, k: number): Input => new Input(new Float32Array(W * H * k) as unknown as number[], [W, H, k]);
@@ -87,13 +82,25 @@ describe('workgroups of gpu.js WebGPU kernels', () => {
     expect(ours.kernel.workgroupSize).toEqual([64, 1, 1]);
   });
 
-  test('shapes other than two positive integers with at most 256 threads are refused, naming the setting', () => {
+  test('shapes other than two positive integers with at most 256 threads are refused, naming the setting', async () => {
     for (const bad of [[16, 32], [0, 8], [8], [8, 8, 1], [2.5, 4], '16x16', null, [-1, -1]]) {
-      expect(() => setKernelWorkgroup(bad)).toThrow(/kernel workgroup shape: expected two positive integers/);
-      expect(deviceFlags.workgroup).toEqual(DEFAULT_WORKGROUP);
+      expect(() => resolveDeviceFlags({ workgroup: bad as never })).toThrow(/workgroup: got .*, expected two positive integers with a product of at most 256/);
+      await expect(createGpuContext('cpu', { workgroup: bad as never })).rejects.toThrow(/gpu context flags: workgroup: got .*, expected two positive integers/);
     }
-    setKernelWorkgroup([32, 8]);
-    expect(deviceFlags.workgroup).toEqual([32, 8]);
-    setKernelWorkgroup(DEFAULT_WORKGROUP);
+    expect(resolveDeviceFlags({ workgroup: [32, 8] }).workgroup).toEqual([32, 8]);
+    // A context's flags are its own: the defaults stay as they are.
+    expect(DEFAULT_DEVICE_FLAGS.workgroup).toEqual(DEFAULT_WORKGROUP);
+    const ctx = await createGpuContext('cpu', { workgroup: [64, 4] });
+    expect(ctx.flags.workgroup).toEqual([64, 4]);
+    expect(Object.isFrozen(ctx.flags)).toBe(true);
+    ctx.destroy();
+  });
+
+  test('a kernel of no instance takes the default shape', () => {
+    installWorkgroupSize();
+    const W = 40;
+    const H = 30;
+    const args = [planes(W, H, STATE_PLANES), planes(W, H, 4), new Input(new Float32Array(W * H) as unknown as number[], [W, H])];
+    expect(assembleWgsl(bfsScanSource(), [W, H], args, { W, H, INF: W * H + 1, REACH: 16 }).wgsl).toContain(`@workgroup_size(${DEFAULT_WORKGROUP[0]}, ${DEFAULT_WORKGROUP[1]}, 1)`);
   });
 });

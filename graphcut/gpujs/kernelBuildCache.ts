@@ -47,17 +47,21 @@
  * used. A build made for a plan (the executor's _prepareKernel) now
  * allocates none; a clone that later runs on its own (gpu.js's fallback
  * executor) gets its buffer at its first run, as every run ensures one.
+ *
+ * Each build and compile runs with the flags of its kernel's or executor's
+ * gpu.js instance (scope.ts flagsFor): kernelBuildCache, parallelPipelines,
+ * keepPipelines. What is shared between contexts (shader modules, the
+ * pipelines made ahead) is shared only between equal flags.
  */
-import { deviceFlags } from '../deviceFlags';
 import { isWrappedGpuJsRelease } from './release';
 import { gpuJsInternal } from './internals';
-import { adaptsFor } from './scope';
+import { flagsFor } from './scope';
 import { recordPipeline, type PipelineSource } from './pipelineStore';
-import { kernelBuildCache, shareShaderModules, translateShared, type TranslatingKernel } from './sharedBuilds';
+import { claimShaderModule, kernelBuildCache, shareShaderModules, translateShared, type TranslatingKernel } from './sharedBuilds';
 import { creationsInFlight, prewarmPipelines, usePipelineDevice, type CompilingExecutor, type PipelineDevice } from './pipelinePrewarm';
 
 export {
-  clearKernelBuildCache, kernelBuildCache, MAX_SHARED_MODULES, MAX_SHARED_TRANSLATIONS, shareShaderModules, translationKey, type ModuleDevice, type TranslatingKernel,
+  claimShaderModule, clearKernelBuildCache, kernelBuildCache, MAX_SHARED_MODULES, MAX_SHARED_TRANSLATIONS, shareShaderModules, sharedShaderModule, translationKey, type ModuleDevice, type TranslatingKernel,
 } from './sharedBuilds';
 export { keptPipelines, kernelLayoutEntries, prewarmPipelines, warmUpPipelineGroup, type CompilingExecutor, type PipelineDevice } from './pipelinePrewarm';
 
@@ -97,26 +101,35 @@ export function installKernelBuildCache(): boolean {
   if (!isWrappedGpuJsRelease() || wraps.some((f) => typeof f !== 'function')) return false;
   const translate = proto.translateSource;
   proto.translateSource = function (this: TranslatingKernel) {
-    if (!adaptsFor(this)) return translate.call(this);
-    translateShared(this, () => translate.call(this));
+    const flags = flagsFor(this);
+    if (!flags) return translate.call(this);
+    translateShared(this, () => translate.call(this), flags);
   };
   const buildAsync = proto._buildAsync;
   proto._buildAsync = async function (this: BuildingKernel) {
-    if (!adaptsFor(this)) return buildAsync.call(this);
+    const flags = flagsFor(this);
+    if (!flags) return buildAsync.call(this);
     // The build acquires the same shared context first thing; a failure there is left to it to report.
     const context = await acquire().catch(() => null);
     const built = builtSource(this);
+    let release = (): void => undefined;
     if (context) {
       shareShaderModules(context.device);
       // gpu.js creates its pipeline synchronously: one a warm-up asked for is waited for, then handed over by Dawn.
-      const wait = built ? creationsInFlight(context.device, [built]) : null;
+      const wait = built ? creationsInFlight(context.device, [built], flags) : null;
       if (wait) {
         kernelBuildCache.buildsAwaitingWarmUp++;
         await wait;
       }
+      // Claimed with nothing awaited before the build starts: the device learns this build's flags (sharedBuilds.ts claimShaderModule).
+      if (typeof this.compiledSource === 'string') release = claimShaderModule(context.device, this.compiledSource, flags);
     }
-    await buildAsync.call(this);
-    if (built && deviceFlags.kernelBuildCache) recordPipeline(built);
+    try {
+      await buildAsync.call(this);
+    } finally {
+      release();
+    }
+    if (built && flags.kernelBuildCache) recordPipeline(built);
   };
   usePipelineDevice(acquire);
   const ensureOutputBuffer = proto._ensureOutputBuffer;
@@ -127,7 +140,7 @@ export function installKernelBuildCache(): boolean {
   };
   const prepareKernel = executorProto._prepareKernel;
   executorProto._prepareKernel = async function (this: CompilingExecutor, kernel: object, reps: unknown[]) {
-    if (!adaptsFor(this)) return prepareKernel.call(this, kernel, reps);
+    if (!flagsFor(this)) return prepareKernel.call(this, kernel, reps);
     buildingForPlan.add(kernel);
     try {
       await prepareKernel.call(this, kernel, reps);
@@ -137,11 +150,12 @@ export function installKernelBuildCache(): boolean {
   };
   const compile = executorProto._compile;
   executorProto._compile = async function (this: CompilingExecutor, args: unknown[]) {
-    if (deviceFlags.kernelBuildCache && deviceFlags.parallelPipelines && adaptsFor(this)) {
+    const flags = flagsFor(this);
+    if (flags?.kernelBuildCache && flags.parallelPipelines) {
       try {
         const { device } = await acquire();
         shareShaderModules(device);
-        if (typeof device.createComputePipelineAsync === 'function') await prewarmPipelines(this, args, device);
+        if (typeof device.createComputePipelineAsync === 'function') await prewarmPipelines(this, args, device, flags);
       } catch {
         // Left to the compile, which builds as without the prewarm and reports its own errors.
       }

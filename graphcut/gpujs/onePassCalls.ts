@@ -25,12 +25,14 @@
  * the current call, instead of between the two calls, when the device
  * idles. The solver records ahead the call it expects next; a call that
  * finds its passes recorded submits them as they are.
+ *
+ * Each call reads the flags of the gpu.js instance its executor or
+ * pipeline belongs to (scope.ts flagsFor): onePassCalls and inPlaceCalls.
  */
-import { deviceFlags } from '../deviceFlags';
 import { isWrappedGpuJsRelease } from './release';
 import { Input } from './gpuJs';
 import { gpuJsInternal } from './internals';
-import { adaptsFor } from './scope';
+import { flagsFor } from './scope';
 
 /** One recorded step of a fused plan, as gpu.js's executor keeps it. */
 export interface FusedPass { pipeline: unknown; bindGroup: unknown; groups: number[] }
@@ -142,7 +144,7 @@ export function callInOnePass(ex: FusedExecutor, args: unknown[], flattenTo: (a:
   if (!staging) return Promise.resolve(ex._shapeResults(args, null));
   return staging.mapAsync(MAP_MODE_READ).then(() => {
     const mapped = staging.getMappedRange();
-    const values = (deviceFlags.inPlaceCalls && ex.pipeline !== undefined && flatPipelines.has(ex.pipeline) ? flatResults(ex, mapped) : null) ?? ex._shapeResults(args, mapped);
+    const values = (flagsFor(ex)?.inPlaceCalls === true && ex.pipeline !== undefined && flatPipelines.has(ex.pipeline) ? flatResults(ex, mapped) : null) ?? ex._shapeResults(args, mapped);
     staging.unmap();
     return values;
   });
@@ -194,7 +196,7 @@ interface PipelineLike {
 export function callInPlace(pipe: (...a: unknown[]) => Promise<unknown>, args: unknown[]): Promise<unknown> {
   const pipeline = (pipe as unknown as { pipeline?: PipelineLike }).pipeline;
   const ex = liveExecutor(pipe);
-  if (!ex || !pipeline || !deviceFlags.inPlaceCalls || pipeline.destroyed || pipeline._inFlight !== 0) return pipe(...args);
+  if (!ex || !pipeline || flagsFor(pipeline)?.inPlaceCalls !== true || pipeline.destroyed || pipeline._inFlight !== 0) return pipe(...args);
   let pending: Promise<unknown>;
   try {
     pending = ex.execute(args);
@@ -216,7 +218,7 @@ export function callInPlace(pipe: (...a: unknown[]) => Promise<unknown>, args: u
 
 /**
  * Whether the one-pass recording is installed (it applies while
- * deviceFlags.onePassCalls is on), with counts of the calls recorded ahead
+ * the flag onePassCalls of the executor's instance is on), with counts of the calls recorded ahead
  * and of those a call took, and the time spent recording ahead (for
  * gpuBench's host profile).
  */
@@ -231,9 +233,9 @@ let executorProto: FusedExecutor | undefined;
  * lost, its passes built); else null.
  */
 export function liveExecutor(pipe: unknown): FusedExecutor | null {
-  if (!executorProto || !deviceFlags.onePassCalls) return null;
+  if (!executorProto) return null;
   const ex = (pipe as { pipeline?: { _executor?: unknown } } | null)?.pipeline?._executor;
-  if (typeof ex !== 'object' || ex === null || !executorProto.isPrototypeOf(ex)) return null;
+  if (typeof ex !== 'object' || ex === null || !executorProto.isPrototypeOf(ex) || flagsFor(ex)?.onePassCalls !== true) return null;
   const fused = ex as FusedExecutor;
   return fused.destroyed || fused.context?.isLost || !fused._passes ? null : fused;
 }
@@ -275,7 +277,7 @@ export function installOnePassCalls(): boolean {
   const execute = proto.execute;
   executorProto = proto;
   proto.execute = function (this: FusedExecutor, args: unknown[]) {
-    return deviceFlags.onePassCalls && adaptsFor(this) ? callInOnePass(this, args, flattenTo) : execute.call(this, args);
+    return flagsFor(this)?.onePassCalls === true ? callInOnePass(this, args, flattenTo) : execute.call(this, args);
   };
   onePassCalls.installed = true;
   return true;

@@ -2,14 +2,16 @@
  * The kernel build cache's pipelines made ahead (kernelBuildCache.ts gives
  * the whole): before a plan compiles, the programs it will build are
  * worked out on throwaway clones and their pipelines asked for together;
- * at a program's start, those an earlier process recorded for it.
+ * at a program's start, those an earlier process recorded for it. All of
+ * it per device and per flags (deviceFlagsKey): contexts with different
+ * flags never wait for, nor keep alive, each other's pipelines.
  */
-import { deviceFlags } from '../deviceFlags';
+import { deviceFlagsKey, type DeviceFlags } from '../deviceFlags';
 import { Input } from './gpuJs';
 import { gpuJsInternal } from './internals';
 import { beginPipelineGroup, type PipelineSource } from './pipelineStore';
 import {
-  buildCacheGeneration, kernelBuildCache, MAX_SHARED_MODULES, remember, seedTranslations, shareShaderModules, type ModuleDevice, type TranslatingKernel,
+  buildCacheGeneration, kernelBuildCache, MAX_SHARED_MODULES, remember, seedTranslations, sharedShaderModule, shareShaderModules, type ModuleDevice, type TranslatingKernel,
 } from './sharedBuilds';
 
 /** What a plan compile reads of gpu.js's fused executor and plan (pipeline-executor.js, _compile). */
@@ -53,7 +55,7 @@ export function kernelLayoutEntries(arrays: number, constants: number): Array<{ 
   return types.map((buffer, binding) => ({ binding, visibility: COMPUTE, buffer }));
 }
 
-// Per device: the WGSL sources whose pipelines were asked for ahead, each
+// Per device and flags: the WGSL sources whose pipelines were asked for ahead, each
 // with the pipeline made (null until made, or if refused), and the keys
 // of the programs planned (programKey: so that a plan of kernels met
 // before, by this solver or an earlier one, costs no throwaway clones). The pipelines
@@ -63,7 +65,7 @@ export function kernelLayoutEntries(arrays: number, constants: number): Array<{ 
 // (a scene run again in one process, as tuning does) created its 17
 // pipelines one by one again. A generation older than the cache's (buildCacheGeneration)
 // is emptied at its next use (clearKernelBuildCache).
-const prewarmedOf = new WeakMap<object, Prewarmed>();
+const prewarmedOf = new WeakMap<object, Map<string, Prewarmed>>();
 interface Prewarmed {
   generation: number;
   codes: Map<string, unknown>;
@@ -75,29 +77,32 @@ interface Prewarmed {
 /** The key of a pipeline among those made ahead: its bind group's counts and its WGSL. */
 const pipelineKey = (p: PipelineSource): string => `${p.arrays}:${p.constants}:${p.code}`;
 
-/** This device's pipelines made ahead, emptied when the cache was cleared since. */
-function prewarmedFor(device: object): Prewarmed {
-  let prewarmed = prewarmedOf.get(device);
+/** This device's pipelines made ahead for contexts of `flags`, emptied when the cache was cleared since. */
+function prewarmedFor(device: object, flags: DeviceFlags): Prewarmed {
+  let ofFlags = prewarmedOf.get(device);
+  if (!ofFlags) prewarmedOf.set(device, (ofFlags = new Map()));
+  const key = deviceFlagsKey(flags);
+  let prewarmed = ofFlags.get(key);
   const generation = buildCacheGeneration();
-  if (!prewarmed || prewarmed.generation !== generation) prewarmedOf.set(device, (prewarmed = { generation, codes: new Map(), planned: new Map(), pending: new Map() }));
+  if (!prewarmed || prewarmed.generation !== generation) ofFlags.set(key, (prewarmed = { generation, codes: new Map(), planned: new Map(), pending: new Map() }));
   return prewarmed;
 }
 
 /**
  * Asks `device` for the pipelines of `sources` it was not asked for ahead
- * yet, all at once (Dawn creates them concurrently); resolves when they are
- * made or refused. A refusal is left to the build that needs the pipeline
- * to report.
+ * yet for contexts of `flags`, all at once (Dawn creates them
+ * concurrently); resolves when they are made or refused. A refusal is left
+ * to the build that needs the pipeline to report.
  */
-export function createAhead(device: PipelineDevice, sources: readonly PipelineSource[]): Promise<void> {
-  const prewarmed = prewarmedFor(device);
+export function createAhead(device: PipelineDevice, sources: readonly PipelineSource[], flags: DeviceFlags): Promise<void> {
+  const prewarmed = prewarmedFor(device, flags);
   const { codes, pending } = prewarmed;
   return Promise.all(sources.filter((p) => !codes.has(pipelineKey(p))).map((p) => {
     const k = pipelineKey(p);
     remember(codes, k, null, MAX_SHARED_MODULES);
     const layout = device.createPipelineLayout({ bindGroupLayouts: [device.createBindGroupLayout({ entries: kernelLayoutEntries(p.arrays, p.constants) })] });
-    const made = device.createComputePipelineAsync({ layout, compute: { module: device.createShaderModule({ code: p.code }), entryPoint: 'main' } }).then(
-      (pipeline) => { if (codes.has(k) && deviceFlags.keepPipelines) codes.set(k, pipeline); },
+    const made = device.createComputePipelineAsync({ layout, compute: { module: sharedShaderModule(device, p.code, flags), entryPoint: 'main' } }).then(
+      (pipeline) => { if (codes.has(k) && flags.keepPipelines) codes.set(k, pipeline); },
       () => undefined,
     ).finally(() => pending.delete(k));
     pending.set(k, made);
@@ -105,24 +110,25 @@ export function createAhead(device: PipelineDevice, sources: readonly PipelineSo
   })).then(() => undefined);
 }
 
-/** Settles when the creations of `sources` asked for ahead on `device` and still running have settled (at once for none). */
-export function creationsInFlight(device: object, sources: readonly PipelineSource[]): Promise<unknown> | null {
-  const pending = prewarmedOf.get(device)?.pending;
+/** Settles when the creations of `sources` asked for ahead on `device` for contexts of `flags` and still running have settled (at once for none). */
+export function creationsInFlight(device: object, sources: readonly PipelineSource[], flags: DeviceFlags): Promise<unknown> | null {
+  const pending = prewarmedOf.get(device)?.get(deviceFlagsKey(flags))?.pending;
   if (!pending || pending.size === 0) return null;
   const waits = sources.map((p) => pending.get(pipelineKey(p))).filter((w): w is Promise<void> => w !== undefined);
   return waits.length > 0 ? Promise.all(waits) : null;
 }
 
 /**
- * A program of `key` starts on the process's WebGPU device: the pipelines
+ * A program of `key` starts on the process's WebGPU device, in a context of
+ * `flags` (with the cache and parallel pipelines on): the pipelines
  * an earlier process recorded for it (pipelineStore.ts) are asked for at
  * once, its translations join the shared ones, and the pipelines and
  * translations made from now on are recorded under `key`.
  * Returns at once; the creations run on while the solver builds (a build
  * that needs one of them waits for it rather than compiling it again).
  */
-export function warmUpPipelineGroup(key: string): void {
-  if (!kernelBuildCache.installed || !deviceFlags.kernelBuildCache || !deviceFlags.parallelPipelines) return;
+export function warmUpPipelineGroup(key: string, flags: DeviceFlags): void {
+  if (!kernelBuildCache.installed || !flags.kernelBuildCache || !flags.parallelPipelines) return;
   const { sources, translations: stored } = beginPipelineGroup(key);
   seedTranslations(stored);
   if (sources.length === 0 || !acquireDevice) return;
@@ -130,9 +136,9 @@ export function warmUpPipelineGroup(key: string): void {
     const { device } = context;
     if (typeof device.createComputePipelineAsync !== 'function') return;
     shareShaderModules(device);
-    const before = prewarmedFor(device).codes.size;
-    const made = createAhead(device, sources);
-    kernelBuildCache.warmedUpPipelines += prewarmedFor(device).codes.size - before;
+    const before = prewarmedFor(device, flags).codes.size;
+    const made = createAhead(device, sources, flags);
+    kernelBuildCache.warmedUpPipelines += prewarmedFor(device, flags).codes.size - before;
     return made;
   }).catch(() => undefined);
 }
@@ -213,24 +219,25 @@ function plannedPrograms(executor: CompilingExecutor, args: unknown[], device: u
   return programs;
 }
 
-/** The pipelines made ahead on `device` and kept alive (the shared cache's view, for tests and measurements). */
-export function keptPipelines(device: object): unknown[] {
-  const prewarmed = prewarmedOf.get(device);
+/** The pipelines made ahead on `device` for contexts of `flags` and kept alive (the shared cache's view, for tests and measurements). */
+export function keptPipelines(device: object, flags: DeviceFlags): unknown[] {
+  const prewarmed = prewarmedOf.get(device)?.get(deviceFlagsKey(flags));
   return prewarmed && prewarmed.generation === buildCacheGeneration() ? [...prewarmed.codes.values()].filter((p) => p !== null) : [];
 }
 
 /**
  * Creates, together, the pipelines of the programs the executor's compile
  * will build (for `args`, its first call's) that were not asked for ahead
- * on this device before; resolves when all are made or refused.
+ * on this device for contexts of `flags` (the executor's) before; resolves
+ * when all are made or refused.
  */
-export async function prewarmPipelines(executor: CompilingExecutor, args: unknown[], device: PipelineDevice): Promise<void> {
-  const prewarmed = prewarmedFor(device);
+export async function prewarmPipelines(executor: CompilingExecutor, args: unknown[], device: PipelineDevice, flags: DeviceFlags): Promise<void> {
+  const prewarmed = prewarmedFor(device, flags);
   const t = performance.now();
   const programs = plannedPrograms(executor, args, device, prewarmed.planned);
   const fresh = programs.filter((p) => !prewarmed.codes.has(pipelineKey(p)));
   // Those asked for ahead by a warm-up and still being made are waited for, not created again by the compile.
-  await Promise.all([createAhead(device, fresh), creationsInFlight(device, programs)]);
+  await Promise.all([createAhead(device, fresh, flags), creationsInFlight(device, programs, flags)]);
   kernelBuildCache.prewarmedPipelines += fresh.length;
   kernelBuildCache.prewarmMs += performance.now() - t;
 }

@@ -4,7 +4,7 @@
  * a device's shader modules by their WGSL; the cache's counters, and
  * clearing it.
  */
-import { deviceFlags } from '../deviceFlags';
+import { DEFAULT_DEVICE_FLAGS, deviceFlagsKey, type DeviceFlags } from '../deviceFlags';
 import { recordTranslation } from './pipelineStore';
 
 /** Shader modules kept per device; beyond this the oldest is dropped (a run uses about 20). */
@@ -12,7 +12,7 @@ export const MAX_SHARED_MODULES = 512;
 /** Translations kept; beyond this the oldest is dropped. */
 export const MAX_SHARED_TRANSLATIONS = 512;
 
-/** Counters (the switches are deviceFlags.kernelBuildCache, parallelPipelines and keepPipelines, which may change at any time). */
+/** Counters, of every context in the process (the switches are the flags kernelBuildCache, parallelPipelines and keepPipelines of each kernel's context). */
 export const kernelBuildCache = {
   installed: false,
   prewarmedPipelines: 0,
@@ -149,9 +149,10 @@ export function buildCacheGeneration(): number {
   return generation;
 }
 
-/** The translation of `kernel`, from the cache when an equal kernel was translated before. */
-export function translateShared(kernel: TranslatingKernel, translate: () => void): void {
-  const key = deviceFlags.kernelBuildCache ? translationKey(kernel) : null;
+/** The translation of `kernel`, from the cache when an equal kernel was translated before and `flags` (its context's) keep the cache on. */
+export function translateShared(kernel: TranslatingKernel, translate: () => void, flags: DeviceFlags): void {
+  // A translation is a function of its key, so kernels of any flags with the cache on share them.
+  const key = flags.kernelBuildCache ? translationKey(kernel) : null;
   if (key === null) {
     translate();
     return;
@@ -172,41 +173,99 @@ export function translateShared(kernel: TranslatingKernel, translate: () => void
 /** The member of a WebGPU device this shares. */
 export interface ModuleDevice { createShaderModule(descriptor: { code: string }): unknown }
 
-// Per device (a lost device's modules go with it); a generation older than
-// `generation` is emptied at its next use, which is how clearKernelBuildCache reaches them.
-const modulesOf = new WeakMap<object, { generation: number; modules: Map<string, unknown> }>();
+/**
+ * A device's shared shader modules, per flags (deviceFlagsKey: contexts
+ * with different flags share none), by WGSL code; and the builds in flight
+ * that will ask it for a module, by code, in the order they started
+ * (claimShaderModule). A lost device's modules go with it; a generation
+ * older than `generation` is emptied at its next use, which is how
+ * clearKernelBuildCache reaches them.
+ */
+interface DeviceModules { generation: number; byFlags: Map<string, Map<string, unknown>>; claims: Map<string, Array<{ flags: DeviceFlags }>>; patched: boolean }
+const modulesOf = new WeakMap<object, DeviceModules>();
 let generation = 0;
+
+function modulesFor(device: object): DeviceModules {
+  let kept = modulesOf.get(device);
+  if (!kept) modulesOf.set(device, (kept = { generation, byFlags: new Map(), claims: new Map(), patched: false }));
+  if (kept.generation !== generation) {
+    kept.byFlags.clear();
+    kept.generation = generation;
+  }
+  return kept;
+}
+
+/**
+ * The shader module of `code` on `device` for a build of `flags`: the one
+ * made before for the same code and equal flags, else a new one (made by
+ * the device class, so that wrappers of it see the modules made); with the
+ * cache off in `flags`, always a new one.
+ */
+export function sharedShaderModule(device: ModuleDevice, code: string, flags: DeviceFlags): unknown {
+  const kept = modulesFor(device);
+  // Looked up at each call, so that wrappers of the device class (gpuBench's profiler) see the misses.
+  const create = kept.patched ? (Object.getPrototypeOf(device) as ModuleDevice).createShaderModule : device.createShaderModule;
+  if (!flags.kernelBuildCache) return create.call(device, { code });
+  const flagsKey = deviceFlagsKey(flags);
+  let modules = kept.byFlags.get(flagsKey);
+  if (!modules) kept.byFlags.set(flagsKey, (modules = new Map()));
+  const module = modules.get(code);
+  if (module !== undefined) {
+    kernelBuildCache.moduleHits++;
+    return module;
+  }
+  const made = create.call(device, { code });
+  kernelBuildCache.moduleMisses++;
+  remember(modules, code, made, MAX_SHARED_MODULES);
+  return made;
+}
+
+/**
+ * Tells `device` that a build of `flags` is about to ask it for the module
+ * of `code` (gpu.js's build calls createShaderModule({ code }) and gives no
+ * other sign of whose build it is). gpu.js's build asks once, right after
+ * it awaits the process's context, which the caller has already awaited:
+ * so builds of one code reach the device in the order they claimed, and
+ * each call takes the oldest claim of its code. Returns the release, called
+ * once the build settles: it drops the claim if the build never asked (it
+ * failed first). A call with no claim (a build of gpu.js outside the
+ * adapted instances, the clock warm-up's shader) takes the default flags.
+ */
+export function claimShaderModule(device: object, code: string, flags: DeviceFlags): () => void {
+  const { claims } = modulesFor(device);
+  const claim = { flags };
+  const queue = claims.get(code);
+  if (queue) queue.push(claim);
+  else claims.set(code, [claim]);
+  return () => {
+    const q = claims.get(code);
+    const i = q ? q.indexOf(claim) : -1;
+    if (i < 0) return;
+    q!.splice(i, 1);
+    if (q!.length === 0) claims.delete(code);
+  };
+}
 
 /**
  * Makes `device` return the shader module it made before for the same WGSL
- * code (idempotent; a device whose object takes no new property is left as
- * it is). Descriptors with anything besides `code` are passed through.
+ * code and the flags of the build that asks (claimShaderModule;
+ * idempotent; a device whose object takes no new property is left as it
+ * is). Descriptors with anything besides `code` are passed through.
  */
 export function shareShaderModules(device: ModuleDevice): void {
-  if (modulesOf.has(device) || !Object.isExtensible(device)) return;
-  const kept = { generation, modules: new Map<string, unknown>() };
-  modulesOf.set(device, kept);
+  if (modulesOf.get(device)?.patched || !Object.isExtensible(device)) return;
+  modulesFor(device).patched = true;
   Object.defineProperty(device, 'createShaderModule', {
     configurable: true,
     writable: true,
     value(this: ModuleDevice, descriptor: { code: string }): unknown {
-      // Looked up at each call, so that wrappers of the device class (gpuBench's profiler) see the misses.
-      const create = (Object.getPrototypeOf(device) as ModuleDevice).createShaderModule;
-      const shareable = deviceFlags.kernelBuildCache && typeof descriptor?.code === 'string' && Object.keys(descriptor).length === 1;
-      if (!shareable) return create.call(device, descriptor);
-      if (kept.generation !== generation) {
-        kept.modules.clear();
-        kept.generation = generation;
-      }
-      const module = kept.modules.get(descriptor.code);
-      if (module !== undefined) {
-        kernelBuildCache.moduleHits++;
-        return module;
-      }
-      const made = create.call(device, descriptor);
-      kernelBuildCache.moduleMisses++;
-      remember(kept.modules, descriptor.code, made, MAX_SHARED_MODULES);
-      return made;
+      const shareable = typeof descriptor?.code === 'string' && Object.keys(descriptor).length === 1;
+      if (!shareable) return (Object.getPrototypeOf(device) as ModuleDevice).createShaderModule.call(device, descriptor);
+      const { claims } = modulesFor(device);
+      const queue = claims.get(descriptor.code);
+      const claim = queue?.shift();
+      if (queue?.length === 0) claims.delete(descriptor.code);
+      return sharedShaderModule(device, descriptor.code, claim?.flags ?? DEFAULT_DEVICE_FLAGS);
     },
   });
 }

@@ -23,13 +23,18 @@
  *   later plans find it, and no executor destroys it. The solver frees
  *   them (`releaseSharedLiterals`) once its plans are gone.
  * A literal that is not registered is handled by gpu.js as before.
+ *
+ * The flag sharedLiterals is the context's: a solver whose context has it
+ * off registers none of its literals (expansion/gpuDeviceProgram.ts), and
+ * only executors of contexts with it on look literals up in the shared
+ * buffers. A solver's literals are its own objects, so registration is
+ * the whole of the switch for everything else here.
  */
-import { deviceFlags } from '../deviceFlags';
 import { isWrappedGpuJsRelease } from './release';
 import { gpuJsInternal } from './internals';
-import { adaptsFor } from './scope';
+import { flagsFor } from './scope';
 
-/** Counters (the switch is deviceFlags.sharedLiterals). */
+/** Counters, of every context in the process. */
 export const sharedLiterals = {
   installed: false,
   /** Seats of registered literals whose buffer a compile found made (by an earlier plan, or an earlier seat of its own), and the buffers made and filled for them, with their bytes. */
@@ -52,9 +57,9 @@ export function shareLiterals(values: readonly object[]): void {
   for (const v of values) if (!registered.has(v)) registered.set(v, new Map());
 }
 
-/** Whether `value` is registered (shareLiterals) and sharing is on. */
+/** Whether `value` is registered (shareLiterals). */
 export function isSharedLiteral(value: unknown): boolean {
-  return deviceFlags.sharedLiterals && typeof value === 'object' && value !== null && registered.has(value);
+  return typeof value === 'object' && value !== null && registered.has(value);
 }
 
 /** What bindSharedLiterals reads of gpu.js's trace (pipeline.js, PipelineTrace). */
@@ -65,10 +70,9 @@ interface TraceLike { handleMeta: WeakMap<object, unknown> }
  * literal of `values` as itself. gpu.js's trace looks a value up among its
  * handles before it copies it, and a handle's binding is taken as it is;
  * the binding given here is the one gpu.js makes for a literal, minus the
- * copy. Outside a trace, or with sharing off, does nothing.
+ * copy. Outside a trace does nothing, and for a value not registered.
  */
 export function bindSharedLiterals(values: readonly object[]): void {
-  if (!deviceFlags.sharedLiterals) return;
   let trace: TraceLike | null;
   try {
     trace = gpuJsInternal<{ getActiveTrace(): TraceLike | null }>('pipeline').getActiveTrace();
@@ -175,11 +179,11 @@ export function refillSharedLiteral(value: { value: unknown }, data: ArrayLike<n
 
 /**
  * Whether every value is registered and every device buffer made for it
- * takes queue writes (refillSharedLiteral): false when sharing is off or a
- * buffer was made without COPY_DST.
+ * takes queue writes (refillSharedLiteral): false when one is not
+ * registered (its context's sharing is off) or a buffer was made without
+ * COPY_DST.
  */
 export function canRefillSharedLiterals(values: readonly object[]): boolean {
-  if (!deviceFlags.sharedLiterals) return false;
   for (const v of values) {
     const buffers = registered.get(v);
     if (!buffers) return false;
@@ -288,7 +292,7 @@ export function installSharedLiterals(): boolean {
   const compile = proto._compile;
   proto._compile = function (this: ExecutorLike, args: unknown[]) {
     // The table is read and filled only while the executor compiles, and iterated (own buffers only) when it is destroyed.
-    if (adaptsFor(this) && !(this._literalBuffers instanceof LiteralTable) && this._literalBuffers.size === 0) this._literalBuffers = new LiteralTable(this);
+    if (flagsFor(this)?.sharedLiterals === true && !(this._literalBuffers instanceof LiteralTable) && this._literalBuffers.size === 0) this._literalBuffers = new LiteralTable(this);
     return compile.call(this, args);
   };
   sharedLiterals.installed = true;

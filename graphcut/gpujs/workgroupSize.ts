@@ -14,30 +14,20 @@
  * `installWorkgroupSize` rewrites both, for the gpu.js version it was written
  * against only, and only where the WGSL carries gpu.js's attribute exactly
  * once. 1D kernels (gpu.js folds their dispatch with the workgroup width)
- * and graphical kernels are left alone.
+ * and graphical kernels are left alone. The shape is the flag `workgroup`
+ * of the kernel's gpu.js instance (scope.ts flagsFor; checked when the
+ * context was made: deviceFlags.ts resolveDeviceFlags).
  */
-import { deviceFlags } from '../deviceFlags';
 import { wrappedKernelPrototype } from './internals';
-import { adaptsFor } from './scope';
+import { flagsFor } from './scope';
 
 const GPU_JS_SHAPE = '@workgroup_size(8, 8, 1)';
 
 /** Shapes a setting may take: at most 256 threads, WebGPU's default limit per workgroup. */
 export type WorkgroupShape = readonly [number, number];
 
-/** Whether the rewrite is installed (the shape of the kernels built from now on is deviceFlags.workgroup; kernels built earlier keep theirs). */
+/** Whether the rewrite is installed (each kernel assembled from then on takes its instance's workgroup flag). */
 export const kernelWorkgroup: { readonly installed: boolean } = { installed: false };
-
-/**
- * Sets the workgroup shape of the 2D/3D kernels built from now on: two
- * positive integers with a product of at most 256 ([8, 8] is gpu.js's own);
- * anything else throws, naming the setting.
- */
-export function setKernelWorkgroup(shape: unknown): void {
-  const ok = Array.isArray(shape) && shape.length === 2 && shape.every((v) => Number.isInteger(v) && v >= 1) && shape[0] * shape[1] <= 256;
-  if (!ok) throw new Error(`kernel workgroup shape: expected two positive integers with a product of at most 256, got ${JSON.stringify(shape)}`);
-  deviceFlags.workgroup = [shape[0], shape[1]];
-}
 
 interface AssemblingKernel {
   output: number[];
@@ -59,7 +49,7 @@ function withWorkgroupShape(kernel: AssemblingKernel, wgsl: string, shape: Workg
 }
 
 /**
- * Makes gpu.js's WebGPU kernels take deviceFlags.workgroup (idempotent).
+ * Makes gpu.js's WebGPU kernels take their instance's workgroup flag (idempotent).
  * Returns false, changing nothing, when gpu.js is not the version this was
  * written for or its kernel class lacks assembleWGSL.
  */
@@ -69,7 +59,8 @@ export function installWorkgroupSize(): boolean {
   if (!proto) return false;
   const assemble = proto.assembleWGSL;
   proto.assembleWGSL = function (this: AssemblingKernel) {
-    return adaptsFor(this) ? withWorkgroupShape(this, assemble.call(this), deviceFlags.workgroup) : assemble.call(this);
+    const flags = flagsFor(this);
+    return flags ? withWorkgroupShape(this, assemble.call(this), flags.workgroup) : assemble.call(this);
   };
   (kernelWorkgroup as { installed: boolean }).installed = true;
   return true;

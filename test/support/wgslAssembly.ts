@@ -1,4 +1,6 @@
 import { gpuJsInternal } from '../../graphcut/gpujs/internals';
+import { adaptInstance } from '../../graphcut/gpujs/scope';
+import { resolveDeviceFlags, type DeviceFlags } from '../../graphcut/deviceFlags';
 /**
  * gpu.js's WebGPU kernel build up to its WGSL (web-gpu/kernel.js, build()),
  * which needs no device: what CI can check of the WebGPU kernels.
@@ -30,4 +32,15 @@ export function assembleWgsl(source: string, output: number[], args: unknown[], 
   kernel.paramsLayout = kernel.computeParamsLayout();
   kernel._device = { limits: { maxComputeWorkgroupsPerDimension: 65535 } };
   return { wgsl: kernel.assembleWGSL(), kernel };
+}
+
+/**
+ * A stand-in gpu.js instance adapted with `flags` (as createGpuContext
+ * adapts its instances): kernels given it as `gpu` in their settings run
+ * the adaptations with those flags (graphcut/gpujs/scope.ts).
+ */
+export function flaggedInstance(flags: Partial<DeviceFlags>): object {
+  const gpu = {};
+  adaptInstance(gpu, resolveDeviceFlags(flags));
+  return gpu;
 }
