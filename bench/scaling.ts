@@ -17,9 +17,7 @@ import { execFileSync } from 'child_process';
 import { loadScene } from '../data/scene';
 import { evaluateDisparity } from '../data/metrics';
 import { parseCensusWindow } from '../costs';
-import { match, type MatchOptions } from '../stereo/match';
-import { stripPool, stripThreads } from '../stereo/stripRunner';
-import { pyramidLevels } from '../stereo/coarseToFine';
+import { createMatcher, type MatchOptions, type MatchResult } from '../stereo/match';
 import type { BackendName } from '../stereo/params';
 
 /** A row's process is stopped after this long (a row of the table, not the whole run). */
@@ -51,14 +49,13 @@ function parseSet(sets: string[]): Partial<MatchOptions> {
 
 async function one(dir: string, backend: BackendName, sets: string[], repeat: number): Promise<Row> {
   const scene = await loadScene(dir);
-  // One pool of strip threads for the repeats, as a caller that matches many pairs keeps one (none for a pair matched at one level).
-  const levels = pyramidLevels(scene.left.width, scene.left.height, (parseSet(sets).levels as number | 'auto' | undefined) ?? 'auto');
-  const pool = stripPool(levels > 1 ? stripThreads(scene.left.width * scene.left.height) : 0);
-  const run = (): ReturnType<typeof match> => match(scene.left, scene.right, { ndisp: scene.ndisp, minDisp: scene.minDisp ?? 0, backend, stripPool: pool, ...parseSet(sets) });
+  // One matcher for the repeats, as a caller that matches many pairs keeps one: its device program and strip threads carry over.
+  const matcher = createMatcher({ ndisp: scene.ndisp, minDisp: scene.minDisp ?? 0, ...parseSet(sets) }, { backend });
+  const run = (): Promise<MatchResult> => matcher.compute(scene.left, scene.right);
   const first = await run();
   let r = first;
   for (let i = 1; i < repeat; i++) r = await run();
-  await pool.close();
+  await matcher.dispose();
   const mask = scene.masks.nonocc && !scene.nonoccDerived ? 'nonocc' : 'known';
   const ev = evaluateDisparity(r.disparity, scene.groundTruth!, r.width, r.height, { thresholds: [1, 2, 4], masks: scene.masks, nonoccDerived: scene.nonoccDerived, regions: [mask] });
   const py = r.pyramid;

@@ -14,6 +14,7 @@
  * must give the same (the device moves are exact). Prints a table; the
  * JSON is rewritten after every run.
  */
+import { ProgramStore } from '../expansion/gpuKeptPrograms';
 import * as fs from 'fs';
 import type { GpuMoveSettings } from '../expansion/gpuMoveSettings';
 import { matchScene } from '../stereo/sceneMatch';
@@ -41,9 +42,11 @@ async function main(): Promise<void> {
   const configs = JSON.parse(process.env.WHOLE_RUN_CONFIGS ?? '{"default":{}}') as Record<string, GpuMoveSettings>;
   const params = JSON.parse(process.env.WHOLE_RUN_PARAMS ?? '{}') as Partial<MatchParams>;
   const rows: Row[] = [];
+  // One store for the process: a run takes the device program the run before it kept, as a warm process does.
+  const programs = new ProgramStore();
   const once = async (folder: string, name: string, rep: number): Promise<void> => {
     const t0 = performance.now();
-    const m = await matchScene(folder, params, { backend: 'gpu', thresholds: [1], gpu: configs[name] });
+    const m = await matchScene(folder, params, { backend: 'gpu', thresholds: [1], gpu: configs[name], programs });
     const wallMs = performance.now() - t0;
     const r = m.result;
     const bad1 = m.evaluation?.regions.find((g) => g.region === 'nonocc')?.bad[0] ?? null;

@@ -9,7 +9,7 @@ import { warmUpPipelineGroup } from '../graphcut/gpujs/kernelBuildCache';
 import type { CensusWindow } from '../costs/census';
 import { censusPlanesOnBackend, createCensusKernel, greyPlanes, hostCensusPlanes, type DeviceResult } from './gpuCensusKernel';
 import { createPairKernel, pairArguments, pairFits } from './gpuPairKernel';
-import { takeKeptProgram } from './gpuKeptPrograms';
+import type { ProgramStore } from './gpuKeptPrograms';
 import { gatedKernel, globalRelabelPasses, iterationPasses, type GlobalRelabel, type StatePass } from '../graphcut/pushRelabelKernels';
 import { BLOCK_CHECK_SPAN, blockCheck } from '../graphcut/blockCheckKernel';
 import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
@@ -210,7 +210,7 @@ export interface AcquiredProgram {
  * never per call. A program kept by an earlier solver of the same shape
  * and options (keepPlans) is taken and refilled with this energy's values.
  */
-export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: ImageCostSpec | null, o: ResolvedGpuMoveOptions, flowsInOut: boolean): AcquiredProgram {
+export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: ImageCostSpec | null, o: ResolvedGpuMoveOptions, flowsInOut: boolean, programs?: ProgramStore): AcquiredProgram {
   const source = energy.data;
   if (source.kind === 'banded') throw new Error('gpu expansion: a banded data term has no device program');
   const { width: W, height: H, labels: L } = energy;
@@ -257,10 +257,10 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
 
   // Everything the kernels and plans depend on besides the energy's values; with the context's flags, so that programs (and recorded pipelines) are shared only between contexts of equal flags.
   const shapeKey = JSON.stringify([deviceFlagsKey(ctx.flags), ctx.mode, W, H, L, band, source.kind, costSpec, dataDims, pair ? [pair.views, pair.left.channels] : null, o.variant, o.push, o.bfs, o.block, o.reach, o.gate, o.tileSide, o.iterationsPerRound, o.finalBfsFactor, o.initialBfsPasses, flowsInOut, o.maxCachedPlans]);
-  const key = o.keepPlans && n <= MAX_KEPT_PROGRAM_PIXELS && REFILLABLE_MODES.has(ctx.mode) ? shapeKey : null;
+  const key = programs && o.keepPlans && n <= MAX_KEPT_PROGRAM_PIXELS && REFILLABLE_MODES.has(ctx.mode) ? shapeKey : null;
   // The pipelines a program of this shape built in an earlier process are asked for now, all at once (graphcut/gpujs/pipelineStore.ts).
   if (ctx.mode === 'webgpu') warmUpPipelineGroup(shapeKey, ctx.flags);
-  let program = key === null ? undefined : takeKeptProgram<DeviceProgram>(key, ctx.flags);
+  let program = key === null ? undefined : programs!.take<DeviceProgram>(key, ctx.flags);
   if (program && (program.ctx.destroyed || !canRefillSharedLiterals(program.literals))) {
     releaseProgram(program);
     program = undefined;

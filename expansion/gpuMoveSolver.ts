@@ -6,7 +6,7 @@ import { workgroupEntries } from '../graphcut/gpujs/workgroupEntry';
 import { bandHeightOf, computeEnergy, isMetricTable, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { imageCostSpec, type DataSourceKind, type ImageCostSpec } from './gpuCostKernels';
 import { DeviceReadouts, exactTermBounds } from './gpuReadouts';
-import { keepProgram } from './gpuKeptPrograms';
+import type { ProgramStore } from './gpuKeptPrograms';
 import { RoundSchedule } from './roundSchedule';
 import { acquireProgram, releaseProgram, type DeviceProgram } from './gpuDeviceProgram';
 import { CallLog, type GpuCallRecord, type GpuMoveCounters } from './gpuCallLog';
@@ -20,6 +20,12 @@ import { HostMoves } from './gpuHostMoves';
 import type { CycleEnd, CycleHooks, MoveResult, MoveSolver } from './moveSolver';
 
 export { RESIDENT_FLOWS_MAX_BYTES } from './gpuResidentMoves';
+
+/** What a GpuMoveSolver's owner keeps between its solvers (see the constructor). */
+export interface SolverHeld {
+  flows?: FlowCarry;
+  programs?: ProgramStore;
+}
 
 /**
  * α-expansion moves on the device. The energy is uploaded once (data costs
@@ -86,6 +92,8 @@ export class GpuMoveSolver implements MoveSolver {
   private readonly program: DeviceProgram;
   /** the key the program is kept under after dispose (keepPlans), or null */
   private readonly programKey: string | null;
+  private readonly carry?: FlowCarry;
+  private readonly programs?: ProgramStore;
   /** Settles once the data literal holds this energy's values (WebGPU census: the codes the device computes); every call waits for it. */
   private readonly dataReady: Promise<void>;
   /** whether the program was taken from an earlier solver (kept plans) */
@@ -116,8 +124,16 @@ export class GpuMoveSolver implements MoveSolver {
   /** Why resident moves were turned off for the rest of this solver's life, if they were. */
   get residentOff(): string | undefined { return this.resident?.off; }
 
-  /** `carry`: flows a solver of the same shape left (the previous frame of a sequence), and where this one leaves its own (gpuFlowCarry.ts). */
-  constructor(private readonly ctx: GpuContext, private readonly energy: MrfEnergy, options: GpuMoveOptions, private readonly carry?: FlowCarry) {
+  /**
+   * `held`, what the solver's owner keeps between solvers: `flows`, flows a
+   * solver of the same shape left (the previous frame of a sequence), and
+   * where this one leaves its own (gpuFlowCarry.ts); `programs`, the store
+   * this solver takes a kept program from and gives its own back to
+   * (gpuKeptPrograms.ts; without one, its program is released at dispose).
+   */
+  constructor(private readonly ctx: GpuContext, private readonly energy: MrfEnergy, options: GpuMoveOptions, held: SolverHeld = {}) {
+    this.carry = held.flows;
+    this.programs = held.programs;
     const source = energy.data;
     if (source.kind === 'banded') throw new Error('gpu expansion: a banded data term is solved on the host (expansion/bandedMoves.ts), not by the device moves');
     this.o = resolveGpuMoveOptions(energy.width, energy.height, options, ctx.mode === 'webgpu' && workgroupEntries.installed);
@@ -175,7 +191,7 @@ export class GpuMoveSolver implements MoveSolver {
       planCompileRounds: this.o.planCompileRounds, planCompileRoundsPerRound: this.o.planCompileRoundsPerRound,
     }, (rounds, bfs) => this.plans.has(rounds, bfs, this.verifier !== undefined));
 
-    const { program, key, tookKeptPlans, dataReady } = acquireProgram(ctx, energy, this.costSpec, this.o, this.flowsInOut);
+    const { program, key, tookKeptPlans, dataReady } = acquireProgram(ctx, energy, this.costSpec, this.o, this.flowsInOut, this.programs);
     this.dataReady = dataReady ?? Promise.resolve();
     // A failure is reported by the first call that waits for it, not as an unhandled rejection.
     this.dataReady.catch(() => undefined);
@@ -292,7 +308,7 @@ export class GpuMoveSolver implements MoveSolver {
     const key = this.programKey;
     const program = this.program;
     const done = (): void => {
-      if (key !== null) keepProgram(key, program, () => releaseProgram(program), this.ctx.flags);
+      if (key !== null && this.programs) this.programs.keep(key, program, () => releaseProgram(program), this.ctx.flags);
       else releaseProgram(program);
     };
     // Kept at once when no call is in flight, so that a solver made right after this one finds it.

@@ -2,6 +2,7 @@ import type { GraphVariant } from '../expansion/binaryStep';
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
 import { type GpuMoveSettings } from '../expansion/gpuMoveSettings';
 import type { FlowCarry } from '../expansion/gpuFlowCarry';
+import type { ProgramStore } from '../expansion/gpuKeptPrograms';
 import { GraphMoveSolver, type MoveResult, type MoveSolver } from '../expansion/moveSolver';
 import { computeEnergy, isMetricTable, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
@@ -31,6 +32,8 @@ export interface BackendOptions {
   buildVolume?: () => void;
   /** The device moves' flows from the previous frame of a sequence, and where this solver leaves its own (expansion/gpuFlowCarry.ts); the host solvers ignore it. */
   flows?: FlowCarry;
+  /** Where the device moves take and keep their program between solvers (expansion/gpuKeptPrograms.ts); without one, each solver's program is released with it. */
+  programs?: ProgramStore;
 }
 
 /**
@@ -73,7 +76,7 @@ export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Pr
     return hostSolver(await createMaxFlowSolver(o.backend, { device: flags }));
   }
   try {
-    const device = new GpuMoveSolver(ctx, energy, { ...knobs, variant: o.graph, verify: o.verify }, o.flows);
+    const device = new GpuMoveSolver(ctx, energy, { ...knobs, variant: o.graph, verify: o.verify }, { flows: o.flows, programs: o.programs });
     // BK needs the host volume: without it (and without buildVolume) a failing device cannot be replaced.
     return o.backend === 'auto' && (!onDemand || o.buildVolume) ? new FallbackMoveSolver(energy, device, bkSolver, o.onFallback) : device;
   } catch (e) {

@@ -18,7 +18,8 @@ import type { Scene } from '../data/sceneTypes';
 import { shownValue } from '../data/errors';
 import { closestName } from './didYouMean';
 
-export { match, resolveParams, disparityInPixels, type MatchOptions, type MatchResult, type MatchEvent, type PhaseTimes } from './match';
+export { match, createMatcher, Matcher, resolveParams, disparityInPixels, type MatchOptions, type MatchResult, type MatchEvent, type PairOptions, type PhaseTimes } from './match';
+export { ProgramStore } from '../expansion/gpuKeptPrograms';
 export { createSequenceMatcher, SequenceMatcher, type SequenceOptions, type FrameResult } from './sequence';
 export { panFrames, type PanOptions, type PanFrame } from '../data/panSequence';
 export type { WarmStartRecord, FrameStart } from './warmStart';

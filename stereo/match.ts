@@ -2,7 +2,10 @@ import type { Raster } from '../data/raster';
 import { leftRightCheck, mirrorRows } from './leftRightCheck';
 import { refineSubpixel } from './subpixel';
 import { checkMatchMemory, defaultMemoryLimit, estimateMatchMemory } from './memoryPlan';
-import { matchArguments } from './matchOptions';
+import { checkMatchOptions, matchArguments } from './matchOptions';
+import { ProgramStore } from '../expansion/gpuKeptPrograms';
+import { pyramidLevels } from './coarseToFine';
+import { stripPool, stripThreads, type StripPool } from './stripRunner';
 import { resolveParams } from './params';
 import { matchPyramid } from './matchPyramid';
 import type { MatchOptions, MatchResult } from './matchTypes';
@@ -21,12 +24,94 @@ export { initialLabeling, startingLabels } from './startingLabels';
 export { labelsToDisparity, warmUpForBackend } from './matchViews';
 export { levelTruncation } from './matchPyramid';
 
+/** What a pair's compute may add to its matcher's options: where this pair starts, and what is told as it runs. */
+export type PairOptions = Pick<MatchOptions, 'initialLabels' | 'initSource' | 'resume' | 'onCycle' | 'onEvent' | 'warmStart'>;
+const PAIR_KEYS: ReadonlyArray<keyof PairOptions> = ['initialLabels', 'initSource', 'resume', 'onCycle', 'onEvent', 'warmStart'];
+
+/**
+ * A matcher of one setting (OpenCV's StereoMatcher, as a graph cut):
+ * made once from match()'s options, then compute(left, right) for any
+ * number of pairs, then dispose(). It holds what its matches keep between
+ * them, and nothing else in the process does:
+ * - the device program (kernels, compiled plans, WTA and energy pipelines)
+ *   of the last pair's shape (a ProgramStore): the next pair of that size
+ *   refills it instead of compiling its own;
+ * - the threads of the finer levels (a strip pool), started by the first
+ *   pair matched coarse to fine.
+ * A store or pool given in the options is the caller's: used, never
+ * released. Two matchers never share anything but what their caller gives
+ * both. compute() calls may overlap; each takes the kept program alone.
+ */
+export class Matcher {
+  private readonly programs: ProgramStore;
+  private readonly ownsPrograms: boolean;
+  private pool?: StripPool;
+  private disposed = false;
+
+  constructor(private readonly options: MatchOptions) {
+    checkMatchOptions(options);
+    resolveParams(options);
+    this.ownsPrograms = options.programs === undefined;
+    this.programs = options.programs ?? new ProgramStore();
+  }
+
+  /** The disparity of one rectified pair (match()'s result), with `pair`'s start and listeners for this pair alone. */
+  async compute(leftImage: Raster | string, rightImage: Raster | string, pair: PairOptions = {}): Promise<MatchResult> {
+    if (this.disposed) throw new Error('Matcher: compute() after dispose()');
+    for (const k of Object.keys(pair)) {
+      if (!(PAIR_KEYS as readonly string[]).includes(k)) throw new TypeError(`Matcher.compute: '${k}' is a matcher's option, not a pair's (a pair's: ${PAIR_KEYS.join(', ')})`);
+    }
+    const options: MatchOptions = { ...this.options, ...pair, programs: this.programs };
+    const { left, right } = await matchArguments(leftImage, rightImage, options);
+    if (!options.stripPool && pyramidLevels(left.width, left.height, resolveParams(options).levels) > 1) {
+      this.pool ??= stripPool(stripThreads(left.width * left.height));
+      options.stripPool = this.pool;
+    }
+    return matchPair(left, right, options);
+  }
+
+  /** Releases what the matcher holds (its kept program, its threads); compute() is refused after. */
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.ownsPrograms) this.programs.release();
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.close();
+  }
+}
+
+/** A Matcher for `params` (the algorithm's: ndisp, lambda, cost, …) and `run` (how and where it runs: backend, gpu, costs, maxMemory, …), both as match() takes them. */
+export function createMatcher(params: MatchOptions, run: Partial<MatchOptions> = {}): Matcher {
+  return new Matcher({ ...params, ...run });
+}
+
 /**
  * Disparity of a rectified pair by α-expansion: data costs, smoothness
  * weights, an initial labeling, then `cycles` cycles of expansion moves.
+ * A matcher made, used once and disposed: to match several pairs of one
+ * size and setting, createMatcher keeps the device program between them.
  */
 export async function match(leftImage: Raster | string, rightImage: Raster | string, options: MatchOptions): Promise<MatchResult> {
-  const { left, right } = await matchArguments(leftImage, rightImage, options);
+  checkMatchOptions(options);
+  const pair: PairOptions = {};
+  const rest: Record<string, unknown> = { ...options };
+  for (const k of PAIR_KEYS) {
+    if (k in rest) {
+      (pair as Record<string, unknown>)[k] = rest[k];
+      delete rest[k];
+    }
+  }
+  const matcher = new Matcher(rest as unknown as MatchOptions);
+  try {
+    return await matcher.compute(leftImage, rightImage, pair);
+  } finally {
+    await matcher.dispose();
+  }
+}
+
+/** One pair, its images read and checked: the memory check, the match of one or both views, the sub-pixel refinement. */
+async function matchPair(left: Raster, right: Raster, options: MatchOptions): Promise<MatchResult> {
   const resolved = resolveParams(options);
   if (left.width === right.width && left.height === right.height && Number.isInteger(options.ndisp) && options.ndisp > 0) {
     const estimate = estimateMatchMemory(left.width, left.height, left.channels, options.ndisp, options.minDisp ?? 0, resolved, options.backend === 'gpu');

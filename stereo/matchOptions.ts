@@ -1,3 +1,4 @@
+import { ProgramStore } from '../expansion/gpuKeptPrograms';
 import { FlowCarry } from '../expansion/gpuFlowCarry';
 import { GPU_MOVE_SETTINGS } from '../expansion/gpuMoveSettings';
 import { deviceFlagsProblem } from '../graphcut/deviceFlags';
@@ -167,6 +168,9 @@ const CHECKS = {
             : k === 'shift' ? Array.isArray(x) && x.length === 2 && x.every((d) => Number.isInteger(d)) : false;
       if (!ok) fail('type', `${expected}; '${k}' is not one of them as given`);
     }
+  },
+  programs: (v, fail) => {
+    if (!(v instanceof ProgramStore)) fail('type', 'a ProgramStore (new ProgramStore(); a Matcher holds its own)');
   },
   stripPool: (v, fail) => {
     const p = v as { run?: unknown; close?: unknown } | null;

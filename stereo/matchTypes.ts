@@ -5,6 +5,7 @@ import type { GpuMoveSettings } from '../expansion/gpuMoveSettings';
 import type { LevelReport, LevelShape } from './coarseToFine';
 import type { StripPool } from './stripRunner';
 import type { WarmStart, WarmStartRecord } from './warmStart';
+import type { ProgramStore } from '../expansion/gpuKeptPrograms';
 import type { BackendName, MatchParams } from './params';
 
 /** What match() takes and returns, and the events it reports as it runs. */
@@ -45,6 +46,15 @@ export interface MatchOptions extends Partial<MatchParams> {
    * Default: a pool of one thread per core, started and closed by the match.
    */
   stripPool?: StripPool;
+  /**
+   * Where the device moves keep their programs (kernels and compiled plans)
+   * between matches of one shape and device setting (expansion/
+   * gpuKeptPrograms.ts), held by the caller: a Matcher holds one, and
+   * callers that sweep parameters over one pair can share one between
+   * matchers. The caller releases it. Default: none; the match releases
+   * its program at the end.
+   */
+  programs?: ProgramStore;
   /** Bytes of host memory the match may use: a pair whose estimate (stereo/memoryPlan.ts) passes it is refused before the costs. Default 85 % of the machine's. */
   maxMemory?: number;
   /** Where `initialLabels` came from, recorded in the result (a file and its integer scale). */

@@ -49,7 +49,7 @@ export async function matchViews(left: Raster, right: Raster, views: 1 | 2, opti
   const fallbacks: string[] = [];
   const volumeFits = !volumeTooLarge(left, options.ndisp, views);
   const solver = await createMoveSolver(energy, {
-    backend, graph: params.graph, verify, gpu: options.gpu, onFallback: (reason) => fallbacks.push(reason), flows: options.warmStart?.flows,
+    backend, graph: params.graph, verify, gpu: options.gpu, onFallback: (reason) => fallbacks.push(reason), flows: options.warmStart?.flows, programs: options.programs,
     ...costOptions(energy, leftToDevice && volumeFits, energies),
   });
   let result: ExpansionResult;

@@ -2,9 +2,8 @@ import type { Raster } from '../data/raster';
 import { optionError } from '../data/errors';
 import { FlowCarry } from '../expansion/gpuFlowCarry';
 import { pyramidLevels } from './coarseToFine';
-import { match, resolveParams, type MatchOptions, type MatchResult } from './match';
+import { Matcher, resolveParams, type MatchOptions, type MatchResult } from './match';
 import { matchArguments } from './matchOptions';
-import { stripPool, stripThreads, type StripPool } from './stripRunner';
 import type { FrameStart } from './warmStart';
 
 /**
@@ -16,11 +15,11 @@ import type { FrameStart } from './warmStart';
  *
  * A SequenceMatcher holds one sequence's state and nothing else holds
  * any: made once from the match options, then compute(left, right) per
- * frame, dispose() at the end (it frees the carried device flows and the
- * strip threads). The device program is kept between the frames' solvers
- * by the kept-program cache (same shape, same options), so only the flows
- * need carrying. Frames matched coarse to fine share one pool of strip
- * threads (stripPool), whose threads run faster once warm.
+ * frame, dispose() at the end (it frees the carried device flows and its
+ * Matcher's program and strip threads). The frames are matched by one
+ * Matcher, which keeps the device program between the frames' solvers
+ * (same shape, same options), so only the flows need carrying; frames
+ * matched coarse to fine share its strip threads.
  */
 export interface SequenceOptions extends Omit<MatchOptions, 'initialLabels' | 'resume' | 'warmStart' | 'initSource' | 'onCycle'> {
   /** Start each frame from the previous one (default true); false matches every frame on its own (the baseline). */
@@ -54,13 +53,12 @@ const SEQUENCE_KEYS = ['warm', 'warmCycles', 'keyframe'] as const;
 export class SequenceMatcher {
   private readonly flows = new FlowCarry();
   private readonly base: MatchOptions;
+  private readonly matcher: Matcher;
   private readonly warm: boolean;
   private readonly warmCycles: number | 'converge';
   private readonly keyframe: number;
   private previous?: { width: number; height: number; labels: Uint16Array; shift?: [number, number] };
   private frames = 0;
-  /** The finer levels' threads of frames matched coarse to fine, started by the first such frame (unless the options give a pool). */
-  private pool?: StripPool;
 
   constructor(options: SequenceOptions) {
     const { warm = true, warmCycles = 1, keyframe = 0, ...rest } = options;
@@ -71,6 +69,7 @@ export class SequenceMatcher {
       if ((rest as Record<string, unknown>)[k] !== undefined) throw optionError('type', 'sequence', k, (rest as Record<string, unknown>)[k], `no ${k}: a sequence starts each frame from the previous one (options: match()'s and ${SEQUENCE_KEYS.join(', ')})`);
     }
     this.base = rest;
+    this.matcher = new Matcher(rest);
     this.warm = warm;
     this.warmCycles = warmCycles;
     this.keyframe = keyframe;
@@ -84,20 +83,18 @@ export class SequenceMatcher {
     // A warm start is at one level: frames that coarse to fine would match (above 0.5 MP with levels auto) are matched on their own.
     const levels = pyramidLevels(left.width, left.height, resolveParams(this.base).levels);
     const warmable = this.warm && levels === 1;
-    if (levels > 1 && !this.base.stripPool) this.pool ??= stripPool(stripThreads(left.width * left.height));
-    const base = this.pool ? { ...this.base, stripPool: this.pool } : this.base;
     const prev = this.previous;
     if (!warmable || !prev || prev.width !== left.width || prev.height !== left.height) {
       this.previous = undefined;
       this.flows.drop();
     }
     const { labels, shift } = this.previous ?? {};
-    let result = await match(left, right, warmable ? { ...base, warmStart: { labels, shift, cycles: this.warmCycles, flows: this.flows } } : base);
+    let result = await this.matcher.compute(left, right, warmable ? { warmStart: { labels, shift, cycles: this.warmCycles, flows: this.flows } } : {});
     let start: FrameStart = result.warmStart?.start ?? 'cold';
     let keyframe: FrameResult['keyframe'];
     if (start === 'warm' && this.keyframe > 0 && index % this.keyframe === 0) {
       // A fresh match without the carried flows (it leaves them alone); the lower final energy is kept.
-      const fresh = await match(left, right, { ...base, warmStart: {} });
+      const fresh = await this.matcher.compute(left, right, { warmStart: {} });
       const lower = fresh.finalEnergy.total < result.finalEnergy.total;
       keyframe = { freshEnergy: fresh.finalEnergy.total, kept: lower ? 'fresh' : 'warm' };
       if (lower) {
@@ -110,13 +107,11 @@ export class SequenceMatcher {
     return { index, result, start, ...(keyframe ? { keyframe } : {}), ms: performance.now() - t0 };
   }
 
-  /** Frees what the sequence holds (the carried device flows, the strip threads); compute may still be called, starting afresh. */
+  /** Frees what the sequence holds (the carried device flows, its matcher's program and threads); compute is refused after. */
   async dispose(): Promise<void> {
     this.flows.drop();
     this.previous = undefined;
-    const pool = this.pool;
-    this.pool = undefined;
-    await pool?.close();
+    await this.matcher.dispose();
   }
 }
 

@@ -4,7 +4,10 @@ import { seededRandom } from '../data/random';
 import { generateSyntheticScene } from '../data/synthetic';
 import type { MrfEnergy } from '../data/energy';
 import { alphaExpansion } from '../expansion/alphaExpansion';
-import { keptProgramCount, releaseKeptPrograms } from '../expansion/gpuKeptPrograms';
+import { ProgramStore } from '../expansion/gpuKeptPrograms';
+
+// The store the solvers of this file share (a Matcher holds one of its own).
+const store = new ProgramStore();
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
 import { DEFAULT_DEVICE_FLAGS, DEVICE_FLAG_KEYS } from '../graphcut/deviceFlags';
 import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
@@ -30,7 +33,7 @@ jest.setTimeout(300_000);
 async function sequence(ctx: GpuContext, energies: readonly MrfEnergy[], inits: readonly Uint16Array[]): Promise<{ took: boolean[]; energies: number[][]; labels: number[][] }> {
   const out = { took: [] as boolean[], energies: [] as number[][], labels: [] as number[][] };
   for (const [i, e] of energies.entries()) {
-    const solver = new GpuMoveSolver(ctx, e, { variant: 'reversed', iterationsPerRound: 4, initialRounds: 2 });
+    const solver = new GpuMoveSolver(ctx, e, { variant: 'reversed', iterationsPerRound: 4, initialRounds: 2 }, { programs: store });
     const r = await alphaExpansion(e, inits[i], solver, { cycles: 2 });
     solver.dispose();
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -45,8 +48,8 @@ describe('device flags per context', () => {
   const rng = seededRandom(43);
   const energies = [0, 1, 2].map((t) => randomEnergy(rng, 9, 7, 4, t === 1 ? 'potts' : 'linear'));
   const inits = energies.map((e) => randomLabels(rng, e.width * e.height, e.labels));
-  beforeEach(() => releaseKeptPrograms());
-  afterAll(() => releaseKeptPrograms());
+  beforeEach(() => store.release());
+  afterAll(() => store.release());
 
   test('two overlapping runs, kept programs off and on: each takes and keeps what it does alone, with the same labels and energies', async () => {
     // gpu.js's cpu backend: programs are kept there (webasm copies its literals and keeps none).
@@ -56,17 +59,17 @@ describe('device flags per context', () => {
       expect(off.flags.keptPrograms).toBe(false);
       expect(on.flags).toBe(DEFAULT_DEVICE_FLAGS);
       const aloneOff = await sequence(off, energies, inits);
-      expect(keptProgramCount()).toBe(0);
+      expect(store.size).toBe(0);
       const aloneOn = await sequence(on, energies, inits);
-      expect(keptProgramCount()).toBe(1);
+      expect(store.size).toBe(1);
       // Alone: with keeping off no solver takes a program; on, every solver after the first takes the last one's.
       expect(aloneOff.took).toEqual([false, false, false]);
       expect(aloneOn.took).toEqual([false, true, true]);
-      releaseKeptPrograms();
+      store.release();
       const [togetherOff, togetherOn] = await Promise.all([sequence(off, energies, inits), sequence(on, energies, inits)]);
       expect(togetherOff).toEqual(aloneOff);
       expect(togetherOn).toEqual(aloneOn);
-      expect(keptProgramCount()).toBe(1);
+      expect(store.size).toBe(1);
       // The flags change the time a run takes, never its labels or energies.
       expect(aloneOff.labels).toEqual(aloneOn.labels);
       expect(aloneOff.energies).toEqual(aloneOn.energies);

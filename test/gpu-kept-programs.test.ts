@@ -11,7 +11,10 @@ import { buildStereoEnergy, toIntensity8, wtaInit } from '../costs';
 import { generateSyntheticScene } from '../data/synthetic';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import { volumeOf, type DataTerm, type MrfEnergy } from '../data/energy';
-import { keptProgramCount, releaseKeptPrograms } from '../expansion/gpuKeptPrograms';
+import { ProgramStore } from '../expansion/gpuKeptPrograms';
+
+// The store the solvers of this file share (a Matcher holds one of its own).
+const store = new ProgramStore();
 import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
 import { type GpuMoveOptions } from '../expansion/gpuMoveSettings';
 import { GraphMoveSolver } from '../expansion/moveSolver';
@@ -26,8 +29,8 @@ jest.setTimeout(300_000);
 
 let cpu: GpuContext;
 beforeAll(async () => { cpu = await createGpuContext('cpu'); });
-afterAll(() => { releaseKeptPrograms(); cpu.destroy(); });
-beforeEach(() => releaseKeptPrograms());
+afterAll(() => { store.release(); cpu.destroy(); });
+beforeEach(() => store.release());
 
 const small: Partial<GpuMoveOptions> = { iterationsPerRound: 4, initialRounds: 2 };
 
@@ -35,7 +38,7 @@ const small: Partial<GpuMoveOptions> = { iterationsPerRound: 4, initialRounds: 2
 async function runAndCheck(ctx: GpuContext, energy: MrfEnergy, init: Uint16Array, label: string, options: Partial<GpuMoveOptions> = {}, source: Source = { kind: 'volume' }): Promise<GpuMoveSolver> {
   const ref = await alphaExpansion(energy, init, new GraphMoveSolver(energy, new BoykovKolmogorovSolver(), 'reversed'), { cycles: 2 });
   const gpuEnergy = source.kind === 'images' ? { ...energy, data: source } : energy;
-  const solver = new GpuMoveSolver(ctx, gpuEnergy, { variant: 'reversed', ...small, ...options });
+  const solver = new GpuMoveSolver(ctx, gpuEnergy, { variant: 'reversed', ...small, ...options }, { programs: store });
   const res = await alphaExpansion(energy, init, solver, { cycles: 2 });
   solver.dispose();
   expect(res.cycles.map((c) => c.energy.total)).toEqual(ref.cycles.map((c) => c.energy.total));
@@ -56,7 +59,7 @@ describe('programs kept between solvers of the same shape', () => {
         const solver = await runAndCheck(cpu, energy, randomLabels(rng, W * H, L), `${W}×${H}×${L} energy ${t}`);
         // The first of a shape compiles its own (the last shape's program is another key); every later one takes the one before.
         expect(solver.tookKeptPlans).toBe(t > 0);
-        expect(keptProgramCount()).toBe(1);
+        expect(store.size).toBe(1);
       }
     }
   });
@@ -69,7 +72,7 @@ describe('programs kept between solvers of the same shape', () => {
       const costs = energy.matcher.options;
       const images: Source = { kind: 'images', left: toIntensity8(scene.left), right: toIntensity8(scene.right), spec: { ...costs, channels: scene.left.channels } };
       // The device WTA of each pair, from the pipelines the first pair compiled (a stale image literal would give the last pair's labels).
-      const wtaSolver = new GpuMoveSolver(cpu, { ...energy, data: images }, { variant: 'reversed', ...small });
+      const wtaSolver = new GpuMoveSolver(cpu, { ...energy, data: images }, { variant: 'reversed', ...small }, { programs: store });
       for (const window of [5, 3, 5]) {
         expect(Array.from((await wtaSolver.deviceWta(window, 3 * 24 * 18))!)).toEqual(Array.from(wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, window)));
       }
@@ -87,11 +90,11 @@ describe('programs kept between solvers of the same shape', () => {
     const rng = seededRandom(9);
     const e1 = randomEnergy(rng, 7, 5, 3, 'linear');
     const e2 = randomEnergy(rng, 7, 5, 3, 'potts');
-    const first = new GpuMoveSolver(cpu, e1, { variant: 'reversed', ...small });
+    const first = new GpuMoveSolver(cpu, e1, { variant: 'reversed', ...small }, { programs: store });
     await alphaExpansion(e1, randomLabels(rng, 35, 3), first, { cycles: 1 });
     first.dispose();
     first.dispose();
-    expect(keptProgramCount()).toBe(1);
+    expect(store.size).toBe(1);
     expect((await runAndCheck(cpu, e2, randomLabels(rng, 35, 3), 'after a double dispose')).tookKeptPlans).toBe(true);
   });
 
@@ -106,36 +109,36 @@ describe('programs kept between solvers of the same shape', () => {
     expect((await runAndCheck(cpu, other, init(other), 'other size')).tookKeptPlans).toBe(false);
     expect((await runAndCheck(cpu, e2, init(e2), 'after the other size')).tookKeptPlans).toBe(false);
     expect((await runAndCheck(cpu, e1, init(e1), 'another K', { iterationsPerRound: 6 })).tookKeptPlans).toBe(false);
-    expect(keptProgramCount()).toBe(1);
+    expect(store.size).toBe(1);
     expect((await runAndCheck(cpu, e2, init(e2), 'same K again', { iterationsPerRound: 6 })).tookKeptPlans).toBe(true);
     // gpu.js's webasm backend copies the constant inputs into its memory when a plan compiles: it neither takes nor keeps (a plan it kept would
     // run on the last energy's values; tune's device trials, one after another, found that), and a run of another λ after it still gives BK's labels.
     const wasm = await createGpuContext('webasm');
     try {
       if (wasm.mode === 'webasm') {
-        releaseKeptPrograms();
+        store.release();
         for (const [t, e] of [e1, e2, e1].entries()) {
           const g = await runAndCheck(wasm, e, init(e), `webasm run ${t}`, { iterationsPerRound: 6 });
           expect(g.tookKeptPlans).toBe(false);
-          expect(keptProgramCount()).toBe(0);
+          expect(store.size).toBe(0);
         }
       } else {
         // No WebAssembly here: gpu.js runs the cpu backend, which keeps as the cpu context does.
         expect((await runAndCheck(wasm, e1, init(e1), 'webasm as cpu', { iterationsPerRound: 6 })).tookKeptPlans).toBe(true);
       }
     } finally {
-      releaseKeptPrograms();
+      store.release();
       wasm.destroy();
     }
     // Keeping off for a solver: it neither takes nor keeps.
     await runAndCheck(cpu, e1, init(e1), 'kept');
     expect((await runAndCheck(cpu, e2, init(e2), 'keepPlans false', { keepPlans: false })).tookKeptPlans).toBe(false);
-    expect(keptProgramCount()).toBe(1);
+    expect(store.size).toBe(1);
     // Keeping off for a context (its flag keptPrograms): its solvers neither take the program kept nor keep theirs.
     const noKeeping = await createGpuContext('cpu', { keptPrograms: false });
     try {
       expect((await runAndCheck(noKeeping, e2, init(e2), 'keeping off')).tookKeptPlans).toBe(false);
-      expect(keptProgramCount()).toBe(1);
+      expect(store.size).toBe(1);
       expect((await runAndCheck(noKeeping, e2, init(e2), 'keeping off again')).tookKeptPlans).toBe(false);
     } finally {
       noKeeping.destroy();
@@ -152,10 +155,10 @@ describe('programs kept between solvers of the same shape', () => {
       other2.destroy();
     }
     // A program whose context was destroyed is dropped, not taken.
-    releaseKeptPrograms();
+    store.release();
     const doomed = await createGpuContext('cpu');
     await runAndCheck(doomed, e1, init(e1), 'doomed context');
-    expect(keptProgramCount()).toBe(1);
+    expect(store.size).toBe(1);
     doomed.destroy();
     expect((await runAndCheck(cpu, e2, init(e2), 'after the destroyed context')).tookKeptPlans).toBe(false);
   });

@@ -1,3 +1,4 @@
+import type { ProgramStore } from '../../expansion/gpuKeptPrograms';
 import { evaluateDisparity } from '../../data/metrics';
 import type { Scene } from '../../data/sceneTypes';
 import { matchScene } from '../sceneMatch';
@@ -36,12 +37,14 @@ export interface AccuracyOptions {
   /** Per-scene parameters for the scenes that have them (default false: the default setting everywhere). */
   sceneParams?: boolean;
   overrides?: Partial<MatchParams>;
+  /** Where the device program is kept between the rows (its holder releases it). */
+  programs?: ProgramStore;
 }
 
 /** Matches and scores one scene the benchmark's way. */
 export async function accuracyRow(scene: Scene, o: AccuracyOptions): Promise<AccuracyRow> {
   if (!scene.groundTruth) throw new Error(`${scene.dir}: no ground truth to score against`);
-  const m = await matchScene(scene, o.overrides ?? {}, { backend: o.backend, sceneParams: o.sceneParams ?? false });
+  const m = await matchScene(scene, o.overrides ?? {}, { backend: o.backend, sceneParams: o.sceneParams ?? false, ...(o.programs ? { programs: o.programs } : {}) });
   const region = accuracyRegion(scene);
   const r = m.result;
   const e = evaluateDisparity(disparityInPixels(r), scene.groundTruth, r.width, r.height, { thresholds: [...ACCURACY_THRESHOLDS], masks: scene.masks, regions: [region] });

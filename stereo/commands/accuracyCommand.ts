@@ -1,3 +1,4 @@
+import { ProgramStore } from '../../expansion/gpuKeptPrograms';
 import { loadScene, sceneFoldersOf } from '../../data/scene';
 import { accuracyRow, summarise, type AccuracyRow } from '../accuracy/accuracy';
 import type { BackendName } from '../params';
@@ -37,11 +38,16 @@ export async function accuracyCommand(a: AccuracyArgs, io: Io): Promise<number> 
     scenes.push(s);
   }
   const rows: AccuracyRow[] = [];
-  for (const [k, s] of scenes.entries()) {
-    const r = await accuracyRow(s, { backend: a.backend as BackendName, sceneParams: a['scene-params'], overrides: params });
-    rows.push(r);
-    // A line as each scene ends, as `run` prints: a ten-scene run takes minutes on a CPU.
-    if (!a.json && !a.quiet) io.out(sceneLine(r, k, scenes.length));
+  const programs = new ProgramStore();
+  try {
+    for (const [k, s] of scenes.entries()) {
+      const r = await accuracyRow(s, { backend: a.backend as BackendName, sceneParams: a['scene-params'], overrides: params, programs });
+      rows.push(r);
+      // A line as each scene ends, as `run` prints: a ten-scene run takes minutes on a CPU.
+      if (!a.json && !a.quiet) io.out(sceneLine(r, k, scenes.length));
+    }
+  } finally {
+    programs.release();
   }
   const sum = summarise(rows);
   if (a.json) {

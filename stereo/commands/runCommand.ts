@@ -1,3 +1,4 @@
+import { ProgramStore } from '../../expansion/gpuKeptPrograms';
 import { startDeviceReading } from './deviceEarly';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -164,6 +165,8 @@ async function runScenes(a: RunArgs, io: Io, params: Partial<MatchParams>, write
   const results: SceneMatch[] = [];
   const stop = new StopRequest(() => io.err('stereocut: stopping after the current cycle; the finished scenes are kept (Ctrl-C again to quit at once)'));
   const unlisten = stop.listen();
+  // The device program of the last scene's shape, for the next scene of that size (released at the end).
+  const programs = new ProgramStore();
   try {
     for (const [k, scene] of scenes.entries()) {
       const label = `${scene.name} ${k + 1}/${scenes.length}`;
@@ -175,7 +178,7 @@ async function runScenes(a: RunArgs, io: Io, params: Partial<MatchParams>, write
       // The images that do not depend on the match are drawn on the image threads meanwhile, and written only after it.
       const ahead = outDir !== undefined && writers ? new SceneImagesAhead(path.join(outDir, scene.name), scene, writers) : undefined;
       const m = await (queued ? Promise.resolve(queued[k]) : matchScene(scene, params, {
-        backend: a.backend as BackendName, verify: a.verify, thresholds, onMove: live.onMove, onEvent: live.onEvent, onCycle, sceneParams: a['scene-params'] !== false, evaluate: false,
+        backend: a.backend as BackendName, verify: a.verify, thresholds, onMove: live.onMove, onEvent: live.onEvent, onCycle, sceneParams: a['scene-params'] !== false, evaluate: false, programs,
       })).catch((e: unknown) => {
         ahead?.discard();
         throw e;
@@ -202,6 +205,7 @@ async function runScenes(a: RunArgs, io: Io, params: Partial<MatchParams>, write
     if (!(e instanceof StoppedError)) throw e;
   } finally {
     unlisten();
+    programs.release();
   }
   const stopped = results.length < scenes.length;
   const reportFile = results.length > 0 ? extra.finish(`${results.length} scene(s)${stopped ? ` of ${scenes.length}; stopped by Ctrl-C` : ''}`) : undefined;

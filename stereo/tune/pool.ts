@@ -1,3 +1,4 @@
+import { ProgramStore } from '../../expansion/gpuKeptPrograms';
 import * as path from 'path';
 import { Worker } from 'worker_threads';
 import { InputError } from '../../data/errors';
@@ -151,14 +152,19 @@ export async function trialExecutor(backend: BackendName, size: number): Promise
   }
   const on: BackendName = backend === 'auto' ? 'gpu' : backend;
   const cache = new SceneCache();
+  // The device program of the last trial's shape, for the next trial (the trials of a sweep differ in values, not shape).
+  const programs = new ProgramStore();
   let queue = Promise.resolve();
   return {
     backend: on, size: 1,
     run: (job) => {
-      const r = queue.then(() => runTrial({ ...job, backend: on }, cache));
+      const r = queue.then(() => runTrial({ ...job, backend: on }, cache, programs));
       queue = r.then(() => undefined, () => undefined);
       return r;
     },
-    close: async () => undefined,
+    close: async () => {
+      await queue;
+      programs.release();
+    },
   };
 }

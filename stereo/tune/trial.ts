@@ -1,3 +1,4 @@
+import type { ProgramStore } from '../../expansion/gpuKeptPrograms';
 import { disparityInPixels, match } from '../match';
 import { DEFAULT_PARAMS, type BackendName, type MatchParams } from '../params';
 import { sceneParamsFor } from '../sceneParams';
@@ -109,11 +110,12 @@ async function trialScene(job: TrialJob, cache: SceneCache): Promise<Scene> {
   return scene;
 }
 
-export async function runTrial(job: TrialJob, cache: SceneCache): Promise<TrialRecord> {
+/** One trial; `programs` is where its runner keeps the device program between its trials (one pair size and device setting: the trials of a sweep). */
+export async function runTrial(job: TrialJob, cache: SceneCache, programs?: ProgramStore): Promise<TrialRecord> {
   const scene = await trialScene(job, cache);
   const params = trialParams(job);
   const t0 = performance.now();
-  const r = await match(scene.left, scene.right, { ...params, ndisp: scene.ndisp, minDisp: scene.minDisp ?? 0, backend: job.backend });
+  const r = await match(scene.left, scene.right, { ...params, ndisp: scene.ndisp, minDisp: scene.minDisp ?? 0, backend: job.backend, ...(programs ? { programs } : {}) });
   const timeMs = performance.now() - t0;
   const bad: BadTable = badTable(scene, disparityInPixels(r), job.thresholds);
   const energy = r.finalEnergy.total / r.costScale;
