@@ -25,8 +25,8 @@ export { labelsToDisparity, warmUpForBackend } from './matchViews';
 export { levelTruncation } from './matchPyramid';
 
 /** What a pair's compute may add to its matcher's options: where this pair starts, and what is told as it runs. */
-export type PairOptions = Pick<MatchOptions, 'initialLabels' | 'initSource' | 'resume' | 'onCycle' | 'onEvent' | 'warmStart'>;
-const PAIR_KEYS: ReadonlyArray<keyof PairOptions> = ['initialLabels', 'initSource', 'resume', 'onCycle', 'onEvent', 'warmStart'];
+export type PairOptions = Pick<MatchOptions, 'initialLabels' | 'initSource' | 'resume' | 'onCycle' | 'onEvent' | 'onMove' | 'warmStart'>;
+const PAIR_KEYS: ReadonlyArray<keyof PairOptions> = ['initialLabels', 'initSource', 'resume', 'onCycle', 'onEvent', 'onMove', 'warmStart'];
 
 /**
  * A matcher of one setting (OpenCV's StereoMatcher, as a graph cut):
