@@ -1,5 +1,5 @@
 import { BoykovKolmogorovSolver } from './bk';
-import { checkBackend, placeBackend, type BackendName } from './backends';
+import { checkBackend, fallbackFor, placeBackend, type BackendName } from './backends';
 import type { DeviceFlags } from './deviceFlags';
 import { createGpuContext, type GpuPreference } from './gpuBackend';
 import type { GridGraph } from './gridGraph';
@@ -30,7 +30,7 @@ class PushRelabelWithFallback implements MaxFlowSolver {
   readonly device: string;
   private readonly bk = new BoykovKolmogorovSolver();
 
-  constructor(private readonly inner: PushRelabelSolver) {
+  constructor(private readonly inner: PushRelabelSolver, private readonly backend: BackendName) {
     this.name = inner.name;
     this.device = inner.device;
   }
@@ -39,7 +39,8 @@ class PushRelabelWithFallback implements MaxFlowSolver {
     try {
       return await this.inner.solve(graph);
     } catch (e) {
-      if (!(e instanceof GpuPrecisionError)) throw e;
+      // The rule (backends.ts fallbackFor) gives one graph beyond f32 to BK on every backend.
+      if (!(e instanceof GpuPrecisionError) || fallbackFor(this.backend, { kind: 'f32-graph' }).to !== 'bk-graph') throw e;
       const r = this.bk.solveSync(graph);
       return { ...r, stats: { ...r.stats, bkFallback: 1 } };
     }
@@ -60,5 +61,5 @@ export async function createMaxFlowSolver(backend: BackendName, options: SolverF
   if (place.runs === 'bk') return new BoykovKolmogorovSolver();
   const ctx = await createGpuContext(place.mode, device);
   const solver = new PushRelabelSolver(ctx, prOptions);
-  return fallbackToBk ? new PushRelabelWithFallback(solver) : solver;
+  return fallbackToBk ? new PushRelabelWithFallback(solver, backend) : solver;
 }

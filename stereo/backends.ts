@@ -6,7 +6,7 @@ import type { ProgramStore } from '../expansion/gpuKeptPrograms';
 import { GraphMoveSolver, type MoveResult, type MoveSolver } from '../expansion/moveSolver';
 import { computeEnergy, isMetricTable, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { checkBackend, placeBackend, type BackendName } from '../graphcut/backends';
+import { checkBackend, fallbackFor, placeBackend, type BackendName, type FallbackDecision } from '../graphcut/backends';
 import { createGpuContext } from '../graphcut/gpuBackend';
 import { InputError, VerificationError } from '../data/errors';
 import { GpuPrecisionError } from '../graphcut/pushRelabel';
@@ -65,29 +65,26 @@ export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Pr
     return bkSolver();
   }
   const { device: flags, ...knobs } = o.gpu ?? {};
+  // The rule's decision (graphcut/backends.ts fallbackFor): BK for the run, or the move graphs on the host, each solved by push-relabel (BK, reported in the stats, where one is beyond f32).
+  const fallBack = async (d: FallbackDecision): Promise<MoveSolver> => {
+    o.onFallback?.(d.reason);
+    return d.to === 'bk' ? bkSolver() : hostSolver(await createMaxFlowSolver(o.backend, { device: flags }));
+  };
   const ctx = await createGpuContext(place.mode, flags);
   if (!isMetricTable(energy)) {
     // Truncated graphs need the per-move energy check of the driver: build them on the CPU.
     ctx.destroy();
-    if (o.backend === 'auto') {
-      o.onFallback?.(`the ${energy.smoothness} smoothness term is not a metric; using BK`);
-      return bkSolver();
-    }
-    return hostSolver(await createMaxFlowSolver(o.backend, { device: flags }));
+    return fallBack(fallbackFor(o.backend, { kind: 'not-metric', smoothness: energy.smoothness }));
   }
   try {
     const device = new GpuMoveSolver(ctx, energy, { ...knobs, variant: o.graph, verify: o.verify }, { flows: o.flows, programs: o.programs });
-    // BK needs the host volume: without it (and without buildVolume) a failing device cannot be replaced.
-    return o.backend === 'auto' && (!onDemand || o.buildVolume) ? new FallbackMoveSolver(energy, device, bkSolver, o.onFallback) : device;
+    // Where the rule hands a failing device's run to BK ('auto'), BK needs the host volume: without it (and without buildVolume) the device cannot be replaced.
+    const continues = fallbackFor(o.backend, { kind: 'device-failed', during: '', message: '' }).to === 'bk';
+    return continues && (!onDemand || o.buildVolume) ? new FallbackMoveSolver(energy, device, bkSolver, o.onFallback) : device;
   } catch (e) {
     ctx.destroy();
     if (!(e instanceof GpuPrecisionError)) throw e;
-    if (o.backend === 'auto') {
-      o.onFallback?.(`${e.message}; using BK`);
-      return bkSolver();
-    }
-    // Per graph: push-relabel where a graph fits f32 exactly, BK (reported in the stats) where it does not.
-    return hostSolver(await createMaxFlowSolver(o.backend, { device: flags }));
+    return fallBack(fallbackFor(o.backend, { kind: 'f32-energy', message: e.message }));
   }
 }
 
@@ -123,7 +120,7 @@ export class FallbackMoveSolver implements MoveSolver {
       if (e instanceof VerificationError || e instanceof InputError) throw e;
       const message = e instanceof Error ? e.message : String(e);
       labels.set(before);
-      this.switchToBk(`the GPU failed during α=${alpha} (${message}); continuing on BK`);
+      this.switchToBk(`during α=${alpha}`, message);
       return this.active.move(alpha, labels);
     }
   }
@@ -136,7 +133,7 @@ export class FallbackMoveSolver implements MoveSolver {
     } catch (e) {
       if (e instanceof InputError) throw e;
       const message = e instanceof Error ? e.message : String(e);
-      this.switchToBk(`the GPU failed during the WTA initial labeling (${message}); continuing on BK`);
+      this.switchToBk('during the WTA initial labeling', message);
       return undefined;
     }
   }
@@ -146,17 +143,18 @@ export class FallbackMoveSolver implements MoveSolver {
       try {
         return await this.active.energyOf(labels);
       } catch (e) {
-        this.switchToBk(`the GPU failed while summing the energy (${e instanceof Error ? e.message : String(e)}); continuing on BK`);
+        this.switchToBk('while summing the energy', e instanceof Error ? e.message : String(e));
       }
     }
     return computeEnergy(this.energy, labels);
   }
 
-  private switchToBk(reason: string): void {
+  /** The rest of the run on BK, for the reason fallbackFor gives a device failure of 'auto' (what this solver wraps). */
+  private switchToBk(during: string, message: string): void {
     try { this.active.dispose?.(); } catch { /* the device is already gone */ }
     this.active = this.makeBk();
     this.fellBack = true;
-    this.onFallback?.(reason);
+    this.onFallback?.(fallbackFor('auto', { kind: 'device-failed', during, message }).reason);
   }
 
   dispose(): void { this.active.dispose?.(); }

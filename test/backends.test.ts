@@ -2,6 +2,7 @@ import { FallbackMoveSolver, createMoveSolver } from '../stereo/backends';
 import { GraphMoveSolver, type MoveResult, type MoveSolver } from '../expansion/moveSolver';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
+import { BACKENDS, fallbackFor, type FallbackCause } from '../graphcut/backends';
 import { generateSyntheticScene } from '../data/synthetic';
 import { buildStereoEnergy } from '../costs';
 import { isWebGpuAvailable } from '../graphcut/gpuBackend';
@@ -151,5 +152,39 @@ describe('costs left to the device (--costs auto with the moves on a GPU)', () =
     const t = r.times;
     expect(t.setupMs).toBeGreaterThanOrEqual(0);
     expect(t.costsMs + t.setupMs + t.initMs + t.expansionMs).toBeCloseTo(t.totalMs, 6);
+  });
+});
+
+describe('the fallback rule (graphcut/backends.ts fallbackFor)', () => {
+  test('auto goes to BK on every cause; a named backend keeps its kernels per graph where they can run and otherwise fails; one graph beyond f32 goes to BK everywhere', () => {
+    const causes: FallbackCause[] = [
+      { kind: 'no-adapter' }, { kind: 'not-metric', smoothness: 'quadratic' }, { kind: 'f32-energy', message: 'raw costs up to 1e9 exceed 2^24' },
+      { kind: 'f32-graph' }, { kind: 'device-failed', during: 'during α=3', message: 'device lost' },
+    ];
+    const table = Object.fromEntries(BACKENDS.filter((b) => b !== 'bk').map((b) => [b, causes.map((c) => fallbackFor(b, c).to)]));
+    expect(table).toEqual({
+      auto: ['bk', 'bk', 'bk', 'bk-graph', 'bk'],
+      gpu: ['fail', 'graphs', 'graphs', 'bk-graph', 'fail'],
+      'gpujs-cpu': ['fail', 'graphs', 'graphs', 'bk-graph', 'fail'],
+    });
+    // Each reason names its cause.
+    expect(fallbackFor('auto', causes[1]).reason).toBe('the quadratic smoothness term is not a metric; using BK');
+    expect(fallbackFor('gpu', causes[2]).reason).toMatch(/^raw costs up to 1e9 exceed 2\^24: move graphs built on the CPU/);
+    expect(fallbackFor('auto', causes[4]).reason).toBe('the GPU failed during α=3 (device lost); continuing on BK');
+  });
+
+  test('a named backend given a non-metric energy says so and solves each move graph on the host, with BK\'s labels', async () => {
+    const e = buildStereoEnergy(scene.left, scene.right, { ndisp: 8, lambda: 20, smoothness: 'quadratic', truncation: 3 });
+    const reasons: string[] = [];
+    const solver = await createMoveSolver(e, { backend: 'gpujs-cpu', graph: 'reversed', verify: false, onFallback: (r) => reasons.push(r) });
+    try {
+      expect(reasons).toEqual(['the quadratic smoothness term is not a metric: move graphs built on the CPU, each solved by push-relabel']);
+      const init = wtaInit(volumeOf(e), 48, 36, 8, 5);
+      const got = await alphaExpansion(e, init, solver, { cycles: 1 });
+      const ref = await alphaExpansion(e, init, new GraphMoveSolver(e, new BoykovKolmogorovSolver(), 'reversed'), { cycles: 1 });
+      expect(got.cycles.map((c) => c.energy.total)).toEqual(ref.cycles.map((c) => c.energy.total));
+    } finally {
+      solver.dispose?.();
+    }
   });
 });
