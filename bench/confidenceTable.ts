@@ -11,7 +11,7 @@
  * Prints a Markdown table (and the mean); nothing is written.
  */
 import { sceneFoldersOf, loadScene } from '../data/scene';
-import { accuracyRegion } from '../stereo/accuracy/accuracy';
+import { accuracyRegion } from '../app/accuracy/accuracy';
 import { badByConfidence, confidenceMap } from '../stereo/confidence';
 import { matchScene } from '../stereo/sceneMatch';
 import type { BackendName } from '../stereo/params';

@@ -17,7 +17,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { median } from '../stereo/bench/median';
+import { median } from '../app/bench/median';
 
 interface Launcher { name: string; bin: string; env: Record<string, string> }
 

@@ -23,8 +23,8 @@ const { loadScene } = require('../data/scene') as typeof import('../data/scene')
 const { createGpuContext } = require('../graphcut/gpuBackend') as typeof import('../graphcut/gpuBackend');
 const { kernelBuildCache } = require('../graphcut/gpujs/kernelBuildCache') as typeof import('../graphcut/gpujs/kernelBuildCache');
 const { pipelineStore, pipelineStorePath } = require('../graphcut/gpujs/pipelineStore') as typeof import('../graphcut/gpujs/pipelineStore');
-const { SceneImagesAhead, writeSceneOutputs } = require('../stereo/report/sceneOutputs') as typeof import('../stereo/report/sceneOutputs');
-const { ImageWriters } = require('../stereo/report/outputThreads') as typeof import('../stereo/report/outputThreads');
+const { SceneImagesAhead, writeSceneOutputs } = require('../app/report/sceneOutputs') as typeof import('../app/report/sceneOutputs');
+const { ImageWriters } = require('../app/report/outputThreads') as typeof import('../app/report/outputThreads');
 /* eslint-enable @typescript-eslint/no-require-imports */
 const tModules = performance.now();
 

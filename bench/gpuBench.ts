@@ -115,7 +115,7 @@ import type { WorkgroupShape } from '../graphcut/gpujs/workgroupSize';
 import { Input } from '../graphcut/gpujs/gpuJs';
 import type { IGPUKernelSettings } from 'gpu.js';
 import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../graphcut/pushRelabel';
-import { median } from '../stereo/bench/median';
+import { median } from '../app/bench/median';
 import { gatedKernel, globalRelabelPasses, iterationPasses, UNCHANGED_STATE, type PushScheme } from '../graphcut/pushRelabelKernels';
 import { bfsPassSource, bfsScanSource, bfsStartSource, withHeightsSource } from '../graphcut/bfsKernels';
 import { pushRelabelSource } from '../graphcut/lockstepKernels';

@@ -29,7 +29,7 @@ import * as path from 'path';
 import { decodePng } from '../data/pngDecode';
 import { encodePng } from '../data/pngEncode';
 import type { Raster } from '../data/raster';
-import { median } from '../stereo/bench/median';
+import { median } from '../app/bench/median';
 import { fastPngDecode, fastPngEncode, fastPngRead, pngKind, pngjsDecode, pngjsEncode, pngjsRead } from './pngAdapters';
 
 const RUNS = Number(process.argv[2] ?? 7);

@@ -46,7 +46,6 @@ export { stripPool, stripThreads, type StripPool } from './stripRunner';
 export { BandedMoveSolver } from '../expansion/bandedMoves';
 export type { BandedTerm } from '../data/energy';
 export { tune, type TuneOptions } from './tune/tune';
-export { runBench, type BenchOptions } from './bench/runBench';
 
 /** Ground truth as a loaded scene (its masks are used) or a bare map (+Infinity = unknown). */
 export type GroundTruthInput = Scene | { width: number; height: number; data: Float32Array };

@@ -154,7 +154,7 @@ const CHECKS = {
     const r = v as { labels?: unknown; cycle?: unknown; unchanged?: unknown } | null;
     const state = !!r && typeof r === 'object' && !Array.isArray(r) && r.labels instanceof Uint16Array && Number.isInteger(r.cycle) && (r.cycle as number) >= 0
       && Array.isArray(r.unchanged) && r.unchanged.every((a) => Number.isInteger(a));
-    if (!state) fail('type', "a checkpoint's resume state { labels, cycle, unchanged } (readResume, stereo/checkpoint.ts; MatchOptions.onCycle)");
+    if (!state) fail('type', "a checkpoint's resume state { labels, cycle, unchanged } (readResume, app/checkpoint.ts; MatchOptions.onCycle)");
   },
   maxMemory: number({ above: 0 }, 'a number of bytes > 0'),
   warmStart: (v, fail) => {

@@ -1,10 +1,10 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { runBench, type BenchResult } from '../stereo/bench/runBench';
-import { benchMarkdown, figure5, parseBenchJson, table3, table4 } from '../stereo/bench/tables';
-import { cumulativeSteps, parseTechniques, TECHNIQUES } from '../stereo/bench/techniques';
-import { main } from '../stereo/cli';
+import { runBench, type BenchResult } from '../app/bench/runBench';
+import { benchMarkdown, figure5, parseBenchJson, table3, table4 } from '../app/bench/tables';
+import { cumulativeSteps, parseTechniques, TECHNIQUES } from '../app/bench/techniques';
+import { main } from '../app/cli';
 
 /**
  * The command line run by main() in this process, stdout and stderr captured:

@@ -1,10 +1,10 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { main } from '../stereo/cli';
+import { main } from '../app/cli';
 import { generateSyntheticScene } from '../data/synthetic';
 import { writePng } from '../data/imageIO';
-import { readResume, resumeFileOf } from '../stereo/checkpoint';
+import { readResume, resumeFileOf } from '../app/checkpoint';
 
 /**
  * `--init CHECKPOINT` continues a stopped run (issue 40, item 4): a run

@@ -1,8 +1,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import * as accuracy from '../stereo/accuracy/accuracy';
-import { main } from '../stereo/cli';
+import * as accuracy from '../app/accuracy/accuracy';
+import { main } from '../app/cli';
 import { writeSceneFolder } from './support/tuneSupport';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-accuracy-'));

@@ -2,10 +2,10 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { CODE_CACHE_VARIABLE, codeCacheDir, enableCodeCache, entryName, type ModuleApi } from '../stereo/codeCache';
+import { CODE_CACHE_VARIABLE, codeCacheDir, enableCodeCache, entryName, type ModuleApi } from '../app/codeCache';
 
 /*
- * The launcher's code cache (stereo/codeCache.ts). Each case runs fresh
+ * The launcher's code cache (app/codeCache.ts). Each case runs fresh
  * processes (the cache is per process and hooks the module loader), on the
  * built code in dist/, over a small tree of modules written here that uses
  * what Node's loader hands a CommonJS module. A module must behave the same
@@ -14,7 +14,7 @@ import { CODE_CACHE_VARIABLE, codeCacheDir, enableCodeCache, entryName, type Mod
  */
 
 const root = path.join(__dirname, '..');
-const built = path.join(root, 'dist', 'stereo', 'codeCache.js');
+const built = path.join(root, 'dist', 'app', 'codeCache.js');
 let tmp: string;
 beforeAll(() => {
   if (!fs.existsSync(built)) throw new Error('dist/ is missing: run npm run build (npm ci does it through the prepare script)');

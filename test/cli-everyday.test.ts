@@ -1,13 +1,13 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { main } from '../stereo/cli';
+import { main } from '../app/cli';
 import { generateSyntheticScene } from '../data/synthetic';
 import { writePng, writePfm } from '../data/imageIO';
 import { writeFileAtomic } from '../data/atomicWrite';
 import { DEFAULT_PARAMS } from '../stereo/params';
 import { match, type MatchEvent } from '../stereo/match';
-import { describeRule, typedValues } from '../stereo/commands/optionValues';
+import { describeRule, typedValues } from '../app/commands/optionValues';
 import { writeSceneFolder } from './support/tuneSupport';
 
 /**

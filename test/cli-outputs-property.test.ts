@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { main } from '../stereo/cli';
+import { main } from '../app/cli';
 import { generateSyntheticScene } from '../data/synthetic';
 import { writePng, writePfm } from '../data/imageIO';
 import { seededRandom } from '../data/random';

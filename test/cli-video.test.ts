@@ -4,7 +4,7 @@ import * as path from 'path';
 import { generateSyntheticScene } from '../data/synthetic';
 import { panFrames } from '../data/panSequence';
 import { readImage, writePng } from '../data/imageIO';
-import { main } from '../stereo/cli';
+import { main } from '../app/cli';
 
 /** `stereocut video`: frames paired by name or pattern, outputs per frame, and every refusal as one line before any frame is matched. */
 

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { spawnSync } from 'child_process';
-import { main } from '../stereo/cli';
+import { main } from '../app/cli';
 import { generateSyntheticScene } from '../data/synthetic';
 import { writePng, writePfm, readImage } from '../data/imageIO';
 import { encodePnm } from '../data/pnm';
@@ -239,7 +239,7 @@ describe('run and demo', () => {
 
   test('the installed launcher exits non-zero with one line on stderr', () => {
     const bin = path.join(__dirname, '..', 'bin', 'stereocut.js');
-    if (!fs.existsSync(path.join(__dirname, '..', 'dist', 'stereo', 'cli.js'))) {
+    if (!fs.existsSync(path.join(__dirname, '..', 'dist', 'app', 'cli.js'))) {
       throw new Error('dist/ is missing: run npm run build (npm ci does it through the prepare script)');
     }
     const r = spawnSync(process.execPath, [bin, 'match', f('nope.png'), f('right.png'), '--ndisp', '8', '-o', f('x.png')], { encoding: 'utf8' });

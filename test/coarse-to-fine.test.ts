@@ -14,7 +14,7 @@ import { cropRows, stripCrop, stripEnergy, stripRows as stripsOf, stripSpan } fr
 import { runStripsHere } from '../stereo/stripRunner';
 import { levelTruncation, match, resolveParams } from '../stereo/match';
 import { estimateMatchMemory } from '../stereo/memoryPlan';
-import { main } from '../stereo/cli';
+import { main } from '../app/cli';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-c2f-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));

@@ -6,7 +6,7 @@ import { generateSyntheticScene } from '../data/synthetic';
 import { panFrames } from '../data/panSequence';
 import { writePfm, writePng } from '../data/imageIO';
 import { loadScene } from '../data/scene';
-import { main } from '../stereo/cli';
+import { main } from '../app/cli';
 import { findMiddlebury } from './support/middleburyData';
 import { FULL_TESTS } from './support/testScope';
 import { writeSceneFolder } from './support/tuneSupport';
@@ -23,7 +23,7 @@ import { writeSceneFolder } from './support/tuneSupport';
 
 const ROOT = path.resolve(__dirname, '..');
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-const CLI_SOURCE = fs.readFileSync(path.join(ROOT, 'stereo', 'cli.ts'), 'utf8');
+const CLI_SOURCE = fs.readFileSync(path.join(ROOT, 'app', 'cli.ts'), 'utf8');
 const DATA = findMiddlebury();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-examples-'));
 const fixtures = path.join(tmp, 'fixtures');
@@ -43,7 +43,7 @@ function readmeExamples(): string[] {
   return out;
 }
 
-/** The examples of every command's --help (declared with .example('$0 …') in stereo/cli.ts). */
+/** The examples of every command's --help (declared with .example('$0 …') in app/cli.ts). */
 const helpExamples = (): string[] => [...CLI_SOURCE.matchAll(/\.example\('\$0 ([^']*)'/g)].map((m) => `stereocut ${m[1]}`);
 
 /**

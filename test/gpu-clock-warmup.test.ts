@@ -9,7 +9,7 @@ import { noteDeviceActive, queueSpin, SPIN_SHADER, SPIN_WORKGROUPS, warmUpGpuClo
 import { isWebGpuAvailable } from '../graphcut/gpuBackend';
 import { generateSyntheticScene } from '../data/synthetic';
 import { match, warmUpForBackend } from '../stereo/match';
-import { matchSummaryJson, matchSummaryLines } from '../stereo/summary';
+import { matchSummaryJson, matchSummaryLines } from '../app/summary';
 import { RecordingDevice } from './support/recordingDevice';
 
 /** The default flags with the warm-up's two changed (clockWarmupRecentMs 0: the device counts as idle). */

@@ -127,7 +127,7 @@ describe('no module-level settings', () => {
       const p = path.join(dir, d.name);
       return d.isDirectory() ? walk(p) : d.name.endsWith('.ts') ? [p] : [];
     });
-    return ['data', 'costs', 'graphcut', 'expansion', 'stereo'].flatMap((d) => walk(path.join(root, d)));
+    return ['data', 'costs', 'graphcut', 'expansion', 'stereo', 'app'].flatMap((d) => walk(path.join(root, d)));
   }
 
   test('no product file exports a set-and-restore helper of flags, nor the flags as a mutable object', () => {

@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { readImage } from '../data/imageIO';
-import { middeval3Paths, middeval3Place, writeMiddEval3, MIDDEVAL3_SETS } from '../stereo/middeval3';
+import { middeval3Paths, middeval3Place, writeMiddEval3, MIDDEVAL3_SETS } from '../app/middeval3';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-me3-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));

@@ -4,8 +4,8 @@ import { loadScene } from '../data/scene';
 import { regionScore } from '../data/metrics';
 import { matchScene } from '../stereo/sceneMatch';
 import { FULL_TESTS } from './support/testScope';
-import { accuracyRow } from '../stereo/accuracy/accuracy';
-import { SGBM_REFERENCE } from '../stereo/accuracy/sgbmReference';
+import { accuracyRow } from '../app/accuracy/accuracy';
+import { SGBM_REFERENCE } from '../app/accuracy/sgbmReference';
 
 /**
  * Bad pixels (> 1 px) on the shared Middlebury scenes, whenever the data is

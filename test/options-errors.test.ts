@@ -1,12 +1,12 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { main } from '../stereo/cli';
+import { main } from '../app/cli';
 import { generateSyntheticScene } from '../data/synthetic';
 import { writePfm, writePng } from '../data/imageIO';
 import { evaluate, match, type MatchOptions } from '../stereo';
 import { MATCH_OPTION_KEYS, type MatchOptionKey } from '../stereo/matchOptions';
-import { attachDashValues } from '../stereo/cli';
+import { attachDashValues } from '../app/cli';
 
 /**
  * Errors that name the right thing (issue 40, items 14–16): the library's

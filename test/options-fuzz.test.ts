@@ -4,7 +4,7 @@ import * as path from 'path';
 import { seededRandom } from '../data/random';
 import { generateSyntheticScene } from '../data/synthetic';
 import { writePng } from '../data/imageIO';
-import { main } from '../stereo/cli';
+import { main } from '../app/cli';
 import { match, type MatchOptions } from '../stereo';
 import { MATCH_OPTION_KEYS } from '../stereo/matchOptions';
 import { DEFAULT_PARAMS } from '../stereo/params';

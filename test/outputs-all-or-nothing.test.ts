@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { spawnSync } from 'child_process';
-import { main } from '../stereo/cli';
+import { main } from '../app/cli';
 import { generateSyntheticScene } from '../data/synthetic';
 import { writePng } from '../data/imageIO';
 import { writeFilesAtomic } from '../data/atomicWrite';

@@ -2,8 +2,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { generateSyntheticScene } from '../data/synthetic';
-import { drawImage, type ImageJob } from '../stereo/report/outputImages';
-import { ImageWriters, imageThreadsFor, MAX_IMAGE_THREADS } from '../stereo/report/outputThreads';
+import { drawImage, type ImageJob } from '../app/report/outputImages';
+import { ImageWriters, imageThreadsFor, MAX_IMAGE_THREADS } from '../app/report/outputThreads';
 
 /*
  * The threads that draw a scene's images for `stereocut run`: a thread that

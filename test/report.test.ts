@@ -5,11 +5,11 @@ import { execFileSync, spawnSync } from 'child_process';
 import { generateSyntheticScene } from '../data/synthetic';
 import { decodeImage, readImage } from '../data/imageIO';
 import { match } from '../stereo/match';
-import { RunOutputs } from '../stereo/report/runOutputs';
+import { RunOutputs } from '../app/report/runOutputs';
 import { badTable } from '../stereo/tune/badPixels';
-import { REPORT_THRESHOLDS, writeSceneOutputs } from '../stereo/report/sceneOutputs';
+import { REPORT_THRESHOLDS, writeSceneOutputs } from '../app/report/sceneOutputs';
 import { listFiles, writeSceneFolder } from './support/tuneSupport';
-import { main } from '../stereo/cli';
+import { main } from '../app/cli';
 
 /** The command line run by main() in this process, stdout and stderr captured (the spawned command is covered by cli.test.ts). */
 async function runCli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

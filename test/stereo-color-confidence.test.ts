@@ -1,13 +1,13 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { main } from '../stereo/cli';
+import { main } from '../app/cli';
 import { colorizeDisparity } from '../data/metrics';
 import { readImage, writePng } from '../data/imageIO';
 import { loadScene } from '../data/scene';
 import { seededRandom } from '../data/random';
 import { generateSyntheticScene } from '../data/synthetic';
-import { autoPngScale } from '../stereo/disparityOutput';
+import { autoPngScale } from '../app/disparityOutput';
 import { colorScaleImage, tickValues } from '../stereo/colorScale';
 import { badByConfidence, confidenceMap, edgeDistances } from '../stereo/confidence';
 import { INVALID_DISPARITY } from '../stereo/leftRightCheck';

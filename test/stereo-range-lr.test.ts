@@ -5,8 +5,8 @@ import { generateSyntheticScene } from '../data/synthetic';
 import { writePng } from '../data/imageIO';
 import { match } from '../stereo/match';
 import { fillAlongRows, inconsistentPixels, INVALID_DISPARITY, leftRightCheck } from '../stereo/leftRightCheck';
-import { labelRange } from '../stereo/commands/rangeOptions';
-import { main } from '../stereo/cli';
+import { labelRange } from '../app/commands/rangeOptions';
+import { main } from '../app/cli';
 
 const scene = generateSyntheticScene({ width: 96, height: 64, ndisp: 12, seed: 3 });
 const W = scene.left.width;

@@ -6,7 +6,7 @@ import { TUNE_FILES } from '../stereo/tune/tune';
 import type { TrialRecord } from '../stereo/tune/trial';
 import { listFiles, runCli, spawnCli, writeSceneFolder } from './support/tuneSupport';
 import { FULL_TESTS } from './support/testScope';
-import { main } from '../stereo/cli';
+import { main } from '../app/cli';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-tune-cli-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));

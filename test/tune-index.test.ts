@@ -1,10 +1,10 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { main } from '../stereo/cli';
+import { main } from '../app/cli';
 import { readTrialLog } from '../stereo/tune/records';
 import type { TrialRecord } from '../stereo/tune/trial';
-import { trialIndex } from '../stereo/commands/trialCommand';
+import { trialIndex } from '../app/commands/trialCommand';
 import { spawnCli, writeSceneFolder } from './support/tuneSupport';
 
 /**

@@ -31,7 +31,7 @@ export async function writeSceneFolder(dir: string, o: { seed: number; width?: n
 /** Starts `stereocut <args>` from the sources in a child process. */
 export function spawnCli(args: string[], cwd = ROOT, env: NodeJS.ProcessEnv = process.env): ChildProcess {
   const script = `${tsRequireHook()}
-require(${JSON.stringify(path.join(ROOT, 'stereo', 'cli.ts'))}).main(${JSON.stringify(args)}).then((c) => { process.exitCode = c; });`;
+require(${JSON.stringify(path.join(ROOT, 'app', 'cli.ts'))}).main(${JSON.stringify(args)}).then((c) => { process.exitCode = c; });`;
   return spawn(process.execPath, ['-e', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 

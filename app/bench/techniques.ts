@@ -1,0 +1,139 @@
+import type { GraphVariant } from '../../expansion/binaryStep';
+import type { LabelOrder } from '../../expansion/labelOrder';
+import type { BfsScheme, PushScheme } from '../../graphcut/pushRelabelKernels';
+import type { InitKind } from '../../stereo/params';
+
+/**
+ * The technique switches of the benchmark, applied cumulatively from a
+ * baseline, in the order of Choi & Park's Fig. 5:
+ *   graph   Kolmogorov's construction → reversed terminals (§3.2)
+ *   init    all-zero labeling → 9×9 WTA (§3.3)
+ *   order   sequential labels → most frequent first (§3.4)
+ *   sweep   lockstep pushes over one edge per pass → segmented sweeps that
+ *           push along whole straight runs of admissible edges per pass (our
+ *           counterpart of the paper's repetitive block push-relabel, §4.2)
+ *   scan    global relabel one BFS level per pass → relaxation along
+ *           straight residual runs per pass (fewer passes per global relabel)
+ *   block   sweeps → repetitive block push-relabel: tiles in workgroup
+ *           memory, many local iterations per launch (§4; WebGPU only)
+ *   blockbfs scans → block global relabel: each tile's BFS to its fixed
+ *           point per launch (§5; WebGPU only)
+ *   k       push-relabel iterations per round between global relabels: baseline K → K
+ *   rounds  a fixed number of push-relabel rounds (each ending in a global
+ *           relabel) per device call → rounds adapted to what recent moves
+ *           needed (fewer wasted rounds and readbacks: our counterpart of the
+ *           paper's low-overhead global relabel scheme)
+ *   resume  a move that has not converged when its call ends is redone from
+ *           scratch with twice the rounds → continued from its read-back state
+ *   gate    the rounds a call runs after its move converged repeat the full
+ *           passes → gated to copies of the state (and the rounds per call
+ *           chosen for that cost)
+ *   warm    every move starts from zero flow → from the flows its α's
+ *           previous move ended with (dynamic graph cuts, Kohli & Torr)
+ * `sweep`, `scan`, `block`, `blockbfs`, `k`, `rounds`, `resume`, `gate` and `warm` act on the device push-relabel only; on BK they change
+ * nothing and are left out. The final step is the device solver's default.
+ */
+export type TechniqueId = 'graph' | 'init' | 'order' | 'sweep' | 'scan' | 'block' | 'blockbfs' | 'k' | 'rounds' | 'resume' | 'gate' | 'warm';
+export const TECHNIQUES: readonly TechniqueId[] = ['graph', 'init', 'order', 'sweep', 'scan', 'block', 'blockbfs', 'k', 'rounds', 'resume', 'gate', 'warm'];
+export const TECHNIQUE_LABELS: Record<TechniqueId, string> = {
+  graph: 'reversed graph',
+  init: 'WTA init',
+  order: 'frequent-first order',
+  sweep: 'sweep push',
+  scan: 'scan BFS',
+  block: 'block push-relabel',
+  blockbfs: 'block BFS',
+  k: 'K iterations per round',
+  rounds: 'adaptive rounds',
+  resume: 'resumed moves',
+  gate: 'gated rounds',
+  warm: 'warm-started moves',
+};
+
+export interface TechniqueConfig {
+  graph: GraphVariant;
+  init: InitKind;
+  order: LabelOrder;
+  /** Push kernels and global relabel passes (device backends). */
+  push: PushScheme;
+  bfs: BfsScheme;
+  /** Push-relabel iterations per round (device backends). */
+  k: number;
+  rounds: 'fixed' | 'adaptive';
+  /** A move that has not converged: redone from scratch, or continued from its state (device backends). */
+  resume: boolean;
+  /** Rounds after a move converged: full passes, or gated copies (device backends). */
+  gate: boolean;
+  /** Each move from zero flow, or from its α's previous flows (device backends). */
+  warm: boolean;
+}
+
+export interface BenchStep {
+  /** 'baseline' or the technique switched on at this step. */
+  id: 'baseline' | TechniqueId;
+  label: string;
+  config: TechniqueConfig;
+}
+
+/** Whether a technique changes anything on a backend. */
+export function appliesTo(t: TechniqueId, backend: string, blocks = true): boolean {
+  if ((t === 'block' || t === 'blockbfs') && !blocks) return false;
+  return !(t !== 'graph' && t !== 'init' && t !== 'order' && backend === 'bk');
+}
+
+export function parseTechniques(list: readonly string[] | undefined): TechniqueId[] {
+  if (!list || list.length === 0) return [...TECHNIQUES];
+  const out: TechniqueId[] = [];
+  for (const raw of list.flatMap((s) => s.split(','))) {
+    const t = raw.trim();
+    if (!(TECHNIQUES as readonly string[]).includes(t)) throw new Error(`--techniques: unknown technique '${t}' (expected ${TECHNIQUES.join(', ')})`);
+    if (!out.includes(t as TechniqueId)) out.push(t as TechniqueId);
+  }
+  // Cumulative steps follow the paper's order whatever order they were given in.
+  return TECHNIQUES.filter((t) => out.includes(t));
+}
+
+/**
+ * Baseline, then one step per technique (those that apply to the backend),
+ * each adding its switch to the previous. `blocks`: whether the block
+ * schemes can run (WebGPU with the workgroup entry); without them the block
+ * steps are left out and the sweeps and scans stay.
+ */
+export function cumulativeSteps(techniques: readonly TechniqueId[], backend: string, k: { baseline: number; tuned: number }, blocks = false): BenchStep[] {
+  for (const [name, v] of [['--baseline-k', k.baseline], ['--k', k.tuned]] as const) {
+    if (!Number.isInteger(v) || v < 1) throw new Error(`${name}: must be an integer ≥ 1 (got ${v})`);
+  }
+  let cfg: TechniqueConfig = { graph: 'classic', init: 'zero', order: 'sequential', push: 'lockstep', bfs: 'level', k: k.baseline, rounds: 'fixed', resume: false, gate: false, warm: false };
+  // A technique left out stays at its final setting in every step, so the chain isolates the ones measured.
+  if (!techniques.includes('graph')) cfg.graph = 'reversed';
+  if (!techniques.includes('init')) cfg.init = 'wta';
+  if (!techniques.includes('order')) cfg.order = 'frequent';
+  if (!techniques.includes('sweep')) cfg.push = 'sweep';
+  if (!techniques.includes('scan')) cfg.bfs = 'scan';
+  if (!techniques.includes('block') && blocks) cfg.push = 'block';
+  if (!techniques.includes('blockbfs') && blocks) cfg.bfs = 'block';
+  if (!techniques.includes('k')) cfg.k = k.tuned;
+  if (!techniques.includes('rounds')) cfg.rounds = 'adaptive';
+  if (!techniques.includes('resume')) cfg.resume = true;
+  if (!techniques.includes('gate')) cfg.gate = true;
+  if (!techniques.includes('warm')) cfg.warm = true;
+  const steps: BenchStep[] = [{ id: 'baseline', label: 'baseline', config: { ...cfg } }];
+  for (const t of techniques) {
+    if (!appliesTo(t, backend, blocks)) continue;
+    cfg = { ...cfg };
+    if (t === 'graph') cfg.graph = 'reversed';
+    if (t === 'init') cfg.init = 'wta';
+    if (t === 'order') cfg.order = 'frequent';
+    if (t === 'sweep') cfg.push = 'sweep';
+    if (t === 'scan') cfg.bfs = 'scan';
+    if (t === 'block') cfg.push = 'block';
+    if (t === 'blockbfs') cfg.bfs = 'block';
+    if (t === 'k') cfg.k = k.tuned;
+    if (t === 'rounds') cfg.rounds = 'adaptive';
+    if (t === 'resume') cfg.resume = true;
+    if (t === 'gate') cfg.gate = true;
+    if (t === 'warm') cfg.warm = true;
+    steps.push({ id: t, label: `+ ${TECHNIQUE_LABELS[t]}`, config: cfg });
+  }
+  return steps;
+}
