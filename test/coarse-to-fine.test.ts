@@ -15,6 +15,7 @@ import { runStripsHere } from '../stereo/stripRunner';
 import { levelTruncation, match, resolveParams } from '../stereo/match';
 import { estimateMatchMemory } from '../stereo/memoryPlan';
 import { main } from '../app/cli';
+import { scaled } from './support/testScope';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-c2f-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -96,6 +97,10 @@ describe('a finer level in strips', () => {
     return { left: jitter(s.left), right: jitter(s.right) };
   };
 
+  // The scenes' widths (first + a random part below the second): narrower by default, the same heights (the strips run down the rows).
+  const [STRIP_W0, STRIP_WR] = [scaled(40, 24), scaled(30, 16)];
+  const [LEVEL_W0, LEVEL_WR] = [scaled(64, 32), scaled(40, 20)];
+
   test('a strip\'s energy is the level energy\'s rows: the same costs in each band, the same weights, held rows at their labels (every cost kind, census windows to 15×15, both views)', () => {
     const rand = seededRandom(11);
     for (let trial = 0; trial < 24; trial++) {
@@ -103,7 +108,7 @@ describe('a finer level in strips', () => {
       const side = 1 + 2 * Math.floor(rand() * 8);
       const window = kind === 'census' ? { width: Math.max(3, side), height: side } : undefined;
       const ndisp = 6 + Math.floor(rand() * 8);
-      const s = generateSyntheticScene({ width: 40 + Math.floor(rand() * 30), height: 30 + Math.floor(rand() * 40), ndisp, seed: trial });
+      const s = generateSyntheticScene({ width: STRIP_W0 + Math.floor(rand() * STRIP_WR), height: 30 + Math.floor(rand() * 40), ndisp, seed: trial });
       const pair = noisy(s, rand, trial % 2 === 0);
       const shape = shapeOf(pair.left, ndisp);
       const coarse = halfSize(pair.left);
@@ -147,7 +152,7 @@ describe('a finer level in strips', () => {
     const rand = seededRandom(5);
     for (let trial = 0; trial < 8; trial++) {
       const ndisp = 8 + Math.floor(rand() * 8);
-      const s = generateSyntheticScene({ width: 64 + Math.floor(rand() * 40), height: 40 + Math.floor(rand() * 50), ndisp, seed: 20 + trial });
+      const s = generateSyntheticScene({ width: LEVEL_W0 + Math.floor(rand() * LEVEL_WR), height: 40 + Math.floor(rand() * 50), ndisp, seed: 20 + trial });
       const pair = noisy(s, rand, true);
       const shape = shapeOf(pair.left, ndisp);
       const coarse = halfSize(pair.left);

@@ -4,11 +4,12 @@ import * as path from 'path';
 import { spawnSync } from 'child_process';
 import { generateSyntheticScene } from '../data/synthetic';
 import { panFrames } from '../data/panSequence';
-import { writePfm, writePng } from '../data/imageIO';
+import { readImage, writePfm, writePng, writePnm } from '../data/imageIO';
+import type { Raster } from '../data/raster';
 import { loadScene } from '../data/scene';
 import { main } from '../app/cli';
 import { findMiddlebury } from './support/middleburyData';
-import { FULL_TESTS } from './support/testScope';
+import { FULL_TESTS, scaled } from './support/testScope';
 import { writeSceneFolder } from './support/tuneSupport';
 
 /**
@@ -19,14 +20,25 @@ import { writeSceneFolder } from './support/tuneSupport';
  * shell would (`$STEREO_DATA`, braces), and run by main() in this process.
  * Examples that read `$STEREO_DATA` need the Middlebury scenes; the few that
  * take minutes on two cores run with STEREOCUT_FULL_TESTS=1 (as CI does).
+ * By default the examples run on smaller inputs of the same kinds: the
+ * synthetic files at 96×72 instead of 160×120, and `$STEREO_DATA` a folder
+ * of the scenes the examples name, each cropped to its central half in
+ * each direction (same files, names and formats); STEREOCUT_FULL_TESTS=1
+ * runs them on the whole scenes.
  */
 
 const ROOT = path.resolve(__dirname, '..');
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 const CLI_SOURCE = fs.readFileSync(path.join(ROOT, 'app', 'cli.ts'), 'utf8');
-const DATA = findMiddlebury();
+/** The Middlebury scenes as found; the examples read `DATA` (set by makeFixtures): these, or their crops. */
+const FOUND_DATA = findMiddlebury();
+let DATA = FOUND_DATA;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-examples-'));
 const fixtures = path.join(tmp, 'fixtures');
+/** The size of the synthetic pairs the examples name (im2.png, left/0000.png, …). */
+const [FW, FH] = [scaled(160, 96), scaled(120, 72)];
+/** The scenes the examples that run by default name (the others run only under STEREOCUT_FULL_TESTS=1, on the whole scenes). */
+const CROPPED_SCENES = ['tsukuba', 'venus', 'map', 'teddy'];
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 /** The README's command lines: `npx stereocut …` in sh blocks and in inline code, `$ stereocut …` in transcripts, and npm's commands. */
@@ -98,26 +110,55 @@ function stereocutArgs(words: string[]): string[] {
   throw new Error(`not a stereocut command line: ${words.join(' ')}`);
 }
 
+function cropRaster(r: Raster, x0: number, y0: number, w: number, h: number): Raster {
+  const C = r.channels;
+  const data = new Float32Array(w * h * C);
+  for (let y = 0; y < h; y++) data.set(r.data.subarray(((y0 + y) * r.width + x0) * C, ((y0 + y) * r.width + x0 + w) * C), y * w * C);
+  return { ...r, width: w, height: h, data };
+}
+
+/** A copy of the scene folder `src` at `dst` with every image (the pair, ground truths, masks) cropped to its central half in each direction, in its own format. */
+async function cropSceneFolder(src: string, dst: string): Promise<void> {
+  fs.mkdirSync(dst, { recursive: true });
+  for (const f of fs.readdirSync(src)) {
+    const ext = path.extname(f).toLowerCase();
+    if (!['.png', '.ppm', '.pgm'].includes(ext)) {
+      fs.copyFileSync(path.join(src, f), path.join(dst, f));
+      continue;
+    }
+    const r = await readImage(path.join(src, f));
+    const [w, h] = [Math.round(r.width / 2), Math.round(r.height / 2)];
+    const half = cropRaster(r, Math.floor((r.width - w) / 2), Math.floor((r.height - h) / 2), w, h);
+    if (ext === '.png') await writePng(path.join(dst, f), half);
+    else writePnm(path.join(dst, f), half);
+  }
+}
+
 /** The files the examples name, in one folder copied for each example. */
 async function makeFixtures(): Promise<void> {
+  if (FOUND_DATA && !FULL_TESTS) {
+    DATA = path.join(tmp, 'middlebury');
+    for (const scene of CROPPED_SCENES) await cropSceneFolder(path.join(FOUND_DATA, scene), path.join(DATA, scene));
+  }
   fs.mkdirSync(fixtures);
   const at = (f: string) => path.join(fixtures, f);
-  const a = generateSyntheticScene({ width: 160, height: 120, ndisp: 16, seed: 71 });
-  const b = generateSyntheticScene({ width: 160, height: 120, ndisp: 16, seed: 72 });
+  const a = generateSyntheticScene({ width: FW, height: FH, ndisp: 16, seed: 71 });
+  const b = generateSyntheticScene({ width: FW, height: FH, ndisp: 16, seed: 72 });
   for (const [l, r, s] of [['im2.png', 'im6.png', a], ['im0.png', 'im1.png', b], ['left.png', 'right.png', a]] as const) {
     await writePng(at(l), s.left);
     await writePng(at(r), s.right);
   }
-  const grey = (v: ArrayLike<number>) => ({ width: 160, height: 120, channels: 1, maxval: 255, data: Float32Array.from(v) });
+  const grey = (v: ArrayLike<number>) => ({ width: FW, height: FH, channels: 1, maxval: 255, data: Float32Array.from(v) });
   await writePng(at('gt.png'), grey(Array.from(a.groundTruth!, (d) => 4 * d)));
   await writePng(at('disp.png'), grey(Array.from(a.groundTruth!, (d) => 4 * Math.max(0, d - 1))));
   await writePng(at('nonocc.png'), grey(Array.from(a.masks.nonocc!, (m) => (m ? 255 : 0))));
-  // The camera of the depth and point-cloud examples (a MiddEval3 calib.txt of the 160×120 pair).
-  fs.writeFileSync(at('calib.txt'), 'cam0=[200 0 80; 0 200 60; 0 0 1]\ncam1=[200 0 80; 0 200 60; 0 0 1]\ndoffs=0\nbaseline=100\nwidth=160\nheight=120\nndisp=64\nvmin=0\nvmax=15\n');
+  // The camera of the depth and point-cloud examples (a MiddEval3 calib.txt of the pair).
+  const cam = `[200 0 ${FW / 2}; 0 200 ${FH / 2}; 0 0 1]`;
+  fs.writeFileSync(at('calib.txt'), `cam0=${cam}\ncam1=${cam}\ndoffs=0\nbaseline=100\nwidth=${FW}\nheight=${FH}\nndisp=64\nvmin=0\nvmax=15\n`);
   // The frames of the video examples: a slow pan, as folders (left/, right/) and as numbered files (cam/left_0000.png, …).
-  const pan = generateSyntheticScene({ width: 162, height: 120, ndisp: 16, seed: 74 });
+  const pan = generateSyntheticScene({ width: FW + 2, height: FH, ndisp: 16, seed: 74 });
   for (const d of ['left', 'right', 'cam']) fs.mkdirSync(at(d));
-  for (const [k, f] of panFrames(pan, { frames: 3, width: 160 }).entries()) {
+  for (const [k, f] of panFrames(pan, { frames: 3, width: FW }).entries()) {
     const n = String(k).padStart(4, '0');
     await writePng(at(`left/${n}.png`), f.left);
     await writePng(at(`right/${n}.png`), f.right);

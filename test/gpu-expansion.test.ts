@@ -19,18 +19,26 @@ import { PLANE, STATE_PLANES } from '../graphcut/pushRelabelLayout';
 import type { Raster } from '../data/raster';
 import { loadScene } from '../data/scene';
 import { randomEnergy, randomLabels } from './support/randomEnergy';
-import { sample, scaled } from './support/testScope';
+import { FULL_TESTS, sample, scaled } from './support/testScope';
 
 /** Where a test's device solver reads its costs: the energy's volume, or an images data term in its place. */
 type Source = { kind: 'volume' } | Extract<DataTerm, { kind: 'images' }>;
 
-// CI has no GPU: the device kernels run on gpu.js's cpu backend here, unchanged.
+// CI has no GPU: the device kernels run on gpu.js's cpu and webasm backends here, unchanged.
 jest.setTimeout(300_000);
 
 let cpu: GpuContext;
 let wasm: GpuContext;
 beforeAll(async () => { cpu = await createGpuContext('cpu'); wasm = await createGpuContext('webasm'); });
 afterAll(() => { cpu.destroy(); wasm.destroy(); });
+
+/**
+ * The context of the tests whose time goes into running the kernels (many rounds on a few plan shapes): by default
+ * the webasm backend, which runs the same kernels fused several times faster than cpu; cpu under
+ * STEREOCUT_FULL_TESTS=1. The tests whose time goes into compiling many plan shapes (cpu compiles faster) and the
+ * first synthetic test stay on cpu in both scopes, so that both backends run in each.
+ */
+const runner = (): GpuContext => (FULL_TESTS ? cpu : wasm);
 
 function crop(r: Raster, x0: number, y0: number, w: number, h: number): Raster {
   const C = r.channels;
@@ -116,7 +124,7 @@ describe('GpuMoveSolver against the BK path', () => {
   ] as const, [0, 3, 4]))(`synthetic ${SW}×${SH}, every kernel scheme: %j`, async (scheme) => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
     const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
-    await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, `synthetic ${JSON.stringify(scheme)}`, scheme);
+    await expectSameAsBk(runner(), energy, init, 'reversed', { kind: 'volume' }, `synthetic ${JSON.stringify(scheme)}`, scheme);
   });
   test('moves that do not converge in one call: continued from the read-back flows (resume), or redone; BFS shortfalls double the passes', async () => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
@@ -157,10 +165,10 @@ describe('GpuMoveSolver against the BK path', () => {
     const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     // Small rounds and BFS passes make the moves' needs vary, so the adaptive choice moves between shapes.
     const options = { iterationsPerRound: 2, bfsPasses: 4, initialRounds: 1, reach: 2 } as const;
-    const free = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'compiles ignored', { ...options, planCompileRounds: 0, planCompileRoundsPerRound: 0 });
-    const counted = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'compiles counted', { ...options, planCompileRounds: 1000 });
+    const free = await expectSameAsBk(runner(), energy, init, 'reversed', { kind: 'volume' }, 'compiles ignored', { ...options, planCompileRounds: 0, planCompileRoundsPerRound: 0 });
+    const counted = await expectSameAsBk(runner(), energy, init, 'reversed', { kind: 'volume' }, 'compiles counted', { ...options, planCompileRounds: 1000 });
     // Priced by the plan's rounds alone: long plans cost more to compile, so the choice compiles fewer shapes than when compiles are free.
-    const perRound = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'compiles priced per round', { ...options, planCompileRounds: 0, planCompileRoundsPerRound: 200 });
+    const perRound = await expectSameAsBk(runner(), energy, init, 'reversed', { kind: 'volume' }, 'compiles priced per round', { ...options, planCompileRounds: 0, planCompileRoundsPerRound: 200 });
     expect(free.counters.plans).toBeGreaterThan(2);
     expect(counted.counters.plans).toBeLessThan(free.counters.plans);
     expect(perRound.counters.plans).toBeLessThan(free.counters.plans);
@@ -183,7 +191,7 @@ describe('GpuMoveSolver against the BK path', () => {
     const options = { iterationsPerRound: 2, bfsPasses: 3, initialRounds: 1, reach: 2 } as const;
     const passes: number[] = [];
     for (const finalBfsFactor of [1, 2, 5]) {
-      const g = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, `finalBfsFactor ${finalBfsFactor}`, { ...options, finalBfsFactor });
+      const g = await expectSameAsBk(runner(), energy, init, 'reversed', { kind: 'volume' }, `finalBfsFactor ${finalBfsFactor}`, { ...options, finalBfsFactor });
       passes.push(g.counters.bfsPasses / g.counters.pipelineCalls);
     }
     // BFS passes per call grow with the factor.
@@ -195,7 +203,7 @@ describe('GpuMoveSolver against the BK path', () => {
     const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     const options = { iterationsPerRound: 2, bfsPasses: 4, initialRounds: 1, reach: 2 } as const;
     for (const initialBfsPasses of [1, 2, Number.POSITIVE_INFINITY]) {
-      const g = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, `initialBfsPasses ${initialBfsPasses}`, { ...options, initialBfsPasses });
+      const g = await expectSameAsBk(runner(), energy, init, 'reversed', { kind: 'volume' }, `initialBfsPasses ${initialBfsPasses}`, { ...options, initialBfsPasses });
       // Every call: its first relabel (at most B), B after each round but the last, finalBfsFactor·B after the last.
       const expected = g.calls.reduce((s, c) => s + Math.min(c.bfs, initialBfsPasses) + (c.rounds - 1 + 2) * c.bfs, 0);
       expect(g.counters.bfsPasses).toBe(expected);
@@ -209,7 +217,7 @@ describe('GpuMoveSolver against the BK path', () => {
     const calls: unknown[] = [];
     // By default the default side against 3 (neither a divisor of the grid nor the default); 1 and 8 under STEREOCUT_FULL_TESTS=1.
     for (const tileSide of [undefined, ...sample([1, 3, 8], [1])]) {
-      const g = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, `tileSide ${String(tileSide)}`, tileSide === undefined ? options : { ...options, tileSide });
+      const g = await expectSameAsBk(runner(), energy, init, 'reversed', { kind: 'volume' }, `tileSide ${String(tileSide)}`, tileSide === undefined ? options : { ...options, tileSide });
       calls.push(g.calls.map((c) => [c.rounds, c.bfs, c.resumed, c.failedChecks, c.converged]));
     }
     for (const c of calls.slice(1)) expect(c).toEqual(calls[0]);
@@ -219,12 +227,12 @@ describe('GpuMoveSolver against the BK path', () => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
     const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     const options = { iterationsPerRound: 4, initialRounds: 2 } as const;
-    const on = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'borrowFlows on', options);
+    const on = await expectSameAsBk(runner(), energy, init, 'reversed', { kind: 'volume' }, 'borrowFlows on', options);
     // Every move of the first cycle but the first has no flows of its own α and borrows; later cycles start from their own.
     expect(on.counters.borrowedMoves).toBe(energy.labels - 1);
     expect(on.counters.warmMoves).toBe(on.counters.moves - energy.labels);
     for (const off of [{ borrowFlows: false }, { warmStart: false }]) {
-      const g = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, `borrowFlows with ${JSON.stringify(off)}`, { ...options, ...off });
+      const g = await expectSameAsBk(runner(), energy, init, 'reversed', { kind: 'volume' }, `borrowFlows with ${JSON.stringify(off)}`, { ...options, ...off });
       expect(g.counters.borrowedMoves).toBe(0);
     }
   });
@@ -234,8 +242,8 @@ describe('GpuMoveSolver against the BK path', () => {
     const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     // 12 fixed rounds per call: most moves converge after a few, and the gated plans copy the state for the rest.
     const options = { initialRounds: 12, fixedRounds: true } as const;
-    const gated = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'gated', { ...options, gate: true });
-    const ungated = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'ungated', { ...options, gate: false });
+    const gated = await expectSameAsBk(runner(), energy, init, 'reversed', { kind: 'volume' }, 'gated', { ...options, gate: true });
+    const ungated = await expectSameAsBk(runner(), energy, init, 'reversed', { kind: 'volume' }, 'ungated', { ...options, gate: false });
     expect(gated.counters.moves).toBe(16);
     const { deviceMs: _a, hostMs: _b, ...g } = gated.counters;
     const { deviceMs: _c, hostMs: _d, ...u } = ungated.counters;
@@ -304,7 +312,7 @@ describe('GpuMoveSolver warm starts (each move from the flows its α\'s previous
     const energy = buildStereoEnergy(scene.left, scene.right, { ndisp: 8, kind: 'sad', lambda: 20, smoothness: 'linear', truncation: 2 });
     const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     // One iteration per round: most moves need more than a call gives them, so many calls continue a move from its read-back flows.
-    const g = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'shared plans', {
+    const g = await expectSameAsBk(runner(), energy, init, 'reversed', { kind: 'volume' }, 'shared plans', {
       iterationsPerRound: 1, bfsPasses: 8, initialRounds: 1, reach: 2, verify: true, maxCachedPlans: 64,
     });
     const kinds = (c: { resumed: boolean; warm: boolean }): string => (c.resumed ? 'continued' : c.warm ? 'warm' : 'cold');
@@ -325,8 +333,8 @@ describe('GpuMoveSolver warm starts (each move from the flows its α\'s previous
     const energy = buildStereoEnergy(scene.left, scene.right, { ndisp: 8, kind: 'sad', lambda: 20, smoothness: 'linear', truncation: 2 });
     const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
     const options = { iterationsPerRound: 2, bfsPasses: 8, initialRounds: 1, reach: 4 } as const;
-    const cold = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'cold', { ...options, warmStart: false });
-    const warm = await expectSameAsBk(cpu, energy, init, 'reversed', { kind: 'volume' }, 'warm', { ...options, warmStart: true });
+    const cold = await expectSameAsBk(runner(), energy, init, 'reversed', { kind: 'volume' }, 'cold', { ...options, warmStart: false });
+    const warm = await expectSameAsBk(runner(), energy, init, 'reversed', { kind: 'volume' }, 'warm', { ...options, warmStart: true });
     expect(cold.counters.warmMoves).toBe(0);
     expect(warm.counters.warmMoves).toBeGreaterThan(0);
     // Rounds of the second cycle's moves (the first cycle starts cold in both runs).
@@ -334,7 +342,7 @@ describe('GpuMoveSolver warm starts (each move from the flows its α\'s previous
     expect(laterRounds(warm)).toBeLessThan(laterRounds(cold));
     const costs = energy.matcher.options;
     const images: Source = { kind: 'images', left: toIntensity8(scene.left), right: toIntensity8(scene.right), spec: { ...costs, channels: scene.left.channels } };
-    const fromImages = await expectSameAsBk(cpu, energy, init, 'classic', images, 'warm images', { ...options, warmStart: true });
+    const fromImages = await expectSameAsBk(runner(), energy, init, 'classic', images, 'warm images', { ...options, warmStart: true });
     expect(fromImages.counters.warmMoves).toBeGreaterThan(0);
   });
 });

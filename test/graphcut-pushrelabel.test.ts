@@ -43,7 +43,9 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
     const solver = new PushRelabelSolver(cpu, { iterationsPerRelabel: 8, bfsPassesPerCall: 8, bfsContinuePasses: 16 });
     const sizes: Array<[number, number]> = [[1, 1], [1, 6], [6, 1], [2, 2], [3, 5], [7, 4], [9, 9], [12, 7]];
     let cases = 0;
-    for (let seed = 0; seed < 3; seed++) {
+    // Three seeds under STEREOCUT_FULL_TESTS=1, two by default.
+    const seeds = scaled(3, 2);
+    for (let seed = 0; seed < seeds; seed++) {
       for (const [W, H] of sizes) {
         for (const kind of exactKinds) {
           const g = randomGridGraph(seededRandom(seed * 1009 + W * 31 + H), W, H, kind);
@@ -52,14 +54,16 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
         }
       }
     }
-    expect(cases).toBe(3 * sizes.length * exactKinds.length);
+    expect(cases).toBe(seeds * sizes.length * exactKinds.length);
   });
 
-  test('medium and 64×64 grids, including expansion-shaped and disconnected ones', async () => {
+  // The large grids: 64×64 under STEREOCUT_FULL_TESTS=1, 48×48 by default (each kind still runs).
+  const big = scaled(64, 48);
+  test(`medium and ${big}×${big} grids, including expansion-shaped and disconnected ones`, async () => {
     const solver = new PushRelabelSolver(cpu);
     const cases: Array<[number, number, RandomGraphKind]> = [
-      [32, 32, 'uniform'], [64, 64, 'expansion'], [64, 64, 'disconnected'], [64, 64, 'tiny'],
-      [64, 64, 'sparse'], [64, 64, 'terminals'], [40, 17, 'expansion'], [17, 40, 'zero'],
+      [32, 32, 'uniform'], [big, big, 'expansion'], [big, big, 'disconnected'], [big, big, 'tiny'],
+      [big, big, 'sparse'], [big, big, 'terminals'], [40, 17, 'expansion'], [17, 40, 'zero'],
     ];
     for (const [W, H, kind] of cases) {
       await expectSameAsBk(solver, randomGridGraph(seededRandom(W * H), W, H, kind), `${W}×${H} ${kind}`);
@@ -102,7 +106,7 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
     const rng = seededRandom(4242);
     let cases = 0;
     // Per scheme: small grids (every corner case of segments and borders), then a few up to 40×40.
-    const small = scaled(100, 24);
+    const small = scaled(100, 12);
     const perScheme = small + scaled(10, 2);
     for (const scheme of schemes) {
       const solver = new PushRelabelSolver(cpu, { ...scheme, iterationsPerRelabel: 1 + Math.floor(rng() * 6), bfsPassesPerCall: 2, bfsContinuePasses: 4 });
@@ -153,7 +157,9 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
     const open = new Input(Float32Array.from([0, 0, 1, 0]) as unknown as number[], [4]);
     const shut = new Input(Float32Array.from([0, 0, 0, 0]) as unknown as number[], [4]);
     let changedByUngated = 0;
-    for (let i = 0; i < 30; i++) {
+    // 30 grids under STEREOCUT_FULL_TESTS=1, 18 by default: each push scheme with each BFS scheme, several times either way.
+    const grids = scaled(30, 18);
+    for (let i = 0; i < grids; i++) {
       const W = 1 + Math.floor(rng() * 24);
       const H = 1 + Math.floor(rng() * 24);
       const reach = 1 + Math.floor(rng() * 5);
@@ -190,8 +196,8 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
       for (let k = 1; k < still.length / n; k++) expect(still.slice(k * n, (k + 1) * n)).toEqual(start);
       if (ungated.slice(n).some((v, j) => v !== start[j % n])) changedByUngated++;
     }
-    // The shut gate is only shown to hold back passes that would have changed something.
-    expect(changedByUngated).toBeGreaterThan(10);
+    // The shut gate is only shown to hold back passes that would have changed something: on more than a third of the grids.
+    expect(changedByUngated).toBeGreaterThan(grids / 3);
   });
 
   test('stats count pipeline calls, iterations and global relabels', async () => {

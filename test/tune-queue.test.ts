@@ -44,8 +44,8 @@ const rows = (records: TrialRecord[]) => records
   .sort();
 
 /** A worker process; `lines` collects its stdout (a line per finished trial). */
-function startWorker(url: string, lines: string[]): ChildProcess {
-  const p = spawnCli(['worker', '--queue', url, '--concurrency', '1', '--backend', 'bk', '--lock-seconds', '5']);
+function startWorker(url: string, lines: string[], lockSeconds = 5): ChildProcess {
+  const p = spawnCli(['worker', '--queue', url, '--concurrency', '1', '--backend', 'bk', '--lock-seconds', String(lockSeconds)]);
   p.stdout!.on('data', (d: Buffer) => lines.push(...d.toString().split('\n').filter((l) => l.startsWith('trial '))));
   p.stderr!.on('data', () => undefined);
   workers.push(p);
@@ -139,9 +139,12 @@ describe('an unreachable Redis', () => {
     const name = 'killed';
     const q = inspect(name);
     const lines: string[] = [];
-    const victim = startWorker(url(name), lines);
-    startWorker(url(name), lines);
-    startWorker(url(name), lines);
+    // A shorter lock: the killed worker's job is taken back once its lock has expired and another worker's stalled-job
+    // check (as often as the lock's length) sees it. The trials run on the workers' threads, so their main threads renew
+    // the locks of running jobs on time.
+    const victim = startWorker(url(name), lines, 3);
+    startWorker(url(name), lines, 3);
+    startWorker(url(name), lines, 3);
     const out = path.join(tmp, 'killed');
     const run = inProcess(study(out, '--queue', url(name), '-q'));
     // Wait until the victim holds a job (BullMQ records the worker's host:pid as processedBy), then kill it.
