@@ -47,6 +47,8 @@ export class Matcher {
   private readonly ownsPrograms: boolean;
   private pool?: StripPool;
   private disposed = false;
+  /** The pairs in flight: dispose() waits for them, so that no solver keeps a program in a store already released. */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(private readonly options: MatchOptions) {
     checkMatchOptions(options);
@@ -56,8 +58,16 @@ export class Matcher {
   }
 
   /** The disparity of one rectified pair (match()'s result), with `pair`'s start and listeners for this pair alone. */
-  async compute(leftImage: Raster | string, rightImage: Raster | string, pair: PairOptions = {}): Promise<MatchResult> {
-    if (this.disposed) throw new Error('Matcher: compute() after dispose()');
+  compute(leftImage: Raster | string, rightImage: Raster | string, pair: PairOptions = {}): Promise<MatchResult> {
+    if (this.disposed) return Promise.reject(new Error('Matcher: compute() after dispose()'));
+    const run = this.run(leftImage, rightImage, pair);
+    this.inFlight.add(run);
+    const settled = (): void => { this.inFlight.delete(run); };
+    run.then(settled, settled);
+    return run;
+  }
+
+  private async run(leftImage: Raster | string, rightImage: Raster | string, pair: PairOptions): Promise<MatchResult> {
     for (const k of Object.keys(pair)) {
       if (!(PAIR_KEYS as readonly string[]).includes(k)) throw new TypeError(`Matcher.compute: '${k}' is a matcher's option, not a pair's (a pair's: ${PAIR_KEYS.join(', ')})`);
     }
@@ -70,10 +80,11 @@ export class Matcher {
     return matchPair(left, right, options);
   }
 
-  /** Releases what the matcher holds (its kept program, its threads); compute() is refused after. */
+  /** Releases what the matcher holds (its kept program, its threads) once its pairs in flight have settled; compute() is refused after. */
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    await Promise.allSettled([...this.inFlight]);
     if (this.ownsPrograms) this.programs.release();
     const pool = this.pool;
     this.pool = undefined;

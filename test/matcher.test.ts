@@ -92,7 +92,12 @@ describe('createMatcher', () => {
     expect(() => createMatcher({ ndisp: 0 })).toThrow(/ndisp/);
     const m = createMatcher({ ndisp: 6 }, { backend: 'bk' });
     await expect(m.compute(scenes[0].left, scenes[0].right, { lambda: 3 } as never)).rejects.toThrow(/'lambda' is a matcher's option, not a pair's/);
+    // dispose() waits for a pair in flight (whose solver then gives its program back before the store is released).
+    let settled = false;
+    const pending = m.compute(scenes[0].left, scenes[0].right).then(() => { settled = true; });
     await m.dispose();
+    expect(settled).toBe(true);
+    await pending;
     await m.dispose();
     await expect(m.compute(scenes[0].left, scenes[0].right)).rejects.toThrow(/compute\(\) after dispose\(\)/);
   });
