@@ -6,7 +6,7 @@ import { checkMatchOptions, matchArguments } from './matchOptions';
 import { ProgramStore } from '../expansion/gpuKeptPrograms';
 import { pyramidLevels } from './coarseToFine';
 import { stripPool, stripThreads, type StripPool } from './stripRunner';
-import { resolveParams } from './params';
+import { resolveParams } from './paramSchema';
 import { matchPyramid } from './matchPyramid';
 import type { MatchOptions, MatchResult } from './matchTypes';
 
@@ -18,7 +18,7 @@ import type { MatchOptions, MatchResult } from './matchTypes';
  * (matchTypes.ts).
  */
 export type { InitRecord, MatchEvent, MatchOptions, MatchResult, MatchResume, PhaseTimes } from './matchTypes';
-export { resolveParams } from './params';
+export { resolveParams } from './paramSchema';
 export { costOptions, costsLeftToDevice, costsOnDemand, stereoEnergy, volumeTooLarge } from './matchEnergy';
 export { initialLabeling, startingLabels } from './startingLabels';
 export { labelsToDisparity, warmUpForBackend } from './matchViews';

@@ -1,14 +1,14 @@
+import { describeRule, expectedOf, numberAccepted, paramProblem, PARAM_KEYS, PARAM_SCHEMA, type NumberRule, type ParamSpec } from './paramSchema';
 import { ProgramStore } from '../expansion/gpuKeptPrograms';
 import { FlowCarry } from '../expansion/gpuFlowCarry';
 import { GPU_MOVE_SETTINGS } from '../expansion/gpuMoveSettings';
 import { deviceFlagsProblem } from '../graphcut/deviceFlags';
-import { channelWeight, COST_KINDS, costScale, DEFAULT_CENSUS_WINDOW, MAX_CENSUS_SIDE, maxRawCost, smoothnessUnit, type CensusWindow, type CostKind } from '../costs';
+import { channelWeight, costScale, DEFAULT_CENSUS_WINDOW, maxRawCost, smoothnessUnit, type CensusWindow, type CostKind } from '../costs';
 import { readImage } from '../data/imageIO';
 import type { Raster } from '../data/raster';
-import { LABEL_ORDERS } from '../expansion/labelOrder';
 import { closestName } from './didYouMean';
 import { optionError, shownValue } from '../data/errors';
-import { BACKENDS, COSTS_MODES, DEFAULT_PARAMS } from './params';
+import { BACKENDS, DEFAULT_PARAMS, type MatchParams } from './params';
 
 /**
  * match()'s options checked as a JavaScript caller gave them, before any
@@ -25,12 +25,9 @@ import { BACKENDS, COSTS_MODES, DEFAULT_PARAMS } from './params';
 /** A check of one option's value. */
 type Check = (value: unknown, fail: (kind: 'type' | 'range', expected: string) => never) => void;
 
-const number = (rule: { integer?: boolean; min?: number; above?: number; odd?: boolean; max?: number }, expected: string): Check => (v, fail) => {
+const number = (rule: NumberRule, expected = describeRule(rule)): Check => (v, fail) => {
   if (typeof v !== 'number') fail('type', expected);
-  const n = v as number;
-  const ok = Number.isFinite(n) && (!rule.integer || Number.isInteger(n)) && (!rule.odd || Math.abs(n % 2) === 1)
-    && (rule.min === undefined || n >= rule.min) && (rule.above === undefined || n > rule.above) && (rule.max === undefined || n <= rule.max);
-  if (!ok) fail('range', expected);
+  if (!numberAccepted(v as number, rule)) fail('range', expected);
 };
 const oneOf = (choices: readonly string[]): Check => (v, fail) => {
   const expected = `one of ${choices.map((c) => `'${c}'`).join(', ')}`;
@@ -40,11 +37,12 @@ const oneOf = (choices: readonly string[]): Check => (v, fail) => {
 const flag: Check = (v, fail) => { if (typeof v !== 'boolean') fail('type', 'true or false'); };
 const callback: Check = (v, fail) => { if (typeof v !== 'function') fail('type', 'a function'); };
 
-const cycleCount: Check = (v, fail) => {
-  if (v === 'converge') return;
-  if (typeof v !== 'number') fail('type', "an integer ≥ 0 or 'converge'");
-  if (!Number.isInteger(v) || (v as number) < 0) fail('range', "an integer ≥ 0 or 'converge'");
+/** A parameter's check, from its entry in the schema (paramSchema.ts). */
+const paramCheck = (spec: ParamSpec): Check => (v, fail) => {
+  const problem = paramProblem(spec, v);
+  if (problem) fail(problem, expectedOf(spec));
 };
+const PARAM_CHECKS = Object.fromEntries(PARAM_KEYS.map((k) => [k, paramCheck(PARAM_SCHEMA[k])])) as Record<keyof MatchParams, Check>;
 
 const INT32_MAX = 2 ** 31 - 1;
 
@@ -82,44 +80,11 @@ function checkWeights(all: Record<string, unknown>, where: string): void {
   if (Math.round(lambda * factor * scale) * unit > INT32_MAX) fail(most(scale));
 }
 
-const CENSUS_WINDOW = `{ width, height } with odd sides in 1..${MAX_CENSUS_SIDE}, not 1×1 (parseCensusWindow('7x7') gives one)`;
-
-/** Every key match() takes, with its check (undefined values are left to the defaults). */
+/** Every key match() takes, with its check (undefined values are left to the defaults): the parameters from their schema, then the run's options. */
 const CHECKS = {
-  cost: oneOf(COST_KINDS),
-  tau: number({ min: 0 }, 'a finite number ≥ 0'),
-  border: oneOf(['clamp', 'tau']),
-  censusWindow: (v, fail) => {
-    if (!v || typeof v !== 'object') fail('type', CENSUS_WINDOW);
-    const w = v as { width?: unknown; height?: unknown };
-    const side = (s: unknown): boolean => typeof s === 'number' && Number.isInteger(s) && s >= 1 && s <= MAX_CENSUS_SIDE && s % 2 === 1;
-    if (!side(w.width) || !side(w.height) || (w.width as number) * (w.height as number) < 2) fail('range', CENSUS_WINDOW);
-  },
-  lambda: number({ min: 0 }, 'a finite number ≥ 0'),
-  smoothness: oneOf(['linear', 'quadratic', 'potts']),
-  // At most a uint32, as SMRF1 stores it (an unbounded T is 'no truncation' long before).
-  truncation: number({ integer: true, min: 0, max: 0xffffffff }, 'an integer in 0..4294967295'),
-  cueThreshold: number({ min: 0 }, 'a finite number ≥ 0'),
-  cueFactor: number({ min: 1 }, 'a finite number ≥ 1'),
-  init: oneOf(['wta', 'zero']),
-  window: number({ integer: true, min: 1, odd: true }, 'an odd integer ≥ 1'),
-  order: oneOf(LABEL_ORDERS),
-  graph: oneOf(['reversed', 'classic']),
-  cycles: cycleCount,
-  levelCycles: cycleCount,
-  seed: number({ integer: true }, 'an integer'),
-  skipUnchanged: flag,
-  costs: oneOf(COSTS_MODES),
-  lrCheck: flag,
-  lrFill: flag,
-  subpixel: flag,
-  levels: (v, fail) => {
-    if (v === 'auto') return;
-    if (typeof v !== 'number') fail('type', "an integer in 1..8 or 'auto'");
-    if (!Number.isInteger(v) || (v as number) < 1 || (v as number) > 8) fail('range', "an integer in 1..8 or 'auto'");
-  },
-  ndisp: number({ integer: true, above: 0 }, 'an integer > 0'),
-  minDisp: number({ integer: true, min: 0 }, 'an integer ≥ 0'),
+  ...PARAM_CHECKS,
+  ndisp: number({ integer: true, above: 0 }),
+  minDisp: number({ integer: true, min: 0 }),
   initialLabels: (v, fail) => { if (!(v instanceof Uint16Array)) fail('type', 'a Uint16Array of disparities, one per pixel'); },
   backend: oneOf(BACKENDS),
   verify: flag,

@@ -7,7 +7,8 @@ import { DEFAULT_DEVICE_FLAGS, resolveDeviceFlags, type DeviceFlags } from '../g
 import { mayUseWebGpu } from '../graphcut/backends';
 import { createMoveSolver } from './backends';
 import { chooseStart, type WarmStartRecord } from './warmStart';
-import { resolveParams, type BackendName, type MatchParams } from './params';
+import type { BackendName, MatchParams } from './params';
+import { resolveParams } from './paramSchema';
 import { costOptions, costsLeftToDevice, energyOptions, stereoEnergy, volumeTooLarge } from './matchEnergy';
 import { startingLabelsOfViews } from './startingLabels';
 import type { InitRecord, MatchEvent, MatchOptions, MatchResult } from './matchTypes';

@@ -2,7 +2,6 @@ import type { CostKind, BorderRule, CensusWindow } from '../costs';
 import type { SmoothnessKind } from '../data/energy';
 import type { GraphVariant } from '../expansion/binaryStep';
 import type { LabelOrder } from '../expansion/labelOrder';
-import { InputError } from '../data/errors';
 
 /** Which solver runs the binary cuts: the backend registry's names (graphcut/backends.ts). */
 export { BACKENDS, type BackendName } from '../graphcut/backends';
@@ -106,24 +105,4 @@ export function checkNdisp(ndisp: number, width: number, minDisp = 0): void {
   if (!Number.isInteger(ndisp) || ndisp <= 0 || ndisp >= width) {
     throw new Error(`--ndisp: must be an integer with 0 < ndisp < image width ${width} (got ${String(ndisp)})`);
   }
-}
-
-/** The parameters of a match: the defaults, then the parameter keys of `options`, each checked. */
-export function resolveParams(options: Partial<MatchParams>): MatchParams {
-  const p: MatchParams = { ...DEFAULT_PARAMS };
-  // Only parameter keys are taken: MatchOptions also carries ndisp, backend, callbacks.
-  for (const [k, v] of Object.entries(options)) {
-    if (v !== undefined && (k in DEFAULT_PARAMS || k === 'tau' || k === 'censusWindow')) (p as unknown as Record<string, unknown>)[k] = v;
-  }
-  if (!Number.isInteger(p.window) || p.window < 1 || p.window % 2 === 0) throw new InputError(`--window: must be an odd integer ≥ 1 (got ${p.window})`);
-  if (p.init !== 'wta' && p.init !== 'zero') throw new Error(`--init: unknown value '${String(p.init)}' (expected wta, zero, or a disparity file)`);
-  if (!['frequent', 'sequential', 'random'].includes(p.order)) throw new Error(`--order: unknown value '${String(p.order)}' (expected frequent, sequential, random)`);
-  if (p.graph !== 'reversed' && p.graph !== 'classic') throw new Error(`--graph: unknown value '${String(p.graph)}' (expected reversed, classic)`);
-  if (p.cycles !== 'converge' && (!Number.isInteger(p.cycles) || p.cycles < 0)) throw new Error(`--cycles: must be an integer ≥ 0 or "converge" (got ${String(p.cycles)})`);
-  if (!Number.isInteger(p.seed)) throw new Error(`--seed: must be an integer (got ${String(p.seed)})`);
-  if (typeof p.truncation !== 'number' || Number.isNaN(p.truncation)) throw new Error(`--truncation: must be an integer ≥ 0 (got ${String(p.truncation)})`);
-  if (p.levelCycles !== 'converge' && (!Number.isInteger(p.levelCycles) || p.levelCycles < 0)) throw new InputError(`--level-cycles: must be an integer ≥ 0 or "converge" (got ${String(p.levelCycles)})`);
-  if (p.levels !== 'auto' && (!Number.isInteger(p.levels) || p.levels < 1 || p.levels > 8)) throw new InputError(`--levels: must be an integer in 1..8 or "auto" (got ${String(p.levels)})`);
-  if (!COSTS_MODES.includes(p.costs)) throw new Error(`--costs: unknown value '${String(p.costs)}' (expected ${COSTS_MODES.join(', ')})`);
-  return p;
 }

@@ -9,27 +9,14 @@
  * becomes the flag, `--census-window`, and its value the value as typed).
  */
 import { optionErrorOf } from '../../data/errors';
+import { describeRule, numberAccepted, PARAM_KEYS, PARAM_SCHEMA, type NumberRule } from '../../stereo/paramSchema';
 
-export interface NumberRule {
-  integer?: boolean;
-  /** Smallest value accepted (inclusive). */
-  min?: number;
-  /** Values must be greater than this. */
-  above?: number;
-  max?: number;
-  odd?: boolean;
-}
+export { describeRule, numberAccepted, type NumberRule };
 
-/** Rules of the number options, by long name (an option not listed takes any finite number). */
+/** Rules of the number options, by long name (an option not listed takes any finite number): the parameters' from their schema, then the other options'. */
 export const NUMBER_RULES: Record<string, NumberRule> = {
+  ...Object.fromEntries(PARAM_KEYS.filter((k) => PARAM_SCHEMA[k].kind === 'number').map((k) => [PARAM_SCHEMA[k].flag, PARAM_SCHEMA[k].rule ?? {}])),
   ndisp: { integer: true, above: 0 },
-  tau: { min: 0 },
-  lambda: { min: 0 },
-  truncation: { integer: true, min: 0, max: 0xffffffff },
-  'cue-threshold': { min: 0 },
-  'cue-factor': { min: 1 },
-  window: { integer: true, min: 1, odd: true },
-  seed: { integer: true },
   'scene-seed': { integer: true, min: 0, max: 0xffffffff },
   'png-scale': { above: 0 },
   'init-scale': { above: 0 },
@@ -51,29 +38,6 @@ export const NUMBER_RULES: Record<string, NumberRule> = {
   k: { integer: true, min: 1 },
   'baseline-k': { integer: true, min: 1 },
 };
-
-/** "an odd integer ≥ 1", "a number > 0", "an integer in 32..4096". */
-export function describeRule(rule: NumberRule = {}): string {
-  const noun = rule.integer ? `${rule.odd ? 'odd ' : ''}integer` : 'number';
-  const article = /^[aeiou]/.test(noun) ? 'an' : 'a';
-  if (rule.min !== undefined && rule.max !== undefined) return `${article} ${noun} in ${rule.min}..${rule.max}`;
-  const bounds = [
-    rule.min !== undefined ? `≥ ${rule.min}` : '',
-    rule.above !== undefined ? `> ${rule.above}` : '',
-    rule.max !== undefined ? `≤ ${rule.max}` : '',
-  ].filter(Boolean).join(' and ');
-  return `${article} ${rule.integer ? noun : `finite ${noun}`}${bounds ? ` ${bounds}` : ''}`;
-}
-
-export function numberAccepted(v: number, rule: NumberRule = {}): boolean {
-  if (typeof v !== 'number' || !Number.isFinite(v)) return false;
-  if (rule.integer && !Number.isInteger(v)) return false;
-  if (rule.odd && Math.abs(v % 2) !== 1) return false;
-  if (rule.min !== undefined && v < rule.min) return false;
-  if (rule.above !== undefined && v <= rule.above) return false;
-  if (rule.max !== undefined && v > rule.max) return false;
-  return true;
-}
 
 export const valueError = (option: string, typed: string, expected: string): Error =>
   new Error(`${option}: got '${typed}', expected ${expected}`);
