@@ -103,7 +103,7 @@ function stereocutArgs(words: string[]): string[] {
   if (words[0] === 'stereocut') return words.slice(1);
   if (words[0] === 'npm' && words[1] === 'run') {
     const script = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts[words[2]];
-    const m = /^node dist\/stereo\/cli\.js (.*)$/.exec(script ?? '');
+    const m = /^node dist\/app\/cli\.js (.*)$/.exec(script ?? '');
     if (!m) throw new Error(`npm run ${words[2]}: not a stereocut script (${script})`);
     return [...m[1].split(' '), ...words.slice(3)];
   }
