@@ -23,7 +23,6 @@ export const BACKENDS: readonly BackendName[] = ['auto', 'gpu', 'gpujs-cpu', 'bk
 /** Where a backend runs in this process: the push-relabel kernels on a gpu.js mode, or BK (with why 'auto' fell back to it). */
 export type BackendPlacement = { runs: 'kernels'; mode: GpuMode } | { runs: 'bk'; fallback?: string };
 
-
 /** `name` as a backend name; otherwise an InputError naming `option` and the choices. */
 export function checkBackend(name: unknown, option = '--backend'): BackendName {
   if (!BACKENDS.includes(name as BackendName)) throw new InputError(`${option}: unknown value '${String(name)}' (expected ${BACKENDS.join(', ')})`);

@@ -51,8 +51,8 @@ export class Matcher {
   private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(private readonly options: MatchOptions) {
+    // Every parameter too, by its schema entry (the checks resolveParams makes).
     checkMatchOptions(options);
-    resolveParams(options);
     this.ownsPrograms = options.programs === undefined;
     this.programs = options.programs ?? new ProgramStore();
   }

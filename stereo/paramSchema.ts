@@ -70,9 +70,6 @@ export interface ParamSpec {
   scope: 'energy' | 'solver';
 }
 
-/** Largest census window side. */
-const SIDE = MAX_CENSUS_SIDE;
-
 /** Every parameter, in the order --help lists them. */
 export const PARAM_SCHEMA: { readonly [K in keyof MatchParams]-?: ParamSpec } = {
   cost: { flag: 'cost', kind: 'choice', choices: COST_KINDS, scope: 'energy', help: 'data cost: census (Hamming distance of census codes), SAD, SSD or SAD + gradient differences (default census)' },
@@ -105,9 +102,9 @@ export const PARAM_SCHEMA: { readonly [K in keyof MatchParams]-?: ParamSpec } = 
 export const PARAM_KEYS = Object.keys(PARAM_SCHEMA) as (keyof MatchParams)[];
 
 /** What a census window must be, in the library's words. */
-export const CENSUS_WINDOW_EXPECTED = `{ width, height } with odd sides in 1..${SIDE}, not 1×1 (parseCensusWindow('7x7') gives one)`;
+export const CENSUS_WINDOW_EXPECTED = `{ width, height } with odd sides in 1..${MAX_CENSUS_SIDE}, not 1×1 (parseCensusWindow('7x7') gives one)`;
 /** The same on the command line. */
-export const CENSUS_WINDOW_TYPED = `WxH or N with odd sides in 1..${SIDE}, not 1x1 (7x7, 9x7, 5)`;
+export const CENSUS_WINDOW_TYPED = `WxH or N with odd sides in 1..${MAX_CENSUS_SIDE}, not 1x1 (7x7, 9x7, 5)`;
 
 /** What a value of `spec`'s kind must be, in words (the library's errors). */
 export function expectedOf(spec: ParamSpec): string {
@@ -143,7 +140,7 @@ export function paramProblem(spec: ParamSpec, v: unknown): 'type' | 'range' | nu
     case 'censusWindow': {
       if (!v || typeof v !== 'object') return 'type';
       const w = v as { width?: unknown; height?: unknown };
-      const side = (s: unknown): boolean => typeof s === 'number' && Number.isInteger(s) && s >= 1 && s <= SIDE && s % 2 === 1;
+      const side = (s: unknown): boolean => typeof s === 'number' && Number.isInteger(s) && s >= 1 && s <= MAX_CENSUS_SIDE && s % 2 === 1;
       return side(w.width) && side(w.height) && (w.width as number) * (w.height as number) >= 2 ? null : 'range';
     }
   }

@@ -7,7 +7,8 @@ import { writePng, writePfm } from '../data/imageIO';
 import { writeFileAtomic } from '../data/atomicWrite';
 import { DEFAULT_PARAMS } from '../stereo/params';
 import { match, type MatchEvent } from '../stereo/match';
-import { describeRule, typedValues } from '../app/commands/optionValues';
+import { typedValues } from '../app/commands/optionValues';
+import { describeRule } from '../stereo/paramSchema';
 import { writeSceneFolder } from './support/tuneSupport';
 
 /**

@@ -74,6 +74,18 @@ function build(c: Case, shared: boolean): string {
   return assembleWgsl(c.source, c.output, c.args, c.constants, { ...c.settings, gpu: shared ? withCache : withoutCache }).wgsl;
 }
 
+/** A device class whose createShaderModule makes a numbered module, counting them; a class per test, since a test wraps its prototype. */
+function moduleDeviceClass(): { Device: { new (): ModuleDevice; prototype: ModuleDevice }; made: () => number } {
+  let made = 0;
+  class FakeDevice implements ModuleDevice {
+    createShaderModule(descriptor: { code: string }): unknown {
+      made++;
+      return { code: descriptor.code, serial: made };
+    }
+  }
+  return { Device: FakeDevice, made: () => made };
+}
+
 describe('kernel builds shared between plans', () => {
   beforeEach(() => clearKernelBuildCache());
 
@@ -162,13 +174,7 @@ describe('kernel builds shared between plans', () => {
   });
 
   test('shader modules: one per WGSL code and device, made by the device class; other descriptors, and the cache switched off, pass through', () => {
-    let made = 0;
-    class FakeDevice implements ModuleDevice {
-      createShaderModule(descriptor: { code: string }): unknown {
-        made++;
-        return { code: descriptor.code, serial: made };
-      }
-    }
+    const { Device: FakeDevice, made } = moduleDeviceClass();
     const device = new FakeDevice();
     const other = new FakeDevice();
     shareShaderModules(device);
@@ -178,18 +184,18 @@ describe('kernel builds shared between plans', () => {
     expect(device.createShaderModule({ code: 'A' })).toBe(a);
     expect(device.createShaderModule({ code: 'B' })).not.toBe(a);
     expect(other.createShaderModule({ code: 'A' })).not.toBe(a);
-    expect(made).toBe(3);
+    expect(made()).toBe(3);
     expect(device.createShaderModule({ code: 'A', label: 'x' } as { code: string })).not.toBe(a);
     // A build whose context has the cache off says so before it asks (claimShaderModule, as the adapted build does): its call makes a module.
     const release = claimShaderModule(device, 'A', resolveDeviceFlags({ kernelBuildCache: false }));
     expect(device.createShaderModule({ code: 'A' })).not.toBe(a);
     release();
     expect(device.createShaderModule({ code: 'A' })).toBe(a);
-    expect(made).toBe(5);
+    expect(made()).toBe(5);
     // A wrapper of the device class (a profiler) sees the modules made, not those shared.
     let seen = 0;
     const original = FakeDevice.prototype.createShaderModule;
-    FakeDevice.prototype.createShaderModule = function (this: FakeDevice, d: { code: string }) {
+    FakeDevice.prototype.createShaderModule = function (this: ModuleDevice, d: { code: string }) {
       seen++;
       return original.call(this, d);
     };
@@ -210,13 +216,7 @@ describe('kernel builds shared between plans', () => {
   });
 
   test('shader modules per flags: builds claim in the order they start and each call takes the oldest claim of its code; contexts of other flags share none', () => {
-    let made = 0;
-    class FakeDevice implements ModuleDevice {
-      createShaderModule(descriptor: { code: string }): unknown {
-        made++;
-        return { code: descriptor.code, serial: made };
-      }
-    }
+    const { Device: FakeDevice } = moduleDeviceClass();
     const device = new FakeDevice();
     shareShaderModules(device);
     const on: DeviceFlags = DEFAULT_DEVICE_FLAGS;

@@ -1,10 +1,10 @@
 import yargs from 'yargs';
 import { paramsFromArgs, withParamOptions } from '../app/commands/paramOptions';
-import { describeRule, NUMBER_RULES } from '../app/commands/optionValues';
+import { NUMBER_RULES } from '../app/commands/optionValues';
 import { seededRandom } from '../data/random';
 import { checkMatchOptions } from '../stereo/matchOptions';
 import { DEFAULT_PARAMS, type MatchParams } from '../stereo/params';
-import { expectedOf, PARAM_KEYS, PARAM_SCHEMA, resolveParams } from '../stereo/paramSchema';
+import { describeRule, expectedOf, PARAM_KEYS, PARAM_SCHEMA, resolveParams } from '../stereo/paramSchema';
 
 /**
  * Each parameter is defined once (stereo/paramSchema.ts); the library's

@@ -11,8 +11,6 @@
 import { optionErrorOf } from '../../data/errors';
 import { describeRule, numberAccepted, PARAM_KEYS, PARAM_SCHEMA, type NumberRule } from '../../stereo/paramSchema';
 
-export { describeRule, numberAccepted, type NumberRule };
-
 /** Rules of the number options, by long name (an option not listed takes any finite number): the parameters' from their schema, then the other options'. */
 export const NUMBER_RULES: Record<string, NumberRule> = {
   ...Object.fromEntries(PARAM_KEYS.filter((k) => PARAM_SCHEMA[k].kind === 'number').map((k) => [PARAM_SCHEMA[k].flag, PARAM_SCHEMA[k].rule ?? {}])),
