@@ -5,7 +5,7 @@
  *
  *   node dist/bench/wholeRuns.js OUT.json REPS SCENE_FOLDER...
  *
- * $WHOLE_RUN_CONFIGS: JSON {name: device schedule flags} (gpuMoveSettings
+ * $WHOLE_RUN_CONFIGS: JSON {name: device schedule flags} (gpu/move/moveSettings
  * fields, e.g. {"default": {}, "block": {"push": "block", "bfs": "block"}});
  * default {"default": {}}. $WHOLE_RUN_PARAMS: JSON parameter overrides for
  * every scene (e.g. {"cycles": 4}). Each scene is run once per config to
@@ -14,9 +14,9 @@
  * must give the same (the device moves are exact). Prints a table; the
  * JSON is rewritten after every run.
  */
-import { ProgramStore } from '../expansion/gpuKeptPrograms';
+import { ProgramStore } from '../gpu/move/keptPrograms';
 import * as fs from 'fs';
-import type { GpuMoveSettings } from '../expansion/gpuMoveSettings';
+import type { GpuMoveSettings } from '../gpu/move/moveSettings';
 import { matchScene } from '../stereo/sceneMatch';
 import type { MatchParams } from '../stereo/params';
 

@@ -1,12 +1,12 @@
-import { checkBlockSettings } from '../graphcut/blockWorkgroup';
-import { blockPushShift, blockPushWgsl } from '../graphcut/blockPushKernels';
-import { blockBfsWgsl } from '../graphcut/blockBfsKernels';
-import { BLOCK_CHECK_SPAN, blockCheckWgsl } from '../graphcut/blockCheckKernel';
-import { createGpuContext } from '../graphcut/gpuBackend';
-import { withRaisedLimits } from '../graphcut/gpuBackend';
-import { parseWorkgroupEntry, withWorkgroupEntry, workgroupEntryMarker } from '../graphcut/gpujs/workgroupEntry';
-import { iterationPasses, globalRelabelPasses } from '../graphcut/pushRelabelKernels';
-import { resolveGpuMoveOptions } from '../expansion/gpuMoveSettings';
+import { checkBlockSettings } from '../gpu/maxflow/blockWorkgroup';
+import { blockPushShift, blockPushWgsl } from '../gpu/maxflow/blockPushKernels';
+import { blockBfsWgsl } from '../gpu/maxflow/blockBfsKernels';
+import { BLOCK_CHECK_SPAN, blockCheckWgsl } from '../gpu/maxflow/blockCheckKernel';
+import { createGpuContext } from '../gpu/runtime/context';
+import { withRaisedLimits } from '../gpu/runtime/context';
+import { parseWorkgroupEntry, withWorkgroupEntry, workgroupEntryMarker } from '../gpu/runtime/gpujs/workgroupEntry';
+import { iterationPasses, globalRelabelPasses } from '../gpu/maxflow/pushRelabelKernels';
+import { resolveGpuMoveOptions } from '../gpu/move/moveSettings';
 
 /*
  * What CI can check of the block kernels without WebGPU: their workgroup

@@ -5,22 +5,22 @@ import { loadScene } from '../data/scene';
 import type { Raster } from '../data/raster';
 import { generateSyntheticScene } from '../data/synthetic';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { createGpuContext, installWebGpuProvider, type GpuContext } from '../graphcut/gpuBackend';
-import { ADAPTATIONS } from '../graphcut/gpujs/install';
-import { ResidentBuffers } from '../graphcut/gpujs/residentCalls';
-import { DeviceReadouts } from '../expansion/gpuReadouts';
-import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
-import { blockTally, changedSquares } from '../expansion/gpuMoveBlockKernels';
-import * as pairKernels from '../expansion/gpuPairKernel';
+import { createGpuContext, installWebGpuProvider, type GpuContext } from '../gpu/runtime/context';
+import { ADAPTATIONS } from '../gpu/runtime/gpujs/install';
+import { ResidentBuffers } from '../gpu/runtime/gpujs/residentCalls';
+import { DeviceReadouts } from '../gpu/move/readouts';
+import { GpuMoveSolver } from '../gpu/move/gpuMoveSolver';
+import { blockTally, changedSquares } from '../gpu/move/moveBlockKernels';
+import * as pairKernels from '../gpu/costs/pairKernel';
 import { buildStereoEnergy, mirroredSwappedEnergy, stackEnergies, type StereoEnergyOptions } from '../costs';
 import type { MrfEnergy } from '../data/energy';
 import { randomRaster } from './support/randomRaster';
-import { Input } from '../graphcut/gpujs/gpuJs';
+import { Input } from '../gpu/runtime/gpujs/gpuJs';
 import type { IGPUKernelSettings } from 'gpu.js';
 import { cutCapacity, type GridGraph } from '../graphcut/gridGraph';
-import { PushRelabelSolver } from '../graphcut/pushRelabel';
-import { BFS_SCHEMES, PUSH_SCHEMES, type BfsScheme, type PushScheme } from '../graphcut/pushRelabelKernels';
-import { createMaxFlowSolver } from '../graphcut/solverFactory';
+import { PushRelabelSolver } from '../gpu/maxflow/pushRelabel';
+import { BFS_SCHEMES, PUSH_SCHEMES, type BfsScheme, type PushScheme } from '../gpu/maxflow/pushRelabelKernels';
+import { createMaxFlowSolver } from '../stereo/maxFlowFactory';
 import { match, type MatchEvent, type MatchOptions } from '../stereo/match';
 import { findChromium, openBrowserWebGpu, type BrowserWebGpu } from './support/browserWebGpu';
 import type { BridgeDevice } from './support/browserWebGpuObjects';
@@ -32,8 +32,8 @@ import { FULL_TESTS, scaled } from './support/testScope';
  * without a GPU: headless Chromium's WebGPU (SwiftShader) through the bridge
  * in test/support/browserWebGpu.ts, installed as the process's WebGPU
  * provider. Everything after the adapter is the code that runs on a GPU:
- * gpuBackend's device set-up, gpu.js's webgpu mode, every adaptation in
- * graphcut/gpujs/, the device moves. SwiftShader is a CPU, so the cases are
+ * gpu/runtime/context's device set-up, gpu.js's webgpu mode, every adaptation in
+ * gpu/runtime/gpujs/, the device moves. SwiftShader is a CPU, so the cases are
  * small.
  */
 jest.setTimeout(120_000);

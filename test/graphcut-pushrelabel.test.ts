@@ -1,13 +1,13 @@
 import { seededRandom } from '../data/random';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
+import { createGpuContext, type GpuContext } from '../gpu/runtime/context';
 import { cloneGridGraph, createGridGraph, cutCapacity, MAX_GPU_EXACT_CAPACITY, type GridGraph } from '../graphcut/gridGraph';
 import { Input, type IGPUKernelSettings } from 'gpu.js';
-import { f32ExactnessViolation, GpuPrecisionError, initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, resolvePushRelabelOptions, type PushRelabelOptions } from '../graphcut/pushRelabel';
-import { globalRelabelPasses, iterationPasses, type PushScheme } from '../graphcut/pushRelabelKernels';
-import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
+import { f32ExactnessViolation, GpuPrecisionError, initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, resolvePushRelabelOptions, type PushRelabelOptions } from '../gpu/maxflow/pushRelabel';
+import { globalRelabelPasses, iterationPasses, type PushScheme } from '../gpu/maxflow/pushRelabelKernels';
+import { STATE_PLANES } from '../gpu/maxflow/pushRelabelLayout';
 import { expansionLikeGraph, randomGridGraph, RANDOM_GRAPH_KINDS, type RandomGraphKind } from './support/randomGraphs';
-import { createMaxFlowSolver } from '../graphcut/solverFactory';
+import { createMaxFlowSolver } from '../stereo/maxFlowFactory';
 import { scaled } from './support/testScope';
 
 // The kernels run on gpu.js's cpu and webasm backends here (CI has no GPU); on a GPU they run unchanged on WebGPU.

@@ -1,6 +1,6 @@
 import type { GraphVariant } from '../../expansion/binaryStep';
 import type { LabelOrder } from '../../expansion/labelOrder';
-import type { BfsScheme, PushScheme } from '../../graphcut/pushRelabelKernels';
+import type { BfsScheme, PushScheme } from '../../gpu/maxflow/pushRelabelKernels';
 import type { InitKind } from '../../stereo/params';
 
 /**
