@@ -19,7 +19,7 @@ import { Input } from '../gpu/runtime/gpujs/gpuJs';
 import { createGpuContext, type GpuContext, type GpuPreference } from '../gpu/runtime/context';
 import type { GridGraph } from '../graphcut/gridGraph';
 import { GpuPrecisionError, PushRelabelSolver, type PushRelabelOptions } from '../gpu/maxflow/pushRelabel';
-import { pushRelabelSource } from '../gpu/maxflow/lockstepKernels';
+import { pushRelabelSource } from './kernels/lockstepKernels';
 import { STATE_PLANES } from '../gpu/maxflow/pushRelabelLayout';
 import { expansionLikeGraph, randomGridGraph, RANDOM_GRAPH_KINDS } from '../test/support/randomGraphs';
 

@@ -116,9 +116,12 @@ import { Input } from '../gpu/runtime/gpujs/gpuJs';
 import type { IGPUKernelSettings } from 'gpu.js';
 import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../gpu/maxflow/pushRelabel';
 import { median } from '../app/bench/median';
-import { gatedKernel, globalRelabelPasses, iterationPasses, UNCHANGED_STATE, type PushScheme } from '../gpu/maxflow/pushRelabelKernels';
-import { bfsPassSource, bfsScanSource, bfsStartSource, withHeightsSource } from '../gpu/maxflow/bfsKernels';
-import { pushRelabelSource } from '../gpu/maxflow/lockstepKernels';
+import { gatedKernel, globalRelabelPasses, iterationPasses, UNCHANGED_STATE } from '../gpu/maxflow/pushRelabelKernels';
+import { SCAN_BFS, SPLIT_SWEEP_PUSH, type PushScheme } from '../gpu/maxflow/kernelFamilies';
+import { bfsScanSource, bfsStartSource, withHeightsSource } from '../gpu/maxflow/bfsKernels';
+import { bfsLevelSource } from './kernels/levelBfsKernel';
+import { pushRelabelSource } from './kernels/lockstepKernels';
+import { ABLATION_FAMILIES } from './kernels/ablationFamilies';
 import { STATE_PLANES } from '../gpu/maxflow/pushRelabelLayout';
 import { sweepPushSource } from '../gpu/maxflow/sweepKernels';
 import { expansionLikeGraph } from '../test/support/randomGraphs';
@@ -157,7 +160,8 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
     solver = new GraphMoveSolver(energy, new PushRelabelSolver(ctx, pr), params.graph);
   } else {
     // Every run compiles its own plans, as it did before plans were kept between runs, so that sections compare like with like; the kept section asks for them.
-    solver = await createMoveSolver(energy, { backend: spec.backend, graph: params.graph, verify: spec.verify ?? false, gpu: { keepPlans: false, ...spec.gpu }, ...costOptions(energy, leftToDevice) });
+    // The benchmarks' kernel families (the lockstep push, the level BFS) are at hand for the settings that name them.
+    solver = await createMoveSolver(energy, { backend: spec.backend, graph: params.graph, verify: spec.verify ?? false, gpu: { keepPlans: false, families: ABLATION_FAMILIES, ...spec.gpu }, ...costOptions(energy, leftToDevice) });
   }
   const t2 = performance.now();
   const init = await startingLabels(energy, params, solver);
@@ -254,7 +258,7 @@ async function large(W: number, H: number, L: number, initKind: string, cycles: 
   const cycleLog: Json[] = [];
   // Costs on demand: no volume on the host or the device, each label's costs computed by the move kernels.
   const r = await match(scene.left, scene.right, {
-    gpu: { ...(push ? { push } : {}), ...benchOptions() },
+    gpu: { ...(push ? { push, families: ABLATION_FAMILIES } : {}), ...benchOptions() },
     // GPU_BENCH_MODE=cpu runs the same device moves on gpu.js's CPU backend (a check of the section off the GPU).
     ndisp: L, backend: process.env.GPU_BENCH_MODE === 'cpu' ? 'gpujs-cpu' : 'gpu', costs: 'on-demand', init: initKind === 'wta' ? 'wta' : 'zero', initialLabels: given, cycles,
     // Progress on stderr, so a run stopped by a time limit still shows how far it got.
@@ -302,11 +306,11 @@ async function passCosts(W: number, H: number, shape: WorkgroupShape): Promise<J
     const kern = gpu.createKernel(source, settings(planes, reach));
     return (...a: unknown[]) => kern(...a);
   };
-  const split = iterationPasses(gpu, 'split-sweep', settings);
-  const relabel = globalRelabelPasses(gpu, 'scan', settings);
+  const split = iterationPasses(gpu, SPLIT_SWEEP_PUSH, settings);
+  const relabel = globalRelabelPasses(gpu, SCAN_BFS, settings);
   const start = kernel(bfsStartSource(), 1);
   const merge = kernel(withHeightsSource());
-  const level = kernel(bfsPassSource(), 1);
+  const level = kernel(bfsLevelSource(), 1);
   const scan = kernel(bfsScanSource(), 1);
   const check = gpu.createKernel(checkTilesSource(), { output: [Math.ceil(W / TILE), Math.ceil(H / TILE)], constants: { W, H, INF: n + 1 }, precision: 'single' } as IGPUKernelSettings);
   // Gated shut by G below: copies of their input.

@@ -18,6 +18,7 @@ import { ProgramStore } from '../gpu/move/keptPrograms';
 import * as fs from 'fs';
 import type { GpuMoveSettings } from '../gpu/move/moveSettings';
 import { matchScene } from '../stereo/sceneMatch';
+import { ABLATION_FAMILIES } from './kernels/ablationFamilies';
 import type { MatchParams } from '../stereo/params';
 
 interface Row {
@@ -46,7 +47,8 @@ async function main(): Promise<void> {
   const programs = new ProgramStore();
   const once = async (folder: string, name: string, rep: number): Promise<void> => {
     const t0 = performance.now();
-    const m = await matchScene(folder, params, { backend: 'gpu', thresholds: [1], gpu: configs[name], programs });
+    // The benchmarks' kernel families (the lockstep push, the level BFS) are at hand for a config that names them.
+    const m = await matchScene(folder, params, { backend: 'gpu', thresholds: [1], gpu: { families: ABLATION_FAMILIES, ...configs[name] }, programs });
     const wallMs = performance.now() - t0;
     const r = m.result;
     const bad1 = m.evaluation?.regions.find((g) => g.region === 'nonocc')?.bad[0] ?? null;

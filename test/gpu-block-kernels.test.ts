@@ -6,6 +6,7 @@ import { createGpuContext } from '../gpu/runtime/context';
 import { withRaisedLimits } from '../gpu/runtime/context';
 import { parseWorkgroupEntry, withWorkgroupEntry, workgroupEntryMarker } from '../gpu/runtime/gpujs/workgroupEntry';
 import { iterationPasses, globalRelabelPasses } from '../gpu/maxflow/pushRelabelKernels';
+import { BLOCK_BFS, BLOCK_PUSH } from '../gpu/maxflow/kernelFamilies';
 import { resolveGpuMoveOptions } from '../gpu/move/moveSettings';
 
 /*
@@ -66,8 +67,8 @@ describe('where the block schemes run', () => {
   test('on gpu.js backends without WGSL the block schemes refuse with a line naming the scheme', async () => {
     const ctx = await createGpuContext('cpu');
     const settings = (planes: number) => ({ output: planes > 1 ? [8, 8, planes] : [8, 8], constants: { W: 8, H: 8, INF: 65, REACH: 4 } });
-    expect(() => iterationPasses(ctx.gpu, 'block', settings)).toThrow(/^push scheme block: needs WebGPU/);
-    expect(() => globalRelabelPasses(ctx.gpu, 'block', settings)).toThrow(/^bfs scheme block: needs WebGPU/);
+    expect(() => iterationPasses(ctx.gpu, BLOCK_PUSH, settings)).toThrow(/^push scheme block: needs WebGPU/);
+    expect(() => globalRelabelPasses(ctx.gpu, BLOCK_BFS, settings)).toThrow(/^bfs scheme block: needs WebGPU/);
     ctx.destroy();
   });
 

@@ -19,7 +19,8 @@ import { Input } from '../gpu/runtime/gpujs/gpuJs';
 import type { IGPUKernelSettings } from 'gpu.js';
 import { cutCapacity, type GridGraph } from '../graphcut/gridGraph';
 import { PushRelabelSolver } from '../gpu/maxflow/pushRelabel';
-import { BFS_SCHEMES, PUSH_SCHEMES, type BfsScheme, type PushScheme } from '../gpu/maxflow/pushRelabelKernels';
+import { runFamilies } from '../gpu/maxflow/kernelFamilies';
+import { ABLATION_FAMILIES } from '../bench/kernels/ablationFamilies';
 import { createMaxFlowSolver } from '../stereo/maxFlowFactory';
 import { match, type MatchEvent, type MatchOptions } from '../stereo/match';
 import { findChromium, openBrowserWebGpu, type BrowserWebGpu } from './support/browserWebGpu';
@@ -195,11 +196,12 @@ var<workgroup> tile: array<u32, ${n}>;
     expect(ctx.deviceErrors.slice(from)).toEqual([]);
   }
 
-  // One size per scheme: each new size compiles its kernels again, which SwiftShader does slowly.
-  const schemes = PUSH_SCHEMES.flatMap((push) => BFS_SCHEMES.map((bfs) => [push, bfs] as [PushScheme, BfsScheme]));
+  // One size per scheme: each new size compiles its kernels again, which SwiftShader does slowly. Every family: the product's and the benchmarks' (the lockstep push, the level BFS), given to the solver.
+  const families = runFamilies('test', ABLATION_FAMILIES);
+  const schemes = families.push.flatMap((push) => families.bfs.map((bfs) => [push.name, bfs.name] as [string, string]));
   test.each(schemes)('push-relabel, %s push and %s BFS: the flow and the minimum cut of BK on random 13×10 grids of each kind (three seeds under STEREOCUT_FULL_TESTS=1, one by default)', async (push, bfs) => {
     const errors = ctx.deviceErrors.length;
-    const solver = await createMaxFlowSolver('gpu', { push, bfs, reach: 4, iterationsPerRelabel: 4, bfsPassesPerCall: 4, bfsContinuePasses: 8, fallbackToBk: false });
+    const solver = await createMaxFlowSolver('gpu', { push, bfs, families: ABLATION_FAMILIES, reach: 4, iterationsPerRelabel: 4, bfsPassesPerCall: 4, bfsContinuePasses: 8, fallbackToBk: false });
     try {
       expect(solver.device).toMatch(/swiftshader/);
       for (let seed = 1; seed <= scaled(3, 1); seed++) {

@@ -20,6 +20,7 @@ import type { Raster } from '../data/raster';
 import { loadScene } from '../data/scene';
 import { randomEnergy, randomLabels } from './support/randomEnergy';
 import { FULL_TESTS, sample, scaled } from './support/testScope';
+import { ABLATION_FAMILIES } from '../bench/kernels/ablationFamilies';
 
 /** Where a test's device solver reads its costs: the energy's volume, or an images data term in its place. */
 type Source = { kind: 'volume' } | Extract<DataTerm, { kind: 'images' }>;
@@ -124,7 +125,8 @@ describe('GpuMoveSolver against the BK path', () => {
   ] as const, [0, 3, 4]))(`synthetic ${SW}×${SH}, every kernel scheme: %j`, async (scheme) => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
     const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
-    await expectSameAsBk(runner(), energy, init, 'reversed', { kind: 'volume' }, `synthetic ${JSON.stringify(scheme)}`, scheme);
+    // The lockstep push and level BFS are the benchmarks' families, given to the solver as its families.
+    await expectSameAsBk(runner(), energy, init, 'reversed', { kind: 'volume' }, `synthetic ${JSON.stringify(scheme)}`, { ...scheme, families: ABLATION_FAMILIES });
   });
   test('moves that do not converge in one call: continued from the read-back flows (resume), or redone; BFS shortfalls double the passes', async () => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);

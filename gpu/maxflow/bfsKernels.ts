@@ -42,10 +42,11 @@ export function withHeightsSource(): string {
 }
 
 /**
- * Start of both BFS passes: a pixel with sink residual (v < 0) is at distance 1,
- * and m starts from the current upper bound D.
+ * Start of a BFS pass over the distances (the scan here, and the level pass
+ * the benchmarks' ablation starts from): a pixel with sink residual (v < 0)
+ * is at distance 1, and m starts from the current upper bound D.
  */
-function bfsHead(): string {
+export function bfsHead(): string {
   return `const x = this.thread.x;
     const y = this.thread.y;
     if (S[0][y][x] < 0.0) {
@@ -55,40 +56,13 @@ function bfsHead(): string {
 }
 
 /**
- * One level of the reverse BFS from the sink, as a gather over the
- * distances D, [W, H]:
- * h(p) ← min(h(p), 1 + min h(q) over residual edges p → q), clamped to INF.
- * Starting from bfsStart, the values only decrease and stay upper bounds of
- * the residual distance to the sink; at a fixed point they equal it.
- */
-export function bfsPassSource(): string {
-  return `function (S, C, D) {
-    ${bfsHead()}
-    if (x + 1 < ${W}) {
-      if (C[0][y][x] - S[2][y][x] > 0.0) { m = Math.min(m, D[y][x + 1] + 1.0); }
-    }
-    if (y + 1 < ${H}) {
-      if (C[2][y][x] - S[3][y][x] > 0.0) { m = Math.min(m, D[y + 1][x] + 1.0); }
-    }
-    if (x > 0) {
-      if (C[1][y][x - 1] + S[2][y][x - 1] > 0.0) { m = Math.min(m, D[y][x - 1] + 1.0); }
-    }
-    if (y > 0) {
-      if (C[3][y - 1][x] + S[3][y - 1][x] > 0.0) { m = Math.min(m, D[y - 1][x] + 1.0); }
-    }
-    return Math.min(m, ${INF});
-  }`;
-}
-
-
-/**
  * One relaxation of the reverse BFS along straight residual runs, over the
  * distances D, [W, H]: h(p) ← min(h(p), h(q) + |p − q|) for every q reached from p over up to
  * REACH consecutive residual edges to the right, left, below or above. Every
  * candidate is the length of a real residual path plus an upper bound of q's
  * distance, so the values stay upper bounds of the residual distance and
- * only decrease; a fixed point is the exact distance (the lockstep level pass
- * is the case REACH = 1). A walk stops once no farther pixel can improve h(p)
+ * only decrease; a fixed point is the exact distance (a pass of one BFS
+ * level, the ablation's baseline, is the case REACH = 1). A walk stops once no farther pixel can improve h(p)
  * (heights are at least 1).
  */
 export function bfsScanSource(): string {

@@ -2,8 +2,11 @@
  * Block push-relabel (the block family: blockWorkgroup.ts).
  *
  * A workgroup loads a tile of pixels (one per thread) into workgroup
- * memory and runs `iterations` lockstep push-relabel iterations there (the pushes of lockstepKernels.ts, then a relabel from
- * the heights before the pushes) before it writes the tile back. Only the
+ * memory and runs `iterations` lockstep push-relabel iterations there (each
+ * pixel with excess and a finite height pushes to the neighbours one level
+ * below it, right, down, left, up, each push capped by the excess left and
+ * the edge's residual; then a relabel from the heights before the pushes)
+ * before it writes the tile back. Only the
  * edges inside the tile carry flow in a launch; an edge that crosses the
  * tile's border is frozen: neither side pushes over it, so its flow and the
  * net values of both its ends change in one workgroup at most, and no flow
@@ -129,7 +132,7 @@ fn ${name}(lid : vec3<u32>, wid : vec3<u32>) {
       if (inD) { hD = ${v('h')}[i + ${TW}]; }
       if (inL) { hL = ${v('h')}[i - 1]; }
       if (inU) { hU = ${v('h')}[i - ${TW}]; }
-      // Pushes of the pixel, as lockstepKernels.ts decides them, over the tile's own edges only.
+      // Pushes of the pixel, in the order right, down, left, up, over the tile's own edges only.
       var pr = 0.0;
       var pd = 0.0;
       var pl = 0.0;

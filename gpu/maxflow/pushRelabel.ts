@@ -3,7 +3,8 @@ import type { IGPUKernelSettings, IPipelineRunShortcut, KernelOutput } from 'gpu
 import { MAX_GPU_EXACT_CAPACITY, validateGridGraph, type GridGraph } from '../../graphcut/gridGraph';
 import type { MaxFlowResult, MaxFlowSolver } from '../../graphcut/maxflow';
 import type { GpuContext } from '../runtime/context';
-import { checkKernelScheme, DEFAULT_BLOCK, globalRelabelPasses, iterationPasses, type BfsScheme, type BlockSettings, type GlobalRelabel, type PushScheme, type StatePass } from './pushRelabelKernels';
+import { DEFAULT_BLOCK, globalRelabelPasses, iterationPasses, type BlockSettings, type GlobalRelabel, type KernelFamilies, type StatePass } from './pushRelabelKernels';
+import { kernelFamiliesOf, NO_FAMILIES, type BfsScheme, type PushScheme } from './kernelFamilies';
 import { CAPACITY_PLANES, PLANE, STATE_PLANES } from './pushRelabelLayout';
 
 /**
@@ -12,9 +13,9 @@ import { CAPACITY_PLANES, PLANE, STATE_PLANES } from './pushRelabelLayout';
  *
  * Scheme: the source edges are saturated up front (terminal capacities net
  * out first), then pipeline calls alternate K push-relabel iterations
- * (segmented sweeps by default, or lockstep single-edge passes) with a
- * global relabel (reverse BFS from the sink as scans along straight runs by
- * default, or one level per pass), all chained in one gpu.js pipeline so a
+ * (segmented sweeps by default, or another push family) with a global
+ * relabel (reverse BFS from the sink as scans along straight runs by
+ * default, or another BFS family), all chained in one gpu.js pipeline so a
  * call is one submission and one readback. After every readback the host checks, in one
  * linear sweep, that the heights are a fixed point of the BFS equations
  * (which makes them the exact residual distances to the sink) and then that
@@ -41,10 +42,12 @@ export interface PushRelabelOptions {
   bfsContinuePasses?: number;
   /** Safety limit on push-relabel iterations per solve; exceeding it throws (default 4·10^6). */
   maxIterations?: number;
-  /** 'sweep' (default): an iteration is a horizontal and a vertical segmented sweep; 'split-sweep': the same sweeps, each as a gather pass that walks the runs once per pixel and a loop-free apply pass; 'lockstep': one single-edge push-relabel pass. */
+  /** The push family (kernelFamilies.ts): 'sweep' (default), an iteration a horizontal and a vertical segmented sweep; 'split-sweep', the same sweeps, each as a gather pass that walks the runs once per pixel and a loop-free apply pass; 'block' (WebGPU); or one of `families`. */
   push?: PushScheme;
-  /** 'scan' (default): a BFS pass relaxes along straight residual runs; 'level': one BFS level per pass. */
+  /** The BFS family: 'scan' (default), a BFS pass relaxes along straight residual runs; 'block' (WebGPU); or one of `families`. */
   bfs?: BfsScheme;
+  /** Push and BFS families besides the product's, which `push` and `bfs` may name (the benchmarks' lockstep push and level BFS); default none. */
+  families?: KernelFamilies;
   /** Segment length of the sweeps and longest run of a BFS scan (default 16). */
   reach?: number;
   /** Tile and local iterations of the block schemes (default DEFAULT_BLOCK). */
@@ -61,6 +64,7 @@ const DEFAULTS: Required<PushRelabelOptions> = {
   bfs: 'scan',
   reach: 16,
   block: DEFAULT_BLOCK,
+  families: NO_FAMILIES,
 };
 
 /** Resolves and checks options; throws a one-line error naming the bad option. */
@@ -76,7 +80,7 @@ export function resolvePushRelabelOptions(options: PushRelabelOptions = {}): Req
   if (o.globalRelabel !== 'pipeline' && o.globalRelabel !== 'perPass') {
     throw new Error(`push-relabel option globalRelabel: expected 'pipeline' or 'perPass', got '${String(o.globalRelabel)}'`);
   }
-  checkKernelScheme('push-relabel', o);
+  kernelFamiliesOf('push-relabel', o);
   return o;
 }
 
@@ -241,9 +245,10 @@ export class PushRelabelSolver implements MaxFlowSolver {
       const o = this.options;
       const settings = (planes: number): IGPUKernelSettings => pushRelabelKernelSettings(W, H, o.reach, planes);
       const gpu = this.ctx.gpu;
+      const families = kernelFamiliesOf('push-relabel', o);
       sized = {
-        steps: iterationPasses(gpu, o.push, settings, undefined, o.block),
-        relabel: globalRelabelPasses(gpu, o.bfs, settings, undefined, o.block),
+        steps: iterationPasses(gpu, families.push, settings, undefined, o.block),
+        relabel: globalRelabelPasses(gpu, families.bfs, settings, undefined, o.block),
         pipelines: new Map(),
       };
       this.sized.set(sizeKey, sized);

@@ -1,33 +1,53 @@
 import type { GPU, IGPUKernelSettings } from 'gpu.js';
 import { checkBlockSettings, DEFAULT_BLOCK_ITERATIONS, DEFAULT_BLOCK_TILE, type BlockTile } from './blockWorkgroup';
-import { blockPushPasses } from './blockPushKernels';
-import { blockRelabel } from './blockBfsKernels';
-import { bfsHeightsSource, bfsPassSource, bfsScanSource, bfsStartSource, withHeightsSource } from './bfsKernels';
-import { pushRelabelSource } from './lockstepKernels';
+import { bfsHeightsSource, bfsStartSource, withHeightsSource } from './bfsKernels';
 import { STATE_PLANES } from './pushRelabelLayout';
-import { sweepApplySource, sweepGatherSource, sweepPushSource } from './sweepKernels';
 
 /**
- * The push-relabel kernel schemes and their assembly: which sources
- * (lockstepKernels.ts, sweepKernels.ts, bfsKernels.ts; the state layout in
- * pushRelabelLayout.ts) make one iteration and one global relabel, gated or
- * not, compiled with a gpu.js instance.
+ * The push-relabel kernel families and their assembly: what a family of
+ * push or BFS kernels gives (PushFamily, BfsFamily), the gate every pass
+ * takes, and one iteration and one global relabel compiled with a gpu.js
+ * instance from the families a run names. The families themselves are the
+ * product's (kernelFamilies.ts) and those a run is given besides (the
+ * benchmarks' ablation baselines); the state layout is pushRelabelLayout.ts.
  */
 
+/** Kernel settings for an output of `planes` [W, H] planes (the state has STATE_PLANES, a distance array 1). */
+export type PlaneSettings = (planes: number) => IGPUKernelSettings;
+
 /**
- * Kernel schemes. 'lockstep' moves flow one edge per pass and lowers BFS
- * distances one level per pass (lockstepKernels.ts, bfsPassSource). 'sweep' pushes flow
- * along whole straight runs of admissible edges in one pass and lets the BFS
- * relax along straight residual runs: the number of passes then follows the
- * number of turns of the paths flow and distances travel, not their length.
- * 'block' runs many iterations per launch tile by tile in workgroup memory,
- * and a BFS launch takes each tile to its fixed point (blockPushKernels.ts, blockBfsKernels.ts;
- * WebGPU only).
+ * A family of push kernels, known by its name: it compiles the passes of
+ * one push-relabel iteration, each taking (S, C) and, compiled with a
+ * gate, the gate's input G last. A family's name names its kernels (a kept
+ * program is keyed by the names), so two families never share one.
  */
-export type PushScheme = 'lockstep' | 'sweep' | 'split-sweep' | 'block';
-export const PUSH_SCHEMES: readonly PushScheme[] = ['sweep', 'split-sweep', 'lockstep', 'block'];
-export type BfsScheme = 'level' | 'scan' | 'block';
-export const BFS_SCHEMES: readonly BfsScheme[] = ['scan', 'level', 'block'];
+export interface PushFamily {
+  readonly name: string;
+  passes(gpu: GPU, settings: PlaneSettings, gate: KernelGate | undefined, block: BlockSettings): StatePass[];
+}
+
+/** One BFS pass over the distances D [W, H]: (S, C, D, G?) → D; gated, D unchanged. */
+export type DistancePass = (S: unknown, C: unknown, D: unknown, G?: unknown) => unknown;
+
+/**
+ * What a BFS family compiles: a gather pass over the distances, which a
+ * global relabel runs between the shared start and merge kernels, or
+ * launches that relabel the state by themselves (the first starting from
+ * the state, the last writing it: the block BFS).
+ */
+export type BfsPasses = { pass: DistancePass } | { launches: GlobalRelabel };
+
+/** A family of global-relabel (BFS) kernels, known by its name (as a PushFamily is). */
+export interface BfsFamily {
+  readonly name: string;
+  passes(gpu: GPU, settings: PlaneSettings, gate: KernelGate | undefined, block: BlockSettings): BfsPasses;
+}
+
+/** Push and BFS families, each known by its name. */
+export interface KernelFamilies {
+  readonly push: readonly PushFamily[];
+  readonly bfs: readonly BfsFamily[];
+}
 
 /** The settings of the block schemes: the tile (threads = pixels per workgroup) and the local iterations per push launch. */
 export interface BlockSettings {
@@ -39,10 +59,8 @@ export const DEFAULT_BLOCK: BlockSettings = { tile: DEFAULT_BLOCK_TILE, iteratio
 /** Longest reach a scheme accepts (the walks are loops of that many steps per thread). */
 export const MAX_REACH = 4096;
 
-/** Checks a kernel scheme's settings; throws a one-line error naming the option, prefixed by `owner`. */
-export function checkKernelScheme(owner: string, o: { push: PushScheme; bfs: BfsScheme; reach: number; block?: BlockSettings }): void {
-  if (!PUSH_SCHEMES.includes(o.push)) throw new Error(`${owner} option push: expected ${PUSH_SCHEMES.map((p) => `'${p}'`).join(', ')}, got '${String(o.push)}'`);
-  if (!BFS_SCHEMES.includes(o.bfs)) throw new Error(`${owner} option bfs: expected ${BFS_SCHEMES.map((p) => `'${p}'`).join(', ')}, got '${String(o.bfs)}'`);
+/** Checks the settings the families share; throws a one-line error naming the option, prefixed by `owner`. */
+export function checkKernelSettings(owner: string, o: { reach: number; block?: BlockSettings }): void {
   if (o.block) checkBlockSettings(owner, o.block.tile, o.block.iterations);
   if (!Number.isInteger(o.reach) || o.reach < 1 || o.reach > MAX_REACH) throw new Error(`${owner} option reach: expected an integer in 1..${MAX_REACH}, got ${String(o.reach)}`);
 }
@@ -93,38 +111,24 @@ export function gatedKernel(gpu: GPU, source: string, settings: IGPUKernelSettin
   return (...a: unknown[]) => (gate ? k(...a) : k(...a.slice(0, -1)));
 }
 
+/** A state kernel of `source` ([W, H, STATE_PLANES]), gated as the families' state passes are (its own element of the input when shut). */
+export function stateKernel(gpu: GPU, source: string, settings: PlaneSettings, gate: KernelGate | undefined): (...a: unknown[]) => unknown {
+  return gatedKernel(gpu, source, settings(STATE_PLANES), gate, UNCHANGED_STATE);
+}
+
+/** A BFS family of one gather pass over the distances, compiled from `source()` (gated: the distances it was given). */
+export function gatherBfs(name: string, source: () => string): BfsFamily {
+  return Object.freeze<BfsFamily>({ name, passes: (gpu, settings, gate) => ({ pass: gatedKernel(gpu, source(), settings(1), gate, 'D[this.thread.y][this.thread.x]') }) });
+}
+
 /**
- * Compiles the passes of one push-relabel iteration of a scheme with `gpu`;
+ * Compiles the passes of one push-relabel iteration of `push` with `gpu`;
  * `settings(planes)` gives the kernel settings for an output of that many
  * [W, H] planes (the state has STATE_PLANES, a split sweep's gather 2).
  * With a gate, every pass takes the gate's input as its third argument.
  */
-export function iterationPasses(gpu: GPU, push: PushScheme, settings: (planes: number) => IGPUKernelSettings, gate?: KernelGate, block: BlockSettings = DEFAULT_BLOCK): StatePass[] {
-  if (push === 'block') {
-    const s = settings(STATE_PLANES);
-    const [W, H] = s.output as number[];
-    return blockPushPasses(gpu, W, H, block.tile, block.iterations, s, gate ?? null);
-  }
-  const state = (source: string): ((...a: unknown[]) => unknown) => gatedKernel(gpu, source, settings(STATE_PLANES), gate, UNCHANGED_STATE);
-  if (push === 'lockstep') {
-    const k = state(pushRelabelSource());
-    return [(S, C, G) => k(S, C, G)];
-  }
-  return (['h', 'v'] as const).map((axis): StatePass => {
-    if (push === 'sweep') {
-      const k = state(sweepPushSource(axis));
-      return (S, C, G) => k(S, C, G);
-    }
-    // A gated gather returns zeros: the gated apply that reads them returns its input anyway.
-    const gather = gatedKernel(gpu, sweepGatherSource(axis), settings(2), gate, '0.0');
-    const apply = state(sweepApplySource(axis));
-    return (S, C, G) => apply(S, C, gather(S, C, G), G);
-  });
-}
-
-/** Source of one global-relabel pass of a BFS scheme. */
-export function bfsPassSourceOf(bfs: Exclude<BfsScheme, 'block'>): string {
-  return bfs === 'scan' ? bfsScanSource() : bfsPassSource();
+export function iterationPasses(gpu: GPU, push: PushFamily, settings: PlaneSettings, gate?: KernelGate, block: BlockSettings = DEFAULT_BLOCK): StatePass[] {
+  return push.passes(gpu, settings, gate, block);
 }
 
 /**
@@ -135,26 +139,25 @@ export function bfsPassSourceOf(bfs: Exclude<BfsScheme, 'block'>): string {
 export type GlobalRelabel = (S: unknown, C: unknown, passes: number, fromScratch: boolean, G?: unknown) => unknown;
 
 /**
- * Compiles the global relabel of a BFS scheme with `gpu`; `settings(planes)`
- * as for iterationPasses (1 plane: the [W, H] distances). Gated, the
- * distance kernels return the distances they were given and withHeights
- * its input state. The block scheme's relabel is its launches alone (the
- * first starts from the state, the last writes it: blockRelabel); a
- * relabel of no passes, which only restarts or keeps the heights, uses
- * the start and merge kernels of the others.
+ * Compiles the global relabel of `bfs` with `gpu`; `settings(planes)` as
+ * for iterationPasses (1 plane: the [W, H] distances). Gated, the distance
+ * kernels return the distances they were given and withHeights its input
+ * state. A family of launches (the block BFS) relabels with them alone; a
+ * relabel of no passes, which only restarts or keeps the heights, uses the
+ * start and merge kernels, which every family shares.
  */
-export function globalRelabelPasses(gpu: GPU, bfs: BfsScheme, settings: (planes: number) => IGPUKernelSettings, gate?: KernelGate, block: BlockSettings = DEFAULT_BLOCK): GlobalRelabel {
+export function globalRelabelPasses(gpu: GPU, bfs: BfsFamily, settings: PlaneSettings, gate?: KernelGate, block: BlockSettings = DEFAULT_BLOCK): GlobalRelabel {
   const dist = settings(1);
   const own = 'S[1][this.thread.y][this.thread.x]';
   const start = gatedKernel(gpu, bfsStartSource(), dist, gate, own);
   const heights = gatedKernel(gpu, bfsHeightsSource(), dist, gate, own);
   const merge = gatedKernel(gpu, withHeightsSource(), settings(STATE_PLANES), gate, UNCHANGED_STATE);
-  const [W, H] = dist.output as number[];
-  const blocks = bfs === 'block' ? blockRelabel(gpu, W, H, block.tile, dist, settings(STATE_PLANES), gate ?? null) : null;
-  const pass = bfs === 'block' ? null : gatedKernel(gpu, bfsPassSourceOf(bfs), dist, gate, 'D[this.thread.y][this.thread.x]');
+  const compiled = bfs.passes(gpu, settings, gate, block);
+  const launches = 'launches' in compiled ? compiled.launches : null;
+  const pass = 'pass' in compiled ? compiled.pass : null;
   return (S, C, passes, fromScratch, G) => {
     if (passes === 0 && !fromScratch) return S;
-    if (blocks && passes > 0) return blocks(S, C, passes, fromScratch, G);
+    if (launches && passes > 0) return launches(S, C, passes, fromScratch, G);
     let D = fromScratch ? start(S, G) : heights(S, G);
     for (let i = 0; i < passes; i++) D = pass!(S, C, D, G);
     return merge(S, D, G);

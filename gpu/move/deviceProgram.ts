@@ -11,6 +11,7 @@ import { censusPlanesOnBackend, createCensusKernel, greyPlanes, hostCensusPlanes
 import { createPairKernel, pairArguments, pairFits } from '../costs/pairKernel';
 import type { ProgramStore } from './keptPrograms';
 import { gatedKernel, globalRelabelPasses, iterationPasses, type GlobalRelabel, type StatePass } from '../maxflow/pushRelabelKernels';
+import { kernelFamiliesOf } from '../maxflow/kernelFamilies';
 import { BLOCK_CHECK_SPAN, blockCheck } from '../maxflow/blockCheckKernel';
 import { STATE_PLANES } from '../maxflow/pushRelabelLayout';
 import { applyCutSource, capacitySource, flowPlanesSource, initStateSource } from './moveKernels';
@@ -116,13 +117,14 @@ const constants = { W, H, INF: W * H + 1, L, REACH: o.reach };
   const sumTiles = blockChecks ? [] : tiles.slice(1).map((out, i) => gpu.createKernel(sumTilesSource(), kernelSettings(out, { AW: tiles[i][0], AH: tiles[i][1] })));
   // Without the gate the kernels are compiled ungated and drop the tally the plans pass them.
   const gate = o.gate ? MOVE_DONE_GATE : undefined;
+  const families = kernelFamiliesOf('gpu expansion', o);
   return {
     caps: gpu.createKernel(capacitySource(), grid(4)),
     init: gpu.createKernel(initStateSource(sourceKind, costSpec, reversed), grid(STATE_PLANES)),
     initFromFlows: gpu.createKernel(initStateSource(sourceKind, costSpec, reversed, true), grid(STATE_PLANES)),
     flows: gpu.createKernel(flowPlanesSource(), grid(2)),
-    steps: iterationPasses(gpu, o.push, grid, gate, o.block),
-    relabel: globalRelabelPasses(gpu, o.bfs, grid, gate, o.block),
+    steps: iterationPasses(gpu, families.push, grid, gate, o.block),
+    relabel: globalRelabelPasses(gpu, families.bfs, grid, gate, o.block),
     // A gated check reports the tile as converged (code 0), which keeps the tally as it is.
     checkTiles: blockChecks
       ? blockCheck(gpu, W, H, kernelSettings(checks[0], constants), gate ?? null)

@@ -1,7 +1,7 @@
 import * as os from 'os';
 import type { GpuContext } from '../runtime/context';
 import { onePassCalls } from '../runtime/gpujs/onePassCalls';
-import { checkKernelScheme } from '../maxflow/pushRelabelKernels';
+import { kernelFamiliesOf } from '../maxflow/kernelFamilies';
 import { workgroupEntries } from '../runtime/gpujs/workgroupEntry';
 import { bandHeightOf, computeEnergy, isMetricTable, type EnergyBreakdown, type MrfEnergy } from '../../data/energy';
 import { imageCostSpec, type DataSourceKind, type ImageCostSpec } from '../costs/costKernels';
@@ -33,8 +33,9 @@ export interface SolverHeld {
  * costs it needs; smoothness weights; the V table), and each move is one
  * chain of kernels inside one gpu.js pipeline call (a plan, planCache.ts):
  * the binary graph built from the labels (expansion/binaryStep.ts's construction,
- * either variant), rounds of K push-relabel iterations (sweep or lockstep
- * kernels) each followed by a global relabel (B scan or level BFS passes)
+ * either variant), rounds of K push-relabel iterations (a push family's
+ * kernels: the block push or the sweeps) each followed by a global relabel
+ * (B passes of a BFS family: block launches or scans)
  * and a convergence check reduced on the device, then the cut applied to
  * the labels. The only traffic per call is the labels in, the labels out
  * and a few numbers (and the move's flows, flowsInOut).
@@ -151,7 +152,7 @@ export class GpuMoveSolver implements MoveSolver {
     if (initialBfs !== Number.POSITIVE_INFINITY && (!Number.isInteger(initialBfs) || initialBfs < 1)) {
       throw new Error(`gpu expansion option initialBfsPasses: expected a positive integer, got ${String(initialBfs)}`);
     }
-    checkKernelScheme('gpu expansion', this.o);
+    kernelFamiliesOf('gpu expansion', this.o);
     for (const k of ['resume', 'gate', 'recordAhead', 'borrowFlows', 'keepPlans', 'resident'] as const) {
       if (typeof this.o[k] !== 'boolean') throw new Error(`gpu expansion option ${k}: expected true or false, got ${String(this.o[k])}`);
     }

@@ -1,5 +1,6 @@
 import type { GraphVariant } from '../../expansion/binaryStep';
-import { DEFAULT_BLOCK, type BfsScheme, type BlockSettings, type PushScheme } from '../maxflow/pushRelabelKernels';
+import { DEFAULT_BLOCK, type BlockSettings, type KernelFamilies } from '../maxflow/pushRelabelKernels';
+import { NO_FAMILIES, type BfsScheme, type ProductPush, type PushScheme } from '../maxflow/kernelFamilies';
 import type { DeviceFlags } from '../runtime/deviceFlags';
 
 /**
@@ -35,14 +36,23 @@ export interface GpuMoveOptions {
   /** Safety limit: a move needing more push-relabel iterations than this throws (default 4·10^6). */
   maxIterations?: number;
   /**
-   * Push kernels: 'sweep' (segmented runs, a horizontal and a vertical pass per iteration),
-   * 'split-sweep' (each sweep as a gather of the runs, walked once per pixel, and a loop-free
-   * apply), 'lockstep' (one edge per pass) or 'block' (tiles in workgroup memory, many
-   * iterations per launch; an iteration of K is one launch of each of the two tilings); default: defaultPush.
+   * The push family (gpu/maxflow/kernelFamilies.ts): 'sweep' (segmented runs, a horizontal
+   * and a vertical pass per iteration), 'split-sweep' (each sweep as a gather of the runs,
+   * walked once per pixel, and a loop-free apply), 'block' (tiles in workgroup memory, many
+   * iterations per launch; an iteration of K is one launch of each of the two tilings), or
+   * one of `families`; default: defaultPush.
    */
   push?: PushScheme;
-  /** Global relabel passes: 'scan' (relaxation along straight residual runs), 'level' (one BFS level per pass) or 'block' (each tile to its fixed point per launch); default: defaultBfs. */
+  /** The BFS family of the global relabel: 'scan' (relaxation along straight residual runs), 'block' (each tile to its fixed point per launch), or one of `families`; default: 'block' where it runs, else 'scan'. */
   bfs?: BfsScheme;
+  /**
+   * Push and BFS families besides the product's, which `push` and `bfs`
+   * may name (the benchmarks' ablation gives its lockstep push and level
+   * BFS so); default none. A name must stand for one set of kernels
+   * wherever runs share a program store, which keys kept programs by the
+   * names (a given family may not take a product family's name).
+   */
+  families?: KernelFamilies;
   /** The block schemes' tile and local iterations per push launch (default DEFAULT_BLOCK). */
   block?: BlockSettings;
   /** Segment length of the sweeps and longest run of a BFS scan (default: defaultReach). */
@@ -147,7 +157,7 @@ export type GpuMoveSettings = Omit<GpuMoveOptions, 'variant' | 'verify'> & { dev
 
 /** Every key of GpuMoveSettings (the compiler checks the list against the type). */
 export const GPU_MOVE_SETTINGS: ReadonlyArray<keyof GpuMoveSettings> = Object.keys({
-  iterationsPerRound: 1, bfsPasses: 1, finalBfsFactor: 1, initialBfsPasses: 1, initialRounds: 1, fixedRounds: 1, maxIterations: 1, push: 1, bfs: 1, block: 1,
+  iterationsPerRound: 1, bfsPasses: 1, finalBfsFactor: 1, initialBfsPasses: 1, initialRounds: 1, fixedRounds: 1, maxIterations: 1, push: 1, bfs: 1, families: 1, block: 1,
   reach: 1, resume: 1, warmStart: 1, maxCachedPlans: 1, planCompileRounds: 1, planCompileRoundsPerRound: 1, gate: 1, borrowFlows: 1, tileSide: 1, keepPlans: 1,
   recordAhead: 1, resident: 1, lookAhead: 1, device: 1,
 } satisfies Record<keyof GpuMoveSettings, 1>) as Array<keyof GpuMoveSettings>;
@@ -216,7 +226,7 @@ export function defaultInitialRounds(width: number, height: number): number {
  * single-kernel sweep below, where a pass costs about what dispatching it
  * costs.
  */
-export function defaultPush(width: number, height: number): PushScheme {
+export function defaultPush(width: number, height: number): ProductPush {
   return width * height > 1 << 20 ? 'split-sweep' : 'sweep';
 }
 
@@ -268,7 +278,7 @@ export function resolveGpuMoveOptions(width: number, height: number, options: Gp
     initialBfsPasses: bfs === 'block' ? BLOCK_DEFAULTS.initialBfsPasses : Number.POSITIVE_INFINITY,
     finalBfsFactor: bfs === 'block' ? BLOCK_DEFAULTS.finalBfsFactor : FINAL_BFS_FACTOR,
     initialRounds: defaultInitialRounds(width, height), fixedRounds: false, verify: false, maxIterations: 4_000_000,
-    push, bfs, block: BLOCK_DEFAULTS.block, reach: defaultReach(width, height), resume: true,
+    push, bfs, families: NO_FAMILIES, block: BLOCK_DEFAULTS.block, reach: defaultReach(width, height), resume: true,
     maxCachedPlans: defaultMaxCachedPlans(width * height), gate: true, planCompileRounds: PLAN_COMPILE_ROUNDS, planCompileRoundsPerRound: PLAN_COMPILE_ROUNDS_PER_ROUND, recordAhead: true, tileSide: TILE_SIDE, borrowFlows: true, keepPlans: true, resident: true, lookAhead: LOOK_AHEAD,
     ...given,
   };

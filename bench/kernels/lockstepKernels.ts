@@ -1,6 +1,14 @@
-import { H, INF, W } from './pushRelabelLayout';
+import { H, INF, W } from '../../gpu/maxflow/pushRelabelLayout';
+import { stateKernel, type PushFamily } from '../../gpu/maxflow/pushRelabelKernels';
 
-/** The lockstep push-relabel kernel sources: one edge per pass (layout: pushRelabelLayout.ts). */
+/**
+ * The lockstep push-relabel kernel sources: one edge per pass (layout:
+ * gpu/maxflow/pushRelabelLayout.ts). The push the ablation starts from (its
+ * sweep technique replaces it with the product's sweeps), and the pushes
+ * the block push runs in workgroup memory; no default of the product runs
+ * this kernel, so it lives with the benchmarks and reaches a run only as
+ * one of the families that run is given (ablationFamilies.ts).
+ */
 
 /**
  * Statements computing the push decisions of the pixel at (X, Y) into
@@ -160,3 +168,12 @@ export function pushRelabelSource(): string {
     return Math.min(best, ${INF});
   }`;
 }
+
+/** The lockstep push as a family: 'lockstep', one fused push-relabel pass per iteration. */
+export const LOCKSTEP_PUSH: PushFamily = Object.freeze<PushFamily>({
+  name: 'lockstep',
+  passes: (gpu, settings, gate) => {
+    const k = stateKernel(gpu, pushRelabelSource(), settings, gate);
+    return [(S, C, G) => k(S, C, G)];
+  },
+});
