@@ -4,7 +4,7 @@ import { leftRightCheck, mirrorRows } from './leftRightCheck';
 import { refineSubpixel } from './subpixel';
 import { checkMatchMemory, defaultMemoryLimit, estimateMatchMemory } from './memoryPlan';
 import { checkMatchOptions, matchArguments } from './matchOptions';
-import { ProgramStore } from '../expansion/gpuKeptPrograms';
+import { ProgramStore } from '../gpu/move/keptPrograms';
 import { pyramidLevels } from './coarseToFine';
 import { stripPool, stripThreads, type StripPool } from './stripRunner';
 import { resolveParams } from './paramSchema';

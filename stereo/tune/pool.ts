@@ -1,4 +1,4 @@
-import { ProgramStore } from '../../expansion/gpuKeptPrograms';
+import { ProgramStore } from '../../gpu/move/keptPrograms';
 import * as path from 'path';
 import { Worker } from 'worker_threads';
 import { InputError } from '../../data/errors';
