@@ -22,7 +22,7 @@ function weight(di: number, dj: number, colourSum: number, channels: number): nu
 
 function reference(disp: Uint16Array, marked: Uint8Array, img: Raster, scale: number): Uint16Array {
   const { width: W, height: H, channels: ch } = img;
-  const byte = (i: number): number => Math.round(img.data[i] * 255 / img.maxval);
+
   const k = MEDIAN_RADIUS / MEDIAN_SPACING;
   const step = MEDIAN_SPACING * scale;
   const out = disp.slice();
@@ -38,8 +38,8 @@ function reference(disp: Uint16Array, marked: Uint8Array, img: Raster, scale: nu
           if (u < 0 || v < 0 || u >= W || v >= H) continue;
           const q = v * W + u;
           let sum = 0;
-          for (let c = 0; c < ch; c++) sum += Math.abs(byte(p * ch + c) - byte(q * ch + c));
-          samples.push({ d: disp[q], w: weight(i, j, sum, ch) });
+          for (let c = 0; c < ch; c++) sum += Math.abs(img.data[p * ch + c] - img.data[q * ch + c]);
+          samples.push({ d: disp[q], w: weight(i, j, Math.round(sum * 255 / img.maxval), ch) });
         }
       }
       samples.sort((a, b) => a.d - b.d);
@@ -59,6 +59,12 @@ function randomCase(seed: number): { disp: Uint16Array; marked: Uint8Array; img:
   const W = 8 + Math.floor(rng() * 40);
   const H = 6 + Math.floor(rng() * 30);
   const img = randomRaster(W, H, rng() < 0.5 ? 1 : 3, 2 + Math.floor(rng() * 6), rng);
+  // Some images on another scale (16-bit, or a PFM's 0–1): the colour difference is taken on the 0–255 scale.
+  if (rng() < 0.3) {
+    const maxval = rng() < 0.5 ? 65535 : 1;
+    for (let i = 0; i < img.data.length; i++) img.data[i] = (img.data[i] * maxval) / 255;
+    img.maxval = maxval;
+  }
   const ndisp = 1 + Math.floor(rng() * 40);
   const disp = new Uint16Array(W * H).map(() => Math.floor(rng() * ndisp));
   const rate = rng();
@@ -115,9 +121,10 @@ describe('the weighted median fill of the marked pixels', () => {
     expect(out[p]).toBe(9);
   });
 
-  test('sizes that disagree and scales below 1 are refused by name', () => {
+  test('sizes that disagree, scales below 1 and images of other channel counts are refused by name', () => {
     const img: Raster = { width: 4, height: 3, channels: 1, data: new Float32Array(12), maxval: 255 };
     expect(() => medianFill(new Uint16Array(11), new Uint8Array(12), img, 1)).toThrow(/medianFill: a 4×3 image needs 12/);
     expect(() => medianFill(new Uint16Array(12), new Uint8Array(12), img, 0)).toThrow(/medianFill: scale must be an integer ≥ 1/);
+    expect(() => medianFill(new Uint16Array(12), new Uint8Array(12), { ...img, channels: 2, data: new Float32Array(24) }, 1)).toThrow(/medianFill: images of 1 or 3 channels, got 2/);
   });
 });
