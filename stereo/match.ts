@@ -1,5 +1,5 @@
 import type { Raster } from '../data/raster';
-import { medianFill } from './medianFill';
+import { medianFill, medianFillInBands } from './medianFill';
 import { leftRightCheck, mirrorRows } from './leftRightCheck';
 import { refineSubpixel } from './subpixel';
 import { checkMatchMemory, defaultMemoryLimit, estimateMatchMemory } from './memoryPlan';
@@ -157,7 +157,13 @@ async function checkedMatch(left: Raster, right: Raster, options: MatchOptions):
   const check = leftRightCheck(r.disparity, dispRight, r.width, r.height, r.params.lrFill);
   // The median's window is in coarsest-level pixels: f = 2^(levels − 1) at the finest level.
   const scale = r.pyramid ? 2 ** (r.pyramid.shapes.length - 1) : 1;
-  if (r.params.lrFill && r.params.lrMedian) check.disparity = medianFill(check.disparity, check.marked, left, scale);
+  if (r.params.lrFill && r.params.lrMedian) {
+    // A pyramid's finest level is filtered in bands on its strip threads, where there are threads.
+    const pool = options.stripPool;
+    check.disparity = scale > 1 && pool?.median && pool.threads > 1
+      ? await medianFillInBands(check.disparity, check.marked, left, scale, pool.threads, pool.median)
+      : medianFill(check.disparity, check.marked, left, scale);
+  }
   const checkMs = performance.now() - t0;
   options.onEvent?.({ kind: 'leftRightCheck', ms: checkMs, inconsistent: check.invalid, filled: r.params.lrFill });
   return { ...r, disparity: check.disparity, inconsistentPixels: check.invalid, inconsistent: check.marked, times: { ...r.times, totalMs: r.times.totalMs + checkMs, checkMs } };

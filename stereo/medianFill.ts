@@ -101,3 +101,56 @@ export function medianFill(disp: Uint16Array, marked: Uint8Array, left: Raster, 
   }
   return out;
 }
+
+/**
+ * Rows y0..y1−1 of a sub-image (its rows, and the rows its windows read
+ * above and below) to be filtered apart, as a thread takes them: plain
+ * data only.
+ */
+export interface MedianBand {
+  disp: Uint16Array;
+  marked: Uint8Array;
+  left: Raster;
+  scale: number;
+  y0: number;
+  y1: number;
+}
+
+/** Filters bands, each to the filtered rows y0..y1−1 of its sub-image, in order. */
+export type MedianRunner = (bands: MedianBand[]) => Promise<Uint16Array[]>;
+
+/** Whether a thread's job is a band of the median fill (the strip threads also take strips). */
+export function isMedianBand(job: object): job is MedianBand {
+  return 'marked' in job && 'scale' in job;
+}
+
+/** A band's filtered rows (y0..y1−1 of its sub-image). */
+export function medianBand(b: MedianBand): Uint16Array {
+  const W = b.left.width;
+  return medianFill(b.disp, b.marked, b.left, b.scale, b.y0, b.y1).slice(b.y0 * W, b.y1 * W);
+}
+
+/**
+ * medianFill over `count` bands of rows run by `run` (threads), joined:
+ * the same map as one call, since a band carries every row its windows
+ * read and the windows of a sub-image are those of the whole image.
+ */
+export async function medianFillInBands(disp: Uint16Array, marked: Uint8Array, left: Raster, scale: number, count: number, run: MedianRunner): Promise<Uint16Array> {
+  const { width: W, height: H, channels: ch } = left;
+  const reach = (MEDIAN_RADIUS / MEDIAN_SPACING) * MEDIAN_SPACING * scale;
+  const rows = Math.ceil(H / count);
+  const bands: MedianBand[] = [];
+  for (let y = 0; y < H; y += rows) {
+    const a = Math.max(0, y - reach);
+    const b = Math.min(H, y + rows + reach);
+    bands.push({
+      disp: disp.slice(a * W, b * W), marked: marked.slice(a * W, b * W),
+      left: { width: W, height: b - a, channels: ch, maxval: left.maxval, data: left.data.slice(a * W * ch, b * W * ch) },
+      scale, y0: y - a, y1: Math.min(H, y + rows) - a,
+    });
+  }
+  const done = await run(bands);
+  const out = new Uint16Array(W * H);
+  for (let i = 0, y = 0; i < done.length; i++, y += rows) out.set(done[i], y * W);
+  return out;
+}

@@ -4,6 +4,7 @@ import { isMainThread } from 'worker_threads';
 import { Piscina } from 'piscina';
 import { runningFromSource } from '../data/sourceLoader';
 import { solveStrip, type StripRunner } from './levelStrips';
+import type { MedianRunner } from './medianFill';
 
 /**
  * What runs the strips of a pyramid's finer levels: a pool of worker
@@ -14,6 +15,8 @@ import { solveStrip, type StripRunner } from './levelStrips';
  */
 export interface StripPool {
   run: StripRunner;
+  /** Bands of the finest level's median fill (stereo/medianFill.ts) on the same threads; absent: this thread filters the whole map. */
+  median?: MedianRunner;
   /** Threads in the pool; 0 when this thread runs the strips. */
   threads: number;
   close(): Promise<void>;
@@ -55,6 +58,7 @@ export function stripPool(threads: number): StripPool {
       onDone?.(d);
       return d;
     }))),
+    median: (bands) => Promise.all(bands.map((b) => pool.run(b, { transferList: [b.disp.buffer as ArrayBuffer, b.marked.buffer as ArrayBuffer, b.left.data.buffer as ArrayBuffer] }) as Promise<Uint16Array>)),
     close: () => pool.destroy(),
   };
 }

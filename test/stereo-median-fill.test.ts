@@ -1,6 +1,8 @@
+import * as fs from 'fs';
+import * as path from 'path';
 import type { Raster } from '../data/raster';
 import { seededRandom } from '../data/random';
-import { MEDIAN_COLOUR, MEDIAN_RADIUS, MEDIAN_SPACING, medianFill } from '../stereo/medianFill';
+import { MEDIAN_COLOUR, MEDIAN_RADIUS, MEDIAN_SPACING, medianBand, medianFill, medianFillInBands, type MedianRunner } from '../stereo/medianFill';
 import { randomRaster } from './support/randomRaster';
 
 /**
@@ -88,6 +90,34 @@ describe('the weighted median fill of the marked pixels', () => {
       const bottom = medianFill(disp, marked, img, 1, cut, img.height);
       const joined = whole.map((_, p) => (p < cut * img.width ? top[p] : bottom[p]));
       expect(Array.from(joined)).toEqual(Array.from(whole));
+    }
+  });
+
+  test('bands with the rows their windows read, filtered apart and joined, give the whole map (any band count, scales 1–3)', async () => {
+    const here: MedianRunner = async (bands) => bands.map(medianBand);
+    for (let i = 0; i < 20; i++) {
+      const { disp, marked, img } = randomCase(1700 + i);
+      const scale = 1 + (i % 3);
+      const whole = medianFill(disp, marked, img, scale);
+      const joined = await medianFillInBands(disp, marked, img, scale, 1 + (i % 7), here);
+      expect(Array.from(joined)).toEqual(Array.from(whole));
+    }
+  });
+
+  test('the compiled strip pool\'s threads filter bands as this thread does', async () => {
+    const dist = path.join(__dirname, '..', 'dist', 'stereo');
+    if (!fs.existsSync(path.join(dist, 'stripWorker.js'))) throw new Error('dist/ is missing: run npm run build (npm ci does it through the prepare script)');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const runner = require(path.join(dist, 'stripRunner.js')) as { stripPool: (threads: number) => { median?: MedianRunner; threads: number; close(): Promise<void> } };
+    const pool = runner.stripPool(2);
+    try {
+      for (let i = 0; i < 4; i++) {
+        const { disp, marked, img } = randomCase(1900 + i);
+        const joined = await medianFillInBands(disp, marked, img, 2, 3, pool.median!);
+        expect(Array.from(joined)).toEqual(Array.from(medianFill(disp, marked, img, 2)));
+      }
+    } finally {
+      await pool.close();
     }
   });
 
