@@ -1,13 +1,13 @@
 import * as os from 'os';
 import * as path from 'path';
 import { isMainThread } from 'worker_threads';
-import { Piscina } from 'piscina';
 import { runningFromSource } from '../data/sourceLoader';
-import { solveStrip, type StripRunner } from './levelStrips';
+import { ThreadPool } from '../data/threadPool';
+import { solveStrip, type StripDone, type StripRunner } from './levelStrips';
 
 /**
  * What runs the strips of a pyramid's finer levels: a pool of worker
- * threads (piscina) that one match starts before its coarsest level, so
+ * threads (data/threadPool.ts) that one match starts before its coarsest level, so
  * the threads load while that level runs, and ends when it ends; or this
  * thread, one strip after another. Both give the same labels: the strips
  * are fixed by the level's size, not by the threads.
@@ -48,13 +48,13 @@ export function stripThreads(pixels: number, cores = os.availableParallelism()):
 /** A pool of `threads` threads, or this thread for fewer than 2. */
 export function stripPool(threads: number): StripPool {
   if (threads < 2) return { run: runStripsHere, threads: 0, close: async () => undefined };
-  const pool = new Piscina({ filename: path.join(__dirname, 'stripWorker.js'), minThreads: threads, maxThreads: threads, idleTimeout: 60_000 });
+  const pool = new ThreadPool(path.join(__dirname, 'stripWorker'), { threads, start: 'now' });
   return {
     threads,
-    run: (jobs, onDone) => Promise.all(jobs.map((job) => pool.run(job, { transferList: [job.left.data.buffer as ArrayBuffer, job.right.data.buffer as ArrayBuffer] }).then((d) => {
+    run: (jobs, onDone) => Promise.all(jobs.map((job) => pool.run<StripDone>(job, [job.left.data.buffer as ArrayBuffer, job.right.data.buffer as ArrayBuffer]).then((d) => {
       onDone?.(d);
       return d;
     }))),
-    close: () => pool.destroy(),
+    close: () => pool.close(),
   };
 }

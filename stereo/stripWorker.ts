@@ -2,8 +2,7 @@
  * A thread of the strip pool (stereo/stripRunner.ts): runs one strip of a
  * finer pyramid level per task.
  */
-import { solveStrip, type StripDone, type StripJob } from './levelStrips';
+import { poolTask } from '../data/poolTask';
+import { solveStrip } from './levelStrips';
 
-export default function runStrip(job: StripJob): Promise<StripDone> {
-  return solveStrip(job);
-}
+export default poolTask(solveStrip);
