@@ -15,13 +15,15 @@ function arraysOf(r: Scene | Raster): (ArrayBufferView | undefined)[] {
     : [r.data];
 }
 
-/** The reads so far: each job starts once the one before it is done. */
+/** The reads so far: each job starts once the one before it is done and its result sent (a turn of the event loop later). */
 let last: Promise<unknown> = Promise.resolve();
 
 function readInTurn(job: ReadJob): Promise<Scene | Raster> {
   const read = last.then(() => readHere(job));
-  last = read.catch(() => undefined);
+  last = read.then(afterSending, afterSending);
   return read;
 }
+
+const afterSending = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export default poolTask(readInTurn, arraysOf);

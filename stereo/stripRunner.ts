@@ -37,9 +37,10 @@ export const PARALLEL_PIXELS = 250_000;
  * Threads for the strips of a pair of `pixels` pixels: every core, from
  * the main thread of compiled code. None for a pair under PARALLEL_PIXELS,
  * inside a worker thread (`stereocut tune` runs its trials on threads
- * already), on one core, or from the TypeScript sources (the tests: a
- * thread would compile the sources again; they run the compiled pool by
- * name).
+ * already), on one core, or from the TypeScript sources (the tests: jest
+ * runs a test file on every core already, and each thread would load the
+ * modules again through the require hook; a test that wants threads makes
+ * its own pool, stripPool(n)).
  */
 export function stripThreads(pixels: number, cores = os.availableParallelism()): number {
   return pixels >= PARALLEL_PIXELS && isMainThread && !runningFromSource() && cores > 1 ? cores : 0;
