@@ -2,6 +2,7 @@
  * The thread's side of a ThreadPool (threadPool.ts): a pool's module
  * exports, as its default, a handler made by poolTask.
  */
+import { types } from 'util';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { InputError } from './errors';
 
@@ -21,7 +22,8 @@ export type TaskOutcome<T> = { value: T } | { error: string; input: boolean };
 export function movableBuffers(arrays: Iterable<ArrayBufferView | undefined>): ArrayBuffer[] {
   const buffers = new Set<ArrayBuffer>();
   for (const a of arrays) {
-    if (a && a.buffer instanceof ArrayBuffer && a.byteOffset === 0 && a.byteLength === a.buffer.byteLength) buffers.add(a.buffer);
+    // Not by instanceof: an array made in another realm (a vm context, jest's) has another ArrayBuffer.
+    if (a && types.isArrayBuffer(a.buffer) && a.byteOffset === 0 && a.byteLength === a.buffer.byteLength) buffers.add(a.buffer);
   }
   return [...buffers];
 }

@@ -46,8 +46,8 @@ export function readsHere<J extends ReadJob>(jobs: readonly J[]): Reads<J> {
 export class ReadsOnThread<J extends ReadJob = ReadJob> implements Reads<J> {
   private readonly results: Promise<ReadResult<J>>[];
   private readonly pool: ThreadPool | undefined;
-  /** The reads done here after the thread was lost, one after another in the jobs' order. */
-  private readsHere: Promise<unknown> = Promise.resolve();
+  /** The reads done on this thread after the thread was lost, one after another in the jobs' order. */
+  private doneInTurn: Promise<unknown> = Promise.resolve();
   private closed = false;
   /** Jobs done on the calling thread (the thread stopped or never started), for a caller that wants to know. */
   doneHere = 0;
@@ -67,7 +67,7 @@ export class ReadsOnThread<J extends ReadJob = ReadJob> implements Reads<J> {
         // Jobs lost to close() are not done at all.
         if (this.closed) return new Promise<never>(() => undefined);
         void pool?.close();
-        return this.readHere(job);
+        return this.readOnThisThread(job);
       });
       // A failed read is an error only once its result is asked for.
       p.catch(() => undefined);
@@ -86,13 +86,13 @@ export class ReadsOnThread<J extends ReadJob = ReadJob> implements Reads<J> {
     void this.pool?.close();
   }
 
-  /** `job` read on this thread, after the reads here before it. */
-  private readHere(job: J): Promise<ReadResult<J>> {
-    const read = this.readsHere.then(() => {
+  /** `job` read on this thread, after the reads done here before it. */
+  private readOnThisThread(job: J): Promise<ReadResult<J>> {
+    const read = this.doneInTurn.then(() => {
       this.doneHere++;
       return readHere(job) as Promise<ReadResult<J>>;
     });
-    this.readsHere = read.catch(() => undefined);
+    this.doneInTurn = read.catch(() => undefined);
     return read;
   }
 }

@@ -26,7 +26,7 @@ export class ThreadLost extends Error {
   }
 }
 
-/** What piscina rejected a task with, in ThreadLost's words. */
+/** What piscina rejected a task with, in ThreadLost's words (piscina says `worker exited with code: N` for an exit). */
 function lossOf(e: unknown): ThreadLost {
   const message = e instanceof Error ? e.message : String(e);
   const exit = /^worker exited with code: (-?\d+)$/.exec(message);
@@ -38,9 +38,10 @@ export interface ThreadPoolOptions {
   threads: number;
   /**
    * 'now': every thread starts with the pool, loads its module while the
-   * caller goes on and is kept until close(); a task sent to one reaches
-   * it even while the calling thread is held (by Dawn, say). 'asNeeded': a
-   * thread starts when a task finds none free.
+   * caller goes on, and is kept until close(); the tasks it is sent (up to
+   * tasksPerThread at once; later ones wait here) reach it without this
+   * thread's event loop, so it works even while this thread is held (by
+   * Dawn, say). 'asNeeded': a thread starts when a task finds none free.
    */
   start: 'now' | 'asNeeded';
   /** For threads started as needed: whether an idle one is kept (with what its module holds, loaded scenes say) or ended at once. */
@@ -55,7 +56,7 @@ export class ThreadPool {
   private ended: { why: ThreadLost; threadsGone: Promise<void> } | undefined;
 
   /** A pool of the module at `module`, a path without extension (its default export made by poolTask). */
-  constructor(module: string, readonly options: ThreadPoolOptions) {
+  constructor(module: string, options: ThreadPoolOptions) {
     this.pool = new Piscina({
       ...workerModule(module),
       minThreads: options.start === 'now' ? options.threads : 0,
