@@ -5,7 +5,7 @@
  */
 const os = require('os');
 const path = require('path');
-// Runs on WebGPU (the browser tests) would remember their pipelines in the user's cache folder (graphcut/gpujs/pipelineStore.ts): tests keep none unless they name a file.
+// Runs on WebGPU (the browser tests) would remember their pipelines in the user's cache folder (gpu/runtime/gpujs/pipelineStore.ts): tests keep none unless they name a file.
 process.env.STEREOCUT_PIPELINE_CACHE ??= 'off';
 // Likewise the launcher's code cache (app/codeCache.ts), for tests that start `stereocut` processes.
 process.env.STEREOCUT_CODE_CACHE ??= 'off';

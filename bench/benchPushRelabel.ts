@@ -15,12 +15,12 @@
 import { seededRandom } from '../data/random';
 import * as fs from 'fs';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { Input } from '../graphcut/gpujs/gpuJs';
-import { createGpuContext, type GpuContext, type GpuPreference } from '../graphcut/gpuBackend';
+import { Input } from '../gpu/runtime/gpujs/gpuJs';
+import { createGpuContext, type GpuContext, type GpuPreference } from '../gpu/runtime/context';
 import type { GridGraph } from '../graphcut/gridGraph';
-import { GpuPrecisionError, PushRelabelSolver, type PushRelabelOptions } from '../graphcut/pushRelabel';
-import { pushRelabelSource } from '../graphcut/lockstepKernels';
-import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
+import { GpuPrecisionError, PushRelabelSolver, type PushRelabelOptions } from '../gpu/maxflow/pushRelabel';
+import { pushRelabelSource } from './kernels/lockstepKernels';
+import { STATE_PLANES } from '../gpu/maxflow/pushRelabelLayout';
 import { expansionLikeGraph, randomGridGraph, RANDOM_GRAPH_KINDS } from '../test/support/randomGraphs';
 
 type Json = Record<string, unknown>;

@@ -12,7 +12,7 @@
  * recording, its submit, and the wall time until the device is done (all
  * medians of five repetitions after a warm-up).
  */
-import { webGpuDevice } from '../graphcut/gpuBackend';
+import { webGpuDevice } from '../gpu/runtime/context';
 
 interface Pass { setPipeline(p: unknown): void; setBindGroup(i: number, g: unknown): void; dispatchWorkgroups(x: number, y: number, z: number): void; end(): void }
 interface Device {

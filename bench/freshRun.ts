@@ -20,9 +20,9 @@ import * as path from 'path';
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { matchScene } = require('../stereo/sceneMatch') as typeof import('../stereo/sceneMatch');
 const { loadScene } = require('../data/scene') as typeof import('../data/scene');
-const { createGpuContext } = require('../graphcut/gpuBackend') as typeof import('../graphcut/gpuBackend');
-const { kernelBuildCache } = require('../graphcut/gpujs/kernelBuildCache') as typeof import('../graphcut/gpujs/kernelBuildCache');
-const { pipelineStore, pipelineStorePath } = require('../graphcut/gpujs/pipelineStore') as typeof import('../graphcut/gpujs/pipelineStore');
+const { createGpuContext } = require('../gpu/runtime/context') as typeof import('../gpu/runtime/context');
+const { kernelBuildCache } = require('../gpu/runtime/gpujs/kernelBuildCache') as typeof import('../gpu/runtime/gpujs/kernelBuildCache');
+const { pipelineStore, pipelineStorePath } = require('../gpu/runtime/gpujs/pipelineStore') as typeof import('../gpu/runtime/gpujs/pipelineStore');
 const { SceneImagesAhead, writeSceneOutputs } = require('../app/report/sceneOutputs') as typeof import('../app/report/sceneOutputs');
 const { ImageWriters } = require('../app/report/outputThreads') as typeof import('../app/report/outputThreads');
 /* eslint-enable @typescript-eslint/no-require-imports */
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   for (let i = 0; i < runs; i++) await once(`run ${i + 2}`);
   rows.push(['process so far', performance.now() - t0]);
   for (const [what, ms] of rows) console.log(`${ms.toFixed(0).padStart(7)} ms  ${what}`);
-  // What the pipeline store (graphcut/gpujs/pipelineStore.ts) gave this process: the second process of a shape starts its pipelines at once.
+  // What the pipeline store (gpu/runtime/gpujs/pipelineStore.ts) gave this process: the second process of a shape starts its pipelines at once.
   const store = pipelineStorePath() ?? 'off';
   console.log(`pipeline store ${store}: ${kernelBuildCache.warmedUpPipelines} pipelines asked for at the program's start (${kernelBuildCache.buildsAwaitingWarmUp} builds waited for one), ${pipelineStore.recorded} new ones recorded`);
 }

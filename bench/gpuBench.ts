@@ -45,7 +45,7 @@
  *              solver's plans (the default: the volume, weights and
  *              V table bound without copies and uploaded once per device)
  *              with gpu.js's copy and buffer per plan and seat
- *              (graphcut/gpujs/sharedLiterals.ts)
+ *              (gpu/runtime/gpujs/sharedLiterals.ts)
  *   pairs      tsukuba, teddy and Adirondack, $GPU_BENCH_REPS (default 4)
  *              runs each with the default device options and with those of
  *              $GPU_BENCH_OPTIONS, alternating, every run compiling its own
@@ -53,11 +53,11 @@
  *   kept       tsukuba, teddy and Adirondack, each run once, then twice
  *              taking the program (kernels, compiled plans) the run before
  *              kept (the default) and twice compiling its own (keepPlans
- *              false), alternating (expansion/gpuKeptPrograms.ts)
+ *              false), alternating (gpu/move/keptPrograms.ts)
  *   clocks     tsukuba, teddy and Adirondack, each run after 4.5 s of an
  *              idle GPU (its clock dropped), alternating the clock warm-up
  *              on (the default) and off, twice, then one run right after
- *              (graphcut/gpuClockWarmup.ts)
+ *              (gpu/runtime/clockWarmup.ts)
  *   threads    teddy and Adirondack, alternating the cost volume and WTA
  *              on worker threads (the default for volumes of 4 M entries
  *              and more) with both on the main thread, twice each, after a
@@ -65,7 +65,7 @@
  *   builds     the same as host, alternating kernel builds shared between
  *              plans (the default: translations and shader modules kept,
  *              emptied before every run, as in a fresh process) with every
- *              plan building its kernels anew (graphcut/gpujs/kernelBuildCache.ts)
+ *              plan building its kernels anew (gpu/runtime/gpujs/kernelBuildCache.ts)
  *   pipelines  synthetic scenes of sizes new to the process (so every
  *              compute pipeline is new to Dawn and to the driver's disk
  *              cache, as in a fresh process), alternating a plan's
@@ -73,7 +73,7 @@
  *              with gpu.js creating them one by one, three pairs
  *   workgroups tsukuba, teddy and Adirondack with the 2D/3D kernels in
  *              workgroups of 8×8 (gpu.js's own), 16×16, 32×8 and 64×4
- *              threads, alternating, twice (graphcut/gpujs/workgroupSize.ts)
+ *              threads, alternating, twice (gpu/runtime/gpujs/workgroupSize.ts)
  *   dispatch   device time of one dispatch of a [W, H, 5] copy written in
  *              WGSL directly, in workgroups of 64, 128 and 256 threads,
  *              and of an empty dispatch, at three sizes (no gpu.js)
@@ -96,7 +96,7 @@
  * Scenes come from $STEREO_DATA (Middlebury folders). The JSON is rewritten
  * after every run, so a run cut short still reports.
  */
-import { DEFAULT_WORKGROUP, resolveDeviceFlags } from '../graphcut/deviceFlags';
+import { DEFAULT_WORKGROUP, resolveDeviceFlags } from '../gpu/runtime/deviceFlags';
 import { seededRandom } from '../data/random';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -105,30 +105,33 @@ import { readLabeling, writeLabeling } from '../data/smrf';
 import { loadScene } from '../data/scene';
 import type { Scene } from '../data/sceneTypes';
 import { alphaExpansion, type MoveProgress } from '../expansion/alphaExpansion';
-import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
-import { type GpuMoveOptions, type GpuMoveSettings } from '../expansion/gpuMoveSettings';
+import { GpuMoveSolver } from '../gpu/move/gpuMoveSolver';
+import { type GpuMoveOptions, type GpuMoveSettings } from '../gpu/move/moveSettings';
 import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
-import { createGpuContext } from '../graphcut/gpuBackend';
+import { createGpuContext } from '../gpu/runtime/context';
 import { parallelCosts } from '../costs/parallelCosts';
-import { clearKernelBuildCache } from '../graphcut/gpujs/kernelBuildCache';
-import type { WorkgroupShape } from '../graphcut/gpujs/workgroupSize';
-import { Input } from '../graphcut/gpujs/gpuJs';
+import { clearKernelBuildCache } from '../gpu/runtime/gpujs/kernelBuildCache';
+import type { WorkgroupShape } from '../gpu/runtime/gpujs/workgroupSize';
+import { Input } from '../gpu/runtime/gpujs/gpuJs';
 import type { IGPUKernelSettings } from 'gpu.js';
-import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../graphcut/pushRelabel';
+import { initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, type PushRelabelOptions } from '../gpu/maxflow/pushRelabel';
 import { median } from '../app/bench/median';
-import { gatedKernel, globalRelabelPasses, iterationPasses, UNCHANGED_STATE, type PushScheme } from '../graphcut/pushRelabelKernels';
-import { bfsPassSource, bfsScanSource, bfsStartSource, withHeightsSource } from '../graphcut/bfsKernels';
-import { pushRelabelSource } from '../graphcut/lockstepKernels';
-import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
-import { sweepPushSource } from '../graphcut/sweepKernels';
+import { gatedKernel, globalRelabelPasses, iterationPasses, UNCHANGED_STATE } from '../gpu/maxflow/pushRelabelKernels';
+import { SCAN_BFS, SPLIT_SWEEP_PUSH, type PushScheme } from '../gpu/maxflow/kernelFamilies';
+import { bfsScanSource, bfsStartSource, withHeightsSource } from '../gpu/maxflow/bfsKernels';
+import { bfsLevelSource } from './kernels/levelBfsKernel';
+import { pushRelabelSource } from './kernels/lockstepKernels';
+import { ABLATION_FAMILIES } from './kernels/ablationFamilies';
+import { STATE_PLANES } from '../gpu/maxflow/pushRelabelLayout';
+import { sweepPushSource } from '../gpu/maxflow/sweepKernels';
 import { expansionLikeGraph } from '../test/support/randomGraphs';
-import { checkTilesSource, MOVE_DONE_GATE, orTilesSource, reductionLevels, TILE } from '../expansion/gpuReductionKernels';
+import { checkTilesSource, MOVE_DONE_GATE, orTilesSource, reductionLevels, TILE } from '../gpu/move/reductionKernels';
 import { createMoveSolver } from '../stereo/backends';
 import { installHostProfiler } from './gpuHostProfile';
 import { costOptions, costsLeftToDevice, match, resolveParams, startingLabels, stereoEnergy, warmUpForBackend } from '../stereo/match';
 import type { BackendName, MatchParams } from '../stereo/params';
 import { sceneParamsFor } from '../stereo/sceneParams';
-import { gpuJsInternal } from '../graphcut/gpujs/internals';
+import { gpuJsInternal } from '../gpu/runtime/gpujs/internals';
 
 type Json = Record<string, unknown>;
 
@@ -157,7 +160,8 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
     solver = new GraphMoveSolver(energy, new PushRelabelSolver(ctx, pr), params.graph);
   } else {
     // Every run compiles its own plans, as it did before plans were kept between runs, so that sections compare like with like; the kept section asks for them.
-    solver = await createMoveSolver(energy, { backend: spec.backend, graph: params.graph, verify: spec.verify ?? false, gpu: { keepPlans: false, ...spec.gpu }, ...costOptions(energy, leftToDevice) });
+    // The benchmarks' kernel families (the lockstep push, the level BFS) are at hand for the settings that name them.
+    solver = await createMoveSolver(energy, { backend: spec.backend, graph: params.graph, verify: spec.verify ?? false, gpu: { keepPlans: false, families: ABLATION_FAMILIES, ...spec.gpu }, ...costOptions(energy, leftToDevice) });
   }
   const t2 = performance.now();
   const init = await startingLabels(energy, params, solver);
@@ -254,7 +258,7 @@ async function large(W: number, H: number, L: number, initKind: string, cycles: 
   const cycleLog: Json[] = [];
   // Costs on demand: no volume on the host or the device, each label's costs computed by the move kernels.
   const r = await match(scene.left, scene.right, {
-    gpu: { ...(push ? { push } : {}), ...benchOptions() },
+    gpu: { ...(push ? { push, families: ABLATION_FAMILIES } : {}), ...benchOptions() },
     // GPU_BENCH_MODE=cpu runs the same device moves on gpu.js's CPU backend (a check of the section off the GPU).
     ndisp: L, backend: process.env.GPU_BENCH_MODE === 'cpu' ? 'gpujs-cpu' : 'gpu', costs: 'on-demand', init: initKind === 'wta' ? 'wta' : 'zero', initialLabels: given, cycles,
     // Progress on stderr, so a run stopped by a time limit still shows how far it got.
@@ -302,11 +306,11 @@ async function passCosts(W: number, H: number, shape: WorkgroupShape): Promise<J
     const kern = gpu.createKernel(source, settings(planes, reach));
     return (...a: unknown[]) => kern(...a);
   };
-  const split = iterationPasses(gpu, 'split-sweep', settings);
-  const relabel = globalRelabelPasses(gpu, 'scan', settings);
+  const split = iterationPasses(gpu, SPLIT_SWEEP_PUSH, settings);
+  const relabel = globalRelabelPasses(gpu, SCAN_BFS, settings);
   const start = kernel(bfsStartSource(), 1);
   const merge = kernel(withHeightsSource());
-  const level = kernel(bfsPassSource(), 1);
+  const level = kernel(bfsLevelSource(), 1);
   const scan = kernel(bfsScanSource(), 1);
   const check = gpu.createKernel(checkTilesSource(), { output: [Math.ceil(W / TILE), Math.ceil(H / TILE)], constants: { W, H, INF: n + 1 }, precision: 'single' } as IGPUKernelSettings);
   // Gated shut by G below: copies of their input.

@@ -12,15 +12,15 @@
  * their recording happens outside the calls, while the device runs another.
  *
  * Both ways of recording a call are timed: the solver's
- * (graphcut/gpujs/onePassCalls.ts: every step a dispatch of one compute
+ * (gpu/runtime/gpujs/onePassCalls.ts: every step a dispatch of one compute
  * pass) and gpu.js's own (a compute pass per step), which a run gets with
  * the device flag onePassCalls off (gpuBench passes it per run).
  */
 import { createHash } from 'crypto';
-import { kernelBuildCache } from '../graphcut/gpujs/kernelBuildCache';
-import { sharedLiterals } from '../graphcut/gpujs/sharedLiterals';
-import { installOnePassCalls, onePassCalls, type FusedExecutor } from '../graphcut/gpujs/onePassCalls';
-import { gpuJsInternal } from '../graphcut/gpujs/internals';
+import { kernelBuildCache } from '../gpu/runtime/gpujs/kernelBuildCache';
+import { sharedLiterals } from '../gpu/runtime/gpujs/sharedLiterals';
+import { installOnePassCalls, onePassCalls, type FusedExecutor } from '../gpu/runtime/gpujs/onePassCalls';
+import { gpuJsInternal } from '../gpu/runtime/gpujs/internals';
 
 export interface HostProfile {
   /** Kernel builds on the device, and how many distinct WGSL sources they compiled. */
@@ -43,7 +43,7 @@ export interface HostProfile {
   recordedAhead: number;
   aheadMs: number;
   takenAhead: number;
-  /** Kernel translations and shader modules taken from earlier builds (graphcut/gpujs/kernelBuildCache.ts), and those made. */
+  /** Kernel translations and shader modules taken from earlier builds (gpu/runtime/gpujs/kernelBuildCache.ts), and those made. */
   translationHits: number;
   translationMisses: number;
   moduleHits: number;
@@ -51,7 +51,7 @@ export interface HostProfile {
   /** Pipelines created together before their plans compiled, and the time that took. */
   prewarmedPipelines: number;
   prewarmMs: number;
-  /** Seats of shared literals that found their buffer made, and the buffers made, with their bytes (graphcut/gpujs/sharedLiterals.ts). */
+  /** Seats of shared literals that found their buffer made, and the buffers made, with their bytes (gpu/runtime/gpujs/sharedLiterals.ts). */
   literalHits: number;
   literalsMade: number;
   literalBytes: number;

@@ -22,8 +22,8 @@
  * buffer, its mapping): what a host loop that asked the device after every
  * round whether the move had converged would pay per round.
  */
-import { ResidentBuffers } from '../graphcut/gpujs/residentCalls';
-import { encodePasses, type FusedExecutor } from '../graphcut/gpujs/onePassCalls';
+import { ResidentBuffers } from '../gpu/runtime/gpujs/residentCalls';
+import { encodePasses, type FusedExecutor } from '../gpu/runtime/gpujs/onePassCalls';
 import { matchScene } from '../stereo/sceneMatch';
 
 /** The parts of a WebGPU device and compute pass the replay uses (the webgpu package's types are not a dependency). */

@@ -23,8 +23,8 @@ const cases = [
   ['stereocut match --help', [process.execPath, bin, 'match', '--help']],
   ['stereocut tune --help', [process.execPath, bin, 'tune', '--help']],
   ['node -e "require(\'gpu.js\')"', [process.execPath, '-e', "require('gpu.js')"]],
-  // gpu.js as the project loads it: without its WebGL backends (graphcut/gpujs/gpuJs.ts).
-  ['gpu.js through dist/graphcut/gpujs/gpuJs', [process.execPath, '-e', `require(${JSON.stringify(path.join(__dirname, '..', 'dist', 'graphcut', 'gpujs', 'gpuJs.js'))})`]],
+  // gpu.js as the project loads it: without its WebGL backends (gpu/runtime/gpujs/gpuJs.ts).
+  ['gpu.js through dist/gpu/runtime/gpujs/gpuJs', [process.execPath, '-e', `require(${JSON.stringify(path.join(__dirname, '..', 'dist', 'gpu', 'runtime', 'gpujs', 'gpuJs.js'))})`]],
   // Everything `run` loads and parses before its first scene: it stops at the missing folder.
   ['stereocut run MISSING-FOLDER --backend bk (exit 1)', [process.execPath, bin, 'run', path.join(__dirname, 'no-such-scene-folder'), '--backend', 'bk'], 1],
   ...(other ? [[`${other} --help`, [process.execPath, other, '--help']]] : []),

@@ -5,7 +5,7 @@
  *
  *   node dist/bench/wholeRuns.js OUT.json REPS SCENE_FOLDER...
  *
- * $WHOLE_RUN_CONFIGS: JSON {name: device schedule flags} (gpuMoveSettings
+ * $WHOLE_RUN_CONFIGS: JSON {name: device schedule flags} (gpu/move/moveSettings
  * fields, e.g. {"default": {}, "block": {"push": "block", "bfs": "block"}});
  * default {"default": {}}. $WHOLE_RUN_PARAMS: JSON parameter overrides for
  * every scene (e.g. {"cycles": 4}). Each scene is run once per config to
@@ -14,10 +14,11 @@
  * must give the same (the device moves are exact). Prints a table; the
  * JSON is rewritten after every run.
  */
-import { ProgramStore } from '../expansion/gpuKeptPrograms';
+import { ProgramStore } from '../gpu/move/keptPrograms';
 import * as fs from 'fs';
-import type { GpuMoveSettings } from '../expansion/gpuMoveSettings';
+import type { GpuMoveSettings } from '../gpu/move/moveSettings';
 import { matchScene } from '../stereo/sceneMatch';
+import { ABLATION_FAMILIES } from './kernels/ablationFamilies';
 import type { MatchParams } from '../stereo/params';
 
 interface Row {
@@ -46,7 +47,8 @@ async function main(): Promise<void> {
   const programs = new ProgramStore();
   const once = async (folder: string, name: string, rep: number): Promise<void> => {
     const t0 = performance.now();
-    const m = await matchScene(folder, params, { backend: 'gpu', thresholds: [1], gpu: configs[name], programs });
+    // The benchmarks' kernel families (the lockstep push, the level BFS) are at hand for a config that names them.
+    const m = await matchScene(folder, params, { backend: 'gpu', thresholds: [1], gpu: { families: ABLATION_FAMILIES, ...configs[name] }, programs });
     const wallMs = performance.now() - t0;
     const r = m.result;
     const bad1 = m.evaluation?.regions.find((g) => g.region === 'nonocc')?.bad[0] ?? null;

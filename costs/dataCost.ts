@@ -41,7 +41,7 @@ export class DataCostMatcher {
   /**
    * Census codes (kind 'census'), censusWords per pixel, made on first use:
    * a run whose costs the device computes (from the grey images, expansion/
-   * gpuCensusKernel.ts) never needs them on the host.
+   * gpu/costs/censusKernel.ts) never needs them on the host.
    */
   private codes?: { left: Int32Array; right: Int32Array; y0: number; y1: number };
   private readonly words: number;

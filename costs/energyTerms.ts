@@ -137,7 +137,7 @@ function energyOfPair(makeMatcher: (o: DataCostOptions) => DataCostMatcher, chan
  * The 'images' data term of a matcher: what the device cost kernels read
  * (their spec is the matcher's resolved options). For census costs the
  * images are the pair's integer grey images (census.ts censusGrey), from
- * which the device computes the codes once (expansion/gpuCensusKernel.ts),
+ * which the device computes the codes once (gpu/costs/censusKernel.ts),
  * and `channels` is the 16-bit halves per pixel of those codes, two per
  * 32-bit word; for the other kinds, the 8-bit intensities and their channels.
  */

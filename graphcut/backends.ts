@@ -1,11 +1,11 @@
 import { InputError } from '../data/errors';
-import { isWebGpuAvailable, type GpuMode } from './gpuBackend';
+import { isWebGpuAvailable, type GpuMode } from '../gpu/runtime/context';
 
 /**
  * The backends, in one place: their names, where each runs, what 'auto'
  * falls back to, and how a run is verified. The CLI's choices, match(),
  * the move-solver factory (stereo/backends.ts) and the max-flow factory
- * (solverFactory.ts) all read this registry.
+ * (stereo/maxFlowFactory.ts) all read this registry.
  *
  *  - 'auto'       the device kernels on WebGPU when an adapter answers, else
  *                 BK on the CPU (the run says why it fell back);
@@ -61,7 +61,7 @@ export async function placeBackend(name: BackendName, cpuKernels: Extract<GpuMod
  *    which only the host's graph builder does (stereo/backends.ts);
  *  - the energy's or a graph's values are beyond what f32 holds exactly
  *    (GpuPrecisionError: stereo/backends.ts for the energy, the max-flow
- *    solver for one graph, graphcut/solverFactory.ts);
+ *    solver for one graph, stereo/maxFlowFactory.ts);
  *  - the device failed during a run (a lost device, a driver error:
  *    stereo/backends.ts FallbackMoveSolver).
  *

@@ -1,17 +1,17 @@
 import type { GraphVariant } from '../expansion/binaryStep';
-import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
-import { type GpuMoveSettings } from '../expansion/gpuMoveSettings';
-import type { FlowCarry } from '../expansion/gpuFlowCarry';
-import type { ProgramStore } from '../expansion/gpuKeptPrograms';
+import { GpuMoveSolver } from '../gpu/move/gpuMoveSolver';
+import { type GpuMoveSettings } from '../gpu/move/moveSettings';
+import type { FlowCarry } from '../gpu/move/flowCarry';
+import type { ProgramStore } from '../gpu/move/keptPrograms';
 import { GraphMoveSolver, type MoveResult, type MoveSolver } from '../expansion/moveSolver';
 import { computeEnergy, isMetricTable, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { checkBackend, fallbackFor, placeBackend, type BackendName, type FallbackDecision } from '../graphcut/backends';
-import { createGpuContext } from '../graphcut/gpuBackend';
+import { createGpuContext } from '../gpu/runtime/context';
 import { InputError, VerificationError } from '../data/errors';
-import { GpuPrecisionError } from '../graphcut/pushRelabel';
+import { GpuPrecisionError } from '../gpu/maxflow/pushRelabel';
 import type { MaxFlowSolver } from '../graphcut/maxflow';
-import { createMaxFlowSolver } from '../graphcut/solverFactory';
+import { createMaxFlowSolver } from './maxFlowFactory';
 import { VerifyingSolver } from '../graphcut/verifyingSolver';
 
 export interface BackendOptions {
@@ -30,9 +30,9 @@ export interface BackendOptions {
    * device or not at all (--costs on-demand).
    */
   buildVolume?: () => void;
-  /** The device moves' flows from the previous frame of a sequence, and where this solver leaves its own (expansion/gpuFlowCarry.ts); the host solvers ignore it. */
+  /** The device moves' flows from the previous frame of a sequence, and where this solver leaves its own (gpu/move/flowCarry.ts); the host solvers ignore it. */
   flows?: FlowCarry;
-  /** Where the device moves take and keep their program between solvers (expansion/gpuKeptPrograms.ts); without one, each solver's program is released with it. */
+  /** Where the device moves take and keep their program between solvers (gpu/move/keptPrograms.ts); without one, each solver's program is released with it. */
   programs?: ProgramStore;
 }
 

@@ -19,7 +19,7 @@ import { shownValue } from '../data/errors';
 import { closestName } from './didYouMean';
 
 export { match, createMatcher, Matcher, resolveParams, disparityInPixels, type MatchOptions, type MatchResult, type MatchEvent, type PairOptions, type PhaseTimes } from './match';
-export { ProgramStore } from '../expansion/gpuKeptPrograms';
+export { ProgramStore } from '../gpu/move/keptPrograms';
 export { createSequenceMatcher, SequenceMatcher, type SequenceOptions, type FrameResult } from './sequence';
 export { panFrames, type PanOptions, type PanFrame } from '../data/panSequence';
 export type { WarmStartRecord, FrameStart } from './warmStart';

@@ -1,9 +1,10 @@
 import type { Raster } from '../data/raster';
+import { medianFill } from './medianFill';
 import { leftRightCheck, mirrorRows } from './leftRightCheck';
 import { refineSubpixel } from './subpixel';
 import { checkMatchMemory, defaultMemoryLimit, estimateMatchMemory } from './memoryPlan';
 import { checkMatchOptions, matchArguments } from './matchOptions';
-import { ProgramStore } from '../expansion/gpuKeptPrograms';
+import { ProgramStore } from '../gpu/move/keptPrograms';
 import { pyramidLevels } from './coarseToFine';
 import { stripPool, stripThreads, type StripPool } from './stripRunner';
 import { resolveParams } from './paramSchema';
@@ -154,6 +155,9 @@ async function checkedMatch(left: Raster, right: Raster, options: MatchOptions):
   const t0 = performance.now();
   const dispRight = mirrorRows(others[0], r.width, r.height);
   const check = leftRightCheck(r.disparity, dispRight, r.width, r.height, r.params.lrFill);
+  // The median's window is in coarsest-level pixels: f = 2^(levels − 1) at the finest level.
+  const scale = r.pyramid ? 2 ** (r.pyramid.shapes.length - 1) : 1;
+  if (r.params.lrFill && r.params.lrMedian) check.disparity = medianFill(check.disparity, check.marked, left, scale);
   const checkMs = performance.now() - t0;
   options.onEvent?.({ kind: 'leftRightCheck', ms: checkMs, inconsistent: check.invalid, filled: r.params.lrFill });
   return { ...r, disparity: check.disparity, inconsistentPixels: check.invalid, inconsistent: check.marked, times: { ...r.times, totalMs: r.times.totalMs + checkMs, checkMs } };

@@ -1,8 +1,8 @@
 import { describeRule, expectedOf, numberAccepted, paramProblem, PARAM_KEYS, PARAM_SCHEMA, type NumberRule, type ParamSpec } from './paramSchema';
-import { ProgramStore } from '../expansion/gpuKeptPrograms';
-import { FlowCarry } from '../expansion/gpuFlowCarry';
-import { GPU_MOVE_SETTINGS } from '../expansion/gpuMoveSettings';
-import { deviceFlagsProblem } from '../graphcut/deviceFlags';
+import { ProgramStore } from '../gpu/move/keptPrograms';
+import { FlowCarry } from '../gpu/move/flowCarry';
+import { GPU_MOVE_SETTINGS } from '../gpu/move/moveSettings';
+import { deviceFlagsProblem } from '../gpu/runtime/deviceFlags';
 import { channelWeight, costScale, DEFAULT_CENSUS_WINDOW, maxRawCost, smoothnessUnit, type CensusWindow, type CostKind } from '../costs';
 import { readImage } from '../data/imageIO';
 import type { Raster } from '../data/raster';
@@ -100,7 +100,7 @@ const CHECKS = {
     if (!v || typeof v !== 'object' || Array.isArray(v)) fail('type', expected);
     for (const [k, x] of Object.entries(v as object)) {
       const count = k === 'iterationsPerRound' || k === 'bfsPasses';
-      // The schedule knobs' values are checked by the solver that takes them (expansion/gpuMoveSolver.ts).
+      // The schedule knobs' values are checked by the solver that takes them (gpu/move/gpuMoveSolver.ts).
       if (!(GPU_MOVE_SETTINGS as readonly string[]).includes(k)) fail('type', `${expected}; '${k}' is none of them`);
       if (k === 'device') {
         // The device flags, checked once here; createGpuContext checks them again for its other callers, with the same rules.

@@ -1,11 +1,11 @@
 import type { EnergyBreakdown } from '../data/energy';
 import type { CycleReport, ExpansionResult, ExpansionResume, MoveProgress } from '../expansion/alphaExpansion';
-import type { ClockWarmupReport } from '../graphcut/gpuClockWarmup';
-import type { GpuMoveSettings } from '../expansion/gpuMoveSettings';
+import type { ClockWarmupReport } from '../gpu/runtime/clockWarmup';
+import type { GpuMoveSettings } from '../gpu/move/moveSettings';
 import type { LevelReport, LevelShape } from './coarseToFine';
 import type { StripPool } from './stripRunner';
 import type { WarmStart, WarmStartRecord } from './warmStart';
-import type { ProgramStore } from '../expansion/gpuKeptPrograms';
+import type { ProgramStore } from '../gpu/move/keptPrograms';
 import type { BackendName, MatchParams } from './params';
 
 /** What match() takes and returns, and the events it reports as it runs. */
@@ -49,7 +49,7 @@ export interface MatchOptions extends Partial<MatchParams> {
   /**
    * Where the device moves keep their programs (kernels and compiled plans)
    * between matches of one shape and device setting (expansion/
-   * gpuKeptPrograms.ts), held by the caller: a Matcher holds one, and
+   * gpu/move/keptPrograms.ts), held by the caller: a Matcher holds one, and
    * callers that sweep parameters over one pair can share one between
    * matchers. The caller releases it. Default: none; the match releases
    * its program at the end.
@@ -63,16 +63,16 @@ export interface MatchOptions extends Partial<MatchParams> {
    * Device settings of the GPU backends: K (iterationsPerRound), B
    * (bfsPasses) and whether compiled programs are kept for the next run of
    * the same shape (keepPlans); defaults are the measured best. The other
-   * keys are the device moves' schedule knobs (expansion/gpuMoveSettings.ts
+   * keys are the device moves' schedule knobs (gpu/move/moveSettings.ts
    * GpuMoveSettings), for benchmarks and ablations: they change the time,
    * never the labels; `device` holds the device path's switches
-   * (graphcut/deviceFlags.ts), which the run's gpu.js context is made with.
+   * (gpu/runtime/deviceFlags.ts), which the run's gpu.js context is made with.
    */
   gpu?: GpuMoveSettings;
   /**
    * With the device moves (backend gpu or auto), queue spin work on the GPU
    * before the costs so that an idle GPU's clock is raised when the moves
-   * start (graphcut/gpuClockWarmup.ts). Default: on when the host computes
+   * start (gpu/runtime/clockWarmup.ts). Default: on when the host computes
    * the costs and the WTA (the spin runs while it does), off when they are
    * left to the device, which would wait behind the spin (warmUpForBackend).
    */

@@ -94,6 +94,7 @@ export const PARAM_SCHEMA: { readonly [K in keyof MatchParams]-?: ParamSpec } = 
   lrCheck: { flag: 'lr-check', kind: 'flag', scope: 'solver', help: 'left–right consistency check: match the right view too and mark pixels whose views differ by more than 1 (default on; --no-lr-check: off)' },
   subpixel: { flag: 'subpixel', kind: 'flag', scope: 'solver', help: 'sub-pixel refinement: parabola through the window-summed costs at d−1, d, d+1, written to PFM outputs and scored (default off)' },
   lrFill: { flag: 'lr-fill', kind: 'flag', scope: 'solver', help: 'fill the pixels the check marks from the nearest consistent pixels of their row, the farther of the two (default true; --no-lr-fill leaves them invalid: 0 in PNG, inf in PFM)' },
+  lrMedian: { flag: 'lr-median', kind: 'flag', scope: 'solver', help: 'after the row fill, each marked pixel takes the median of the filled disparities within 10 px (× the pyramid level\'s scale), weighted by colour likeness and distance (default true; --no-lr-median keeps the row fill)' },
   levels: { flag: 'levels', kind: 'levels', scope: 'solver', help: 'pyramid levels: match at 1/2^(N−1) of the size, then refine each finer level within bands around the coarser map; auto: as many as bring the coarsest to at most 0.5 megapixels (1 for benchmark-sized pairs) (default auto)' },
   levelCycles: { flag: 'level-cycles', kind: 'cycles', scope: 'solver', help: `α-expansion cycles at each finer pyramid level (--cycles is the coarsest's), or "converge" (default ${D.levelCycles})` },
 };

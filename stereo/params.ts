@@ -47,6 +47,8 @@ export interface MatchParams {
   lrCheck: boolean;
   /** Fill the pixels the check marks from their row neighbours (the farther of the two); off leaves them invalid. */
   lrFill: boolean;
+  /** After the row fill, each marked pixel takes the colour-weighted median of the filled disparities around it (stereo/medianFill.ts). */
+  lrMedian: boolean;
   /** Sub-pixel refinement (stereo/subpixel.ts): a parabola through the box-summed costs at d − 1, d, d + 1; written to PFM outputs. */
   subpixel: boolean;
   /**
@@ -87,6 +89,7 @@ export const DEFAULT_PARAMS: MatchParams = {
   costs: 'auto',
   lrCheck: true,
   lrFill: true,
+  lrMedian: true,
   subpixel: false,
   levels: 'auto',
   levelCycles: 1,

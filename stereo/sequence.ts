@@ -1,6 +1,6 @@
 import type { Raster } from '../data/raster';
 import { optionError } from '../data/errors';
-import { FlowCarry } from '../expansion/gpuFlowCarry';
+import { FlowCarry } from '../gpu/move/flowCarry';
 import { pyramidLevels } from './coarseToFine';
 import { Matcher, resolveParams, type MatchOptions, type MatchResult } from './match';
 import { matchArguments } from './matchOptions';
@@ -9,7 +9,7 @@ import type { FrameStart } from './warmStart';
 /**
  * Frames of a stereo sequence matched one after another, each starting
  * from the previous frame's result: its labels (every view's) and, on the
- * device, its per-label flows (dynamic cuts, expansion/gpuFlowCarry.ts).
+ * device, its per-label flows (dynamic cuts, gpu/move/flowCarry.ts).
  * The rule that keeps a warm start from making a frame worse is
  * stereo/warmStart.ts's; keyframes add a comparison of final energies.
  *

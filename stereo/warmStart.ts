@@ -1,5 +1,5 @@
 import type { EnergyBreakdown } from '../data/energy';
-import type { FlowCarry } from '../expansion/gpuFlowCarry';
+import type { FlowCarry } from '../gpu/move/flowCarry';
 
 /**
  * A frame of a sequence started from the previous frame's result
@@ -30,7 +30,7 @@ export interface WarmStart {
   labels?: Uint16Array;
   /** Cycles of a frame that starts warm (default: the params' cycles). */
   cycles?: number | 'converge';
-  /** The device moves' flows of the previous frame (expansion/gpuFlowCarry.ts); dropped when the frame starts fresh. */
+  /** The device moves' flows of the previous frame (gpu/move/flowCarry.ts); dropped when the frame starts fresh. */
   flows?: FlowCarry;
   /** The shift the previous frame's warm start took (its record's shift), where this frame's search starts; default [0, 0]. */
   shift?: readonly [number, number];

@@ -5,7 +5,7 @@ import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { BACKENDS, fallbackFor, type FallbackCause } from '../graphcut/backends';
 import { generateSyntheticScene } from '../data/synthetic';
 import { buildStereoEnergy } from '../costs';
-import { isWebGpuAvailable } from '../graphcut/gpuBackend';
+import { isWebGpuAvailable } from '../gpu/runtime/context';
 import { volumeOf } from '../data/energy';
 import { InputError, VerificationError } from '../data/errors';
 import { costOptions, costsLeftToDevice, match, resolveParams, startingLabels } from '../stereo/match';

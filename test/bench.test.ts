@@ -1,10 +1,11 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { runBench, type BenchResult } from '../app/bench/runBench';
+import { runBench, stepKernels, type BenchResult } from '../app/bench/runBench';
 import { benchMarkdown, figure5, parseBenchJson, table3, table4 } from '../app/bench/tables';
 import { cumulativeSteps, parseTechniques, TECHNIQUES } from '../app/bench/techniques';
 import { main } from '../app/cli';
+import { ABLATION_FAMILIES } from '../bench/kernels/ablationFamilies';
 
 /**
  * The command line run by main() in this process, stdout and stderr captured:
@@ -25,7 +26,8 @@ const K = { baseline: 8, tuned: 16 };
 
 describe('technique chain', () => {
   test('each step switches exactly one technique on, in the paper order; BK leaves out the device-only ones', () => {
-    const gpu = cumulativeSteps(TECHNIQUES, 'gpu', K);
+    // With the ablation's lockstep push and level BFS, which the sweep and scan techniques start from.
+    const gpu = cumulativeSteps(TECHNIQUES, 'gpu', K, stepKernels(false, ABLATION_FAMILIES));
     expect(gpu.map((s) => s.id)).toEqual(['baseline', 'graph', 'init', 'order', 'sweep', 'scan', 'k', 'rounds', 'resume', 'gate', 'warm']);
     expect(gpu[0].config).toEqual({ graph: 'classic', init: 'zero', order: 'sequential', push: 'lockstep', bfs: 'level', k: 8, rounds: 'fixed', resume: false, gate: false, warm: false });
     expect(gpu[gpu.length - 1].config).toEqual({ graph: 'reversed', init: 'wta', order: 'frequent', push: 'sweep', bfs: 'scan', k: 16, rounds: 'adaptive', resume: true, gate: true, warm: true });
@@ -36,14 +38,36 @@ describe('technique chain', () => {
     }
     expect(cumulativeSteps(TECHNIQUES, 'bk', K).map((s) => s.id)).toEqual(['baseline', 'graph', 'init', 'order']);
     // Where the block kernels run, they are two more steps, after the scans, and the final setting.
-    const blocks = cumulativeSteps(TECHNIQUES, 'gpu', K, true);
+    const blocks = cumulativeSteps(TECHNIQUES, 'gpu', K, stepKernels(true, ABLATION_FAMILIES));
     expect(blocks.map((s) => s.id)).toEqual(['baseline', 'graph', 'init', 'order', 'sweep', 'scan', 'block', 'blockbfs', 'k', 'rounds', 'resume', 'gate', 'warm']);
     expect(blocks[blocks.length - 1].config).toMatchObject({ push: 'block', bfs: 'block' });
-    expect(cumulativeSteps(parseTechniques(['warm']), 'gpu', K, true)[0].config).toMatchObject({ push: 'block', bfs: 'block', warm: false });
+    expect(cumulativeSteps(parseTechniques(['warm']), 'gpu', K, stepKernels(true, ABLATION_FAMILIES))[0].config).toMatchObject({ push: 'block', bfs: 'block', warm: false });
     // Techniques left out sit at their final setting from the baseline on.
     expect(cumulativeSteps(parseTechniques(['order,graph']), 'bk', K)[0].config).toMatchObject({ graph: 'classic', init: 'wta', order: 'sequential' });
     expect(() => parseTechniques(['graph,warp'])).toThrow(/^--techniques: unknown technique 'warp'/);
     expect(() => cumulativeSteps(TECHNIQUES, 'bk', { baseline: 0, tuned: 64 })).toThrow(/--baseline-k/);
+  });
+
+  test('with the product\'s kernel families alone (stereocut bench), a device chain starts from the sweeps and scans: the lockstep push and level BFS are the ablation script\'s', () => {
+    const product = cumulativeSteps(TECHNIQUES, 'gpu', K, stepKernels(false));
+    expect(product.map((s) => s.id)).toEqual(['baseline', 'graph', 'init', 'order', 'k', 'rounds', 'resume', 'gate', 'warm']);
+    expect(product[0].config).toMatchObject({ push: 'sweep', bfs: 'scan' });
+    const blocks = cumulativeSteps(TECHNIQUES, 'gpu', K, stepKernels(true));
+    expect(blocks.map((s) => s.id)).toEqual(['baseline', 'graph', 'init', 'order', 'block', 'blockbfs', 'k', 'rounds', 'resume', 'gate', 'warm']);
+    expect(blocks[0].config).toMatchObject({ push: 'sweep', bfs: 'scan' });
+    expect(stepKernels(false, ABLATION_FAMILIES)).toEqual({ push: ['sweep', 'split-sweep', 'lockstep'], bfs: ['scan', 'level'] });
+  });
+});
+
+describe('the GPU ablation (the bench with the ablation\'s kernel families, on gpu.js\'s CPU backend)', () => {
+  test('the sweep and scan steps run from the lockstep push and level BFS, every step with the same energy', async () => {
+    const b = await runBench({ scenes: ['synthetic:seed=3,width=40,height=32,ndisp=8'], backends: ['gpujs-cpu'], techniques: ['sweep,scan'], cycles: 1, families: ABLATION_FAMILIES, command: 'gpuAblation test' });
+    expect(b.runs.map((r) => [r.step, r.config.push, r.config.bfs])).toEqual([['baseline', 'lockstep', 'level'], ['sweep', 'sweep', 'level'], ['scan', 'sweep', 'scan']]);
+    expect(new Set(b.runs.map((r) => r.energy)).size).toBe(1);
+    // Without the families the same request leaves both steps out.
+    const product = await runBench({ scenes: ['synthetic:seed=3,width=40,height=32,ndisp=8'], backends: ['gpujs-cpu'], techniques: ['sweep,scan'], cycles: 1, command: 'stereocut bench test' });
+    expect(product.runs.map((r) => [r.step, r.config.push, r.config.bfs])).toEqual([['baseline', 'sweep', 'scan']]);
+    expect(product.runs[0].energy).toBe(b.runs[0].energy);
   });
 });
 

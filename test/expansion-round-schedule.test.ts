@@ -1,12 +1,12 @@
 /**
- * The round schedule of the device moves (expansion/roundSchedule.ts), with
+ * The round schedule of the device moves (gpu/move/roundSchedule.ts), with
  * no device: its choice against a brute-force evaluation of the cost model
  * over every round choice, and the state it keeps between calls.
  */
 import { seededRandom } from '../data/random';
 import {
   ADAPT_WINDOW, CALL_COST_IN_ROUNDS, FLOWS_COST_IN_ROUNDS, GATED_ROUND_COST, MAX_ROUNDS, ROUND_CHOICES, RoundSchedule, type RoundScheduleOptions,
-} from '../expansion/roundSchedule';
+} from '../gpu/move/roundSchedule';
 
 const base: RoundScheduleOptions = {
   initialRounds: 4, bfsPasses: 16, maxBfsPasses: 1000, fixedRounds: false, gate: true, flowsInOut: true, resume: true,

@@ -1,7 +1,7 @@
 import { seededRandom } from '../data/random';
 import { BinaryStepBuilder, applyCut, GraphVariant } from '../expansion/binaryStep';
 import { computeEnergy, pairwise, volumeOf, MrfEnergy, SmoothnessKind } from '../data/energy';
-import { exactTermBounds } from '../expansion/gpuReadouts';
+import { exactTermBounds } from '../gpu/move/readouts';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import { GraphMoveSolver } from '../expansion/moveSolver';
 import { labelOrderForCycle } from '../expansion/labelOrder';

@@ -1,9 +1,9 @@
 import { seededRandom } from '../data/random';
-import { flowShiftMoves } from '../expansion/gpuFlowStores';
+import { flowShiftMoves } from '../gpu/move/flowStores';
 import { shiftedLabels } from '../stereo/warmStart';
 
 /**
- * Flows carried to a warm frame move with its labels (expansion/gpuFlowStores.ts
+ * Flows carried to a warm frame move with its labels (gpu/move/flowStores.ts
  * flowShiftMoves): checked against the pixel-by-pixel shift of shiftedLabels,
  * on random grids, views and shifts.
  */

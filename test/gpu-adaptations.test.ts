@@ -1,20 +1,20 @@
 /**
- * The gpu.js adaptations as one install (graphcut/gpujs/install.ts): the
+ * The gpu.js adaptations as one install (gpu/runtime/gpujs/install.ts): the
  * installed release is the one they mirror and package.json pins it; a
  * different release (stubbed) applies nothing and says so, and the device
  * description names what is off; the adapted prototypes run gpu.js's own
  * code for gpu.js instances the project did not make.
  */
-import { DEFAULT_DEVICE_FLAGS, resolveDeviceFlags } from '../graphcut/deviceFlags';
+import { DEFAULT_DEVICE_FLAGS, resolveDeviceFlags } from '../gpu/runtime/deviceFlags';
 import * as fs from 'fs';
 import * as path from 'path';
 import { Input } from 'gpu.js';
-import { ADAPTATIONS, describeAdaptations, installGpuJsAdaptations } from '../graphcut/gpujs/install';
-import { installedGpuJsRelease, WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
-import { adaptInstance, adaptsFor, flagsFor } from '../graphcut/gpujs/scope';
-import { webGpuDeviceDescription } from '../graphcut/gpuBackend';
-import { bfsScanSource } from '../graphcut/bfsKernels';
-import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
+import { ADAPTATIONS, describeAdaptations, installGpuJsAdaptations } from '../gpu/runtime/gpujs/install';
+import { installedGpuJsRelease, WRAPPED_GPU_JS_RELEASE } from '../gpu/runtime/gpujs/release';
+import { adaptInstance, adaptsFor, flagsFor } from '../gpu/runtime/gpujs/scope';
+import { webGpuDeviceDescription } from '../gpu/runtime/context';
+import { bfsScanSource } from '../gpu/maxflow/bfsKernels';
+import { STATE_PLANES } from '../gpu/maxflow/pushRelabelLayout';
 import { assembleWgsl } from './support/wgslAssembly';
 
 describe('gpu.js adaptations', () => {

@@ -1,12 +1,13 @@
-import { checkBlockSettings } from '../graphcut/blockWorkgroup';
-import { blockPushShift, blockPushWgsl } from '../graphcut/blockPushKernels';
-import { blockBfsWgsl } from '../graphcut/blockBfsKernels';
-import { BLOCK_CHECK_SPAN, blockCheckWgsl } from '../graphcut/blockCheckKernel';
-import { createGpuContext } from '../graphcut/gpuBackend';
-import { withRaisedLimits } from '../graphcut/gpuBackend';
-import { parseWorkgroupEntry, withWorkgroupEntry, workgroupEntryMarker } from '../graphcut/gpujs/workgroupEntry';
-import { iterationPasses, globalRelabelPasses } from '../graphcut/pushRelabelKernels';
-import { resolveGpuMoveOptions } from '../expansion/gpuMoveSettings';
+import { checkBlockSettings } from '../gpu/maxflow/blockWorkgroup';
+import { blockPushShift, blockPushWgsl } from '../gpu/maxflow/blockPushKernels';
+import { blockBfsWgsl } from '../gpu/maxflow/blockBfsKernels';
+import { BLOCK_CHECK_SPAN, blockCheckWgsl } from '../gpu/maxflow/blockCheckKernel';
+import { createGpuContext } from '../gpu/runtime/context';
+import { withRaisedLimits } from '../gpu/runtime/context';
+import { parseWorkgroupEntry, withWorkgroupEntry, workgroupEntryMarker } from '../gpu/runtime/gpujs/workgroupEntry';
+import { iterationPasses, globalRelabelPasses } from '../gpu/maxflow/pushRelabelKernels';
+import { BLOCK_BFS, BLOCK_PUSH } from '../gpu/maxflow/kernelFamilies';
+import { resolveGpuMoveOptions } from '../gpu/move/moveSettings';
 
 /*
  * What CI can check of the block kernels without WebGPU: their workgroup
@@ -66,8 +67,8 @@ describe('where the block schemes run', () => {
   test('on gpu.js backends without WGSL the block schemes refuse with a line naming the scheme', async () => {
     const ctx = await createGpuContext('cpu');
     const settings = (planes: number) => ({ output: planes > 1 ? [8, 8, planes] : [8, 8], constants: { W: 8, H: 8, INF: 65, REACH: 4 } });
-    expect(() => iterationPasses(ctx.gpu, 'block', settings)).toThrow(/^push scheme block: needs WebGPU/);
-    expect(() => globalRelabelPasses(ctx.gpu, 'block', settings)).toThrow(/^bfs scheme block: needs WebGPU/);
+    expect(() => iterationPasses(ctx.gpu, BLOCK_PUSH, settings)).toThrow(/^push scheme block: needs WebGPU/);
+    expect(() => globalRelabelPasses(ctx.gpu, BLOCK_BFS, settings)).toThrow(/^bfs scheme block: needs WebGPU/);
     ctx.destroy();
   });
 

@@ -5,22 +5,23 @@ import { loadScene } from '../data/scene';
 import type { Raster } from '../data/raster';
 import { generateSyntheticScene } from '../data/synthetic';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { createGpuContext, installWebGpuProvider, type GpuContext } from '../graphcut/gpuBackend';
-import { ADAPTATIONS } from '../graphcut/gpujs/install';
-import { ResidentBuffers } from '../graphcut/gpujs/residentCalls';
-import { DeviceReadouts } from '../expansion/gpuReadouts';
-import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
-import { blockTally, changedSquares } from '../expansion/gpuMoveBlockKernels';
-import * as pairKernels from '../expansion/gpuPairKernel';
+import { createGpuContext, installWebGpuProvider, type GpuContext } from '../gpu/runtime/context';
+import { ADAPTATIONS } from '../gpu/runtime/gpujs/install';
+import { ResidentBuffers } from '../gpu/runtime/gpujs/residentCalls';
+import { DeviceReadouts } from '../gpu/move/readouts';
+import { GpuMoveSolver } from '../gpu/move/gpuMoveSolver';
+import { blockTally, changedSquares } from '../gpu/move/moveBlockKernels';
+import * as pairKernels from '../gpu/costs/pairKernel';
 import { buildStereoEnergy, mirroredSwappedEnergy, stackEnergies, type StereoEnergyOptions } from '../costs';
 import type { MrfEnergy } from '../data/energy';
 import { randomRaster } from './support/randomRaster';
-import { Input } from '../graphcut/gpujs/gpuJs';
+import { Input } from '../gpu/runtime/gpujs/gpuJs';
 import type { IGPUKernelSettings } from 'gpu.js';
 import { cutCapacity, type GridGraph } from '../graphcut/gridGraph';
-import { PushRelabelSolver } from '../graphcut/pushRelabel';
-import { BFS_SCHEMES, PUSH_SCHEMES, type BfsScheme, type PushScheme } from '../graphcut/pushRelabelKernels';
-import { createMaxFlowSolver } from '../graphcut/solverFactory';
+import { PushRelabelSolver } from '../gpu/maxflow/pushRelabel';
+import { runFamilies } from '../gpu/maxflow/kernelFamilies';
+import { ABLATION_FAMILIES } from '../bench/kernels/ablationFamilies';
+import { createMaxFlowSolver } from '../stereo/maxFlowFactory';
 import { match, type MatchEvent, type MatchOptions } from '../stereo/match';
 import { findChromium, openBrowserWebGpu, type BrowserWebGpu } from './support/browserWebGpu';
 import type { BridgeDevice } from './support/browserWebGpuObjects';
@@ -32,8 +33,8 @@ import { FULL_TESTS, scaled } from './support/testScope';
  * without a GPU: headless Chromium's WebGPU (SwiftShader) through the bridge
  * in test/support/browserWebGpu.ts, installed as the process's WebGPU
  * provider. Everything after the adapter is the code that runs on a GPU:
- * gpuBackend's device set-up, gpu.js's webgpu mode, every adaptation in
- * graphcut/gpujs/, the device moves. SwiftShader is a CPU, so the cases are
+ * gpu/runtime/context's device set-up, gpu.js's webgpu mode, every adaptation in
+ * gpu/runtime/gpujs/, the device moves. SwiftShader is a CPU, so the cases are
  * small.
  */
 jest.setTimeout(120_000);
@@ -195,11 +196,12 @@ var<workgroup> tile: array<u32, ${n}>;
     expect(ctx.deviceErrors.slice(from)).toEqual([]);
   }
 
-  // One size per scheme: each new size compiles its kernels again, which SwiftShader does slowly.
-  const schemes = PUSH_SCHEMES.flatMap((push) => BFS_SCHEMES.map((bfs) => [push, bfs] as [PushScheme, BfsScheme]));
+  // One size per scheme: each new size compiles its kernels again, which SwiftShader does slowly. Every family: the product's and the benchmarks' (the lockstep push, the level BFS), given to the solver.
+  const families = runFamilies('test', ABLATION_FAMILIES);
+  const schemes = families.push.flatMap((push) => families.bfs.map((bfs) => [push.name, bfs.name] as [string, string]));
   test.each(schemes)('push-relabel, %s push and %s BFS: the flow and the minimum cut of BK on random 13×10 grids of each kind (three seeds under STEREOCUT_FULL_TESTS=1, one by default)', async (push, bfs) => {
     const errors = ctx.deviceErrors.length;
-    const solver = await createMaxFlowSolver('gpu', { push, bfs, reach: 4, iterationsPerRelabel: 4, bfsPassesPerCall: 4, bfsContinuePasses: 8, fallbackToBk: false });
+    const solver = await createMaxFlowSolver('gpu', { push, bfs, families: ABLATION_FAMILIES, reach: 4, iterationsPerRelabel: 4, bfsPassesPerCall: 4, bfsContinuePasses: 8, fallbackToBk: false });
     try {
       expect(solver.device).toMatch(/swiftshader/);
       for (let seed = 1; seed <= scaled(3, 1); seed++) {

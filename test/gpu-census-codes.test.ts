@@ -1,13 +1,13 @@
 import { Input } from 'gpu.js';
 import { censusGrey, censusTransform, toIntensity8, type CensusWindow } from '../costs';
 import { seededRandom } from '../data/random';
-import { censusCodesSource, censusHalves, greyPlanes } from '../expansion/gpuCensusKernel';
-import { kernelSettings } from '../expansion/gpuDeviceProgram';
-import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
+import { censusCodesSource, censusHalves, greyPlanes } from '../gpu/costs/censusKernel';
+import { kernelSettings } from '../gpu/move/deviceProgram';
+import { createGpuContext, type GpuContext } from '../gpu/runtime/context';
 import { randomRaster } from './support/randomRaster';
 import { assembleWgsl } from './support/wgslAssembly';
 
-// The device's census codes (expansion/gpuCensusKernel.ts) on gpu.js's cpu backend, bit for bit against the host's (costs/census.ts).
+// The device's census codes (gpu/costs/censusKernel.ts) on gpu.js's cpu backend, bit for bit against the host's (costs/census.ts).
 jest.setTimeout(300_000);
 
 let cpu: GpuContext;

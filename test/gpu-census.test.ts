@@ -3,12 +3,12 @@ import type { BorderRule } from '../costs/costOptions';
 import { volumeOf } from '../data/energy';
 import { seededRandom } from '../data/random';
 import { generateSyntheticScene } from '../data/synthetic';
-import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
-import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
+import { GpuMoveSolver } from '../gpu/move/gpuMoveSolver';
+import { createGpuContext, type GpuContext } from '../gpu/runtime/context';
 import { randomRaster } from './support/randomRaster';
 import { match } from '../stereo/match';
 
-// The device's census costs (expansion/gpuCostKernels.ts, from the codes as 16-bit halves) on gpu.js's cpu backend, against the host's.
+// The device's census costs (gpu/costs/costKernels.ts, from the codes as 16-bit halves) on gpu.js's cpu backend, against the host's.
 jest.setTimeout(300_000);
 
 let cpu: GpuContext;

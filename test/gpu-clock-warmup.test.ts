@@ -1,12 +1,12 @@
 /**
- * The GPU clock warm-up (graphcut/gpuClockWarmup.ts): what it queues on a
+ * The GPU clock warm-up (gpu/runtime/clockWarmup.ts): what it queues on a
  * device (the stand-in device records it), when it queues nothing, and that
  * match() reports it for the device backends only. Whether it raises the
  * clock is measured on the GPU (gpuBench clocks, BENCHMARKS.md).
  */
-import { DEFAULT_DEVICE_FLAGS, resolveDeviceFlags } from '../graphcut/deviceFlags';
-import { noteDeviceActive, queueSpin, SPIN_SHADER, SPIN_WORKGROUPS, warmUpGpuClocks } from '../graphcut/gpuClockWarmup';
-import { isWebGpuAvailable } from '../graphcut/gpuBackend';
+import { DEFAULT_DEVICE_FLAGS, resolveDeviceFlags } from '../gpu/runtime/deviceFlags';
+import { noteDeviceActive, queueSpin, SPIN_SHADER, SPIN_WORKGROUPS, warmUpGpuClocks } from '../gpu/runtime/clockWarmup';
+import { isWebGpuAvailable } from '../gpu/runtime/context';
 import { generateSyntheticScene } from '../data/synthetic';
 import { match, warmUpForBackend } from '../stereo/match';
 import { matchSummaryJson, matchSummaryLines } from '../app/summary';

@@ -4,18 +4,18 @@ import { seededRandom } from '../data/random';
 import { generateSyntheticScene } from '../data/synthetic';
 import type { MrfEnergy } from '../data/energy';
 import { alphaExpansion } from '../expansion/alphaExpansion';
-import { ProgramStore } from '../expansion/gpuKeptPrograms';
+import { ProgramStore } from '../gpu/move/keptPrograms';
 
 // The store the solvers of this file share (a Matcher holds one of its own).
 const store = new ProgramStore();
-import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
-import { DEFAULT_DEVICE_FLAGS, DEVICE_FLAG_KEYS } from '../graphcut/deviceFlags';
-import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
+import { GpuMoveSolver } from '../gpu/move/gpuMoveSolver';
+import { DEFAULT_DEVICE_FLAGS, DEVICE_FLAG_KEYS } from '../gpu/runtime/deviceFlags';
+import { createGpuContext, type GpuContext } from '../gpu/runtime/context';
 import { match } from '../stereo/match';
 import { randomEnergy, randomLabels } from './support/randomEnergy';
 
 /**
- * The device path's switches (graphcut/deviceFlags.ts) are an argument of
+ * The device path's switches (gpu/runtime/deviceFlags.ts) are an argument of
  * the gpu.js context a caller makes (createGpuContext, or match()'s
  * gpu.device), not process-wide state: runs that overlap in one process
  * with different flags each run as they would alone. On gpu.js's CPU
@@ -127,7 +127,7 @@ describe('no module-level settings', () => {
       const p = path.join(dir, d.name);
       return d.isDirectory() ? walk(p) : d.name.endsWith('.ts') ? [p] : [];
     });
-    return ['data', 'costs', 'graphcut', 'expansion', 'stereo', 'app'].flatMap((d) => walk(path.join(root, d)));
+    return ['data', 'costs', 'gpu', 'graphcut', 'expansion', 'stereo', 'app'].flatMap((d) => walk(path.join(root, d)));
   }
 
   test('no product file exports a set-and-restore helper of flags, nor the flags as a mutable object', () => {

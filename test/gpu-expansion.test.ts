@@ -7,19 +7,20 @@ import { generateSyntheticScene } from '../data/synthetic';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import type { GraphVariant } from '../expansion/binaryStep';
 import { volumeOf, type DataTerm, type MrfEnergy } from '../data/energy';
-import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
-import { defaultBfsPasses, defaultInitialRounds, defaultPush, defaultReach } from '../expansion/gpuMoveSettings';
-import { flowPlanesSource } from '../expansion/gpuMoveKernels';
-import { reductionLevels } from '../expansion/gpuReductionKernels';
+import { GpuMoveSolver } from '../gpu/move/gpuMoveSolver';
+import { defaultBfsPasses, defaultInitialRounds, defaultPush, defaultReach } from '../gpu/move/moveSettings';
+import { flowPlanesSource } from '../gpu/move/moveKernels';
+import { reductionLevels } from '../gpu/move/reductionKernels';
 import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
-import { flattenState } from '../graphcut/pushRelabel';
-import { PLANE, STATE_PLANES } from '../graphcut/pushRelabelLayout';
+import { createGpuContext, type GpuContext } from '../gpu/runtime/context';
+import { flattenState } from '../gpu/maxflow/pushRelabel';
+import { PLANE, STATE_PLANES } from '../gpu/maxflow/pushRelabelLayout';
 import type { Raster } from '../data/raster';
 import { loadScene } from '../data/scene';
 import { randomEnergy, randomLabels } from './support/randomEnergy';
 import { FULL_TESTS, sample, scaled } from './support/testScope';
+import { ABLATION_FAMILIES } from '../bench/kernels/ablationFamilies';
 
 /** Where a test's device solver reads its costs: the energy's volume, or an images data term in its place. */
 type Source = { kind: 'volume' } | Extract<DataTerm, { kind: 'images' }>;
@@ -124,7 +125,8 @@ describe('GpuMoveSolver against the BK path', () => {
   ] as const, [0, 3, 4]))(`synthetic ${SW}×${SH}, every kernel scheme: %j`, async (scheme) => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);
     const init = wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, 5);
-    await expectSameAsBk(runner(), energy, init, 'reversed', { kind: 'volume' }, `synthetic ${JSON.stringify(scheme)}`, scheme);
+    // The lockstep push and level BFS are the benchmarks' families, given to the solver as its families.
+    await expectSameAsBk(runner(), energy, init, 'reversed', { kind: 'volume' }, `synthetic ${JSON.stringify(scheme)}`, { ...scheme, families: ABLATION_FAMILIES });
   });
   test('moves that do not converge in one call: continued from the read-back flows (resume), or redone; BFS shortfalls double the passes', async () => {
     const energy = buildStereoEnergy(scene.left, scene.right, params);

@@ -1,6 +1,6 @@
 /**
  * Programs (kernels and compiled plans) kept between solvers of the same
- * shape (expansion/gpuKeptPrograms.ts): a solver that takes one refills its
+ * shape (gpu/move/keptPrograms.ts): a solver that takes one refills its
  * constant inputs with its own energy, and must give BK's results on it.
  * On gpu.js's cpu backend (CI has no GPU); the device buffers' refill is
  * tested on a stand-in device in gpu-shared-literals.test.ts, and the GPU
@@ -11,15 +11,15 @@ import { buildStereoEnergy, toIntensity8, wtaInit } from '../costs';
 import { generateSyntheticScene } from '../data/synthetic';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import { volumeOf, type DataTerm, type MrfEnergy } from '../data/energy';
-import { ProgramStore } from '../expansion/gpuKeptPrograms';
+import { ProgramStore } from '../gpu/move/keptPrograms';
 
 // The store the solvers of this file share (a Matcher holds one of its own).
 const store = new ProgramStore();
-import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
-import { type GpuMoveOptions } from '../expansion/gpuMoveSettings';
+import { GpuMoveSolver } from '../gpu/move/gpuMoveSolver';
+import { type GpuMoveOptions } from '../gpu/move/moveSettings';
 import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
+import { createGpuContext, type GpuContext } from '../gpu/runtime/context';
 import { randomEnergy, randomLabels } from './support/randomEnergy';
 
 /** Where a test's device solver reads its costs: the energy's volume, or an images data term in its place. */

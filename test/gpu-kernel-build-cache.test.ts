@@ -1,5 +1,5 @@
 /**
- * Kernel builds shared between plans (graphcut/gpujs/kernelBuildCache.ts).
+ * Kernel builds shared between plans (gpu/runtime/gpujs/kernelBuildCache.ts).
  * CI has no GPU, so translations are checked by assembling the move
  * kernels' WGSL the way gpu.js does before it reaches the device: with the
  * cache, every build must give the WGSL a build without it gives, over
@@ -9,29 +9,29 @@
  * the GPU runs the shared builds is checked there (--verify, equal
  * energies: BENCHMARKS.md).
  */
-import { DEFAULT_DEVICE_FLAGS, resolveDeviceFlags, type DeviceFlags } from '../graphcut/deviceFlags';
+import { DEFAULT_DEVICE_FLAGS, resolveDeviceFlags, type DeviceFlags } from '../gpu/runtime/deviceFlags';
 import { seededRandom } from '../data/random';
-import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
+import { WRAPPED_GPU_JS_RELEASE } from '../gpu/runtime/gpujs/release';
 import { Input } from 'gpu.js';
 import {
   claimShaderModule, clearKernelBuildCache, installKernelBuildCache, keptPipelines, kernelBuildCache, kernelLayoutEntries, MAX_SHARED_MODULES, prewarmPipelines, shareShaderModules, translationKey,
   type CompilingExecutor, type ModuleDevice, type PipelineDevice, type TranslatingKernel,
-} from '../graphcut/gpujs/kernelBuildCache';
-import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
+} from '../gpu/runtime/gpujs/kernelBuildCache';
+import { GpuMoveSolver } from '../gpu/move/gpuMoveSolver';
 import { randomEnergy } from './support/randomEnergy';
-import { gatedSource, UNCHANGED_STATE } from '../graphcut/pushRelabelKernels';
-import { bfsScanSource } from '../graphcut/bfsKernels';
-import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
-import { sweepGatherSource, sweepPushSource } from '../graphcut/sweepKernels';
-import { checkTilesSource, MOVE_DONE_GATE } from '../expansion/gpuReductionKernels';
+import { gatedSource, UNCHANGED_STATE } from '../gpu/maxflow/pushRelabelKernels';
+import { bfsScanSource } from '../gpu/maxflow/bfsKernels';
+import { STATE_PLANES } from '../gpu/maxflow/pushRelabelLayout';
+import { sweepGatherSource, sweepPushSource } from '../gpu/maxflow/sweepKernels';
+import { checkTilesSource, MOVE_DONE_GATE } from '../gpu/move/reductionKernels';
 
 /** A one-dimensional kernel of one [4] argument (branches on the thread, as the move tally does). */
 const LINE_SOURCE = 'function (T) { const i = this.thread.x; if (i === 2) { return 1.0; } return T[i]; }';
 import { assembleWgsl, flaggedInstance } from './support/wgslAssembly';
 import { standInWebGpuContext } from './support/standInContext';
-import { blockCheckWgsl } from '../graphcut/blockCheckKernel';
+import { blockCheckWgsl } from '../gpu/maxflow/blockCheckKernel';
 import { RecordingDevice, useStandInDevice } from './support/recordingDevice';
-import { gpuJsInternal } from '../graphcut/gpujs/internals';
+import { gpuJsInternal } from '../gpu/runtime/gpujs/internals';
 
 const planes = (W: number, H: number, k: number): Input => new Input(new Float32Array(W * H * k) as unknown as number[], [W, H, k]);
 

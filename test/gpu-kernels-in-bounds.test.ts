@@ -6,19 +6,20 @@ import { generateSyntheticScene } from '../data/synthetic';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import type { GraphVariant } from '../expansion/binaryStep';
 import { volumeOf, type DataTerm, type MrfEnergy, type SmoothnessKind } from '../data/energy';
-import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
-import { censusHalves, censusPlanesOnBackend } from '../expansion/gpuCensusKernel';
-import { createPairKernel, pairArguments } from '../expansion/gpuPairKernel';
-import { type GpuMoveOptions } from '../expansion/gpuMoveSettings';
+import { GpuMoveSolver } from '../gpu/move/gpuMoveSolver';
+import { censusHalves, censusPlanesOnBackend } from '../gpu/costs/censusKernel';
+import { createPairKernel, pairArguments } from '../gpu/costs/pairKernel';
+import { type GpuMoveOptions } from '../gpu/move/moveSettings';
 import { FULL_TESTS, sample } from './support/testScope';
 import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { createGpuContext, dawnFlags, type GpuContext } from '../graphcut/gpuBackend';
-import { BOUNDS_CHECKS_VARIABLE, resolveDeviceFlags } from '../graphcut/deviceFlags';
-import { PushRelabelSolver, type PushRelabelOptions } from '../graphcut/pushRelabel';
+import { createGpuContext, dawnFlags, type GpuContext } from '../gpu/runtime/context';
+import { BOUNDS_CHECKS_VARIABLE, resolveDeviceFlags } from '../gpu/runtime/deviceFlags';
+import { PushRelabelSolver, type PushRelabelOptions } from '../gpu/maxflow/pushRelabel';
 import { randomGridGraph, RANDOM_GRAPH_KINDS } from './support/randomGraphs';
 import { installReadChecks, type ReadChecks } from './support/checkedKernelReads';
 import { randomEnergy, randomLabels } from './support/randomEnergy';
+import { ABLATION_FAMILIES } from '../bench/kernels/ablationFamilies';
 
 /** Where a test's device solver reads its costs: the energy's volume, or an images data term in its place. */
 type Source = { kind: 'volume' } | Extract<DataTerm, { kind: 'images' }>;
@@ -88,11 +89,11 @@ describe('the checks themselves', () => {
   });
 });
 
-/** BK and the device solver from the same labeling, with every kernel read checked: same energies and labels. */
+/** BK and the device solver from the same labeling, with every kernel read checked: same energies and labels (the benchmarks' lockstep push and level BFS among the families the options may name). */
 async function expectChecked(energy: MrfEnergy, init: Uint16Array, variant: GraphVariant, source: Source, options: Partial<GpuMoveOptions>, label: string): Promise<void> {
   const ref = await alphaExpansion(energy, init, new GraphMoveSolver(energy, new BoykovKolmogorovSolver(), variant), { cycles: 2 });
   const gpuEnergy = source.kind === 'images' ? { ...energy, data: source } : energy;
-  const solver = new GpuMoveSolver(cpu, gpuEnergy, { variant, keepPlans: false, ...options });
+  const solver = new GpuMoveSolver(cpu, gpuEnergy, { variant, keepPlans: false, families: ABLATION_FAMILIES, ...options });
   try {
     const res = await alphaExpansion(energy, init, solver, { cycles: 2 });
     expect(res.cycles.map((c) => c.energy.total)).toEqual(ref.cycles.map((c) => c.energy.total));
@@ -216,7 +217,7 @@ describe('max-flow kernels: every read inside its array', () => {
     { push: 'split-sweep', bfs: 'scan', reach: 2 },
   ];
   test.each(schemes.map((s) => [JSON.stringify(s), s] as const))('random grids of every kind, options %s', async (_name, scheme) => {
-    const solver = new PushRelabelSolver(cpu, { iterationsPerRelabel: 4, bfsPassesPerCall: 4, bfsContinuePasses: 8, ...scheme });
+    const solver = new PushRelabelSolver(cpu, { iterationsPerRelabel: 4, bfsPassesPerCall: 4, bfsContinuePasses: 8, families: ABLATION_FAMILIES, ...scheme });
     const bk = new BoykovKolmogorovSolver();
     for (const [W, H] of [[1, 1], [1, 5], [5, 1], [3, 4], [8, 6]] as Array<[number, number]>) {
       for (const kind of RANDOM_GRAPH_KINDS.filter((k) => k !== 'large')) {

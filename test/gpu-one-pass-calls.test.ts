@@ -1,18 +1,18 @@
 /**
- * The one-pass recording of WebGPU pipeline calls (graphcut/gpujs/onePassCalls.ts)
+ * The one-pass recording of WebGPU pipeline calls (gpu/runtime/gpujs/onePassCalls.ts)
  * against gpu.js's own recording, on a device that logs what it is asked to
  * do. CI has no GPU, so this checks what is recorded; that the GPU runs one
  * pass's dispatches in order is WebGPU's guarantee, checked on the device by
  * --verify and by equal energies (BENCHMARKS.md).
  */
 import { seededRandom } from '../data/random';
-import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
+import { WRAPPED_GPU_JS_RELEASE } from '../gpu/runtime/gpujs/release';
 import { Input } from 'gpu.js';
-import { callInOnePass, callInPlace, installOnePassCalls, onePassCalls, recordAhead, returnFlatResults, type FusedExecutor } from '../graphcut/gpujs/onePassCalls';
-import { flattenState } from '../graphcut/pushRelabel';
-import { gpuJsInternal } from '../graphcut/gpujs/internals';
+import { callInOnePass, callInPlace, installOnePassCalls, onePassCalls, recordAhead, returnFlatResults, type FusedExecutor } from '../gpu/runtime/gpujs/onePassCalls';
+import { flattenState } from '../gpu/maxflow/pushRelabel';
+import { gpuJsInternal } from '../gpu/runtime/gpujs/internals';
 import { flaggedInstance } from './support/wgslAssembly';
-import type { DeviceFlags } from '../graphcut/deviceFlags';
+import type { DeviceFlags } from '../gpu/runtime/deviceFlags';
 
 /** Makes `owners` (an executor and its pipeline) belong to one gpu.js instance adapted with `flags`, as createGpuContext's are. */
 function withFlags(flags: Partial<DeviceFlags>, ...owners: object[]): void {

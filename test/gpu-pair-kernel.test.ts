@@ -2,11 +2,11 @@ import { buildStereoEnergy, mirroredSwappedEnergy, stackEnergies, type StereoEne
 import { isIntegral8 } from '../costs/intensity';
 import type { MrfEnergy } from '../data/energy';
 import { seededRandom } from '../data/random';
-import { createPairKernel, pairArguments, pairFits } from '../expansion/gpuPairKernel';
-import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
+import { createPairKernel, pairArguments, pairFits } from '../gpu/costs/pairKernel';
+import { createGpuContext, type GpuContext } from '../gpu/runtime/context';
 import { randomRaster } from './support/randomRaster';
 
-// The grey images and weights the device makes from an energy's pair (expansion/gpuPairKernel.ts), on gpu.js's cpu backend, against the host's.
+// The grey images and weights the device makes from an energy's pair (gpu/costs/pairKernel.ts), on gpu.js's cpu backend, against the host's.
 jest.setTimeout(300_000);
 
 let cpu: GpuContext;

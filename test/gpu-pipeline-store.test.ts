@@ -1,6 +1,6 @@
 /**
  * The pipelines a program built, remembered on disk for the next process
- * (graphcut/gpujs/pipelineStore.ts), and the warm-up that asks for them when
+ * (gpu/runtime/gpujs/pipelineStore.ts), and the warm-up that asks for them when
  * a program of the same shape starts (pipelinePrewarm.ts
  * warmUpPipelineGroup). The store is checked as a file (round trips, bounds,
  * files it must ignore); the warm-up on a stand-in device that records what
@@ -17,14 +17,14 @@ import { seededRandom } from '../data/random';
 import {
   beginPipelineGroup, MAX_GROUP_PIPELINES, MAX_PIPELINE_GROUPS, PIPELINE_CACHE_VARIABLE, pipelineStore, pipelineStorePath, recordPipeline, recordTranslation,
   resetPipelineStore, savePipelineStore, type PipelineSource, type StoredTranslation,
-} from '../graphcut/gpujs/pipelineStore';
-import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
-import { clearKernelBuildCache, installKernelBuildCache, kernelBuildCache, type CompilingExecutor } from '../graphcut/gpujs/kernelBuildCache';
-import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
+} from '../gpu/runtime/gpujs/pipelineStore';
+import { WRAPPED_GPU_JS_RELEASE } from '../gpu/runtime/gpujs/release';
+import { clearKernelBuildCache, installKernelBuildCache, kernelBuildCache, type CompilingExecutor } from '../gpu/runtime/gpujs/kernelBuildCache';
+import { GpuMoveSolver } from '../gpu/move/gpuMoveSolver';
 import { randomEnergy } from './support/randomEnergy';
 import { RecordingDevice, useStandInDevice } from './support/recordingDevice';
 import { standInWebGpuContext } from './support/standInContext';
-import { gpuJsInternal } from '../graphcut/gpujs/internals';
+import { gpuJsInternal } from '../gpu/runtime/gpujs/internals';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-pipelines-'));
 const file = path.join(dir, 'nested', 'pipelines.json');

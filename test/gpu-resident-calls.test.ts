@@ -1,5 +1,5 @@
 /**
- * Resident calls (graphcut/gpujs/residentCalls.ts) on a simulated device whose
+ * Resident calls (gpu/runtime/gpujs/residentCalls.ts) on a simulated device whose
  * buffers hold data and whose queue runs writes and command buffers in
  * order, as WebGPU's queue timeline does: calls chained through device
  * buffers, submitted before the previous call's results are read, must
@@ -8,9 +8,9 @@
  * labels equal BK's (BENCHMARKS.md).
  */
 import { seededRandom } from '../data/random';
-import { installOnePassCalls, type FusedExecutor } from '../graphcut/gpujs/onePassCalls';
-import { compiledExecutor, ResidentBuffers, resultBuffer, type BufferLike } from '../graphcut/gpujs/residentCalls';
-import { gpuJsInternal } from '../graphcut/gpujs/internals';
+import { installOnePassCalls, type FusedExecutor } from '../gpu/runtime/gpujs/onePassCalls';
+import { compiledExecutor, ResidentBuffers, resultBuffer, type BufferLike } from '../gpu/runtime/gpujs/residentCalls';
+import { gpuJsInternal } from '../gpu/runtime/gpujs/internals';
 
 /** A buffer of the simulated device: its bytes, whether it is mapped, and destroyed. */
 class SimBuffer implements BufferLike {

@@ -1,5 +1,5 @@
 /**
- * Literals shared between the plans of a solver (graphcut/gpujs/sharedLiterals.ts).
+ * Literals shared between the plans of a solver (gpu/runtime/gpujs/sharedLiterals.ts).
  * The trace's bindings are checked on real solver plans; the buffers on a
  * stand-in WebGPU device that records what it makes (CI has no GPU), with
  * gpu.js's own executor compiling the plans; the solver's results with
@@ -8,18 +8,18 @@
  * BENCHMARKS.md).
  */
 import { seededRandom } from '../data/random';
-import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
+import { WRAPPED_GPU_JS_RELEASE } from '../gpu/runtime/gpujs/release';
 import { Input } from 'gpu.js';
 import { alphaExpansion } from '../expansion/alphaExpansion';
-import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
+import { GpuMoveSolver } from '../gpu/move/gpuMoveSolver';
 import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { createGpuContext } from '../graphcut/gpuBackend';
-import { bindSharedLiterals, canFillSharedLiteralOnDevice, canRefillSharedLiterals, fillSharedLiteralOnDevice, installSharedLiterals, isSharedLiteral, refillSharedLiteral, releaseSharedLiterals, shareLiterals, sharedLiterals } from '../graphcut/gpujs/sharedLiterals';
+import { createGpuContext } from '../gpu/runtime/context';
+import { bindSharedLiterals, canFillSharedLiteralOnDevice, canRefillSharedLiterals, fillSharedLiteralOnDevice, installSharedLiterals, isSharedLiteral, refillSharedLiteral, releaseSharedLiterals, shareLiterals, sharedLiterals } from '../gpu/runtime/gpujs/sharedLiterals';
 import { randomEnergy, randomLabels } from './support/randomEnergy';
 import { RecordingDevice, useStandInDevice } from './support/recordingDevice';
 import { standInWebGpuContext } from './support/standInContext';
-import { gpuJsInternal } from '../graphcut/gpujs/internals';
+import { gpuJsInternal } from '../gpu/runtime/gpujs/internals';
 
 interface Binding { source: string; value?: unknown }
 interface TracedPlan { steps: Array<{ argBindings: Binding[] }> }
@@ -27,7 +27,7 @@ interface PipelineInternals { plan: TracedPlan | null; _buildPlan(): TracedPlan;
 interface Executor { _compile(args: unknown[]): Promise<void>; destroy(): void }
 interface SolverInternals { plans: { get(r: number, b: number, v: boolean): { pipe: { pipeline: PipelineInternals } } }; schedule: { bfs: number }; flowsInOut: boolean; program: { literals: readonly Input[] } }
 
-// Each solver frees its literals on dispose here (no program kept for the next: expansion/gpuKeptPrograms.ts has its own tests).
+// Each solver frees its literals on dispose here (no program kept for the next: gpu/move/keptPrograms.ts has its own tests).
 // On a stand-in WebGPU context (sharing on unless `sharing` is false: the context's flag sharedLiterals).
 function newSolver(W: number, H: number, seed: number, sharing = true): GpuMoveSolver {
   const ctx = standInWebGpuContext({ sharedLiterals: sharing });

@@ -4,7 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 
 /*
- * gpu.js loaded without its WebGL backends (graphcut/gpujs/gpuJs.ts). Jest
+ * gpu.js loaded without its WebGL backends (gpu/runtime/gpujs/gpuJs.ts). Jest
  * keeps a module registry of its own, in which Node's module cache, where
  * the stand-ins go, plays no part: these checks run the built code in child
  * processes of plain Node, as a user's process loads it.
@@ -14,7 +14,7 @@ const root = path.join(__dirname, '..');
 const dist = path.join(root, 'dist');
 
 function node(script: string): { status: number | null; stdout: string; stderr: string } {
-  if (!fs.existsSync(path.join(dist, 'graphcut', 'gpujs', 'gpuJs.js'))) {
+  if (!fs.existsSync(path.join(dist, 'gpu', 'runtime', 'gpujs', 'gpuJs.js'))) {
     throw new Error('dist/ is missing: run npm run build (npm ci does it through the prepare script)');
   }
   return spawnSync(process.execPath, ['-e', script], { cwd: root, encoding: 'utf8' });
@@ -24,7 +24,7 @@ describe('gpu.js without its WebGL backends', () => {
   test('the WebGL modules are stand-ins, every other module of gpu.js is the real one, and gpu.js answers as before', () => {
     const r = node(`
       const before = new Set(Object.keys(require.cache));
-      const { GPU, Input } = require('./dist/graphcut/gpujs/gpuJs');
+      const { GPU, Input } = require('./dist/gpu/runtime/gpujs/gpuJs');
       const real = require('gpu.js');
       const loaded = Object.keys(require.cache).filter((f) => !before.has(f) && f.includes('gpu.js' + require('path').sep + 'src'));
       const webgl = loaded.filter((f) => /[\\\\/](web-gl2?|headless-gl|gl)[\\\\/]/.test(f));
@@ -56,7 +56,7 @@ describe('gpu.js without its WebGL backends', () => {
   test('where gpu.js was loaded first, nothing is replaced', () => {
     const r = node(`
       require('gpu.js');
-      const { leaveOutWebGlBackends } = require('./dist/graphcut/gpujs/internals');
+      const { leaveOutWebGlBackends } = require('./dist/gpu/runtime/gpujs/internals');
       const webgl = require.resolve('gpu.js/src/backend/web-gl/kernel.js');
       const children = require.cache[webgl].children.length;
       console.log(JSON.stringify({ entered: leaveOutWebGlBackends(), children, same: require.cache[webgl].children.length === children }));

@@ -1,26 +1,26 @@
 /**
- * The workgroup shape of gpu.js's WebGPU kernels (graphcut/gpujs/workgroupSize.ts).
+ * The workgroup shape of gpu.js's WebGPU kernels (gpu/runtime/gpujs/workgroupSize.ts).
  * CI has no GPU, so the kernels' WGSL is assembled here the way gpu.js does
  * before it reaches the device (translation and assembly need none), with
  * gpu.js's shape and with the rewrite, and the two are compared; that the
  * device runs the result is checked on the GPU (--verify, equal energies:
  * BENCHMARKS.md).
  */
-import { DEFAULT_DEVICE_FLAGS, DEFAULT_WORKGROUP, resolveDeviceFlags } from '../graphcut/deviceFlags';
+import { DEFAULT_DEVICE_FLAGS, DEFAULT_WORKGROUP, resolveDeviceFlags } from '../gpu/runtime/deviceFlags';
 import { seededRandom } from '../data/random';
-import { WRAPPED_GPU_JS_RELEASE } from '../graphcut/gpujs/release';
+import { WRAPPED_GPU_JS_RELEASE } from '../gpu/runtime/gpujs/release';
 import { Input } from 'gpu.js';
-import { installWorkgroupSize, type WorkgroupShape } from '../graphcut/gpujs/workgroupSize';
-import { createGpuContext } from '../graphcut/gpuBackend';
-import { bfsScanSource } from '../graphcut/bfsKernels';
-import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
-import { sweepGatherSource, sweepPushSource } from '../graphcut/sweepKernels';
-import { checkTilesSource } from '../expansion/gpuReductionKernels';
+import { installWorkgroupSize, type WorkgroupShape } from '../gpu/runtime/gpujs/workgroupSize';
+import { createGpuContext } from '../gpu/runtime/context';
+import { bfsScanSource } from '../gpu/maxflow/bfsKernels';
+import { STATE_PLANES } from '../gpu/maxflow/pushRelabelLayout';
+import { sweepGatherSource, sweepPushSource } from '../gpu/maxflow/sweepKernels';
+import { checkTilesSource } from '../gpu/move/reductionKernels';
 
 /** A one-dimensional kernel of one [4] argument (branches on the thread, as the move tally does). */
 const LINE_SOURCE = 'function (T) { const i = this.thread.x; if (i === 2) { return 1.0; } return T[i]; }';
 import { assembleWgsl, flaggedInstance, type WgslKernel } from './support/wgslAssembly';
-import { gpuJsInternal } from '../graphcut/gpujs/internals';
+import { gpuJsInternal } from '../gpu/runtime/gpujs/internals';
 
 /** gpu.js's build up to the WGSL, for a kernel of an instance whose flag workgroup is `shape`. */
 function assemble(source: string, output: number[], args: unknown[], constants: Record<string, number>, shape: WorkgroupShape): { wgsl: string; kernel: WgslKernel } {

@@ -5,8 +5,8 @@ import { buildStereoEnergy, imagesTerm, stackEnergies, wtaFromMatcher, wtaInit, 
 import { volumeOf, volumeTerm } from '../data/energy';
 import type { CostKind, BorderRule } from '../costs/costOptions';
 import { loadScene } from '../data/scene';
-import { GpuMoveSolver } from '../expansion/gpuMoveSolver';
-import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
+import { GpuMoveSolver } from '../gpu/move/gpuMoveSolver';
+import { createGpuContext, type GpuContext } from '../gpu/runtime/context';
 import { randomRaster } from './support/randomRaster';
 import { fullTest } from './support/testScope';
 

@@ -1,13 +1,17 @@
 import { seededRandom } from '../data/random';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { createGpuContext, type GpuContext } from '../graphcut/gpuBackend';
+import { createGpuContext, type GpuContext } from '../gpu/runtime/context';
 import { cloneGridGraph, createGridGraph, cutCapacity, MAX_GPU_EXACT_CAPACITY, type GridGraph } from '../graphcut/gridGraph';
 import { Input, type IGPUKernelSettings } from 'gpu.js';
-import { f32ExactnessViolation, GpuPrecisionError, initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, resolvePushRelabelOptions, type PushRelabelOptions } from '../graphcut/pushRelabel';
-import { globalRelabelPasses, iterationPasses, type PushScheme } from '../graphcut/pushRelabelKernels';
-import { STATE_PLANES } from '../graphcut/pushRelabelLayout';
+import { f32ExactnessViolation, GpuPrecisionError, initialKernelState, PushRelabelSolver, pushRelabelKernelSettings, resolvePushRelabelOptions, type PushRelabelOptions } from '../gpu/maxflow/pushRelabel';
+import { globalRelabelPasses, iterationPasses } from '../gpu/maxflow/pushRelabelKernels';
+import { SCAN_BFS, SPLIT_SWEEP_PUSH, SWEEP_PUSH } from '../gpu/maxflow/kernelFamilies';
+import { ABLATION_FAMILIES } from '../bench/kernels/ablationFamilies';
+import { LOCKSTEP_PUSH } from '../bench/kernels/lockstepKernels';
+import { LEVEL_BFS } from '../bench/kernels/levelBfsKernel';
+import { STATE_PLANES } from '../gpu/maxflow/pushRelabelLayout';
 import { expansionLikeGraph, randomGridGraph, RANDOM_GRAPH_KINDS, type RandomGraphKind } from './support/randomGraphs';
-import { createMaxFlowSolver } from '../graphcut/solverFactory';
+import { createMaxFlowSolver } from '../stereo/maxFlowFactory';
 import { scaled } from './support/testScope';
 
 // The kernels run on gpu.js's cpu and webasm backends here (CI has no GPU); on a GPU they run unchanged on WebGPU.
@@ -96,6 +100,7 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
     }
   });
 
+  // The lockstep push and level BFS are the benchmarks' families (bench/kernels/), given to the solver as its families.
   test('every kernel scheme (sweep, split sweep or lockstep push, scan or level BFS) and reach gives the exact answer on hundreds of random grids', async () => {
     // Reaches below the grid size put segment borders inside the runs: flow must wait at them and still arrive.
     const schemes: PushRelabelOptions[] = [
@@ -109,7 +114,7 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
     const small = scaled(100, 12);
     const perScheme = small + scaled(10, 2);
     for (const scheme of schemes) {
-      const solver = new PushRelabelSolver(cpu, { ...scheme, iterationsPerRelabel: 1 + Math.floor(rng() * 6), bfsPassesPerCall: 2, bfsContinuePasses: 4 });
+      const solver = new PushRelabelSolver(cpu, { ...scheme, families: ABLATION_FAMILIES, iterationsPerRelabel: 1 + Math.floor(rng() * 6), bfsPassesPerCall: 2, bfsContinuePasses: 4 });
       for (let i = 0; i < perScheme; i++) {
         const W = 1 + Math.floor(rng() * (i < small ? 14 : 40));
         const H = 1 + Math.floor(rng() * (i < small ? 14 : 40));
@@ -131,9 +136,9 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
       const g = rng() < 0.5 ? expansionLikeGraph(rng, W, H, { reversed: rng() < 0.5 }) : randomGridGraph(rng, W, H, exactKinds[Math.floor(rng() * exactKinds.length)]);
       const { caps, state } = initialKernelState(g);
       const settings = (planes: number): IGPUKernelSettings => pushRelabelKernelSettings(W, H, reach, planes);
-      const relabel = globalRelabelPasses(cpu.gpu, 'scan', settings);
+      const relabel = globalRelabelPasses(cpu.gpu, SCAN_BFS, settings);
       const run = async (push: 'sweep' | 'split-sweep'): Promise<number[]> => {
-        const steps = iterationPasses(cpu.gpu, push, settings);
+        const steps = iterationPasses(cpu.gpu, push === 'sweep' ? SWEEP_PUSH : SPLIT_SWEEP_PUSH, settings);
         const pipe = cpu.gpu.createPipeline(function (S: unknown, C: unknown) {
           let s: unknown = relabel(S, C, 8, true);
           const out: unknown[] = [];
@@ -163,12 +168,12 @@ describe('PushRelabelSolver against Boykov–Kolmogorov', () => {
       const W = 1 + Math.floor(rng() * 24);
       const H = 1 + Math.floor(rng() * 24);
       const reach = 1 + Math.floor(rng() * 5);
-      const push = (['lockstep', 'sweep', 'split-sweep'] as PushScheme[])[i % 3];
+      const push = [LOCKSTEP_PUSH, SWEEP_PUSH, SPLIT_SWEEP_PUSH][i % 3];
       const g = rng() < 0.5 ? expansionLikeGraph(rng, W, H, { reversed: rng() < 0.5 }) : randomGridGraph(rng, W, H, exactKinds[Math.floor(rng() * exactKinds.length)]);
       const { caps, state } = initialKernelState(g);
       const settings = (planes: number): IGPUKernelSettings => pushRelabelKernelSettings(W, H, reach, planes);
-      const relabel = globalRelabelPasses(cpu.gpu, i % 2 ? 'scan' : 'level', settings);
-      const relabelGated = globalRelabelPasses(cpu.gpu, i % 2 ? 'scan' : 'level', settings, gate);
+      const relabel = globalRelabelPasses(cpu.gpu, i % 2 ? SCAN_BFS : LEVEL_BFS, settings);
+      const relabelGated = globalRelabelPasses(cpu.gpu, i % 2 ? SCAN_BFS : LEVEL_BFS, settings, gate);
       const plain = iterationPasses(cpu.gpu, push, settings);
       const gated = iterationPasses(cpu.gpu, push, settings, gate);
       // Three iterations and global relabels (from scratch and continued) from the state after a global relabel, with each set of passes.

@@ -4,17 +4,32 @@ import * as ts from 'typescript';
 
 /**
  * The layering of the product's folders (DESIGN.md, "Structure"): imports run
- * down data → costs → graphcut → expansion → stereo → app, so the library
- * (everything but app/) never depends on the application (the CLI, its
- * commands, reports, the bench command, the launcher's code cache) and can be
- * used, built and reasoned about without it. The imports are read with the
+ * down data → costs → gpu/runtime → gpu/costs → graphcut → gpu/maxflow →
+ * expansion → gpu/move → stereo → app, so the library (everything but app/)
+ * never depends on the application (the CLI, its commands, reports, the bench
+ * command, the launcher's code cache) and can be used, built and reasoned
+ * about without it. The device code's rooms (gpu/) sit each just above what it
+ * needs: the runtime below the backend registry (graphcut/backends.ts asks it
+ * for an adapter), the max-flow kernels above the grid graph they solve, the
+ * move program above the MoveSolver interface it implements. The imports are read with the
  * TypeScript parser: static imports and re-exports, import() and require(),
  * and relative path strings (a worker started by path is a dependency too).
  */
 
 const ROOT = path.resolve(__dirname, '..');
 /** The product's folders, lowest first: each may import itself and those before it. */
-const LAYERS = ['data', 'costs', 'graphcut', 'expansion', 'stereo', 'app'];
+const LAYERS = ['data', 'costs', 'gpu/runtime', 'gpu/costs', 'graphcut', 'gpu/maxflow', 'expansion', 'gpu/move', 'stereo', 'app'];
+/** Folders that hold only layers (the device code's house: each of its rooms is a layer of its own). */
+const HOUSES = ['gpu'];
+
+/** The layer a module (or a path from the project root) belongs to: the longest layer that is a folder above it; -1 for none. */
+function layerOf(module: string): number {
+  let best = -1;
+  LAYERS.forEach((l, i) => {
+    if ((module === l || module.startsWith(`${l}/`)) && (best < 0 || l.length > LAYERS[best].length)) best = i;
+  });
+  return best;
+}
 
 interface Reference {
   /** The module referred to, relative to the project root, without extension (a folder's index resolved). */
@@ -42,8 +57,8 @@ function resolve(file: string, spec: string): string | undefined {
   const bare = path.relative(ROOT, path.resolve(path.dirname(file), spec)).replace(/\.(ts|js)$/, '');
   if (modules.has(bare)) return bare;
   if (modules.has(`${bare}/index`)) return `${bare}/index`;
-  // A path built from parts (path.join(__dirname, 'worker')) or a folder: kept by its first segment for the layer check.
-  return LAYERS.includes(bare.split('/')[0]) ? bare : undefined;
+  // A path built from parts (path.join(__dirname, 'worker')) or a folder: kept by its layer for the layer check.
+  return layerOf(bare) >= 0 ? bare : undefined;
 }
 
 function references(file: string): Reference[] {
@@ -78,7 +93,6 @@ function references(file: string): Reference[] {
 }
 
 const graph = new Map(files.map((f) => [path.relative(ROOT, f).replace(/\.ts$/, ''), references(f)]));
-const layerOf = (module: string): number => LAYERS.indexOf(module.split('/')[0]);
 
 describe('import layering', () => {
   test('the parser sees the imports (the checks below are not vacuous)', () => {
@@ -87,6 +101,12 @@ describe('import layering', () => {
     expect(graph.get('stereo/index')?.map((r) => r.target)).toContain('stereo/match');
     // A worker started by path: the strip pool's thread.
     expect(graph.get('stereo/stripRunner')?.map((r) => r.target)).toContain('stereo/stripWorker');
+  });
+
+  test('every source file of a house lies in one of its rooms', () => {
+    const homeless = HOUSES.flatMap((h) => sourceFiles(path.join(ROOT, h))).map((f) => path.relative(ROOT, f)).filter((f) => layerOf(f) < 0);
+    expect(homeless).toEqual([]);
+    expect(graph.has('gpu/move/gpuMoveSolver')).toBe(true);
   });
 
   test('no library file imports the application (app/), by import, require or path', () => {

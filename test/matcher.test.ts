@@ -1,6 +1,6 @@
 import { generateSyntheticScene } from '../data/synthetic';
-import { ProgramStore } from '../expansion/gpuKeptPrograms';
-import * as deviceProgram from '../expansion/gpuDeviceProgram';
+import { ProgramStore } from '../gpu/move/keptPrograms';
+import * as deviceProgram from '../gpu/move/deviceProgram';
 import { createMatcher, match, type MatchOptions, type MatchResult } from '../stereo/match';
 
 /**

@@ -16,8 +16,9 @@ import { mirrorRaster, mirrorSamples, type Raster } from '../data/raster';
 import { buildStereoEnergy, mirroredSwappedEnergy, stackEnergies } from '../costs';
 import { match, type MatchOptions } from '../stereo/match';
 import { leftRightCheck, mirrorRows } from '../stereo/leftRightCheck';
-import { censusHalves, censusPlanesOnBackend, hostCensusPlanes } from '../expansion/gpuCensusKernel';
-import { createGpuContext } from '../graphcut/gpuBackend';
+import { censusHalves, censusPlanesOnBackend, hostCensusPlanes } from '../gpu/costs/censusKernel';
+import { medianFill } from '../stereo/medianFill';
+import { createGpuContext } from '../gpu/runtime/context';
 import { censusGrey, censusTransform } from '../costs/census';
 import { toIntensity8 } from '../costs/intensity';
 import { scaled } from './support/testScope';
@@ -31,7 +32,8 @@ async function apart(left: Raster, right: Raster, o: MatchOptions): Promise<{ di
   const [ml, mr] = mirroredSwappedPair(left, right);
   const b = await match(ml, mr, { ...o, lrCheck: false, initialLabels: undefined });
   const checked = leftRightCheck(a.disparity, mirrorRows(b.disparity, a.width, a.height), a.width, a.height, o.lrFill ?? true);
-  return { disparity: checked.disparity, inconsistent: checked.invalid, energy: a.finalEnergy.total + b.finalEnergy.total };
+  const disparity = (o.lrFill ?? true) && (o.lrMedian ?? true) ? medianFill(checked.disparity, checked.marked, left, 1) : checked.disparity;
+  return { disparity, inconsistent: checked.invalid, energy: a.finalEnergy.total + b.finalEnergy.total };
 }
 
 const EXACT: Partial<MatchOptions> = { order: 'sequential', skipUnchanged: false, lrCheck: true };
@@ -51,6 +53,7 @@ describe('the left–right check\'s views matched as one energy', () => {
       init: pick(['wta', 'zero'] as const),
       cycles: 1 + (i % 3),
       lrFill: i % 2 === 0,
+      lrMedian: i % 4 !== 2,
       ...(i % 3 === 0 ? { censusWindow: { width: 5, height: 3 } } : {}),
     };
     const joint = await match(scene.left, scene.right, o);

@@ -1,4 +1,4 @@
-import type { ProgramStore } from '../../expansion/gpuKeptPrograms';
+import type { ProgramStore } from '../../gpu/move/keptPrograms';
 import { evaluateDisparity } from '../../data/metrics';
 import type { Scene } from '../../data/sceneTypes';
 import { matchScene } from '../../stereo/sceneMatch';

@@ -5,14 +5,16 @@ import { execFileSync } from 'child_process';
 import type { Scene } from '../../data/sceneTypes';
 import { match } from '../../stereo/match';
 import { checkBackend } from '../../graphcut/backends';
-import { isWebGpuAvailable } from '../../graphcut/gpuBackend';
-import { installGpuJsAdaptations } from '../../graphcut/gpujs/install';
+import { isWebGpuAvailable } from '../../gpu/runtime/context';
+import { installGpuJsAdaptations } from '../../gpu/runtime/gpujs/install';
 import type { BackendName, MatchParams } from '../../stereo/params';
 import { sceneParamsFor } from '../../stereo/sceneParams';
 import { badPixelPercent } from '../../stereo/tune/badPixels';
 import { loadSceneSpec, sceneLabel } from '../../stereo/tune/scenes';
 import { median } from './median';
-import { cumulativeSteps, parseTechniques, type BenchStep, type TechniqueId } from './techniques';
+import { cumulativeSteps, parseTechniques, type BenchStep, type StepKernels, type TechniqueId } from './techniques';
+import { NO_FAMILIES, PRODUCT_FAMILIES } from '../../gpu/maxflow/kernelFamilies';
+import type { KernelFamilies } from '../../gpu/maxflow/pushRelabelKernels';
 
 /** One measured run: a scene, a backend, a step of the technique chain. */
 export interface BenchRun {
@@ -63,6 +65,24 @@ export interface BenchOptions {
   fixed?: Partial<MatchParams>;
   command?: string;
   onRun?: (r: BenchRun) => void;
+  /**
+   * Kernel families the device steps may use besides the product's: the
+   * ablation script (bench/gpuAblation.ts) gives the lockstep push and level
+   * BFS that the sweep and scan techniques start from. Passed to every
+   * device run as match()'s `gpu.families`; without them those two steps
+   * are left out.
+   */
+  families?: KernelFamilies;
+}
+
+/**
+ * The names of the families a device step may use: the product's (the
+ * block families only where `blocks`: WebGPU with the workgroup entry) and
+ * `families`.
+ */
+export function stepKernels(blocks: boolean, families: KernelFamilies = NO_FAMILIES): StepKernels {
+  const names = (kind: 'push' | 'bfs'): string[] => [...PRODUCT_FAMILIES[kind], ...families[kind]].map((f) => f.name).filter((n) => blocks || n !== 'block');
+  return { push: names('push'), bfs: names('bfs') };
 }
 
 /** The data root: $STEREO_DATA (the root or its middlebury/ folder), else ../shared/data beside the project. */
@@ -87,11 +107,14 @@ function gitCommit(): string {
 
 
 /** One timed pipeline run with a step's switches (what match() does, with the device options exposed). */
-async function runOnce(scene: Scene, name: string, backend: BackendName, step: BenchStep, base: Partial<MatchParams>, cycles: number) {
+async function runOnce(scene: Scene, name: string, backend: BackendName, step: BenchStep, base: Partial<MatchParams>, cycles: number, families: KernelFamilies | undefined) {
   const cfg = step.config;
   // The step's device switches as the run's schedule knobs; every run compiles its own plans (none kept from the run before), so that the steps of the technique chain compare like with like.
   // K counts iterations of the sweeps and lockstep passes; the block push has its own K (pairs of block launches per round, BLOCK_DEFAULTS).
-  const flags = { push: cfg.push, bfs: cfg.bfs, ...(cfg.push === 'block' ? {} : { iterationsPerRound: cfg.k }), fixedRounds: cfg.rounds === 'fixed', resume: cfg.resume, gate: cfg.gate, warmStart: cfg.warm, keepPlans: false };
+  const flags = {
+    push: cfg.push, bfs: cfg.bfs, ...(families ? { families } : {}), ...(cfg.push === 'block' ? {} : { iterationsPerRound: cfg.k }),
+    fixedRounds: cfg.rounds === 'fixed', resume: cfg.resume, gate: cfg.gate, warmStart: cfg.warm, keepPlans: false,
+  };
   const r = await match(scene.left, scene.right, {
     ...base, graph: cfg.graph, init: cfg.init, order: cfg.order, cycles, ndisp: scene.ndisp, backend, gpu: flags,
   });
@@ -134,12 +157,12 @@ export async function runBench(o: BenchOptions = {}): Promise<BenchResult> {
   for (const { scene, name } of scenes) {
     const base = { ...sceneParamsFor(name), ...(o.fixed ?? {}) };
     for (const backend of backends) {
-      const steps = cumulativeSteps(techniques, backend, k, blocks && backend !== 'bk');
+      const steps = cumulativeSteps(techniques, backend, k, backend === 'bk' ? undefined : stepKernels(blocks, o.families));
       // Untimed warm-up: JIT compilation (every backend) and kernel compilation (device backends) stay out of the ratios.
-      await runOnce(scene, name, backend, steps[0], base, 1);
+      await runOnce(scene, name, backend, steps[0], base, 1, o.families);
       for (const step of steps) {
         const reps: Awaited<ReturnType<typeof runOnce>>[] = [];
-        for (let i = 0; i < repeat; i++) reps.push(await runOnce(scene, name, backend, step, base, cycles));
+        for (let i = 0; i < repeat; i++) reps.push(await runOnce(scene, name, backend, step, base, cycles, o.families));
         const totals = reps.map((x) => x.times.totalMs);
         const mid = reps[totals.indexOf(median(totals))] ?? reps[0];
         const med = (f: (x: (typeof reps)[number]) => number | undefined): number | undefined => {

@@ -1,6 +1,6 @@
 import type { GraphVariant } from '../../expansion/binaryStep';
 import type { LabelOrder } from '../../expansion/labelOrder';
-import type { BfsScheme, PushScheme } from '../../graphcut/pushRelabelKernels';
+import type { BfsScheme, PushScheme } from '../../gpu/maxflow/kernelFamilies';
 import type { InitKind } from '../../stereo/params';
 
 /**
@@ -32,6 +32,11 @@ import type { InitKind } from '../../stereo/params';
  *           previous move ended with (dynamic graph cuts, Kohli & Torr)
  * `sweep`, `scan`, `block`, `blockbfs`, `k`, `rounds`, `resume`, `gate` and `warm` act on the device push-relabel only; on BK they change
  * nothing and are left out. The final step is the device solver's default.
+ * A kernel technique is a step only where the kernel families it switches
+ * between are at hand (StepKernels): the block families where WGSL runs, the
+ * lockstep push and level BFS the sweep and scan start from where the run was
+ * given them (the ablation script, bench/gpuAblation.ts; no default of the
+ * product uses them, so `stereocut bench` leaves those two steps out).
  */
 export type TechniqueId = 'graph' | 'init' | 'order' | 'sweep' | 'scan' | 'block' | 'blockbfs' | 'k' | 'rounds' | 'resume' | 'gate' | 'warm';
 export const TECHNIQUES: readonly TechniqueId[] = ['graph', 'init', 'order', 'sweep', 'scan', 'block', 'blockbfs', 'k', 'rounds', 'resume', 'gate', 'warm'];
@@ -75,9 +80,26 @@ export interface BenchStep {
   config: TechniqueConfig;
 }
 
-/** Whether a technique changes anything on a backend. */
-export function appliesTo(t: TechniqueId, backend: string, blocks = true): boolean {
-  if ((t === 'block' || t === 'blockbfs') && !blocks) return false;
+/** The names of the kernel families a device step may use (push and BFS); none for BK. */
+export interface StepKernels {
+  push: readonly string[];
+  bfs: readonly string[];
+}
+export const NO_STEP_KERNELS: StepKernels = { push: [], bfs: [] };
+
+/** The kernel techniques: the family each switches from and to, in the paper's order. */
+const KERNEL_SWITCHES: ReadonlyArray<[TechniqueId, { field: 'push' | 'bfs'; from: string; to: string }]> = [
+  ['sweep', { field: 'push', from: 'lockstep', to: 'sweep' }],
+  ['scan', { field: 'bfs', from: 'level', to: 'scan' }],
+  ['block', { field: 'push', from: 'sweep', to: 'block' }],
+  ['blockbfs', { field: 'bfs', from: 'scan', to: 'block' }],
+];
+const kernelSwitch = (t: TechniqueId) => KERNEL_SWITCHES.find(([id]) => id === t)?.[1];
+
+/** Whether a technique changes anything on a backend, with the kernel families at hand (a kernel technique needs both of its families). */
+export function appliesTo(t: TechniqueId, backend: string, kernels: StepKernels = NO_STEP_KERNELS): boolean {
+  const sw = kernelSwitch(t);
+  if (sw && !(kernels[sw.field].includes(sw.from) && kernels[sw.field].includes(sw.to))) return false;
   return !(t !== 'graph' && t !== 'init' && t !== 'order' && backend === 'bk');
 }
 
@@ -95,11 +117,14 @@ export function parseTechniques(list: readonly string[] | undefined): TechniqueI
 
 /**
  * Baseline, then one step per technique (those that apply to the backend),
- * each adding its switch to the previous. `blocks`: whether the block
- * schemes can run (WebGPU with the workgroup entry); without them the block
- * steps are left out and the sweeps and scans stay.
+ * each adding its switch to the previous. `kernels`: the families the
+ * device steps may use (the block families only where they run: WebGPU
+ * with the workgroup entry); a kernel technique without its families is
+ * left out, its field at the final setting those families allow (without
+ * the block families the sweeps and scans stay; without the lockstep push
+ * and level BFS the chain starts from the sweeps and scans).
  */
-export function cumulativeSteps(techniques: readonly TechniqueId[], backend: string, k: { baseline: number; tuned: number }, blocks = false): BenchStep[] {
+export function cumulativeSteps(techniques: readonly TechniqueId[], backend: string, k: { baseline: number; tuned: number }, kernels: StepKernels = NO_STEP_KERNELS): BenchStep[] {
   for (const [name, v] of [['--baseline-k', k.baseline], ['--k', k.tuned]] as const) {
     if (!Number.isInteger(v) || v < 1) throw new Error(`${name}: must be an integer ≥ 1 (got ${v})`);
   }
@@ -108,10 +133,11 @@ export function cumulativeSteps(techniques: readonly TechniqueId[], backend: str
   if (!techniques.includes('graph')) cfg.graph = 'reversed';
   if (!techniques.includes('init')) cfg.init = 'wta';
   if (!techniques.includes('order')) cfg.order = 'frequent';
-  if (!techniques.includes('sweep')) cfg.push = 'sweep';
-  if (!techniques.includes('scan')) cfg.bfs = 'scan';
-  if (!techniques.includes('block') && blocks) cfg.push = 'block';
-  if (!techniques.includes('blockbfs') && blocks) cfg.bfs = 'block';
+  // A kernel technique that is no step leaves its field at the family it switches to, where that family is at hand.
+  for (const [t, sw] of KERNEL_SWITCHES) {
+    const step = techniques.includes(t) && appliesTo(t, backend, kernels);
+    if (!step && kernels[sw.field].includes(sw.to)) cfg[sw.field] = sw.to;
+  }
   if (!techniques.includes('k')) cfg.k = k.tuned;
   if (!techniques.includes('rounds')) cfg.rounds = 'adaptive';
   if (!techniques.includes('resume')) cfg.resume = true;
@@ -119,15 +145,13 @@ export function cumulativeSteps(techniques: readonly TechniqueId[], backend: str
   if (!techniques.includes('warm')) cfg.warm = true;
   const steps: BenchStep[] = [{ id: 'baseline', label: 'baseline', config: { ...cfg } }];
   for (const t of techniques) {
-    if (!appliesTo(t, backend, blocks)) continue;
+    if (!appliesTo(t, backend, kernels)) continue;
     cfg = { ...cfg };
     if (t === 'graph') cfg.graph = 'reversed';
     if (t === 'init') cfg.init = 'wta';
     if (t === 'order') cfg.order = 'frequent';
-    if (t === 'sweep') cfg.push = 'sweep';
-    if (t === 'scan') cfg.bfs = 'scan';
-    if (t === 'block') cfg.push = 'block';
-    if (t === 'blockbfs') cfg.bfs = 'block';
+    const sw = kernelSwitch(t);
+    if (sw) cfg[sw.field] = sw.to;
     if (t === 'k') cfg.k = k.tuned;
     if (t === 'rounds') cfg.rounds = 'adaptive';
     if (t === 'resume') cfg.resume = true;

@@ -1,4 +1,4 @@
-import { ProgramStore } from '../../expansion/gpuKeptPrograms';
+import { ProgramStore } from '../../gpu/move/keptPrograms';
 import { loadScene, sceneFoldersOf } from '../../data/scene';
 import { accuracyRow, summarise, type AccuracyRow } from '../accuracy/accuracy';
 import type { BackendName } from '../../stereo/params';

@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import { writeFilesAtomic } from '../../data/atomicWrite';
 import { runBench, type BenchResult } from '../bench/runBench';
+import type { KernelFamilies } from '../../gpu/maxflow/pushRelabelKernels';
 import { allTables, benchMarkdown, parseBenchJson, tableText } from '../bench/tables';
 import type { BackendName } from '../../stereo/params';
 import { checkOutputPath, type Io } from './common';
@@ -21,7 +22,17 @@ export interface BenchArgs {
   quiet: boolean;
 }
 
-export async function benchCommand(a: BenchArgs, io: Io, argv: string[] = process.argv.slice(2)): Promise<number> {
+/**
+ * Who runs the bench: the command its result names (`stereocut`, or a
+ * script's command line) and the kernel families its device steps may use
+ * besides the product's (the ablation script's lockstep push and level BFS).
+ */
+export interface BenchCaller {
+  command: string;
+  families?: KernelFamilies;
+}
+
+export async function benchCommand(a: BenchArgs, io: Io, argv: string[] = process.argv.slice(2), caller: BenchCaller = { command: 'stereocut' }): Promise<number> {
   if (a['json-out']) checkOutputPath(a['json-out'], '--json-out', 'json');
   if (a.markdown) checkOutputPath(a.markdown, '--markdown', 'md');
   const outputs = [['--json-out', a['json-out']], ['--markdown', a.markdown]].filter((o): o is [string, string] => o[1] !== undefined).map(([name, file]) => ({ name, file }));
@@ -37,7 +48,7 @@ export async function benchCommand(a: BenchArgs, io: Io, argv: string[] = proces
     result = await runBench({
       scenes: a.scenes, backends: a.backend as BackendName[] | undefined, techniques: a.techniques,
       cycles: a.cycles, repeat: a.repeat, k: { baseline: a['baseline-k'], tuned: a.k },
-      command: ['stereocut', ...argv].join(' '),
+      command: [caller.command, ...argv].join(' '), families: caller.families,
       // Each finished run: redrawn in place on a terminal, a plain line otherwise; nothing with --quiet.
       onRun: a.quiet ? undefined : (r) => {
         const line = `${r.scene} ${r.backend} ${r.label}: ${(r.times.totalMs / 1000).toFixed(2)} s`;

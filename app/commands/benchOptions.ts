@@ -6,7 +6,7 @@ export function benchOptions<T>(y: Argv<T>) {
   return y
     .positional('scenes', { type: 'string', array: true, describe: 'scene folders (default: tsukuba and teddy from $STEREO_DATA)' })
     .option('backend', { type: 'string', array: true, choices: BACKENDS as unknown as string[], describe: 'max-flow backends to compare (default bk)' })
-    .option('techniques', { type: 'string', array: true, describe: `technique switches, applied cumulatively from the baseline (default all: ${TECHNIQUES.join(',')})` })
+    .option('techniques', { type: 'string', array: true, describe: `technique switches, applied cumulatively from the baseline (default all: ${TECHNIQUES.join(',')}); on a device, sweep and scan start from the lockstep push and level BFS, which only the ablation script has (node dist/bench/gpuAblation.js)` })
     .option('cycles', { type: 'number', default: 4, describe: 'α-expansion cycles per run' })
     .option('repeat', { type: 'number', default: 1, describe: 'runs per configuration (median reported)' })
     .option('baseline-k', { type: 'number', default: 8, describe: 'push-relabel iterations per round in the baseline' })

@@ -1,6 +1,6 @@
 import { ReadsOnThread, readsHere, type ReadJob, type Reads } from '../../data/readThread';
 import { mayUseWebGpu } from '../../graphcut/backends';
-import { webGpuDevice, webGpuSetUpWouldBlock } from '../../graphcut/gpuBackend';
+import { webGpuDevice, webGpuSetUpWouldBlock } from '../../gpu/runtime/context';
 import type { BackendName } from '../../stereo/params';
 
 /**

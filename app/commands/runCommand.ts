@@ -1,4 +1,4 @@
-import { ProgramStore } from '../../expansion/gpuKeptPrograms';
+import { ProgramStore } from '../../gpu/move/keptPrograms';
 import { startDeviceReading } from './deviceEarly';
 import * as fs from 'fs';
 import * as path from 'path';

@@ -1,6 +1,6 @@
 import * as path from 'path';
 import { ThreadLost, ThreadPool } from '../../data/threadPool';
-import { ProgramStore } from '../../expansion/gpuKeptPrograms';
+import { ProgramStore } from '../../gpu/move/keptPrograms';
 import { checkBackend, placeBackend } from '../../graphcut/backends';
 import type { BackendName } from '../params';
 import { runTrial, SceneCache, type TrialJob, type TrialRecord } from './trial';

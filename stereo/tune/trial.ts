@@ -1,4 +1,4 @@
-import type { ProgramStore } from '../../expansion/gpuKeptPrograms';
+import type { ProgramStore } from '../../gpu/move/keptPrograms';
 import { disparityInPixels, match } from '../match';
 import { DEFAULT_PARAMS, type BackendName, type MatchParams } from '../params';
 import { sceneParamsFor } from '../sceneParams';

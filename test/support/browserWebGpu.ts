@@ -8,14 +8,14 @@
  * opens a page on a secure origin (WebGPU needs one; every request is
  * answered here, nothing goes to the network), installs the page runtime
  * (browserWebGpuPage.ts) and returns a provider for installWebGpuProvider
- * (graphcut/gpuBackend.ts): the project's own context set-up, gpu.js's
- * webgpu mode and every adaptation in graphcut/gpujs/ then run unchanged,
+ * (gpu/runtime/context.ts): the project's own context set-up, gpu.js's
+ * webgpu mode and every adaptation in gpu/runtime/gpujs/ then run unchanged,
  * their WGSL compiled and run by the page's WebGPU through the proxies of
  * browserWebGpuObjects.ts.
  */
 import { execFileSync } from 'child_process';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import type { WebGpuProvider } from '../../graphcut/gpuBackend';
+import type { WebGpuProvider } from '../../gpu/runtime/context';
 import { PageChannel } from './browserWebGpuChannel';
 import { BridgeGpu } from './browserWebGpuObjects';
 import { installPageRuntime, RUNTIME_KEY } from './browserWebGpuPage';

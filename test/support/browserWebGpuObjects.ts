@@ -8,7 +8,7 @@
  * or device and kept here.
  *
  * The surface is what gpu.js 2.24.1's WebGPU backend and the project
- * (graphcut/gpuBackend.ts, graphcut/gpujs/, graphcut/gpuClockWarmup.ts)
+ * (gpu/runtime/context.ts, gpu/runtime/gpujs/, gpu/runtime/clockWarmup.ts)
  * use. The other members of each WebGPU interface throw an error naming
  * them, so a new use shows up as a gap here rather than as a wrong result.
  * Methods live on the classes' prototypes, as on a real device: the

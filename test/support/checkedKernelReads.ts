@@ -1,8 +1,8 @@
-import { gpuJsInternal } from '../../graphcut/gpujs/internals';
+import { gpuJsInternal } from '../../gpu/runtime/gpujs/internals';
 /**
  * gpu.js's cpu backend with every read of a kernel's arrays checked: what
  * lets the WebGPU device run without Dawn's bounds checks
- * (graphcut/gpuBackend.ts, dawnFlags).
+ * (gpu/runtime/context.ts, dawnFlags).
  *
  * On WebGPU a kernel reads an argument or constant array through a flat
  * index, x + W·(y + H·z), with no check of its own; without robustness an

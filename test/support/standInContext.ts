@@ -1,7 +1,7 @@
 import { GPU } from 'gpu.js';
-import { resolveDeviceFlags, type DeviceFlags } from '../../graphcut/deviceFlags';
-import type { GpuContext } from '../../graphcut/gpuBackend';
-import { adaptInstance } from '../../graphcut/gpujs/scope';
+import { resolveDeviceFlags, type DeviceFlags } from '../../gpu/runtime/deviceFlags';
+import type { GpuContext } from '../../gpu/runtime/context';
+import { adaptInstance } from '../../gpu/runtime/gpujs/scope';
 
 /**
  * A stand-in for createGpuContext('webgpu', flags) where no adapter

@@ -1,6 +1,6 @@
-import { gpuJsInternal } from '../../graphcut/gpujs/internals';
-import { adaptInstance } from '../../graphcut/gpujs/scope';
-import { resolveDeviceFlags, type DeviceFlags } from '../../graphcut/deviceFlags';
+import { gpuJsInternal } from '../../gpu/runtime/gpujs/internals';
+import { adaptInstance } from '../../gpu/runtime/gpujs/scope';
+import { resolveDeviceFlags, type DeviceFlags } from '../../gpu/runtime/deviceFlags';
 /**
  * gpu.js's WebGPU kernel build up to its WGSL (web-gpu/kernel.js, build()),
  * which needs no device: what CI can check of the WebGPU kernels.
@@ -37,7 +37,7 @@ export function assembleWgsl(source: string, output: number[], args: unknown[], 
 /**
  * A stand-in gpu.js instance adapted with `flags` (as createGpuContext
  * adapts its instances): kernels given it as `gpu` in their settings run
- * the adaptations with those flags (graphcut/gpujs/scope.ts).
+ * the adaptations with those flags (gpu/runtime/gpujs/scope.ts).
  */
 export function flaggedInstance(flags: Partial<DeviceFlags>): object {
   const gpu = {};
