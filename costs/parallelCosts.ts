@@ -20,7 +20,7 @@ import * as path from 'path';
 import { isMainThread, Worker } from 'worker_threads';
 import type { Raster } from '../data/raster';
 import type { DataCostOptions } from './costOptions';
-import { runningFromSource, tsRequireHook } from '../data/sourceLoader';
+import { runningFromSource, TS_REQUIRE_HOOK } from '../data/sourceLoader';
 
 /**
  * When the threads are used. Starting the workers costs tens of ms (once
@@ -57,7 +57,7 @@ const { workerData, parentPort } = require('worker_threads');
 const state = new Int32Array(workerData.state);
 let run = null;
 try {
-  ${fromSource ? tsRequireHook() : ''}
+  ${fromSource ? `require(${JSON.stringify(TS_REQUIRE_HOOK)});` : ''}
   run = require(${JSON.stringify(`${module}${fromSource ? '.ts' : '.js'}`)}).runCostJob;
 } catch (e) {}
 parentPort.on('message', (job) => {

@@ -1,10 +1,9 @@
 import * as path from 'path';
-import { Worker } from 'worker_threads';
 import { readImage } from './imageIO';
 import type { Raster } from './raster';
 import { loadScene, type LoadSceneOptions } from './scene';
 import type { Scene } from './sceneTypes';
-import { workerEntry } from './sourceLoader';
+import { ThreadLost, ThreadPool } from './threadPool';
 
 /** A read a worker thread can do: a scene folder (loadScene) or an image file (readImage). */
 export type ReadJob = { kind: 'scene'; dir: string; options?: LoadSceneOptions } | { kind: 'image'; file: string };
@@ -35,45 +34,45 @@ export function readsHere<J extends ReadJob>(jobs: readonly J[]): Reads<J> {
  * made inside Dawn, which holds the main thread meanwhile, and the inputs
  * (PNG decoding, ground truth, masks) can be read then instead of after.
  *
- * The thread does the jobs in order and sends each result as it is done,
- * its sample arrays moved, not copied (readThreadWorker.ts). `result(i)`
- * gives job i's result, or rejects with the error the read gave there (the
- * same one-line message). Should the thread fail to start, or stop before
- * it has sent every result, the rest are read on the calling thread: the
- * thread only ever saves time.
+ * The thread (a ThreadPool of one, started with every job sent to it, so
+ * that it reads them all without this thread's help) does the jobs in
+ * order and answers each as it is done, its sample arrays moved, not
+ * copied (readThreadWorker.ts). `result(i)` gives job i's result, or
+ * rejects with the error the read gave there (the same class and one-line
+ * message). Should the thread fail to start, or stop before it has answered
+ * every job, the rest are read on the calling thread: the thread only ever
+ * saves time.
  */
 export class ReadsOnThread<J extends ReadJob = ReadJob> implements Reads<J> {
   private readonly results: Promise<ReadResult<J>>[];
-  private readonly settle: Array<{ resolve(r: ReadResult<J>): void; reject(e: unknown): void }> = [];
-  private worker: Worker | undefined;
-  private received = 0;
+  private readonly pool: ThreadPool | undefined;
+  /** The reads done on this thread after the thread was lost, one after another in the jobs' order. */
+  private doneInTurn: Promise<unknown> = Promise.resolve();
   private closed = false;
   /** Jobs done on the calling thread (the thread stopped or never started), for a caller that wants to know. */
   doneHere = 0;
 
   /** `module`: the thread's module without extension (tests name others). */
-  constructor(private readonly jobs: readonly J[], module = path.join(__dirname, 'readThreadWorker')) {
-    this.results = jobs.map((_, i) => {
-      const p = new Promise<ReadResult<J>>((resolve, reject) => { this.settle[i] = { resolve, reject }; });
+  constructor(jobs: readonly J[], module = path.join(__dirname, 'readThreadWorker')) {
+    let pool: ThreadPool | undefined;
+    try {
+      pool = new ThreadPool(module, { threads: 1, start: 'now', tasksPerThread: Math.max(1, jobs.length) });
+    } catch {
+      pool = undefined;
+    }
+    this.pool = pool;
+    this.results = jobs.map((job) => {
+      const p = (pool ? pool.run<ReadResult<J>>(job) : Promise.reject(new ThreadLost('not started'))).catch((e: unknown) => {
+        if (!(e instanceof ThreadLost)) throw e;
+        // Jobs lost to close() are not done at all.
+        if (this.closed) return new Promise<never>(() => undefined);
+        void pool?.close();
+        return this.readOnThisThread(job);
+      });
       // A failed read is an error only once its result is asked for.
       p.catch(() => undefined);
       return p;
     });
-    try {
-      const entry = workerEntry(module);
-      const w = new Worker(entry.code, { eval: entry.eval, workerData: { jobs } });
-      w.unref();
-      w.on('message', (m: { i: number; result?: ReadResult<J>; error?: string }) => {
-        this.received = m.i + 1;
-        if (m.result) this.settle[m.i].resolve(m.result);
-        else this.settle[m.i].reject(new Error(m.error));
-      });
-      w.on('error', () => this.doRestHere());
-      w.on('exit', () => this.doRestHere());
-      this.worker = w;
-    } catch {
-      this.doRestHere();
-    }
   }
 
   /** Job i's result (see the class comment). */
@@ -84,24 +83,16 @@ export class ReadsOnThread<J extends ReadJob = ReadJob> implements Reads<J> {
   /** Ends the thread; jobs not done by then are not done at all. */
   close(): void {
     this.closed = true;
-    void this.worker?.terminate();
-    this.worker = undefined;
+    void this.pool?.close();
   }
 
-  /** The thread is gone: the jobs it did not send are done on this thread, in order. */
-  private doRestHere(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.worker = undefined;
-    void (async () => {
-      for (let i = this.received; i < this.jobs.length; i++) {
-        this.doneHere++;
-        try {
-          this.settle[i].resolve(await readHere(this.jobs[i]) as ReadResult<J>);
-        } catch (e) {
-          this.settle[i].reject(e);
-        }
-      }
-    })();
+  /** `job` read on this thread, after the reads done here before it. */
+  private readOnThisThread(job: J): Promise<ReadResult<J>> {
+    const read = this.doneInTurn.then(() => {
+      this.doneHere++;
+      return readHere(job) as Promise<ReadResult<J>>;
+    });
+    this.doneInTurn = read.catch(() => undefined);
+    return read;
   }
 }

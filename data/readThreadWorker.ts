@@ -1,37 +1,29 @@
 /**
- * The thread of ReadsOnThread (readThread.ts): does the jobs of
- * `workerData.jobs` in order and posts each result, or its error's message,
- * as `{ i, result }` or `{ i, error }`. The results' arrays are moved to the
- * receiving thread (each buffer listed once).
+ * The thread of ReadsOnThread (readThread.ts): every job is sent to it at
+ * once, and it reads them in the order they came, one after another, so
+ * that the first results come first. A result's sample arrays are moved to
+ * the receiving thread.
  */
-import { parentPort, workerData } from 'worker_threads';
+import { poolTask } from './poolTask';
 import type { Raster } from './raster';
 import { readHere, type ReadJob } from './readThread';
 import type { Scene } from './sceneTypes';
 
-function buffersOf(r: Scene | Raster): ArrayBuffer[] {
-  const arrays = 'left' in r
+function arraysOf(r: Scene | Raster): (ArrayBufferView | undefined)[] {
+  return 'left' in r
     ? [r.left.data, r.right.data, r.groundTruth, r.groundTruthRight, r.masks.nonocc, r.masks.all, r.masks.disc]
     : [r.data];
-  const buffers = new Set<ArrayBuffer>();
-  for (const a of arrays) if (a && a.buffer instanceof ArrayBuffer) buffers.add(a.buffer);
-  return [...buffers];
 }
 
-async function doAll(jobs: ReadJob[]): Promise<void> {
-  for (const [i, job] of jobs.entries()) {
-    try {
-      const result = await readHere(job);
-      try {
-        parentPort!.postMessage({ i, result }, buffersOf(result));
-      } catch {
-        // A buffer that cannot be moved (Node's pooled ones): the result is copied instead.
-        parentPort!.postMessage({ i, result });
-      }
-    } catch (e) {
-      parentPort!.postMessage({ i, error: e instanceof Error ? e.message : String(e) });
-    }
-  }
+/** The reads so far: each job starts once the one before it is done and its result sent (a turn of the event loop later). */
+let last: Promise<unknown> = Promise.resolve();
+
+function readInTurn(job: ReadJob): Promise<Scene | Raster> {
+  const read = last.then(() => readHere(job));
+  last = read.then(afterSending, afterSending);
+  return read;
 }
 
-void doAll((workerData as { jobs: ReadJob[] }).jobs);
+const afterSending = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+export default poolTask(readInTurn, arraysOf);

@@ -1,81 +1,30 @@
+import * as path from 'path';
+
 /**
  * Running worker threads and child processes from TypeScript sources.
  *
  * Compiled code (dist/) starts workers from their .js files. Under ts-jest,
  * or in a checkout that was never built, only the .ts files exist, and a
- * worker thread does not inherit jest's transform; these snippets register a
- * minimal require hook that transpiles .ts files with the TypeScript compiler
- * already in devDependencies (type checking stays with `tsc`).
+ * worker thread or child process does not inherit jest's transform: it loads
+ * TS_REQUIRE_HOOK first (`--require`), a require hook that transpiles .ts
+ * files, and then the .ts module by its name like any other.
  */
 
-/** The variable naming a folder where the hook below keeps the JavaScript it made (tests set it; unset, nothing is kept). */
-export const TS_CACHE_VARIABLE = 'STEREOCUT_TS_CACHE';
+/** The require hook's file (JavaScript: it runs before any TypeScript can); only runs from the sources use it. */
+export const TS_REQUIRE_HOOK = path.join(__dirname, 'tsRequireHook.js');
 
-/**
- * JavaScript that makes `require('x.ts')` work in the process or thread it
- * runs in. The compiler is named by absolute path: eval'd code resolves
- * modules from the current folder, which need not be the project.
- *
- * Transpiling the sources costs a fresh process or thread seconds (loading
- * the compiler, then a program per file); with STEREOCUT_TS_CACHE naming a
- * folder, each file's output is kept there under the SHA-256 of the
- * compiler's version, the options, the file's path and its contents, and
- * the compiler is loaded only when a file misses. Entries are written to a
- * temporary name and renamed, so processes sharing the folder never read
- * half an entry; an entry that cannot be read or written changes nothing
- * but the time.
- */
-export function tsRequireHook(): string {
-  const tsPath = require.resolve('typescript');
-  return `
-(() => {
-  const Module = require('module');
-  if (Module._extensions['.ts']) return;
-  const fs = require('fs');
-  const path = require('path');
-  const crypto = require('crypto');
-  const tsPath = ${JSON.stringify(tsPath)};
-  let ts;
-  const compiler = () => (ts ??= require(tsPath));
-  const options = { module: 1 /* CommonJS */, target: 9 /* ES2022 */, esModuleInterop: true, sourceMap: false };
-  const cacheDir = process.env[${JSON.stringify(TS_CACHE_VARIABLE)}] || null;
-  let version = null;
-  const compilerVersion = () => (version ??= JSON.parse(fs.readFileSync(path.join(path.dirname(tsPath), '..', 'package.json'), 'utf8')).version);
-  Module._extensions['.ts'] = (module, filename) => {
-    const source = fs.readFileSync(filename, 'utf8');
-    let entry = null;
-    if (cacheDir) {
-      const key = crypto.createHash('sha256').update(JSON.stringify([compilerVersion(), options, filename, source])).digest('hex');
-      entry = path.join(cacheDir, key + '.js');
-      let kept = null;
-      try { kept = fs.readFileSync(entry, 'utf8'); } catch (e) { if (e.code !== 'ENOENT') entry = null; }
-      if (kept !== null) return module._compile(kept, filename);
-    }
-    const out = compiler().transpileModule(source, { fileName: filename, compilerOptions: options }).outputText;
-    if (entry) {
-      try {
-        fs.mkdirSync(cacheDir, { recursive: true });
-        const tmp = entry + '.' + process.pid + '.' + Math.random().toString(36).slice(2) + '.tmp';
-        fs.writeFileSync(tmp, out);
-        fs.renameSync(tmp, entry);
-      } catch { /* kept nowhere: the next process transpiles again */ }
-    }
-    module._compile(out, filename);
-  };
-})();
-`;
-}
-
-/** Whether this module itself runs from a .ts file (ts-jest or the hook above) rather than from dist/. */
+/** Whether this module itself runs from a .ts file (ts-jest or the hook) rather than from dist/. */
 export function runningFromSource(): boolean {
   return __filename.endsWith('.ts');
 }
 
 /**
- * Worker source for a module path without extension: the compiled .js when
- * this code is compiled, else a bootstrap that loads the .ts through the hook.
+ * How a worker thread loads the module at a path without extension: its
+ * file, and the options the thread needs to load it (the require hook, from
+ * the sources; the thread's own options are not the parent's then, which
+ * may hold some a thread refuses).
  */
-export function workerEntry(modulePathNoExt: string): { code: string; eval: boolean } {
-  if (!runningFromSource()) return { code: `${modulePathNoExt}.js`, eval: false };
-  return { code: `${tsRequireHook()}\nrequire(${JSON.stringify(`${modulePathNoExt}.ts`)});`, eval: true };
+export function workerModule(modulePathNoExt: string): { filename: string; execArgv?: string[] } {
+  if (!runningFromSource()) return { filename: `${modulePathNoExt}.js` };
+  return { filename: `${modulePathNoExt}.ts`, execArgv: ['--require', TS_REQUIRE_HOOK] };
 }

@@ -1,14 +1,14 @@
 import * as os from 'os';
 import * as path from 'path';
 import { isMainThread } from 'worker_threads';
-import { Piscina } from 'piscina';
 import { runningFromSource } from '../data/sourceLoader';
-import { solveStrip, type StripRunner } from './levelStrips';
+import { ThreadPool } from '../data/threadPool';
+import { solveStrip, type StripDone, type StripRunner } from './levelStrips';
 import type { MedianRunner } from './medianFill';
 
 /**
  * What runs the strips of a pyramid's finer levels: a pool of worker
- * threads (piscina) that one match starts before its coarsest level, so
+ * threads (data/threadPool.ts) that one match starts before its coarsest level, so
  * the threads load while that level runs, and ends when it ends; or this
  * thread, one strip after another. Both give the same labels: the strips
  * are fixed by the level's size, not by the threads.
@@ -40,9 +40,10 @@ export const PARALLEL_PIXELS = 250_000;
  * Threads for the strips of a pair of `pixels` pixels: every core, from
  * the main thread of compiled code. None for a pair under PARALLEL_PIXELS,
  * inside a worker thread (`stereocut tune` runs its trials on threads
- * already), on one core, or from the TypeScript sources (the tests: a
- * thread would compile the sources again; they run the compiled pool by
- * name).
+ * already), on one core, or from the TypeScript sources (the tests: jest
+ * runs a test file on every core already, and each thread would load the
+ * modules again through the require hook; a test that wants threads makes
+ * its own pool, stripPool(n)).
  */
 export function stripThreads(pixels: number, cores = os.availableParallelism()): number {
   return pixels >= PARALLEL_PIXELS && isMainThread && !runningFromSource() && cores > 1 ? cores : 0;
@@ -51,14 +52,14 @@ export function stripThreads(pixels: number, cores = os.availableParallelism()):
 /** A pool of `threads` threads, or this thread for fewer than 2. */
 export function stripPool(threads: number): StripPool {
   if (threads < 2) return { run: runStripsHere, threads: 0, close: async () => undefined };
-  const pool = new Piscina({ filename: path.join(__dirname, 'stripWorker.js'), minThreads: threads, maxThreads: threads, idleTimeout: 60_000 });
+  const pool = new ThreadPool(path.join(__dirname, 'stripWorker'), { threads, start: 'now' });
   return {
     threads,
-    run: (jobs, onDone) => Promise.all(jobs.map((job) => pool.run(job, { transferList: [job.left.data.buffer as ArrayBuffer, job.right.data.buffer as ArrayBuffer] }).then((d) => {
+    run: (jobs, onDone) => Promise.all(jobs.map((job) => pool.run<StripDone>(job, [job.left.data.buffer as ArrayBuffer, job.right.data.buffer as ArrayBuffer]).then((d) => {
       onDone?.(d);
       return d;
     }))),
-    median: (bands) => Promise.all(bands.map((b) => pool.run(b, { transferList: [b.disp.buffer as ArrayBuffer, b.marked.buffer as ArrayBuffer, b.left.data.buffer as ArrayBuffer] }) as Promise<Uint16Array>)),
-    close: () => pool.destroy(),
+    median: (bands) => Promise.all(bands.map((b) => pool.run<Uint16Array>(b, [b.disp.buffer as ArrayBuffer, b.marked.buffer as ArrayBuffer, b.left.data.buffer as ArrayBuffer]))),
+    close: () => pool.close(),
   };
 }

@@ -3,9 +3,9 @@
  * finer pyramid level, or one band of the finest level's median fill, per
  * task.
  */
+import { poolTask } from '../data/poolTask';
 import { solveStrip, type StripDone, type StripJob } from './levelStrips';
 import { isMedianBand, medianBand, type MedianBand } from './medianFill';
 
-export default function runStrip(job: StripJob | MedianBand): Promise<StripDone> | Uint16Array {
-  return isMedianBand(job) ? medianBand(job) : solveStrip(job);
-}
+// A band's filtered rows are moved back, not copied.
+export default poolTask<StripJob | MedianBand, StripDone | Uint16Array>((job) => (isMedianBand(job) ? medianBand(job) : solveStrip(job)), (v) => (v instanceof Uint16Array ? [v] : []));

@@ -11,7 +11,7 @@ import { readImage, writePng } from '../data/imageIO';
 import type { Raster } from '../data/raster';
 import { bandsFromCoarse, halfSize, levelEnergy, levelShapes, pyramidLevels, refineLevel, type LevelShape } from '../stereo/coarseToFine';
 import { cropRows, stripCrop, stripEnergy, stripRows as stripsOf, stripSpan } from '../stereo/levelStrips';
-import { runStripsHere } from '../stereo/stripRunner';
+import { runStripsHere, stripPool } from '../stereo/stripRunner';
 import { levelTruncation, match, resolveParams } from '../stereo/match';
 import { estimateMatchMemory } from '../stereo/memoryPlan';
 import { main } from '../app/cli';
@@ -213,12 +213,7 @@ describe('a finer level in strips', () => {
     }
   });
 
-  test('threads give the labels this thread gives (the compiled strip pool)', async () => {
-    const dist = path.join(__dirname, '..', 'dist', 'stereo');
-    if (!fs.existsSync(path.join(dist, 'stripWorker.js'))) throw new Error('dist/ is missing: run npm run build (npm ci does it through the prepare script)');
-    /* eslint-disable @typescript-eslint/no-require-imports */
-    const compiled = require(path.join(dist, 'coarseToFine.js')) as { refineLevel: typeof refineLevel };
-    const runner = require(path.join(dist, 'stripRunner.js')) as { stripPool: (threads: number) => { run: typeof runStripsHere; threads: number; close(): Promise<void> } };
+  test('threads give the labels this thread gives (the strip pool, its threads loading the sources)', async () => {
     const s = generateSyntheticScene({ width: 120, height: 150, ndisp: 14, seed: 9 });
     const shape = shapeOf(s.left, 14);
     const coarse = halfSize(s.left);
@@ -226,10 +221,10 @@ describe('a finer level in strips', () => {
     const maps = [c.disparity, c.disparity];
     const energy = energyOf('census', 14);
     const here = await refineLevel(0, shape, s, energy, 2, { maps, width: coarse.width, height: coarse.height }, { params: p, run: runStripsHere, stripRows: 16, overlap: 4 });
-    const pool = runner.stripPool(2);
+    const pool = stripPool(2);
     try {
       expect(pool.threads).toBe(2);
-      const there = await compiled.refineLevel(0, shape, s, energy, 2, { maps, width: coarse.width, height: coarse.height }, { params: p, run: pool.run, stripRows: 16, overlap: 4 });
+      const there = await refineLevel(0, shape, s, energy, 2, { maps, width: coarse.width, height: coarse.height }, { params: p, run: pool.run, stripRows: 16, overlap: 4 });
       expect(Buffer.from(there.maps[0].buffer).equals(Buffer.from(here.maps[0].buffer))).toBe(true);
       expect(Buffer.from(there.maps[1].buffer).equals(Buffer.from(here.maps[1].buffer))).toBe(true);
       expect(there.result.finalEnergy).toEqual(here.result.finalEnergy);

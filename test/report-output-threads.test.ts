@@ -85,7 +85,7 @@ function folders(name: string): [string, string] {
   return [here, there];
 }
 
-/** Resolves once the writers' threads have answered every job sent so far (a write sent after them is answered after them). */
+/** Resolves once a write sent now is answered: by then the threads have taken every job sent before it (they are handed out in order). */
 async function settled(writers: ImageWriters, dir: string): Promise<void> {
   await writers.write({ kind: 'disparity', file: path.join(dir, 'marker.png'), disparity, width: 37, height: 23, scale: 36 });
   fs.rmSync(path.join(dir, 'marker.png'));

@@ -1,9 +1,8 @@
 import * as os from 'os';
 import * as path from 'path';
-import { Worker as Thread } from 'worker_threads';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { InputError } from '../../data/errors';
-import { workerEntry } from '../../data/sourceLoader';
+import { ThreadLost, ThreadPool } from '../../data/threadPool';
 import type { BackendName } from '../../stereo/params';
 import { trialExecutor, type TrialExecutor } from '../../stereo/tune/pool';
 import { describePoint } from '../../stereo/tune/results';
@@ -11,19 +10,13 @@ import type { TrialJob, TrialRecord } from '../../stereo/tune/trial';
 import { checkRedis, redisLost, type QueueAddress } from './redisQueue';
 import { encodeResult, runSceneJob, type SceneJobData } from './sceneJob';
 
-/** A scene job on a thread of its own (sceneThread.ts); the result comes back encoded. */
-function sceneOnThread(data: SceneJobData, backend: BackendName): Promise<unknown> {
-  const entry = workerEntry(path.join(__dirname, 'sceneThread'));
-  const t = new Thread(entry.code, { eval: entry.eval });
-  return new Promise<unknown>((resolve, reject) => {
-    t.once('message', (m: { result?: unknown; error?: string; input?: boolean }) => {
-      if (m.error !== undefined) reject(m.input ? new InputError(m.error) : new Error(m.error));
-      else resolve(m.result);
-    });
-    t.once('error', reject);
-    t.once('exit', (code) => reject(new Error(`scene thread exited with code ${code}`)));
-    t.postMessage({ data, backend });
-  }).finally(() => { void t.terminate(); });
+/** A scene job on one of `threads` (sceneThread.ts); the result comes back encoded. */
+async function sceneOnThread(threads: ThreadPool, data: SceneJobData): Promise<unknown> {
+  try {
+    return await threads.run<unknown>(data);
+  } catch (e) {
+    throw e instanceof ThreadLost ? new Error(`scene ${e.message}`) : e;
+  }
 }
 
 /**
@@ -67,6 +60,8 @@ export interface RunningWorker {
 export async function startQueueWorker(a: QueueAddress, o: QueueWorkerOptions): Promise<RunningWorker> {
   await checkRedis(a);
   const executor: TrialExecutor = await trialExecutor(o.backend, o.concurrency);
+  // BK scene jobs on threads, one per job at once (a match keeps a core busy for its whole run: here it would stop the lock renewals); a thread ends when no job is left for it.
+  const sceneThreads = executor.backend === 'bk' ? new ThreadPool(path.join(__dirname, 'sceneThread'), { threads: executor.size, start: 'asNeeded' }) : undefined;
   const lockMs = (o.lockSeconds ?? DEFAULT_LOCK_SECONDS) * 1000;
   /** Runs a job's work; an input failure fails the job at once, anything else is retried up to its attempts. */
   const guarded = async <T>(what: string, work: () => Promise<T>, done: (r: T) => string): Promise<T> => {
@@ -89,7 +84,7 @@ export async function startQueueWorker(a: QueueAddress, o: QueueWorkerOptions): 
     }
     if (job.name === 'scene') {
       const d = job.data as SceneJobData;
-      return guarded(`scene ${d.dir}`, async () => (executor.backend === 'bk' ? sceneOnThread(d, 'bk') : encodeResult(await runSceneJob(d, executor.backend))), () => 'matched');
+      return guarded(`scene ${d.dir}`, async () => (sceneThreads ? sceneOnThread(sceneThreads, d) : encodeResult(await runSceneJob(d, executor.backend))), () => 'matched');
     }
     throw new UnrecoverableError(`unknown job kind '${job.name}' (this worker runs trial and scene jobs)`);
   };
@@ -132,6 +127,7 @@ export async function startQueueWorker(a: QueueAddress, o: QueueWorkerOptions): 
     close: async () => {
       await worker.close();
       await executor.close();
+      await sceneThreads?.close();
     },
   };
 }

@@ -28,7 +28,7 @@ export type ImageJob =
  * everything up to the compression runs before the first await).
  */
 export async function drawImage(job: ImageJob, rgb?: Float32Array): Promise<void> {
-  writeImageBytes(job, await encodeImage(job, rgb));
+  writeImageBytes(job.file, await encodeImage(job, rgb));
 }
 
 /**
@@ -44,9 +44,9 @@ export async function encodeImage(job: ImageJob, rgb?: Float32Array): Promise<Ui
   }
 }
 
-/** Writes bytes made by encodeImage into `job`'s file (atomically). */
-export function writeImageBytes(job: ImageJob, bytes: Uint8Array): void {
-  writeFileAtomic(job.file, bytes);
+/** Writes bytes made by encodeImage into its job's file (atomically). */
+export function writeImageBytes(file: string, bytes: Uint8Array): void {
+  writeFileAtomic(file, bytes);
 }
 
 /** What `job` draws: the raster its PNG holds. */

@@ -3,7 +3,7 @@ import * as path from 'path';
 import { spawn, type ChildProcess } from 'child_process';
 import { generateSyntheticScene } from '../../data/synthetic';
 import { writePfm, writePng } from '../../data/imageIO';
-import { tsRequireHook } from '../../data/sourceLoader';
+import { TS_REQUIRE_HOOK } from '../../data/sourceLoader';
 
 /**
  * Test support for the research commands: scene folders written from the
@@ -30,9 +30,8 @@ export async function writeSceneFolder(dir: string, o: { seed: number; width?: n
 
 /** Starts `stereocut <args>` from the sources in a child process. */
 export function spawnCli(args: string[], cwd = ROOT, env: NodeJS.ProcessEnv = process.env): ChildProcess {
-  const script = `${tsRequireHook()}
-require(${JSON.stringify(path.join(ROOT, 'app', 'cli.ts'))}).main(${JSON.stringify(args)}).then((c) => { process.exitCode = c; });`;
-  return spawn(process.execPath, ['-e', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const script = `require(${JSON.stringify(path.join(ROOT, 'app', 'cli.ts'))}).main(${JSON.stringify(args)}).then((c) => { process.exitCode = c; });`;
+  return spawn(process.execPath, ['--require', TS_REQUIRE_HOOK, '-e', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 export function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
