@@ -51,8 +51,6 @@ export function medianFill(disp: Uint16Array, marked: Uint8Array, left: Raster, 
   const colour = new Uint32Array(255 * ch + 1);
   for (let s = 0; s < colour.length; s++) colour[s] = Math.round(UNIT * Math.exp(-s / ch / MEDIAN_COLOUR));
   const toByte = 255 / left.maxval;
-  // 8-bit samples: their sums index the table as they are.
-  const exact = left.maxval === 255;
   // The window's samples kept sorted by disparity (an insertion sort of at most side² entries).
   const ds = new Uint16Array(side * side);
   const ws = new Int32Array(side * side);
@@ -79,7 +77,7 @@ export function medianFill(disp: Uint16Array, marked: Uint8Array, left: Raster, 
           const qc = q * ch;
           const sum = ch === 3 ? Math.abs(c0 - img[qc]) + Math.abs(c1 - img[qc + 1]) + Math.abs(c2 - img[qc + 2]) : Math.abs(c0 - img[qc]);
           // Weights are below 2^20 and a window has at most side² samples: every sum fits an int32.
-          const w = (colour[exact ? sum : Math.round(sum * toByte)] * spatial[srow + i]) >> 10;
+          const w = (colour[Math.round(sum * toByte)] * spatial[srow + i]) >> 10;
           const d = disp[q];
           let e = n++;
           while (e > 0 && ds[e - 1] > d) {
