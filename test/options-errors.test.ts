@@ -158,6 +158,7 @@ describe('item 15: messages name the thing that is wrong', () => {
     expect((await run(['--init', 'zero', '--init-scale', 4])).err).toEqual(['note: --init-scale has no effect with --init zero (it reads an integer disparity image given to --init)']);
     expect((await run(['--init-scale', 4])).err).toEqual(['note: --init-scale has no effect with --init wta (it reads an integer disparity image given to --init)']);
     expect((await run(['--no-lr-check', '--no-lr-fill'])).err).toEqual(['note: --lr-fill has no effect with --no-lr-check (it fills the pixels the check marks)']);
+    expect((await run(['--no-lr-fill', '--no-lr-median'])).err).toEqual(['note: --lr-median has no effect with --no-lr-fill (it follows the row fill)']);
     expect((await run(['--seed', 3])).err).toEqual(['note: --seed has no effect with --order frequent (it seeds the random order)']);
     expect((await run(['--subpixel'])).err).toEqual(['note: --subpixel has no effect without --pfm (the PNG holds whole disparities)']);
     for (const fine of [['--census-window', '5x5'], ['--order', 'random', '--seed', 3], ['--init', 'wta', '--window', 5], ['--cue-factor', 3, '--cue-threshold', 9]]) {

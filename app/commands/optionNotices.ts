@@ -37,6 +37,11 @@ const RULES: readonly Rule[] = [
     notice: (a) => (a['lr-check'] === false ? '--lr-fill has no effect with --no-lr-check (it fills the pixels the check marks)' : undefined),
   },
   {
+    option: 'lr-median',
+    notice: (a) => (a['lr-check'] === false ? '--lr-median has no effect with --no-lr-check (it fills the pixels the check marks)'
+      : a['lr-fill'] === false ? '--lr-median has no effect with --no-lr-fill (it follows the row fill)' : undefined),
+  },
+  {
     option: 'cue-threshold',
     notice: (a) => (a['cue-factor'] === 1 ? '--cue-threshold has no effect with --cue-factor 1 (the cue is off)' : undefined),
   },
