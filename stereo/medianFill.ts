@@ -26,6 +26,13 @@ export const MEDIAN_SPACING = 6;
 /** Mean absolute colour difference (0–255 per channel) at which a sample's weight falls by e. */
 export const MEDIAN_COLOUR = 10;
 
+/** The window at a level `scale` times the coarsest: k samples each side of the pixel, `step` pixels apart, reaching k·step pixels. */
+function windowAt(scale: number): { k: number; step: number; reach: number } {
+  const k = MEDIAN_RADIUS / MEDIAN_SPACING;
+  const step = MEDIAN_SPACING * scale;
+  return { k, step, reach: k * step };
+}
+
 /** Fixed-point unit of a weight: integer sums, so the median does not depend on the order of the samples. */
 const UNIT = 1 << 10;
 
@@ -42,8 +49,7 @@ export function medianFill(disp: Uint16Array, marked: Uint8Array, left: Raster, 
   if (!(Number.isInteger(scale) && scale >= 1)) throw new RangeError(`medianFill: scale must be an integer ≥ 1, got ${scale}`);
   if (ch !== 1 && ch !== 3) throw new RangeError(`medianFill: images of 1 or 3 channels, got ${ch}`);
   const out = disp.slice();
-  const k = MEDIAN_RADIUS / MEDIAN_SPACING;
-  const step = MEDIAN_SPACING * scale;
+  const { k, step } = windowAt(scale);
   const side = 2 * k + 1;
   // Weights by sample offset (distance in coarsest-level pixels) and by the colour difference: the sum over the channels of |a − b| on the 0–255 scale, rounded.
   const spatial = new Uint32Array(side * side);
@@ -135,7 +141,7 @@ export function medianBand(b: MedianBand): Uint16Array {
  */
 export async function medianFillInBands(disp: Uint16Array, marked: Uint8Array, left: Raster, scale: number, count: number, run: MedianRunner): Promise<Uint16Array> {
   const { width: W, height: H, channels: ch } = left;
-  const reach = (MEDIAN_RADIUS / MEDIAN_SPACING) * MEDIAN_SPACING * scale;
+  const { reach } = windowAt(scale);
   const rows = Math.ceil(H / count);
   const bands: MedianBand[] = [];
   for (let y = 0; y < H; y += rows) {
