@@ -6,7 +6,7 @@ import { checkMatchMemory, defaultMemoryLimit, estimateMatchMemory } from './mem
 import { checkMatchOptions, matchArguments } from './matchOptions';
 import { ProgramStore } from '../gpu/move/keptPrograms';
 import { pyramidLevels } from './coarseToFine';
-import { stripPool, stripThreads, type StripPool } from './stripRunner';
+import { medianThreads, stripPool, stripThreads, type StripPool } from './stripRunner';
 import { resolveParams } from './paramSchema';
 import { matchPyramid } from './matchPyramid';
 import type { MatchOptions, MatchResult } from './matchTypes';
@@ -38,7 +38,9 @@ const PAIR_KEYS: ReadonlyArray<keyof PairOptions> = ['initialLabels', 'initSourc
  *   of the last pair's shape (a ProgramStore): the next pair of that size
  *   refills it instead of compiling its own;
  * - the threads of the finer levels (a strip pool), started by the first
- *   pair matched coarse to fine.
+ *   pair matched coarse to fine; for pairs at one level, started by the
+ *   second pair, where they filter the median's bands (a sequence's frames
+ *   are such pairs).
  * A store or pool given in the options is the caller's: used, never
  * released. Two matchers never share anything but what their caller gives
  * both. compute() calls may overlap; each takes the kept program alone.
@@ -47,6 +49,8 @@ export class Matcher {
   private readonly programs: ProgramStore;
   private readonly ownsPrograms: boolean;
   private pool?: StripPool;
+  /** Pairs started so far. */
+  private pairs = 0;
   private disposed = false;
   /** The pairs in flight: dispose() waits for them, so that no solver keeps a program in a store already released. */
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -74,8 +78,13 @@ export class Matcher {
     }
     const options: MatchOptions = { ...this.options, ...pair, programs: this.programs };
     const { left, right } = await matchArguments(leftImage, rightImage, options);
-    if (!options.stripPool && pyramidLevels(left.width, left.height, resolveParams(options).levels) > 1) {
+    const resolved = resolveParams(options);
+    const later = this.pairs++ > 0;
+    if (!options.stripPool && pyramidLevels(left.width, left.height, resolved.levels) > 1) {
       this.pool ??= stripPool(stripThreads(left.width * left.height));
+      options.stripPool = this.pool;
+    } else if (!options.stripPool && later && resolved.lrCheck && resolved.lrFill && resolved.lrMedian) {
+      this.pool ??= stripPool(medianThreads());
       options.stripPool = this.pool;
     }
     return matchPair(left, right, options);
@@ -158,9 +167,9 @@ async function checkedMatch(left: Raster, right: Raster, options: MatchOptions):
   // The median's window is in coarsest-level pixels: f = 2^(levels − 1) at the finest level.
   const scale = r.pyramid ? 2 ** (r.pyramid.shapes.length - 1) : 1;
   if (r.params.lrFill && r.params.lrMedian) {
-    // A pyramid's finest level is filtered in bands on its strip threads, where there are threads.
+    // Filtered in bands on the strip threads, where the match was given threads (a pyramid's, or a matcher's later pairs').
     const pool = options.stripPool;
-    check.disparity = scale > 1 && pool?.median && pool.threads > 1
+    check.disparity = pool?.median && pool.threads > 1
       ? await medianFillInBands(check.disparity, check.marked, left, scale, pool.threads, pool.median)
       : medianFill(check.disparity, check.marked, left, scale);
   }

@@ -123,14 +123,15 @@ const CHECKS = {
   },
   maxMemory: number({ above: 0 }, 'a number of bytes > 0'),
   warmStart: (v, fail) => {
-    const expected = "{ labels?: Uint16Array, cycles?: integer ≥ 1 | 'converge', flows?: FlowCarry, shift?: [dx, dy] } (stereo/warmStart.ts; SequenceMatcher gives it)";
+    const expected = "{ labels?: Uint16Array, cycles?: integer ≥ 1 | 'converge', flows?: FlowCarry, shift?: [dx, dy], previousLeft?: Raster } (stereo/warmStart.ts; SequenceMatcher gives it)";
     if (!v || typeof v !== 'object' || Array.isArray(v) || ArrayBuffer.isView(v)) fail('type', expected);
     for (const [k, x] of Object.entries(v as object)) {
       if (x === undefined) continue;
       const ok = k === 'labels' ? x instanceof Uint16Array
         : k === 'cycles' ? x === 'converge' || (Number.isInteger(x) && (x as number) >= 1)
           : k === 'flows' ? x instanceof FlowCarry
-            : k === 'shift' ? Array.isArray(x) && x.length === 2 && x.every((d) => Number.isInteger(d)) : false;
+            : k === 'shift' ? Array.isArray(x) && x.length === 2 && x.every((d) => Number.isInteger(d))
+              : k === 'previousLeft' ? isRasterLike(x) : false;
       if (!ok) fail('type', `${expected}; '${k}' is not one of them as given`);
     }
   },
@@ -210,10 +211,16 @@ export function checkMatchRange(options: { ndisp: number; minDisp?: number; init
   if (labels && labels.length !== width * height) throw optionError('range', where, 'initialLabels', labels, `${width * height} disparities, one per pixel of the ${width}×${height} images`);
 }
 
+/** Whether v has a raster's shape ({ width, height, channels, data }), as an image argument must. */
+function isRasterLike(v: unknown): v is Raster {
+  const r = v as Partial<Raster> | null;
+  return !!r && typeof r === 'object' && typeof r.width === 'number' && typeof r.height === 'number' && typeof r.channels === 'number' && !!r.data;
+}
+
 /** An image given as a raster or as the path of an image file (PNG, JPEG, PPM/PGM, PFM); anything else is a clear TypeError. */
 async function asRaster(image: Raster | string, which: 'left' | 'right'): Promise<Raster> {
   if (typeof image === 'string') return readImage(image);
-  if (!image || typeof image !== 'object' || typeof image.width !== 'number' || !image.data) {
+  if (!isRasterLike(image)) {
     throw new TypeError(`match: the ${which} image must be a file path or a raster { width, height, channels, data } (readImage gives one), got ${shownValue(image)}`);
   }
   return image;

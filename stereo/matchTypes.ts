@@ -39,11 +39,12 @@ export interface MatchOptions extends Partial<MatchParams> {
   /** Told each phase as it ends (live progress: the backend is known after the solver setup, the cycles as each ends). */
   onEvent?: (event: MatchEvent) => void;
   /**
-   * The threads that run a pyramid's finer levels (stripPool(n), stereo/
-   * stripRunner.ts), kept by the caller across matches: a thread runs its
-   * first strips several times slower than later ones, so matches that
-   * share a pool run their finer levels faster. The caller closes it.
-   * Default: a pool of one thread per core, started and closed by the match.
+   * The threads that run a pyramid's finer levels and the median fill's
+   * bands (stripPool(n), stereo/stripRunner.ts), kept by the caller across
+   * matches: a thread runs its first strips several times slower than
+   * later ones, so matches that share a pool run their finer levels
+   * faster. The caller closes it. Default: a pool of one thread per core,
+   * started by a pyramid's match or a matcher's second pair (Matcher).
    */
   stripPool?: StripPool;
   /**

@@ -63,7 +63,7 @@ export async function matchViews(left: Raster, right: Raster, views: 1 | 2, opti
     const resume = options.resume;
     if (resume && resume.labels.length !== n * views) throw new Error(`resume: ${resume.labels.length} labels, the run's ${views} view(s) of ${left.width}×${left.height} have ${n * views}`);
     const fresh = (): Promise<Uint16Array> => startingLabelsOfViews(energies, params, solver, options.initialLabels);
-    const chosen = resume ? undefined : await chooseStart(options.warmStart, { width: left.width, height: left.height, views }, fresh, (l) => solver.energyOf?.(l) ?? Promise.resolve(computeEnergy(energy, l)));
+    const chosen = resume ? undefined : await chooseStart(options.warmStart, { width: left.width, height: left.height, views }, fresh, (l) => solver.energyOf?.(l) ?? Promise.resolve(computeEnergy(energy, l)), left);
     const initial = resume ? resume.labels : chosen!.initial;
     if (chosen && options.warmStart) warmRecord = { ...chosen.record, cycles: chosen.record.start === 'warm' ? options.warmStart.cycles ?? params.cycles : params.cycles };
     t3 = performance.now();

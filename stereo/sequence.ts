@@ -9,7 +9,8 @@ import type { FrameStart } from './warmStart';
 /**
  * Frames of a stereo sequence matched one after another, each starting
  * from the previous frame's result: its labels (every view's) and, on the
- * device, its per-label flows (dynamic cuts, gpu/move/flowCarry.ts).
+ * device, its per-label flows (dynamic cuts, gpu/move/flowCarry.ts),
+ * shifted as its left image moved against the previous one.
  * The rule that keeps a warm start from making a frame worse is
  * stereo/warmStart.ts's; keyframes add a comparison of final energies.
  *
@@ -57,7 +58,7 @@ export class SequenceMatcher {
   private readonly warm: boolean;
   private readonly warmCycles: number | 'converge';
   private readonly keyframe: number;
-  private previous?: { width: number; height: number; labels: Uint16Array; shift?: [number, number] };
+  private previous?: { left: Raster; labels: Uint16Array; shift?: [number, number] };
   private frames = 0;
 
   constructor(options: SequenceOptions) {
@@ -84,12 +85,12 @@ export class SequenceMatcher {
     const levels = pyramidLevels(left.width, left.height, resolveParams(this.base).levels);
     const warmable = this.warm && levels === 1;
     const prev = this.previous;
-    if (!warmable || !prev || prev.width !== left.width || prev.height !== left.height) {
+    if (!warmable || !prev || prev.left.width !== left.width || prev.left.height !== left.height) {
       this.previous = undefined;
       this.flows.drop();
     }
-    const { labels, shift } = this.previous ?? {};
-    let result = await this.matcher.compute(left, right, warmable ? { warmStart: { labels, shift, cycles: this.warmCycles, flows: this.flows } } : {});
+    const { labels, shift, left: previousLeft } = this.previous ?? {};
+    let result = await this.matcher.compute(left, right, warmable ? { warmStart: { labels, shift, previousLeft, cycles: this.warmCycles, flows: this.flows } } : {});
     let start: FrameStart = result.warmStart?.start ?? 'cold';
     let keyframe: FrameResult['keyframe'];
     if (start === 'warm' && this.keyframe > 0 && index % this.keyframe === 0) {
@@ -103,7 +104,8 @@ export class SequenceMatcher {
       }
     }
     const w = result.warmStart;
-    this.previous = warmable && w ? { width: left.width, height: left.height, labels: w.labels, shift: w.start === 'warm' ? w.shift : undefined } : undefined;
+    // The left image is copied: a caller may decode the next frame into the same buffer.
+    this.previous = warmable && w ? { left: { ...left, data: left.data.slice() }, labels: w.labels, shift: w.start === 'warm' ? w.shift : undefined } : undefined;
     return { index, result, start, ...(keyframe ? { keyframe } : {}), ms: performance.now() - t0 };
   }
 

@@ -15,7 +15,7 @@ import type { MedianRunner } from './medianFill';
  */
 export interface StripPool {
   run: StripRunner;
-  /** Bands of the finest level's median fill (stereo/medianFill.ts) on the same threads; absent: this thread filters the whole map. */
+  /** Bands of the median fill (stereo/medianFill.ts) of the finest level, or of a pair at one level, on the same threads; absent: this thread filters the whole map. */
   median?: MedianRunner;
   /** Threads in the pool; 0 when this thread runs the strips. */
   threads: number;
@@ -47,6 +47,17 @@ export const PARALLEL_PIXELS = 250_000;
  */
 export function stripThreads(pixels: number, cores = os.availableParallelism()): number {
   return pixels >= PARALLEL_PIXELS && isMainThread && !runningFromSource() && cores > 1 ? cores : 0;
+}
+
+/**
+ * Threads for the median fill's bands of pairs matched at one level, which
+ * a matcher starts at its second pair (the first pair would pay their
+ * start for one filter): every core, from the main thread of compiled
+ * code, whatever the size (the threads start once and serve every later
+ * pair of the matcher); none where stripThreads gives none for that reason.
+ */
+export function medianThreads(cores = os.availableParallelism()): number {
+  return isMainThread && !runningFromSource() && cores > 1 ? cores : 0;
 }
 
 /** A pool of `threads` threads, or this thread for fewer than 2. */

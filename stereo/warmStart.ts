@@ -1,4 +1,5 @@
 import type { EnergyBreakdown } from '../data/energy';
+import type { Raster } from '../data/raster';
 import type { FlowCarry } from '../gpu/move/flowCarry';
 
 /**
@@ -12,13 +13,15 @@ import type { FlowCarry } from '../gpu/move/flowCarry';
  * labeling's; otherwise the frame starts fresh ('fallback'), its labels
  * and its flows, as an independent match would.
  *
- * A moving camera moves the image: the previous labels are tried shifted
- * by whole pixels, at the shift the previous frame chose and its four
- * neighbours (one pixel left, right, up, down), and the shift of the
- * lowest energy is the warm start (edges repeated into the uncovered
- * border); the device flows carried from the previous frame are shifted
- * with them (FlowCarry.shift). Five energies a frame; a camera at rest
- * keeps shift (0, 0).
+ * A moving camera moves the image: the previous labels are shifted by
+ * whole pixels (edges repeated into the uncovered border), by the shift
+ * the previous frame chose or one of its four neighbours (one pixel left,
+ * right, up, down); the device flows carried from the previous frame are
+ * shifted with them (FlowCarry.shift). Given the previous frame's left
+ * image (a SequenceMatcher gives it), the shift is the candidate under
+ * which the two left images differ least (imageShift), and one energy is
+ * computed for it; without, each candidate's energy is computed and the
+ * lowest taken. A camera at rest keeps shift (0, 0).
  *
  * What that guarantees: α-expansion never raises the energy, so a warm
  * frame ends at or below the fresh start's energy. It does not promise an
@@ -34,6 +37,8 @@ export interface WarmStart {
   flows?: FlowCarry;
   /** The shift the previous frame's warm start took (its record's shift), where this frame's search starts; default [0, 0]. */
   shift?: readonly [number, number];
+  /** The previous frame's left image: the shift is then chosen by comparing it with this frame's (imageShift), not by five energies. */
+  previousLeft?: Raster;
 }
 
 /** How a frame started: from the previous frame's labels, fresh (no previous labels), or fresh because the warm start's energy was higher. */
@@ -84,6 +89,50 @@ export function shiftedLabels(labels: Uint16Array, g: ViewGrid, dx: number, dy: 
   return out;
 }
 
+/** The shifts a frame tries: the previous frame's, then one pixel left, right, up and down of it. */
+function candidateShifts([sx, sy]: readonly [number, number]): Array<[number, number]> {
+  return [[sx, sy], [sx - 1, sy], [sx + 1, sy], [sx, sy - 1], [sx, sy + 1]];
+}
+
+/**
+ * Of the candidate shifts around `around`, the (dx, dy) under which
+ * `current` differs least from `previous` moved by it: the mean absolute
+ * difference of current(x, y) and previous(x − dx, y − dy) over every
+ * other row and column where both exist, channels summed (the first
+ * candidate on ties; one with no overlap is never taken unless all are so).
+ * Images of one size and channel count.
+ */
+export function imageShift(previous: Raster, current: Raster, around: readonly [number, number] = [0, 0]): [number, number] {
+  const { width: W, height: H, channels: C } = current;
+  if (previous.width !== W || previous.height !== H || previous.channels !== C) {
+    throw new RangeError(`imageShift: the previous image is ${previous.width}×${previous.height}×${previous.channels}, this one ${W}×${H}×${C}`);
+  }
+  const a = current.data;
+  const b = previous.data;
+  let best: [number, number] = [around[0], around[1]];
+  let bestMean = Infinity;
+  for (const [dx, dy] of candidateShifts(around)) {
+    let sum = 0;
+    let count = 0;
+    for (let y = Math.max(0, dy); y < Math.min(H, H + dy); y += 2) {
+      const rowA = y * W;
+      const rowB = (y - dy) * W - dx;
+      for (let x = Math.max(0, dx); x < Math.min(W, W + dx); x += 2) {
+        const pa = (rowA + x) * C;
+        const pb = (rowB + x) * C;
+        for (let c = 0; c < C; c++) sum += Math.abs(a[pa + c] - b[pb + c]);
+        count++;
+      }
+    }
+    const mean = count > 0 ? sum / count : Infinity;
+    if (mean < bestMean) {
+      bestMean = mean;
+      best = [dx, dy];
+    }
+  }
+  return best;
+}
+
 /**
  * The initial labels of a frame: the warm ones (at the best of the shifts
  * tried) when their energy is at most the fresh ones' (see WarmStart),
@@ -91,7 +140,7 @@ export function shiftedLabels(labels: Uint16Array, g: ViewGrid, dx: number, dy: 
  * device's WTA and energy where the solver offers them).
  */
 export async function chooseStart(
-  warm: WarmStart | undefined, grid: ViewGrid, fresh: () => Promise<Uint16Array>, energyOf: (labels: Uint16Array) => Promise<EnergyBreakdown>,
+  warm: WarmStart | undefined, grid: ViewGrid, fresh: () => Promise<Uint16Array>, energyOf: (labels: Uint16Array) => Promise<EnergyBreakdown>, left?: Raster,
 ): Promise<{ initial: Uint16Array; record: Omit<WarmStartRecord, 'labels' | 'cycles'> }> {
   const freshLabels = await fresh();
   if (!warm?.labels) {
@@ -100,9 +149,11 @@ export async function chooseStart(
   }
   const n = grid.width * grid.height * grid.views;
   if (warm.labels.length !== n) throw new RangeError(`warmStart.labels: ${warm.labels.length} labels, the frame's views have ${n}`);
-  const [sx, sy] = warm.shift ?? [0, 0];
+  const around = warm.shift ?? [0, 0];
+  const byImage = warm.previousLeft && left && warm.previousLeft.width === left.width && warm.previousLeft.height === left.height && warm.previousLeft.channels === left.channels;
+  const shifts = byImage ? [imageShift(warm.previousLeft!, left!, around)] : candidateShifts(around);
   let best: { labels: Uint16Array; energy: number; shift: [number, number] } | undefined;
-  for (const [dx, dy] of [[sx, sy], [sx - 1, sy], [sx + 1, sy], [sx, sy - 1], [sx, sy + 1]] as Array<[number, number]>) {
+  for (const [dx, dy] of shifts) {
     if (Math.abs(dx) >= grid.width || Math.abs(dy) >= grid.height) continue;
     const labels = dx === 0 && dy === 0 ? warm.labels.slice() : shiftedLabels(warm.labels, grid, dx, dy);
     const energy = (await energyOf(labels)).total;

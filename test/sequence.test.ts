@@ -2,8 +2,10 @@ import { seededRandom } from '../data/random';
 import { generateSyntheticScene } from '../data/synthetic';
 import { panFrames, cropRaster, type PanFrame } from '../data/panSequence';
 import { match } from '../stereo/match';
+import { checkMatchOptions } from '../stereo/matchOptions';
 import { createSequenceMatcher, type FrameResult, type SequenceOptions } from '../stereo/sequence';
-import { shiftedLabels } from '../stereo/warmStart';
+import { chooseStart, imageShift, shiftedLabels } from '../stereo/warmStart';
+import type { Raster } from '../data/raster';
 import { scaled } from './support/testScope';
 
 /**
@@ -120,6 +122,9 @@ describe('the options', () => {
     expect(() => createSequenceMatcher({ ndisp: 8, initialLabels: new Uint16Array(4) } as never)).toThrow(/initialLabels/);
     expect(() => createSequenceMatcher({ ndisp: 8, keyframe: -1 })).toThrow(/keyframe/);
     expect(() => createSequenceMatcher({ ndisp: 8, warmCycles: 0 })).toThrow(/warmCycles/);
+    const image = { width: 2, height: 1, channels: 1, maxval: 255, data: new Float32Array(2) };
+    expect(() => checkMatchOptions({ ndisp: 8, warmStart: { previousLeft: image } })).not.toThrow();
+    expect(() => checkMatchOptions({ ndisp: 8, warmStart: { previousLeft: 'left.png' } as never })).toThrow(/warmStart.*previousLeft\?: Raster.*'previousLeft' is not one of them as given/);
   });
 
   test('shiftedLabels moves each view, the mirrored one the other way, repeating the edges', () => {
@@ -148,5 +153,55 @@ describe('the options', () => {
         }
       }
     }
+  });
+});
+
+describe('the shift of a warm start', () => {
+  test('imageShift finds the candidate by which the image moved, on random images and shifts', () => {
+    const rand = seededRandom(29);
+    for (let trial = 0; trial < 100; trial++) {
+      const w = 8 + Math.floor(rand() * 30);
+      const h = 8 + Math.floor(rand() * 20);
+      const C = rand() < 0.5 ? 1 : 3;
+      const around: [number, number] = [Math.floor(rand() * 5) - 2, Math.floor(rand() * 5) - 2];
+      const k = Math.floor(rand() * 5);
+      const [dx, dy] = [[0, 0], [-1, 0], [1, 0], [0, -1], [0, 1]][k].map((d, i) => d + around[i]);
+      const previous: Raster = { width: w, height: h, channels: C, maxval: 255, data: Float32Array.from({ length: w * h * C }, () => Math.floor(rand() * 256)) };
+      // current(x, y) = previous(x − dx, y − dy) where that exists, noise where it does not.
+      const current: Raster = { ...previous, data: new Float32Array(w * h * C) };
+      for (let y = 0; y < h; y++) {
+        for (let x = 0; x < w; x++) {
+          for (let c = 0; c < C; c++) {
+            const inside = x - dx >= 0 && x - dx < w && y - dy >= 0 && y - dy < h;
+            current.data[(y * w + x) * C + c] = inside ? previous.data[((y - dy) * w + x - dx) * C + c] : Math.floor(rand() * 256);
+          }
+        }
+      }
+      expect({ trial, shift: imageShift(previous, current, around) }).toEqual({ trial, shift: [dx, dy] });
+    }
+    const flat: Raster = { width: 6, height: 4, channels: 1, maxval: 255, data: new Float32Array(24).fill(7) };
+    // Ties (a flat image) keep the first candidate: the previous frame's shift.
+    expect(imageShift(flat, flat, [2, -1])).toEqual([2, -1]);
+    expect(() => imageShift(flat, { ...flat, width: 3, height: 8 }, [0, 0])).toThrow(/imageShift: the previous image is 6×4×1, this one 3×8×1/);
+  });
+
+  test('given the previous left image, a frame computes the energy of one shifted start and the fresh one, not of five', async () => {
+    const g = { width: 5, height: 3, views: 2 };
+    const labels = Uint16Array.from({ length: 30 }, (_, i) => i % 4);
+    const image: Raster = { width: 5, height: 3, channels: 1, maxval: 255, data: Float32Array.from({ length: 15 }, (_, i) => (i * 37) % 251) };
+    const moved: Raster = { ...image, data: Float32Array.from({ length: 15 }, (_, i) => image.data[Math.min(14, i + 1)]) };
+    const energies: Uint16Array[] = [];
+    const energyOf = async (l: Uint16Array): Promise<{ data: number; smoothness: number; total: number }> => {
+      energies.push(l);
+      return { data: 0, smoothness: 0, total: 0 };
+    };
+    const fresh = async (): Promise<Uint16Array> => new Uint16Array(30);
+    const byImage = await chooseStart({ labels, previousLeft: image }, g, fresh, energyOf, moved);
+    expect(energies.length).toBe(2);
+    expect(byImage.record.shift).toEqual([-1, 0]);
+    expect(Array.from(byImage.initial)).toEqual(Array.from(shiftedLabels(labels, g, -1, 0)));
+    energies.length = 0;
+    await chooseStart({ labels }, g, fresh, energyOf, moved);
+    expect(energies.length).toBe(6);
   });
 });
