@@ -1,5 +1,5 @@
 import type { Raster } from '../data/raster';
-import { medianFill, medianFillInBands } from './medianFill';
+import { medianBandCount, medianFill, medianFillInBands } from './medianFill';
 import { leftRightCheck, mirrorRows } from './leftRightCheck';
 import { refineSubpixel } from './subpixel';
 import { checkMatchMemory, defaultMemoryLimit, estimateMatchMemory } from './memoryPlan';
@@ -170,7 +170,7 @@ async function checkedMatch(left: Raster, right: Raster, options: MatchOptions):
     // Filtered in bands on the strip threads, where the match was given threads (a pyramid's, or a matcher's later pairs').
     const pool = options.stripPool;
     check.disparity = pool?.median && pool.threads > 1
-      ? await medianFillInBands(check.disparity, check.marked, left, scale, pool.threads, pool.median)
+      ? await medianFillInBands(check.disparity, check.marked, left, scale, medianBandCount(left.height, pool.threads), pool.median)
       : medianFill(check.disparity, check.marked, left, scale);
   }
   const checkMs = performance.now() - t0;

@@ -134,6 +134,14 @@ export function medianBand(b: MedianBand): Uint16Array {
   return medianFill(b.disp, b.marked, b.left, b.scale, b.y0, b.y1).slice(b.y0 * W, b.y1 * W);
 }
 
+/** Rows of a band, at least: each band also carries the rows its windows read beyond it (2·12·f), which a smaller band would mostly be. */
+export const MEDIAN_BAND_ROWS = 64;
+
+/** Bands for `threads` threads over `height` rows: one a thread, but none under MEDIAN_BAND_ROWS rows. */
+export function medianBandCount(height: number, threads: number): number {
+  return Math.max(1, Math.min(threads, Math.floor(height / MEDIAN_BAND_ROWS)));
+}
+
 /**
  * medianFill over `count` bands of rows run by `run` (threads), joined:
  * the same map as one call, since a band carries every row its windows

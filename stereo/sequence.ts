@@ -104,8 +104,9 @@ export class SequenceMatcher {
       }
     }
     const w = result.warmStart;
-    // The left image is copied: a caller may decode the next frame into the same buffer.
-    this.previous = warmable && w ? { left: { ...left, data: left.data.slice() }, labels: w.labels, shift: w.start === 'warm' ? w.shift : undefined } : undefined;
+    // The left image is kept as given, not copied (a copy costs more than the shift it serves): a caller who decodes the
+    // next frame into the same buffer gets a poorer shift, never a worse frame (the energy rule of warmStart.ts still holds).
+    this.previous = warmable && w ? { left, labels: w.labels, shift: w.start === 'warm' ? w.shift : undefined } : undefined;
     return { index, result, start, ...(keyframe ? { keyframe } : {}), ms: performance.now() - t0 };
   }
 

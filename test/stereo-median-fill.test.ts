@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Raster } from '../data/raster';
 import { seededRandom } from '../data/random';
-import { MEDIAN_COLOUR, MEDIAN_RADIUS, MEDIAN_SPACING, medianBand, medianFill, medianFillInBands, type MedianRunner } from '../stereo/medianFill';
+import { MEDIAN_BAND_ROWS, MEDIAN_COLOUR, MEDIAN_RADIUS, MEDIAN_SPACING, medianBand, medianBandCount, medianFill, medianFillInBands, type MedianRunner } from '../stereo/medianFill';
 import { randomRaster } from './support/randomRaster';
 
 /**
@@ -101,6 +101,18 @@ describe('the weighted median fill of the marked pixels', () => {
       const whole = medianFill(disp, marked, img, scale);
       const joined = await medianFillInBands(disp, marked, img, scale, 1 + (i % 7), here);
       expect(Array.from(joined)).toEqual(Array.from(whole));
+    }
+  });
+
+  test('bands: one a thread, each of at least MEDIAN_BAND_ROWS rows, at least one', () => {
+    for (let height = 1; height < 2000; height += 37) {
+      for (const threads of [1, 2, 5, 16]) {
+        const n = medianBandCount(height, threads);
+        expect(n).toBeGreaterThanOrEqual(1);
+        expect(n).toBeLessThanOrEqual(threads);
+        if (n > 1) expect(Math.floor(height / n)).toBeGreaterThanOrEqual(MEDIAN_BAND_ROWS);
+        if (n < threads) expect(Math.floor(height / (n + 1))).toBeLessThan(MEDIAN_BAND_ROWS);
+      }
     }
   });
 
