@@ -179,6 +179,19 @@ async function makeFixtures(): Promise<void> {
 
 beforeAll(makeFixtures, 120000);
 
+/**
+ * Runs of the examples by command line: the README and the --help texts share some (`npx stereocut video left right …`
+ * and `stereocut video left right …` are the same words for stereocut, run in the same fixtures), and a command line
+ * runs once, each of its examples checking that run.
+ */
+const runs = new Map<string, Promise<{ code: number; out: string[]; err: string[] }>>();
+const runOnce = (cmd: string): Promise<{ code: number; out: string[]; err: string[] }> => {
+  const key = cmd.replace(/^npx stereocut /, 'stereocut ');
+  let run = runs.get(key);
+  if (!run) runs.set(key, run = runExample(cmd));
+  return run;
+};
+
 /** Runs one example in a fresh copy of the fixtures; returns what it printed. */
 async function runExample(cmd: string): Promise<{ code: number; out: string[]; err: string[] }> {
   const dir = fs.mkdtempSync(path.join(tmp, 'run-'));
@@ -209,7 +222,7 @@ function exampleTests(source: string, examples: string[]): void {
       continue;
     }
     test(`${source}: ${cmd}`, async () => {
-      const r = await runExample(cmd);
+      const r = await runOnce(cmd);
       expect(r.err.filter((l) => l.startsWith('stereocut:'))).toEqual([]);
       expect(r.code).toBe(0);
       if (cmd.startsWith('stereocut match teddy/')) {

@@ -9,7 +9,9 @@ import { createGpuContext, installWebGpuProvider, type GpuContext } from '../gpu
 import { ADAPTATIONS } from '../gpu/runtime/gpujs/install';
 import { ResidentBuffers } from '../gpu/runtime/gpujs/residentCalls';
 import { DeviceReadouts } from '../gpu/move/readouts';
+import { ProgramStore } from '../gpu/move/keptPrograms';
 import { GpuMoveSolver } from '../gpu/move/gpuMoveSolver';
+import * as moveBlockKernels from '../gpu/move/moveBlockKernels';
 import { blockTally, changedSquares } from '../gpu/move/moveBlockKernels';
 import * as pairKernels from '../gpu/costs/pairKernel';
 import { buildStereoEnergy, mirroredSwappedEnergy, stackEnergies, type StereoEnergyOptions } from '../costs';
@@ -26,7 +28,7 @@ import { match, type MatchEvent, type MatchOptions } from '../stereo/match';
 import { findChromium, openBrowserWebGpu, type BrowserWebGpu } from './support/browserWebGpu';
 import type { BridgeDevice } from './support/browserWebGpuObjects';
 import { expansionLikeGraph, randomGridGraph } from './support/randomGraphs';
-import { FULL_TESTS, scaled } from './support/testScope';
+import { FULL_TESTS, fullTest, scaled } from './support/testScope';
 
 /**
  * The project's real WGSL on a real WebGPU implementation, on machines
@@ -53,7 +55,15 @@ beforeAll(async () => {
   ctx = await createGpuContext('webgpu');
 }, 60_000);
 
+/**
+ * The device runs of match() keep their program here, as a Matcher does between pairs: a later run of the same shape
+ * (energy size, costs, device options) takes it, refilled with its own energy, instead of creating its pipelines again,
+ * which costs SwiftShader about a tenth of a second each.
+ */
+const programs = new ProgramStore();
+
 afterAll(async () => {
+  programs.release();
   ctx?.destroy();
   await browser?.close();
 });
@@ -280,14 +290,25 @@ var<workgroup> tile: array<u32, ${n}>;
   /** K and B for grids this small: the defaults' passes per call are sized for Middlebury scenes, and each pass costs SwiftShader about a millisecond. */
   const SMALL_GRID_SCHEDULE = { iterationsPerRound: 4, bfsPasses: 8 };
 
-  /** match() on the device and with BK: the same disparities and energy; the device run really ran here. */
-  async function expectMatchLikeBk(left: Raster, right: Raster, options: MatchOptions, label: string): Promise<void> {
+  /**
+   * match() on the device and with BK: the same disparities and energy; the device run really ran here. `kept`: whether
+   * the device run must take the program an earlier run of its shape left in `programs` (true), must build its own
+   * (false), or may do either.
+   */
+  async function expectMatchLikeBk(left: Raster, right: Raster, options: MatchOptions, label: string, kept?: boolean): Promise<void> {
     const events: MatchEvent[] = [];
     const errors = ctx.deviceErrors.length;
-    // The clock warm-up's spin dispatches are for a GPU's clock; SwiftShader would spend minutes on them.
-    const dev = await match(left, right, {
-      ...options, backend: 'gpu', gpu: { ...SMALL_GRID_SCHEDULE, ...options.gpu, device: { clockWarmupDispatches: 0, ...options.gpu?.device } }, onEvent: (e) => { events.push(e); },
-    });
+    const take = jest.spyOn(ProgramStore.prototype, 'take');
+    let dev: Awaited<ReturnType<typeof match>>;
+    try {
+      // The clock warm-up's spin dispatches are for a GPU's clock; SwiftShader would spend minutes on them.
+      dev = await match(left, right, {
+        ...options, backend: 'gpu', programs, gpu: { ...SMALL_GRID_SCHEDULE, ...options.gpu, device: { clockWarmupDispatches: 0, ...options.gpu?.device } }, onEvent: (e) => { events.push(e); },
+      });
+      if (kept !== undefined) expect([label, take.mock.results.some((r) => r.type === 'return' && r.value !== undefined)]).toEqual([label, kept]);
+    } finally {
+      take.mockRestore();
+    }
     const ref = await match(left, right, { ...options, gpu: undefined, backend: 'bk' });
     const solver = events.find((e): e is Extract<MatchEvent, { kind: 'solver' }> => e.kind === 'solver');
     expect(solver?.device).toMatch(/swiftshader/);
@@ -301,23 +322,92 @@ var<workgroup> tile: array<u32, ${n}>;
   const scene = generateSyntheticScene({ width: 32, height: 24, ndisp: 6, seed: 11 });
   // Each cycle after the first repeats the kernels of the first on warm flows, which the look-ahead test below checks on the
   // device (census costs, two cycles): these runs do one cycle by default (two under STEREOCUT_FULL_TESTS=1).
+  test.each([['census', 'auto', scaled(2, 1)]] as const)('α-expansion on the device, synthetic 32×24, 6 labels, %s costs (%s), %i cycles: the labels and energy of BK', async (cost, costs, cycles) => {
+    await expectMatchLikeBk(scene.left, scene.right, { ndisp: 6, cost, costs, cycles, lrCheck: false }, `synthetic ${cost}`, false);
+  });
+
+  // The next two runs have the shape of the one above (32×24, 6 labels, census costs from an 8-bit colour pair, the same
+  // device options): each takes the program the run before it kept, as a Matcher's next pair of that size does.
+  test('α-expansion on the device with three resident calls submitted ahead (each taking the labels of the one before it on the device): the labels and energy of BK', async () => {
+    // Calls in flight at once, counted at the resident submit.
+    let inFlight = 0;
+    let most = 0;
+    const submit = ResidentBuffers.prototype.submit;
+    const spy = jest.spyOn(ResidentBuffers.prototype, 'submit').mockImplementation(function (this: ResidentBuffers, ...a: Parameters<ResidentBuffers['submit']>) {
+      most = Math.max(most, ++inFlight);
+      const done = (): void => { inFlight--; };
+      const results = submit.apply(this, a);
+      results.then(done, done);
+      return results;
+    });
+    // Each cycle's end (energy, label counts) computed from the labels on the device; the driver's own energy only for the initial labels.
+    const ends: Array<Awaited<ReturnType<DeviceReadouts['cycleEnd']>>> = [];
+    const cycleEnd = DeviceReadouts.prototype.cycleEnd;
+    const endSpy = jest.spyOn(DeviceReadouts.prototype, 'cycleEnd').mockImplementation(async function (this: DeviceReadouts, ...a: Parameters<DeviceReadouts['cycleEnd']>) {
+      const end = await cycleEnd.apply(this, a);
+      ends.push(end);
+      return end;
+    });
+    let energyOfCalls = 0;
+    const energyOf = GpuMoveSolver.prototype.energyOf;
+    const energySpy = jest.spyOn(GpuMoveSolver.prototype, 'energyOf').mockImplementation(function (this: GpuMoveSolver, labels: Uint16Array) {
+      energyOfCalls++;
+      return energyOf.call(this, labels);
+    });
+    try {
+      await expectMatchLikeBk(scene.left, scene.right, { ndisp: 6, cost: 'census', cycles: 2, lrCheck: false, gpu: { lookAhead: 3 } }, 'synthetic, look-ahead 3', true);
+    } finally {
+      spy.mockRestore();
+      endSpy.mockRestore();
+      energySpy.mockRestore();
+    }
+    expect(most).toBe(4);
+    expect(ends.length).toBe(2);
+    for (const end of ends) expect(end!.labelCounts.reduce((a, b) => a + b, 0)).toBe(32 * 24);
+    expect(energyOfCalls).toBe(1);
+  });
+
+  const dataRoot = process.env.STEREO_DATA ?? path.join(__dirname, '..', '..', 'shared', 'data', 'middlebury');
+  const tsukuba = path.join(dataRoot, 'tsukuba');
+  // 48×40 and 8 labels under STEREOCUT_FULL_TESTS=1, 32×24 and 6 labels by default.
+  const [cropW, cropH, cropLabels] = [scaled(48, 32), scaled(40, 24), scaled(8, 6)];
+  (fs.existsSync(tsukuba) ? test : test.skip)(`α-expansion on the device, a ${cropW}×${cropH} tsukuba crop, census costs: the labels and energy of BK${fs.existsSync(tsukuba) ? '' : ` (skipped: no scene at ${tsukuba})`}`, async () => {
+    const s = await loadScene(tsukuba);
+    const crop = (r: Raster): Raster => {
+      const [x0, y0, w, h, C] = [200, 150, cropW, cropH, r.channels];
+      const data = new Float32Array(w * h * C);
+      for (let y = 0; y < h; y++) data.set(r.data.subarray(((y0 + y) * r.width + x0) * C, ((y0 + y) * r.width + x0 + w) * C), y * w * C);
+      return { ...r, width: w, height: h, data };
+    };
+    await expectMatchLikeBk(crop(s.left), crop(s.right), { ndisp: cropLabels, cost: 'census', cycles: 1, lrCheck: false }, 'tsukuba crop', !FULL_TESTS);
+  });
   test.each([
-    ['census', 'auto', scaled(2, 1)],
     ['sad', 'auto', scaled(2, 1)],
     ['sad', 'volume', scaled(2, 1)],
   ] as const)('α-expansion on the device, synthetic 32×24, 6 labels, %s costs (%s), %i cycles: the labels and energy of BK', async (cost, costs, cycles) => {
     await expectMatchLikeBk(scene.left, scene.right, { ndisp: 6, cost, costs, cycles, lrCheck: false }, `synthetic ${cost}`);
   });
 
-  test('α-expansion on the device with the left–right check (both views as one energy, in two bands: census codes and WTA per band; grey images and weights made on the device from the pair), census costs: the maps and energies of BK', async () => {
+  // A 40×24 pair: its two views stacked make a 40×48 grid, 2×2 squares of 32×32 with the last column and row of squares
+  // partly outside it, so this run also checks convergence over several squares (the test of a wider single view below
+  // runs under STEREOCUT_FULL_TESTS=1).
+  const checkScene = generateSyntheticScene({ width: 40, height: 24, ndisp: 6, seed: 11 });
+  test('α-expansion on the device with the left–right check (both views as one energy, in two bands: census codes and WTA per band; grey images and weights made on the device from the pair), census costs, 40×24 (convergence checks over 2×2 squares of the stacked 40×48 grid, the last column and row partly outside it): the maps and energies of BK', async () => {
     const made = jest.spyOn(pairKernels, 'createPairKernel');
+    const tallies = jest.spyOn(moveBlockKernels, 'blockTally');
+    const counts = jest.spyOn(moveBlockKernels, 'changedSquares');
     try {
       // One cycle by default (the two views' bands and the check are the same in every cycle), two under STEREOCUT_FULL_TESTS=1.
-      await expectMatchLikeBk(scene.left, scene.right, { ndisp: 6, cost: 'census', cycles: scaled(2, 1), lrCheck: true }, 'synthetic, left–right check');
+      await expectMatchLikeBk(checkScene.left, checkScene.right, { ndisp: 6, cost: 'census', cycles: scaled(2, 1), lrCheck: true }, 'synthetic, left–right check');
       expect(made).toHaveBeenCalledTimes(1);
       expect(made.mock.calls[0][3].views).toEqual(['pair', 'mirrored']);
+      // The device program's checks and changed-pixel counts ran over the stacked grid's squares.
+      expect(tallies.mock.calls.map((c) => [c[1], c[2]])).toContainEqual([2, 2]);
+      expect(counts.mock.calls.map((c) => [c[1], c[2]])).toContainEqual([40, 48]);
     } finally {
       made.mockRestore();
+      tallies.mockRestore();
+      counts.mockRestore();
     }
   });
 
@@ -357,64 +447,12 @@ var<workgroup> tile: array<u32, ${n}>;
     await expectNoDeviceErrorsSince(errors);
   });
 
-  // 100×40 (4×2 squares) under STEREOCUT_FULL_TESTS=1, 40×33 (2×2, the last column and row of squares partly outside the grid) by default.
-  const [wideW, wideH] = [scaled(100, 40), scaled(40, 33)];
-  test(`α-expansion on the device, synthetic ${wideW}×${wideH} (convergence checks over several 32×32 squares), census costs: the labels and energy of BK`, async () => {
+  // A single view over 4×2 squares, under STEREOCUT_FULL_TESTS=1: by default the left–right check's run above covers
+  // convergence checks over several squares (2×2, partly outside its grid), which a run of its own would compile again.
+  const [wideW, wideH] = [100, 40];
+  fullTest(`α-expansion on the device, synthetic ${wideW}×${wideH} (convergence checks over several 32×32 squares), census costs: the labels and energy of BK`, async () => {
     const wide = generateSyntheticScene({ width: wideW, height: wideH, ndisp: 5, seed: 5 });
     await expectMatchLikeBk(wide.left, wide.right, { ndisp: 5, cost: 'census', cycles: 1, lrCheck: false }, `synthetic ${wideW}×${wideH}`);
   });
 
-  test('α-expansion on the device with three resident calls submitted ahead (each taking the labels of the one before it on the device): the labels and energy of BK', async () => {
-    // Calls in flight at once, counted at the resident submit.
-    let inFlight = 0;
-    let most = 0;
-    const submit = ResidentBuffers.prototype.submit;
-    const spy = jest.spyOn(ResidentBuffers.prototype, 'submit').mockImplementation(function (this: ResidentBuffers, ...a: Parameters<ResidentBuffers['submit']>) {
-      most = Math.max(most, ++inFlight);
-      const done = (): void => { inFlight--; };
-      const results = submit.apply(this, a);
-      results.then(done, done);
-      return results;
-    });
-    // Each cycle's end (energy, label counts) computed from the labels on the device; the driver's own energy only for the initial labels.
-    const ends: Array<Awaited<ReturnType<DeviceReadouts['cycleEnd']>>> = [];
-    const cycleEnd = DeviceReadouts.prototype.cycleEnd;
-    const endSpy = jest.spyOn(DeviceReadouts.prototype, 'cycleEnd').mockImplementation(async function (this: DeviceReadouts, ...a: Parameters<DeviceReadouts['cycleEnd']>) {
-      const end = await cycleEnd.apply(this, a);
-      ends.push(end);
-      return end;
-    });
-    let energyOfCalls = 0;
-    const energyOf = GpuMoveSolver.prototype.energyOf;
-    const energySpy = jest.spyOn(GpuMoveSolver.prototype, 'energyOf').mockImplementation(function (this: GpuMoveSolver, labels: Uint16Array) {
-      energyOfCalls++;
-      return energyOf.call(this, labels);
-    });
-    try {
-      await expectMatchLikeBk(scene.left, scene.right, { ndisp: 6, cost: 'census', cycles: 2, lrCheck: false, gpu: { lookAhead: 3 } }, 'synthetic, look-ahead 3');
-    } finally {
-      spy.mockRestore();
-      endSpy.mockRestore();
-      energySpy.mockRestore();
-    }
-    expect(most).toBe(4);
-    expect(ends.length).toBe(2);
-    for (const end of ends) expect(end!.labelCounts.reduce((a, b) => a + b, 0)).toBe(32 * 24);
-    expect(energyOfCalls).toBe(1);
-  });
-
-  const dataRoot = process.env.STEREO_DATA ?? path.join(__dirname, '..', '..', 'shared', 'data', 'middlebury');
-  const tsukuba = path.join(dataRoot, 'tsukuba');
-  // 48×40 and 8 labels under STEREOCUT_FULL_TESTS=1, 32×24 and 6 labels by default.
-  const [cropW, cropH, cropLabels] = [scaled(48, 32), scaled(40, 24), scaled(8, 6)];
-  (fs.existsSync(tsukuba) ? test : test.skip)(`α-expansion on the device, a ${cropW}×${cropH} tsukuba crop, census costs: the labels and energy of BK${fs.existsSync(tsukuba) ? '' : ` (skipped: no scene at ${tsukuba})`}`, async () => {
-    const s = await loadScene(tsukuba);
-    const crop = (r: Raster): Raster => {
-      const [x0, y0, w, h, C] = [200, 150, cropW, cropH, r.channels];
-      const data = new Float32Array(w * h * C);
-      for (let y = 0; y < h; y++) data.set(r.data.subarray(((y0 + y) * r.width + x0) * C, ((y0 + y) * r.width + x0 + w) * C), y * w * C);
-      return { ...r, width: w, height: h, data };
-    };
-    await expectMatchLikeBk(crop(s.left), crop(s.right), { ndisp: cropLabels, cost: 'census', cycles: 1, lrCheck: false }, 'tsukuba crop');
-  });
 });
