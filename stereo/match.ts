@@ -6,7 +6,7 @@ import { checkMatchMemory, defaultMemoryLimit, estimateMatchMemory } from './mem
 import { checkMatchOptions, matchArguments } from './matchOptions';
 import { ProgramStore } from '../gpu/move/keptPrograms';
 import { pyramidLevels } from './coarseToFine';
-import { medianThreads, stripPool, stripThreads, type StripPool } from './stripRunner';
+import { stripPool, stripThreads, type StripPool } from './stripRunner';
 import { resolveParams } from './paramSchema';
 import { matchPyramid } from './matchPyramid';
 import type { MatchOptions, MatchResult } from './matchTypes';
@@ -38,9 +38,9 @@ const PAIR_KEYS: ReadonlyArray<keyof PairOptions> = ['initialLabels', 'initSourc
  *   of the last pair's shape (a ProgramStore): the next pair of that size
  *   refills it instead of compiling its own;
  * - the threads of the finer levels (a strip pool), started by the first
- *   pair matched coarse to fine; for pairs at one level, started by the
- *   second pair, where they filter the median's bands (a sequence's frames
- *   are such pairs).
+ *   pair matched coarse to fine; they also filter the median's bands of
+ *   its finest level, and those of a pair at one level when the caller
+ *   gives the pool (a SequenceMatcher does, for frames of 0.1 MP or more).
  * A store or pool given in the options is the caller's: used, never
  * released. Two matchers never share anything but what their caller gives
  * both. compute() calls may overlap; each takes the kept program alone.
@@ -49,8 +49,6 @@ export class Matcher {
   private readonly programs: ProgramStore;
   private readonly ownsPrograms: boolean;
   private pool?: StripPool;
-  /** Pairs started so far. */
-  private pairs = 0;
   private disposed = false;
   /** The pairs in flight: dispose() waits for them, so that no solver keeps a program in a store already released. */
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -78,13 +76,8 @@ export class Matcher {
     }
     const options: MatchOptions = { ...this.options, ...pair, programs: this.programs };
     const { left, right } = await matchArguments(leftImage, rightImage, options);
-    const resolved = resolveParams(options);
-    const later = this.pairs++ > 0;
-    if (!options.stripPool && pyramidLevels(left.width, left.height, resolved.levels) > 1) {
+    if (!options.stripPool && pyramidLevels(left.width, left.height, resolveParams(options).levels) > 1) {
       this.pool ??= stripPool(stripThreads(left.width * left.height));
-      options.stripPool = this.pool;
-    } else if (!options.stripPool && later && resolved.lrCheck && resolved.lrFill && resolved.lrMedian) {
-      this.pool ??= stripPool(medianThreads());
       options.stripPool = this.pool;
     }
     return matchPair(left, right, options);

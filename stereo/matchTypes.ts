@@ -44,7 +44,8 @@ export interface MatchOptions extends Partial<MatchParams> {
    * matches: a thread runs its first strips several times slower than
    * later ones, so matches that share a pool run their finer levels
    * faster. The caller closes it. Default: a pool of one thread per core,
-   * started by a pyramid's match or a matcher's second pair (Matcher).
+   * started by a pyramid's match (and by a SequenceMatcher for
+   * frames of 0.1 MP or more, for the median's bands).
    */
   stripPool?: StripPool;
   /**

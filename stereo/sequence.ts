@@ -3,7 +3,8 @@ import { optionError } from '../data/errors';
 import { FlowCarry } from '../gpu/move/flowCarry';
 import { pyramidLevels } from './coarseToFine';
 import { Matcher, resolveParams, type MatchOptions, type MatchResult } from './match';
-import { matchArguments } from './matchOptions';
+import { checkMatchOptions, matchArguments } from './matchOptions';
+import { medianThreads, stripPool, type StripPool } from './stripRunner';
 import type { FrameStart } from './warmStart';
 
 /**
@@ -51,15 +52,22 @@ export interface FrameResult {
 
 const SEQUENCE_KEYS = ['warm', 'warmCycles', 'keyframe'] as const;
 
+/** Pixels of a frame from which a sequence filters the median in bands on threads (below, a frame's serial median takes a few ms, less than the bands' messages and copies). */
+export const MEDIAN_POOL_PIXELS = 100_000;
+
 export class SequenceMatcher {
   private readonly flows = new FlowCarry();
   private readonly base: MatchOptions;
-  private readonly matcher: Matcher;
+  /** Made at the first frame, when its size says whether the sequence starts threads for the median (see compute). */
+  private matcher?: Matcher;
+  /** The threads this sequence started (closed by dispose()); none for small frames or where the caller gave a pool. */
+  private pool?: StripPool;
   private readonly warm: boolean;
   private readonly warmCycles: number | 'converge';
   private readonly keyframe: number;
   private previous?: { left: Raster; labels: Uint16Array; shift?: [number, number] };
   private frames = 0;
+  private disposed = false;
 
   constructor(options: SequenceOptions) {
     const { warm = true, warmCycles = 1, keyframe = 0, ...rest } = options;
@@ -69,8 +77,8 @@ export class SequenceMatcher {
     for (const k of ['initialLabels', 'resume', 'warmStart', 'onCycle'] as const) {
       if ((rest as Record<string, unknown>)[k] !== undefined) throw optionError('type', 'sequence', k, (rest as Record<string, unknown>)[k], `no ${k}: a sequence starts each frame from the previous one (options: match()'s and ${SEQUENCE_KEYS.join(', ')})`);
     }
+    checkMatchOptions(rest);
     this.base = rest;
-    this.matcher = new Matcher(rest);
     this.warm = warm;
     this.warmCycles = warmCycles;
     this.keyframe = keyframe;
@@ -78,9 +86,11 @@ export class SequenceMatcher {
 
   /** The next frame's match, started from the previous frame's where that applies (one level, same size). */
   async compute(leftImage: Raster | string, rightImage: Raster | string): Promise<FrameResult> {
+    if (this.disposed) throw new Error('SequenceMatcher: compute() after dispose()');
     const t0 = performance.now();
     const index = this.frames++;
     const { left, right } = await matchArguments(leftImage, rightImage, this.base);
+    this.matcher ??= this.matcherFor(left.width * left.height);
     // A warm start is at one level: frames that coarse to fine would match (above 0.5 MP with levels auto) are matched on their own.
     const levels = pyramidLevels(left.width, left.height, resolveParams(this.base).levels);
     const warmable = this.warm && levels === 1;
@@ -110,11 +120,29 @@ export class SequenceMatcher {
     return { index, result, start, ...(keyframe ? { keyframe } : {}), ms: performance.now() - t0 };
   }
 
+  /**
+   * The sequence's matcher. Frames of MEDIAN_POOL_PIXELS or more whose
+   * check fills with the median get threads for its bands, started now so
+   * that they load while the first frame runs: a sequence is many frames,
+   * so their start is paid once (a single match() does not start them).
+   */
+  private matcherFor(pixels: number): Matcher {
+    const p = resolveParams(this.base);
+    if (!this.base.stripPool && pixels >= MEDIAN_POOL_PIXELS && p.lrCheck && p.lrFill && p.lrMedian) {
+      const threads = medianThreads();
+      if (threads > 1) this.pool = stripPool(threads);
+    }
+    return new Matcher(this.pool ? { ...this.base, stripPool: this.pool } : this.base);
+  }
+
   /** Frees what the sequence holds (the carried device flows, its matcher's program and threads); compute is refused after. */
   async dispose(): Promise<void> {
     this.flows.drop();
     this.previous = undefined;
-    await this.matcher.dispose();
+    this.disposed = true;
+    await this.matcher?.dispose();
+    await this.pool?.close();
+    this.pool = undefined;
   }
 }
 

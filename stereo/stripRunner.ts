@@ -50,11 +50,10 @@ export function stripThreads(pixels: number, cores = os.availableParallelism()):
 }
 
 /**
- * Threads for the median fill's bands of pairs matched at one level, which
- * a matcher starts at its second pair (the first pair would pay their
- * start for one filter): every core, from the main thread of compiled
- * code, whatever the size (the threads start once and serve every later
- * pair of the matcher); none where stripThreads gives none for that reason.
+ * Threads for the median fill's bands of a sequence's frames matched at
+ * one level (stereo/sequence.ts starts them once for all its frames):
+ * every core, from the main thread of compiled code; none where
+ * stripThreads gives none for that reason.
  */
 export function medianThreads(cores = os.availableParallelism()): number {
   return isMainThread && !runningFromSource() && cores > 1 ? cores : 0;

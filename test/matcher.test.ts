@@ -2,8 +2,6 @@ import { generateSyntheticScene } from '../data/synthetic';
 import { ProgramStore } from '../gpu/move/keptPrograms';
 import * as deviceProgram from '../gpu/move/deviceProgram';
 import { createMatcher, match, type MatchOptions, type MatchResult } from '../stereo/match';
-import { medianBand } from '../stereo/medianFill';
-import * as stripRunner from '../stereo/stripRunner';
 
 /**
  * A Matcher (stereo/match.ts): made once, compute() per pair, dispose().
@@ -86,39 +84,6 @@ describe('createMatcher', () => {
     } finally {
       await ma.dispose();
       await mb.dispose();
-    }
-  });
-
-  test('from its second pair at one level, a matcher filters the median in bands on threads it starts once: the maps match() gives alone', async () => {
-    // The threads are stood in for by a pool that filters its bands here and counts them (from the sources no thread starts; the compiled pool's bands: test/stereo-median-fill.test.ts).
-    // 130 rows: two bands of at least MEDIAN_BAND_ROWS (64) for the three threads.
-    const big = [5, 9, 12].map((seed) => generateSyntheticScene({ width: 48, height: 130, ndisp: 8, seed }));
-    let bands = 0;
-    const pool: stripRunner.StripPool = {
-      threads: 3, run: stripRunner.runStripsHere, close: async () => undefined,
-      median: async (b) => { bands += b.length; return b.map(medianBand); },
-    };
-    const threads = jest.spyOn(stripRunner, 'medianThreads').mockReturnValue(3);
-    const start = jest.spyOn(stripRunner, 'stripPool').mockReturnValue(pool);
-    const params: MatchOptions = { ndisp: 8, cost: 'census', lambda: 3, cycles: 2 };
-    try {
-      const m = createMatcher(params, { backend: 'bk' });
-      const got: object[] = [];
-      const bandsAfter: number[] = [];
-      for (const s of big) {
-        got.push(same(await m.compute(s.left, s.right)));
-        bandsAfter.push(bands);
-      }
-      await m.dispose();
-      expect(start).toHaveBeenCalledTimes(1);
-      expect(start).toHaveBeenCalledWith(3);
-      // The first pair filters on this thread; each later one in 2 bands.
-      expect(bandsAfter).toEqual([0, 2, 4]);
-      for (let i = 0; i < big.length; i++) expect(got[i]).toEqual(same(await match(big[i].left, big[i].right, { ...params, backend: 'bk' })));
-      expect(bands).toBe(4);
-    } finally {
-      threads.mockRestore();
-      start.mockRestore();
     }
   });
 

@@ -3,7 +3,9 @@ import { generateSyntheticScene } from '../data/synthetic';
 import { panFrames, cropRaster, type PanFrame } from '../data/panSequence';
 import { match } from '../stereo/match';
 import { checkMatchOptions } from '../stereo/matchOptions';
-import { createSequenceMatcher, type FrameResult, type SequenceOptions } from '../stereo/sequence';
+import { createSequenceMatcher, MEDIAN_POOL_PIXELS, type FrameResult, type SequenceOptions } from '../stereo/sequence';
+import { medianBand } from '../stereo/medianFill';
+import * as stripRunner from '../stereo/stripRunner';
 import { chooseStart, imageShift, shiftedLabels } from '../stereo/warmStart';
 import type { Raster } from '../data/raster';
 import { scaled } from './support/testScope';
@@ -204,4 +206,38 @@ describe('the shift of a warm start', () => {
     await chooseStart({ labels }, g, fresh, energyOf, moved);
     expect(energies.length).toBe(6);
   });
+});
+
+describe('the median\'s threads', () => {
+  test('frames of MEDIAN_POOL_PIXELS or more filter the median in bands on threads the sequence starts once; smaller frames on this thread; the same frames either way', async () => {
+    // The threads are stood in for by a pool that filters its bands here and counts them (from the sources no thread starts; the compiled pool's bands: test/stereo-median-fill.test.ts).
+    let bands = 0;
+    let closed = 0;
+    const pool: stripRunner.StripPool = {
+      threads: 3, run: stripRunner.runStripsHere, close: async () => { closed++; },
+      median: async (b) => { bands += b.length; return b.map(medianBand); },
+    };
+    const big = panFrames((() => { const s = generateSyntheticScene({ width: 401, height: 250, ndisp: NDISP, seed: 6 }); return { left: s.left, right: s.right, groundTruth: s.groundTruth }; })(), { frames: 2, width: 400 });
+    expect(400 * 250).toBe(MEDIAN_POOL_PIXELS);
+    const threads = jest.spyOn(stripRunner, 'medianThreads').mockReturnValue(3);
+    const start = jest.spyOn(stripRunner, 'stripPool').mockReturnValue(pool);
+    let pooled: FrameResult[];
+    try {
+      pooled = await run(big, { backend: 'bk' });
+      expect(start).toHaveBeenCalledTimes(1);
+      expect(start).toHaveBeenCalledWith(3);
+      // 250 rows: three bands of at least 64 rows, on each of the two frames; the pool closed with the sequence.
+      expect(bands).toBe(6);
+      expect(closed).toBe(1);
+      // Frames of 72×48: no threads.
+      await run(pan(3, 2), { backend: 'bk' });
+      expect(start).toHaveBeenCalledTimes(1);
+      expect(bands).toBe(6);
+    } finally {
+      threads.mockRestore();
+      start.mockRestore();
+    }
+    const here = await run(big, { backend: 'bk' });
+    expect(pooled.map((f) => Array.from(f.result.disparity))).toEqual(here.map((f) => Array.from(f.result.disparity)));
+  }, 120000);
 });
