@@ -118,7 +118,14 @@ async function main(): Promise<void> {
       console.log(`| ${k} | ${c} | ${cells.join(' | ')} | ${cold.frames[k].ms.toFixed(0)} | ${warm.map((w) => w.frames[k].ms.toFixed(0)).join(' | ')} | ${cold.bad[k].toFixed(2)} | ${warm.map((w) => w.bad[k].toFixed(2)).join(' | ')} |`);
     }
     const mean = (v: number[]): number => v.reduce((s, x) => s + x, 0) / v.length;
+    const median = (v: number[]): number => { const o = v.slice().sort((a, b) => a - b); return o.length % 2 ? o[(o.length - 1) / 2] : (o[o.length / 2 - 1] + o[o.length / 2]) / 2; };
     console.log('');
+    // Where a frame's time goes: the means of match()'s phases over the frames after the first, and the median frame.
+    for (const run of runs) {
+      const later = run.frames.slice(count > 1 ? 1 : 0);
+      const phase = (k: 'costsMs' | 'setupMs' | 'initMs' | 'expansionMs' | 'checkMs'): string => mean(later.map((f) => f.result.times[k] ?? 0)).toFixed(1);
+      console.log(`${backend} ${run.name}: median frame ${median(run.frames.map((f) => f.ms)).toFixed(1)} ms; frames 1.. mean phases (ms): costs ${phase('costsMs')}, setup ${phase('setupMs')}, init ${phase('initMs')}, expansion ${phase('expansionMs')}, check and fill ${phase('checkMs')}`);
+    }
     for (const w of warm) {
       const above = w.frames.filter((f, k) => f.result.finalEnergy.total > cold.frames[k].result.finalEnergy.total);
       const most = Math.max(0, ...w.frames.map((f, k) => (f.result.finalEnergy.total - cold.frames[k].result.finalEnergy.total) / cold.frames[k].result.finalEnergy.total));
