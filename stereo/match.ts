@@ -160,7 +160,7 @@ async function checkedMatch(left: Raster, right: Raster, options: MatchOptions):
   // The median's window is in coarsest-level pixels: f = 2^(levels − 1) at the finest level.
   const scale = r.pyramid ? 2 ** (r.pyramid.shapes.length - 1) : 1;
   if (r.params.lrFill && r.params.lrMedian) {
-    // Filtered in bands on the strip threads, where the match was given threads (a pyramid's, or a matcher's later pairs').
+    // Filtered in bands on the strip threads, where the match has threads (a pyramid's, or those a sequence gives its frames).
     const pool = options.stripPool;
     check.disparity = pool?.median && pool.threads > 1
       ? await medianFillInBands(check.disparity, check.marked, left, scale, medianBandCount(left.height, pool.threads), pool.median)

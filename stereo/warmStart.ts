@@ -160,10 +160,15 @@ export async function chooseStart(
     if (!best || energy < best.energy) best = { labels, energy, shift: [dx, dy] };
   }
   const freshEnergy = (await energyOf(freshLabels)).total;
-  const record = { warmEnergy: best!.energy, freshEnergy, shift: best!.shift };
-  if (best!.energy <= freshEnergy) {
-    warm.flows?.shift(grid.width, grid.height, grid.views, best!.shift[0], best!.shift[1]);
-    return { initial: best!.labels, record: { start: 'warm', ...record } };
+  // A shift as wide as the frame leaves nothing of the previous labels: the frame starts fresh.
+  if (!best) {
+    warm.flows?.drop();
+    return { initial: freshLabels, record: { start: 'fallback', freshEnergy } };
+  }
+  const record = { warmEnergy: best.energy, freshEnergy, shift: best.shift };
+  if (best.energy <= freshEnergy) {
+    warm.flows?.shift(grid.width, grid.height, grid.views, best.shift[0], best.shift[1]);
+    return { initial: best.labels, record: { start: 'warm', ...record } };
   }
   warm.flows?.drop();
   return { initial: freshLabels, record: { start: 'fallback', ...record } };

@@ -205,6 +205,11 @@ describe('the shift of a warm start', () => {
     energies.length = 0;
     await chooseStart({ labels }, g, fresh, energyOf, moved);
     expect(energies.length).toBe(6);
+    // Shifts as wide as the frame leave nothing of the previous labels: a fresh start, its energy the only one computed.
+    energies.length = 0;
+    const wide = await chooseStart({ labels, shift: [9, 0] }, g, fresh, energyOf, moved);
+    expect(wide.record.start).toBe('fallback');
+    expect(energies.length).toBe(1);
   });
 });
 
