@@ -3,8 +3,9 @@ import { optionError } from '../data/errors';
 import { FlowCarry } from '../gpu/move/flowCarry';
 import { pyramidLevels } from './coarseToFine';
 import { Matcher, resolveParams, type MatchOptions, type MatchResult } from './match';
+import type { MatchParams } from './params';
 import { checkMatchOptions, matchArguments } from './matchOptions';
-import { medianThreads, stripPool, type StripPool } from './stripRunner';
+import { poolThreads, stripPool, type StripPool } from './stripRunner';
 import type { FrameStart } from './warmStart';
 
 /**
@@ -58,6 +59,8 @@ export const MEDIAN_POOL_PIXELS = 100_000;
 export class SequenceMatcher {
   private readonly flows = new FlowCarry();
   private readonly base: MatchOptions;
+  /** The base options' parameters, resolved once (the frames share them). */
+  private readonly params: MatchParams;
   /** Made at the first frame, when its size says whether the sequence starts threads for the median (see compute). */
   private matcher?: Matcher;
   /** The threads this sequence started (closed by dispose()); none for small frames or where the caller gave a pool. */
@@ -79,6 +82,7 @@ export class SequenceMatcher {
     }
     checkMatchOptions(rest);
     this.base = rest;
+    this.params = resolveParams(rest);
     this.warm = warm;
     this.warmCycles = warmCycles;
     this.keyframe = keyframe;
@@ -92,7 +96,7 @@ export class SequenceMatcher {
     const { left, right } = await matchArguments(leftImage, rightImage, this.base);
     this.matcher ??= this.matcherFor(left.width * left.height);
     // A warm start is at one level: frames that coarse to fine would match (above 0.5 MP with levels auto) are matched on their own.
-    const levels = pyramidLevels(left.width, left.height, resolveParams(this.base).levels);
+    const levels = pyramidLevels(left.width, left.height, this.params.levels);
     const warmable = this.warm && levels === 1;
     const prev = this.previous;
     if (!warmable || !prev || prev.left.width !== left.width || prev.left.height !== left.height) {
@@ -127,9 +131,9 @@ export class SequenceMatcher {
    * so their start is paid once (a single match() does not start them).
    */
   private matcherFor(pixels: number): Matcher {
-    const p = resolveParams(this.base);
+    const p = this.params;
     if (!this.base.stripPool && pixels >= MEDIAN_POOL_PIXELS && p.lrCheck && p.lrFill && p.lrMedian) {
-      const threads = medianThreads();
+      const threads = poolThreads();
       if (threads > 1) this.pool = stripPool(threads);
     }
     return new Matcher(this.pool ? { ...this.base, stripPool: this.pool } : this.base);

@@ -37,26 +37,22 @@ export const runStripsHere: StripRunner = async (jobs, onDone) => {
 export const PARALLEL_PIXELS = 250_000;
 
 /**
- * Threads for the strips of a pair of `pixels` pixels: every core, from
- * the main thread of compiled code. None for a pair under PARALLEL_PIXELS,
- * inside a worker thread (`stereocut tune` runs its trials on threads
- * already), on one core, or from the TypeScript sources (the tests: jest
- * runs a test file on every core already, and each thread would load the
- * modules again through the require hook; a test that wants threads makes
- * its own pool, stripPool(n)).
+ * Threads a pool of this process may start: every core, from the main
+ * thread of compiled code. None inside a worker thread (`stereocut tune`
+ * runs its trials on threads already), on one core, or from the
+ * TypeScript sources (the tests: jest runs a test file on every core
+ * already, and each thread would load the modules again through the
+ * require hook; a test that wants threads makes its own pool,
+ * stripPool(n)). A sequence's median bands take these (stereo/
+ * sequence.ts starts them once for all its frames).
  */
-export function stripThreads(pixels: number, cores = os.availableParallelism()): number {
-  return pixels >= PARALLEL_PIXELS && isMainThread && !runningFromSource() && cores > 1 ? cores : 0;
+export function poolThreads(cores = os.availableParallelism()): number {
+  return isMainThread && !runningFromSource() && cores > 1 ? cores : 0;
 }
 
-/**
- * Threads for the median fill's bands of a sequence's frames matched at
- * one level (stereo/sequence.ts starts them once for all its frames):
- * every core, from the main thread of compiled code; none where
- * stripThreads gives none for that reason.
- */
-export function medianThreads(cores = os.availableParallelism()): number {
-  return isMainThread && !runningFromSource() && cores > 1 ? cores : 0;
+/** Threads for the strips of a pair of `pixels` pixels: poolThreads, but none under PARALLEL_PIXELS. */
+export function stripThreads(pixels: number, cores = os.availableParallelism()): number {
+  return pixels >= PARALLEL_PIXELS ? poolThreads(cores) : 0;
 }
 
 /** A pool of `threads` threads, or this thread for fewer than 2. */

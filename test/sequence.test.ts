@@ -224,7 +224,7 @@ describe('the median\'s threads', () => {
     };
     const big = panFrames((() => { const s = generateSyntheticScene({ width: 401, height: 250, ndisp: NDISP, seed: 6 }); return { left: s.left, right: s.right, groundTruth: s.groundTruth }; })(), { frames: 2, width: 400 });
     expect(400 * 250).toBe(MEDIAN_POOL_PIXELS);
-    const threads = jest.spyOn(stripRunner, 'medianThreads').mockReturnValue(3);
+    const threads = jest.spyOn(stripRunner, 'poolThreads').mockReturnValue(3);
     const start = jest.spyOn(stripRunner, 'stripPool').mockReturnValue(pool);
     let pooled: FrameResult[];
     try {
