@@ -8,6 +8,7 @@ import { ProgramStore } from '../gpu/move/keptPrograms';
 import { pyramidLevels } from './coarseToFine';
 import { stripPool, stripThreads, type StripPool } from './stripRunner';
 import { resolveParams } from './paramSchema';
+import type { MatchParams } from './params';
 import { matchPyramid } from './matchPyramid';
 import type { MatchOptions, MatchResult } from './matchTypes';
 
@@ -46,6 +47,8 @@ const PAIR_KEYS: ReadonlyArray<keyof PairOptions> = ['initialLabels', 'initSourc
  * both. compute() calls may overlap; each takes the kept program alone.
  */
 export class Matcher {
+  /** The options' parameters, checked and resolved once: every pair and every level of it reads these. */
+  private readonly params: MatchParams;
   private readonly programs: ProgramStore;
   private readonly ownsPrograms: boolean;
   private pool?: StripPool;
@@ -56,6 +59,7 @@ export class Matcher {
   constructor(private readonly options: MatchOptions) {
     // Every parameter too, by its schema entry (the checks resolveParams makes).
     checkMatchOptions(options);
+    this.params = resolveParams(options);
     this.ownsPrograms = options.programs === undefined;
     this.programs = options.programs ?? new ProgramStore();
   }
@@ -75,12 +79,14 @@ export class Matcher {
       if (!(PAIR_KEYS as readonly string[]).includes(k)) throw new TypeError(`Matcher.compute: '${k}' is a matcher's option, not a pair's (a pair's: ${PAIR_KEYS.join(', ')})`);
     }
     const options: MatchOptions = { ...this.options, ...pair, programs: this.programs };
+    // The matcher's own options were checked when it was made; a pair's are checked with them.
+    if (Object.keys(pair).length > 0) checkMatchOptions(options);
     const { left, right } = await matchArguments(leftImage, rightImage, options);
-    if (!options.stripPool && pyramidLevels(left.width, left.height, resolveParams(options).levels) > 1) {
+    if (!options.stripPool && pyramidLevels(left.width, left.height, this.params.levels) > 1) {
       this.pool ??= stripPool(stripThreads(left.width * left.height));
       options.stripPool = this.pool;
     }
-    return matchPair(left, right, options);
+    return matchPair(left, right, options, this.params);
   }
 
   /** Releases what the matcher holds (its kept program, its threads) once its pairs in flight have settled; compute() is refused after. */
@@ -107,31 +113,22 @@ export function createMatcher(params: MatchOptions, run: Partial<MatchOptions> =
  * size and setting, createMatcher keeps the device program between them.
  */
 export async function match(leftImage: Raster | string, rightImage: Raster | string, options: MatchOptions): Promise<MatchResult> {
-  checkMatchOptions(options);
-  const pair: PairOptions = {};
-  const rest: Record<string, unknown> = { ...options };
-  for (const k of PAIR_KEYS) {
-    if (k in rest) {
-      (pair as Record<string, unknown>)[k] = rest[k];
-      delete rest[k];
-    }
-  }
-  const matcher = new Matcher(rest as unknown as MatchOptions);
+  // The matcher holds the pair's options too (initialLabels, listeners): it matches this one pair.
+  const matcher = new Matcher(options);
   try {
-    return await matcher.compute(leftImage, rightImage, pair);
+    return await matcher.compute(leftImage, rightImage);
   } finally {
     await matcher.dispose();
   }
 }
 
-/** One pair, its images read and checked: the memory check, the match of one or both views, the sub-pixel refinement. */
-async function matchPair(left: Raster, right: Raster, options: MatchOptions): Promise<MatchResult> {
-  const resolved = resolveParams(options);
+/** One pair, its images read and checked (`resolved`: the options' parameters): the memory check, the match of one or both views, the sub-pixel refinement. */
+async function matchPair(left: Raster, right: Raster, options: MatchOptions, resolved: MatchParams): Promise<MatchResult> {
   if (left.width === right.width && left.height === right.height && Number.isInteger(options.ndisp) && options.ndisp > 0) {
     const estimate = estimateMatchMemory(left.width, left.height, left.channels, options.ndisp, options.minDisp ?? 0, resolved, options.backend === 'gpu');
     checkMatchMemory(`match: the ${left.width}×${left.height} pair with ${options.ndisp} disparities`, estimate, options.maxMemory ?? defaultMemoryLimit(), 'maxMemory');
   }
-  const r = await checkedMatch(left, right, options);
+  const r = await checkedMatch(left, right, options, resolved);
   if (!r.params.subpixel) return r;
   const t0 = performance.now();
   const p = r.params;
@@ -150,9 +147,9 @@ async function matchPair(left: Raster, right: Raster, options: MatchOptions): Pr
  * two. The views share the label order, the cycles and the reported
  * energies (their sum); each view's map is that of its own energy.
  */
-async function checkedMatch(left: Raster, right: Raster, options: MatchOptions): Promise<MatchResult> {
-  const checked = resolveParams(options).lrCheck;
-  const { result: r, others } = await matchPyramid(left, right, checked ? 2 : 1, options);
+async function checkedMatch(left: Raster, right: Raster, options: MatchOptions, resolved: MatchParams): Promise<MatchResult> {
+  const checked = resolved.lrCheck;
+  const { result: r, others } = await matchPyramid(left, right, checked ? 2 : 1, options, resolved);
   if (!checked) return r;
   const t0 = performance.now();
   const dispRight = mirrorRows(others[0], r.width, r.height);

@@ -226,11 +226,10 @@ async function asRaster(image: Raster | string, which: 'left' | 'right'): Promis
   return image;
 }
 
-/** match()'s arguments: the options checked before anything is read, then the images (read when given as paths), then the range against their size. */
+/** match()'s images (read when given as paths), then the range against their size, for options that checkMatchOptions accepted. */
 export async function matchArguments(
   leftImage: Raster | string, rightImage: Raster | string, options: { ndisp: number; minDisp?: number; initialLabels?: Uint16Array },
 ): Promise<{ left: Raster; right: Raster }> {
-  checkMatchOptions(options);
   const left = await asRaster(leftImage, 'left');
   const right = await asRaster(rightImage, 'right');
   checkMatchRange(options, left.width, left.height, left.channels);

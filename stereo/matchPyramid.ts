@@ -5,7 +5,6 @@ import { halfSize, levelShapes, pyramidLevels, refineLevel, type LevelReport, ty
 import type { StripRunner } from './levelStrips';
 import { stripPool, stripThreads } from './stripRunner';
 import { checkNdisp, type MatchParams } from './params';
-import { resolveParams } from './paramSchema';
 import { energyOptions } from './matchEnergy';
 import { matchViews, startEvent } from './matchViews';
 import type { MatchOptions, MatchResult } from './matchTypes';
@@ -14,14 +13,13 @@ import type { MatchOptions, MatchResult } from './matchTypes';
  * matchViews at the pyramid's coarsest level, then each finer level refined
  * within bands (stereo/coarseToFine.ts); matchViews itself when the pyramid
  * has one level. A given initial map keeps the pair at one level unless
- * the levels are given.
+ * the levels are given. `resolved`: the options' parameters (the Matcher's).
  */
-export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: MatchOptions): Promise<{ result: MatchResult; others: Uint16Array[] }> {
+export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: MatchOptions, resolved: MatchParams): Promise<{ result: MatchResult; others: Uint16Array[] }> {
   const t0 = performance.now();
-  const resolved = resolveParams(options);
   const given = options.initialLabels !== undefined || options.resume !== undefined || options.warmStart !== undefined;
   const levels = given && resolved.levels === 'auto' ? 1 : pyramidLevels(left.width, left.height, resolved.levels);
-  if (levels === 1) return matchViews(left, right, views, options);
+  if (levels === 1) return matchViews(left, right, views, options, resolved);
   if (given) throw optionError('range', 'match', 'levels', resolved.levels, "1 or 'auto' with initialLabels, resume or warmStart (a given initial map is matched at one level)");
   const minDisp = options.minDisp ?? 0;
   checkNdisp(options.ndisp, left.width, minDisp);
@@ -67,10 +65,10 @@ async function matchLevels(pairs: Array<{ left: Raster; right: Raster }>, views:
   const emit = options.onEvent ?? (() => undefined);
   emit({ kind: 'level', level: levels - 1, of: levels, shape: coarsest, shapes });
   const coarse = await matchViews(pairs[levels - 1].left, pairs[levels - 1].right, views, {
-    ...options, ndisp: coarsest.maxDisp - coarsest.minDisp + 1, minDisp: coarsest.minDisp, levels: 1, onCycle: undefined,
+    ...options, ndisp: coarsest.maxDisp - coarsest.minDisp + 1, minDisp: coarsest.minDisp, onCycle: undefined,
     onEvent: (e) => { if (e.kind !== 'start') emit(e); },
     onMove: options.onMove ? (m) => options.onMove!({ ...m, level: levels - 1, levels }) : undefined,
-  });
+  }, { ...resolved, levels: 1 });
   const params = coarse.result.params;
   let maps = [coarse.result.disparity, ...coarse.others];
   let size = { width: coarsest.width, height: coarsest.height };

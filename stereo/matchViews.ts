@@ -8,7 +8,6 @@ import { mayUseWebGpu } from '../graphcut/backends';
 import { createMoveSolver } from './backends';
 import { chooseStart, type WarmStartRecord } from './warmStart';
 import type { BackendName, MatchParams } from './params';
-import { resolveParams } from './paramSchema';
 import { costOptions, costsLeftToDevice, energyOptions, stereoEnergy, volumeTooLarge } from './matchEnergy';
 import { startingLabelsOfViews } from './startingLabels';
 import type { InitRecord, MatchEvent, MatchOptions, MatchResult } from './matchTypes';
@@ -25,11 +24,11 @@ export function startEvent(left: Raster, options: MatchOptions, resolved: MatchP
 /**
  * match() of the pair (views 1), or of the pair and its mirrored, swapped
  * pair (views 2: the left–right check's right view) stacked as one energy;
- * the pair's result and the other view's disparities.
+ * the pair's result and the other view's disparities. `resolved`: the
+ * parameters that run (the options' own are not read again).
  */
-export async function matchViews(left: Raster, right: Raster, views: 1 | 2, options: MatchOptions): Promise<{ result: MatchResult; others: Uint16Array[] }> {
+export async function matchViews(left: Raster, right: Raster, views: 1 | 2, options: MatchOptions, resolved: MatchParams): Promise<{ result: MatchResult; others: Uint16Array[] }> {
   const t0 = performance.now();
-  const resolved = resolveParams(options);
   const backend = options.backend ?? 'auto';
   const verify = options.verify ?? false;
   const emit = options.onEvent ?? (() => undefined);

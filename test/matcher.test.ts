@@ -2,6 +2,9 @@ import { generateSyntheticScene } from '../data/synthetic';
 import { ProgramStore } from '../gpu/move/keptPrograms';
 import * as deviceProgram from '../gpu/move/deviceProgram';
 import { createMatcher, match, type MatchOptions, type MatchResult } from '../stereo/match';
+import * as paramSchema from '../stereo/paramSchema';
+import * as matchOptions from '../stereo/matchOptions';
+import { createSequenceMatcher } from '../stereo/sequence';
 
 /**
  * A Matcher (stereo/match.ts): made once, compute() per pair, dispose().
@@ -100,5 +103,40 @@ describe('createMatcher', () => {
     await pending;
     await m.dispose();
     await expect(m.compute(scenes[0].left, scenes[0].right)).rejects.toThrow(/compute\(\) after dispose\(\)/);
+  });
+  test('a match checks its options once and resolves its parameters once, at one level and coarse to fine, with and without the check; a sequence\'s when it and its matcher are made, and each frame\'s own options once', async () => {
+    const checks = jest.spyOn(matchOptions, 'checkMatchOptions');
+    const resolves = jest.spyOn(paramSchema, 'resolveParams');
+    const big = generateSyntheticScene({ width: 64, height: 48, ndisp: 8, seed: 5 });
+    try {
+      for (const options of [{ lrCheck: false }, { lrCheck: true }, { lrCheck: true, levels: 2 }] as const) {
+        checks.mockClear();
+        resolves.mockClear();
+        const r = await match(big.left, big.right, { ndisp: 8, cycles: 1, backend: 'bk', ...options });
+        expect({ options, levels: r.pyramid ? r.pyramid.shapes.length : 1, checks: checks.mock.calls.length, resolves: resolves.mock.calls.length })
+          .toEqual({ options, levels: options.levels ?? 1, checks: 1, resolves: 1 });
+      }
+      checks.mockClear();
+      resolves.mockClear();
+      const seq = createSequenceMatcher({ ndisp: 6, cycles: 1, backend: 'bk' });
+      try {
+        for (const s of [...scenes, ...scenes]) await seq.compute(s.left, s.right);
+      } finally {
+        await seq.dispose();
+      }
+      // The sequence's options when it is made, then each frame's (its warm start) with them; the parameters once for the sequence and once for its matcher.
+      expect({ checks: checks.mock.calls.length, resolves: resolves.mock.calls.length }).toEqual({ checks: 2 + 4, resolves: 2 });
+      // A pair's own options are still checked as given.
+      const m = createMatcher({ ndisp: 6 }, { backend: 'bk' });
+      try {
+        await expect(m.compute(scenes[0].left, scenes[0].right, { initialLabels: new Uint16Array(3) })).rejects.toThrow(/initialLabels/);
+        await expect(m.compute(scenes[0].left, scenes[0].right, { warmStart: { previousLeft: 'left.png' } as never })).rejects.toThrow(/previousLeft/);
+      } finally {
+        await m.dispose();
+      }
+    } finally {
+      checks.mockRestore();
+      resolves.mockRestore();
+    }
   });
 });
