@@ -6,12 +6,12 @@ import type { ProgramStore } from '../gpu/move/keptPrograms';
 import { GraphMoveSolver, type MoveResult, type MoveSolver } from '../expansion/moveSolver';
 import { computeEnergy, isMetricTable, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { checkBackend, fallbackFor, placeBackend, type BackendName, type FallbackDecision } from '../graphcut/backends';
+import { fallbackFor, placeBackend, type BackendName, type FallbackDecision } from '../graphcut/backends';
 import { createGpuContext } from '../gpu/runtime/context';
 import { InputError, VerificationError } from '../data/errors';
 import { GpuPrecisionError } from '../gpu/maxflow/pushRelabel';
 import type { MaxFlowSolver } from '../graphcut/maxflow';
-import { createMaxFlowSolver } from './maxFlowFactory';
+import { maxFlowSolverAt } from './maxFlowFactory';
 import { VerifyingSolver } from '../graphcut/verifyingSolver';
 
 export interface BackendOptions {
@@ -48,7 +48,6 @@ export interface BackendOptions {
  * 'gpujs-cpu') or to BK ('auto'). --verify re-solves every cut with BK.
  */
 export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Promise<MoveSolver> {
-  checkBackend(o.backend);
   // Host solvers read the volume: built here when the costs were left to the device by choice.
   const hostSolver = (solver: MaxFlowSolver): MoveSolver => {
     o.buildVolume?.();
@@ -56,6 +55,7 @@ export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Pr
   };
   const bkSolver = (): MoveSolver => hostSolver(new BoykovKolmogorovSolver());
   const onDemand = energy.data.kind === 'images';
+  // Checked and placed once: a fallback to graphs built on the host runs their push-relabel where this placed the kernels.
   const place = await placeBackend(o.backend);
   if (place.runs === 'bk') {
     if (onDemand && !o.buildVolume) {
@@ -68,7 +68,7 @@ export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Pr
   // The rule's decision (graphcut/backends.ts fallbackFor): BK for the run, or the move graphs on the host, each solved by push-relabel (BK, reported in the stats, where one is beyond f32).
   const fallBack = async (d: FallbackDecision): Promise<MoveSolver> => {
     o.onFallback?.(d.reason);
-    return d.to === 'bk' ? bkSolver() : hostSolver(await createMaxFlowSolver(o.backend, { device: flags }));
+    return d.to === 'bk' ? bkSolver() : hostSolver(await maxFlowSolverAt(place, o.backend, { device: flags }));
   };
   const ctx = await createGpuContext(place.mode, flags);
   if (!isMetricTable(energy)) {

@@ -1,5 +1,5 @@
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { checkBackend, fallbackFor, placeBackend, type BackendName } from '../graphcut/backends';
+import { checkBackend, fallbackFor, placeBackend, type BackendName, type BackendPlacement } from '../graphcut/backends';
 import type { DeviceFlags } from '../gpu/runtime/deviceFlags';
 import { createGpuContext, type GpuPreference } from '../gpu/runtime/context';
 import type { GridGraph } from '../graphcut/gridGraph';
@@ -55,12 +55,17 @@ class PushRelabelWithFallback implements MaxFlowSolver {
 
 export async function createMaxFlowSolver(backend: BackendName, options: SolverFactoryOptions = {}): Promise<MaxFlowSolver> {
   checkBackend(backend, 'max-flow backend');
-  const { fallbackToBk = true, cpuKernels = 'webasm', device, ...prOptions } = options;
+  const { cpuKernels = 'webasm', ...rest } = options;
   if (cpuKernels !== 'webasm' && cpuKernels !== 'cpu') {
     throw new Error(`max-flow option cpuKernels: expected 'webasm' or 'cpu', got '${String(cpuKernels)}'`);
   }
-  const place = await placeBackend(backend, cpuKernels);
+  return maxFlowSolverAt(await placeBackend(backend, cpuKernels), backend, rest);
+}
+
+/** The max-flow solver of `backend` where it was placed (placeBackend): BK, or push-relabel kernels on the placement's gpu.js mode. */
+export async function maxFlowSolverAt(place: BackendPlacement, backend: BackendName, options: Omit<SolverFactoryOptions, 'cpuKernels'> = {}): Promise<MaxFlowSolver> {
   if (place.runs === 'bk') return new BoykovKolmogorovSolver();
+  const { fallbackToBk = true, device, ...prOptions } = options;
   const ctx = await createGpuContext(place.mode, device);
   const solver = new PushRelabelSolver(ctx, prOptions);
   return fallbackToBk ? new PushRelabelWithFallback(solver, backend) : solver;
