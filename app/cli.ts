@@ -2,7 +2,7 @@ import yargs, { Argv } from 'yargs';
 import { processIo, type Io } from './commands/io';
 import { withParamOptions } from './commands/paramOptions';
 import { withRangeOptions } from './commands/rangeOptions';
-import { checkNumberOptions, choiceError, commandLineMessage, setCommandLine } from './commands/optionValues';
+import { checkNumberOptions, choiceError, commandLineMessage } from './commands/optionValues';
 import { tuneOptions } from './commands/tuneOptions';
 import { benchOptions } from './commands/benchOptions';
 import { BACKENDS } from '../stereo/params';
@@ -311,14 +311,13 @@ export async function main(argvIn: string[], io: Io = processIo): Promise<number
     return 2;
   }
   try {
-    setCommandLine(argv, declared.alias);
     const aliasNames = new Set(Object.values(declared.alias).flat());
     checkNumberOptions(args as Record<string, unknown>, declared.number.filter((k) => !aliasNames.has(k)), declared.alias, argv);
     code = await task();
     // After the work, so that a refusal stays one line: options given that changed nothing.
     if (code === 0 || code === 130) for (const n of optionNotices(command, args as Record<string, unknown>)) io.err(`note: ${n}`);
   } catch (err) {
-    io.err(`stereocut: ${commandLineMessage(err)}`);
+    io.err(`stereocut: ${commandLineMessage(err, argv, declared.alias)}`);
     return 1;
   }
   return code;

@@ -95,6 +95,18 @@ describe('match', () => {
     expect(listing()).toEqual(before);
   });
 
+  test('an error names the option as its own command line spells it, whatever other commands run beside it', async () => {
+    // The png-scale check comes after the images are read: both calls are in flight at once.
+    const run = (flag: string): Promise<{ code: number; err: string }> => cli('match', f('left.png'), f('right.png'), '--ndisp', 8, flag, 100000, '-o', f('never.png'));
+    for (let k = 0; k < 3; k++) {
+      const [old, current, other] = await Promise.all([run('--scale'), run('--png-scale'), run('--png-scale')]);
+      expect([old.code, current.code, other.code]).toEqual([1, 1, 1]);
+      expect(old.err).toMatch(/^stereocut: --scale: got '100000', expected at most/);
+      expect(current.err).toMatch(/^stereocut: --png-scale: got '100000', expected at most/);
+    }
+    expect(fs.existsSync(f('never.png'))).toBe(false);
+  });
+
   test.each([
     [['match', 'left.png', 'right.png', '--ndisp', 8, '--cost', 'ncc', '-o', 'x.png'], /cost/],
     [['match', 'left.png', 'right.png', '--ndisp', 8, '--graph', 'sideways', '-o', 'x.png'], /graph/],

@@ -6,7 +6,6 @@ import type { SceneMasks } from '../../data/sceneTypes';
 import type { Raster } from '../../data/raster';
 import { checkInputFile, checkOutputPath, Io, readEstimate } from './common';
 import { evaluationLines } from './scoreFormat';
-import { optionName } from './optionValues';
 import { checkOutputsApart, sceneInputs } from './outputGuard';
 import * as path from 'path';
 
@@ -54,7 +53,7 @@ export async function evalCommand(a: EvalArgs, io: Io): Promise<number> {
   } else {
     const gtIsPfm = isPfm(a.reference);
     const gtScale = a['gt-scale'];
-    if (!gtIsPfm && gtScale === undefined) throw new Error(`${optionName('gt-scale')}: ${a.reference} is an integer image; give its scale with --gt-scale N (old spelling --scale): grey = disparity × N, e.g. 4 for 2003 scenes`);
+    if (!gtIsPfm && gtScale === undefined) throw new Error(`--gt-scale: ${a.reference} is an integer image; give its scale with --gt-scale N (old spelling --scale): grey = disparity × N, e.g. 4 for 2003 scenes`);
     const gtMap = await readDisparityFile(a.reference, gtScale ?? 1);
     groundTruth = gtMap.data;
     if (gtMap.width !== est.width || gtMap.height !== est.height) {

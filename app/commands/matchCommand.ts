@@ -13,7 +13,6 @@ import { planMatchOutputs, plannedFiles, writeMatchOutputs, type MatchOutputArgs
 import { LiveMatch } from './liveProgress';
 import { checkOutputsApart, checkOutputsDistinct } from './outputGuard';
 import { paramsFromArgs, ParamArgs } from './paramOptions';
-import { optionName } from './optionValues';
 import { InputError } from '../../data/errors';
 import { labelRange, type RangeArgs } from './rangeOptions';
 
@@ -86,7 +85,7 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   const pngScale = a['png-scale'] ?? autoPngScale(maxDisp + 1);
   const bits = pngBits(maxDisp, pngScale);
   if (bits === 0) {
-    throw new InputError(`${optionName('png-scale')}: got '${pngScale}', expected at most ${Math.floor(65535 / Math.max(1, maxDisp))}: the largest disparity ${maxDisp} × ${pngScale} is beyond 65535 in a 16-bit PNG`);
+    throw new InputError(`--png-scale: got '${pngScale}', expected at most ${Math.floor(65535 / Math.max(1, maxDisp))}: the largest disparity ${maxDisp} × ${pngScale} is beyond 65535 in a 16-bit PNG`);
   }
   const initScale = a['init-scale'] ?? 1;
   // A checkpoint with its resume file continues the run exactly (every view's labels, the cycles run); else its map is an initial labeling.

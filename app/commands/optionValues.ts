@@ -42,7 +42,7 @@ export const valueError = (option: string, typed: string, expected: string): Err
 
 /** Checks one number against its option's rule; `typed` is the value as the user wrote it. */
 export function checkNumber(name: string, v: number, typed = String(v), rule: NumberRule | undefined = NUMBER_RULES[name]): number {
-  if (!numberAccepted(v, rule)) throw valueError(optionName(name), typed, describeRule(rule));
+  if (!numberAccepted(v, rule)) throw valueError(`--${name}`, typed, describeRule(rule));
   return v;
 }
 
@@ -67,20 +67,13 @@ export function typedValues(argv: string[], names: string[]): string[] {
   return out;
 }
 
-/** The command line being run, so that messages name an option the way the user spelled it. */
-let commandLine: { argv: string[]; aliases: Record<string, string[]> } = { argv: [], aliases: {} };
-
-export function setCommandLine(argv: string[], aliases: Record<string, string[]>): void {
-  commandLine = { argv, aliases };
-}
-
 const flagOf = (n: string): string => (n.length === 1 ? `-${n}` : `--${n}`);
 
-/** "--scale" when the user typed the old spelling of --png-scale, else "--png-scale". */
-export function optionName(long: string): string {
-  for (const n of [long, ...(commandLine.aliases[long] ?? [])]) {
+/** The flag of option `long` as the command line `argv` spells it: "--scale" when the user typed the old spelling of --png-scale, else "--png-scale". */
+export function spelledFlag(long: string, argv: string[], aliases: Record<string, string[]>): string {
+  for (const n of [long, ...(aliases[long] ?? [])]) {
     const flag = flagOf(n);
-    if (commandLine.argv.some((t) => t === flag || t.startsWith(`${flag}=`))) return flag;
+    if (argv.some((t) => t === flag || t.startsWith(`${flag}=`))) return flag;
   }
   return `--${long}`;
 }
@@ -98,7 +91,7 @@ export function checkNumberOptions(args: Record<string, unknown>, numberKeys: st
     const typed = typedValues(argv, [key, ...(aliases[key] ?? [])]);
     values.forEach((v, i) => {
       if ((typeof v === 'number' || v === null) && !numberAccepted(v ?? NaN, NUMBER_RULES[key])) {
-        throw valueError(optionName(key), typed[i] ?? String(v), describeRule(NUMBER_RULES[key]));
+        throw valueError(spelledFlag(key, argv, aliases), typed[i] ?? String(v), describeRule(NUMBER_RULES[key]));
       }
     });
   }
@@ -121,17 +114,27 @@ export function flagOfOption(option: string): string {
   return option === 'initialLabels' ? 'init' : option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
+/** The aliases that are old long spellings (--scale, --out), not one-letter flags. */
+const longAliases = (aliases: Record<string, string[]>): Record<string, string[]> =>
+  Object.fromEntries(Object.entries(aliases).map(([k, names]) => [k, names.filter((n) => n.length > 1)]));
+
 /**
- * An error as the command line prints it: a library option error whose
- * flag the user typed is reported under that flag with the value as typed
- * ("--lambda: got '1e308', expected …"); any other error as it is.
+ * An error of the command line `argv` (`aliases`: the other spellings of
+ * each option) as it prints it: a library option error whose flag the user
+ * typed is reported under that flag with the value as typed ("--lambda:
+ * got '1e308', expected …"); a message that starts with an option's long
+ * flag names it by the old spelling where the user typed that (--scale for
+ * --png-scale; a one-letter alias such as -o is not an old spelling, and
+ * the message keeps --output); any other error as it is.
  */
-export function commandLineMessage(err: unknown): string {
+export function commandLineMessage(err: unknown, argv: string[], aliases: Record<string, string[]>): string {
   const o = optionErrorOf(err);
   if (o) {
     const long = flagOfOption(o.option);
-    const typed = typedValues(commandLine.argv, [long, ...(commandLine.aliases[long] ?? [])]);
-    if (typed.length > 0) return valueError(optionName(long), typed[typed.length - 1], o.expected).message;
+    const typed = typedValues(argv, [long, ...(aliases[long] ?? [])]);
+    if (typed.length > 0) return valueError(spelledFlag(long, argv, aliases), typed[typed.length - 1], o.expected).message;
   }
-  return err instanceof Error ? err.message : String(err);
+  const message = err instanceof Error ? err.message : String(err);
+  const flag = /^--([a-z][a-z0-9-]*):/.exec(message);
+  return flag ? `${spelledFlag(flag[1], argv, longAliases(aliases))}${message.slice(flag[0].length - 1)}` : message;
 }
