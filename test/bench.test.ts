@@ -6,6 +6,7 @@ import { benchMarkdown, figure5, parseBenchJson, table3, table4 } from '../app/b
 import { cumulativeSteps, parseTechniques, TECHNIQUES } from '../app/bench/techniques';
 import { main } from '../app/cli';
 import { ABLATION_FAMILIES } from '../bench/kernels/ablationFamilies';
+import { FULL_TESTS } from './support/testScope';
 
 /**
  * The command line run by main() in this process, stdout and stderr captured:
@@ -60,12 +61,14 @@ describe('technique chain', () => {
 });
 
 describe('the GPU ablation (the bench with the ablation\'s kernel families, on gpu.js\'s CPU backend)', () => {
+  // The device moves run on gpu.js's CPU backend: a 40×32 scene under STEREOCUT_FULL_TESTS=1, 32×24 by default.
+  const scene = FULL_TESTS ? 'synthetic:seed=3,width=40,height=32,ndisp=8' : 'synthetic:seed=3,width=32,height=24,ndisp=8';
   test('the sweep and scan steps run from the lockstep push and level BFS, every step with the same energy', async () => {
-    const b = await runBench({ scenes: ['synthetic:seed=3,width=40,height=32,ndisp=8'], backends: ['gpujs-cpu'], techniques: ['sweep,scan'], cycles: 1, families: ABLATION_FAMILIES, command: 'gpuAblation test' });
+    const b = await runBench({ scenes: [scene], backends: ['gpujs-cpu'], techniques: ['sweep,scan'], cycles: 1, families: ABLATION_FAMILIES, command: 'gpuAblation test' });
     expect(b.runs.map((r) => [r.step, r.config.push, r.config.bfs])).toEqual([['baseline', 'lockstep', 'level'], ['sweep', 'sweep', 'level'], ['scan', 'sweep', 'scan']]);
     expect(new Set(b.runs.map((r) => r.energy)).size).toBe(1);
     // Without the families the same request leaves both steps out.
-    const product = await runBench({ scenes: ['synthetic:seed=3,width=40,height=32,ndisp=8'], backends: ['gpujs-cpu'], techniques: ['sweep,scan'], cycles: 1, command: 'stereocut bench test' });
+    const product = await runBench({ scenes: [scene], backends: ['gpujs-cpu'], techniques: ['sweep,scan'], cycles: 1, command: 'stereocut bench test' });
     expect(product.runs.map((r) => [r.step, r.config.push, r.config.bfs])).toEqual([['baseline', 'sweep', 'scan']]);
     expect(product.runs[0].energy).toBe(b.runs[0].energy);
   });

@@ -19,10 +19,12 @@ import { writeSceneFolder } from './support/tuneSupport';
  * teddy/ and disp.pfm from the real teddy), its words expanded by bash as a
  * shell would (`$STEREO_DATA`, braces), and run by main() in this process.
  * Examples that read `$STEREO_DATA` need the Middlebury scenes; the few that
- * take minutes on two cores run with STEREOCUT_FULL_TESTS=1 (as CI does).
+ * take minutes on two cores, and a second 320×240 demo (the README's runs
+ * the same command with another seed), run with STEREOCUT_FULL_TESTS=1 (as
+ * CI does).
  * By default the examples run on smaller inputs of the same kinds: the
  * synthetic files at 96×72 instead of 160×120, and `$STEREO_DATA` a folder
- * of the scenes the examples name, each cropped to its central half in
+ * of the scenes the examples name, each cropped to its central third in
  * each direction (same files, names and formats); STEREOCUT_FULL_TESTS=1
  * runs them on the whole scenes.
  */
@@ -61,8 +63,9 @@ const helpExamples = (): string[] => [...CLI_SOURCE.matchAll(/\.example\('\$0 ([
 /**
  * Examples that take minutes on two cores (four or ten real scenes, tuning
  * (whose worker threads each compile the sources under ts-jest), bench),
- * with why. The default metric and the random draws that the README's tune
- * examples rely on are tested in tune.test.ts.
+ * or that repeat another example's command with other values (a second
+ * 320×240 demo), with why. The default metric and the random draws that the
+ * README's tune examples rely on are tested in tune.test.ts.
  */
 const HEAVY: Record<string, string> = {
   'npx stereocut run $STEREO_DATA/{tsukuba,venus,teddy,cones}': 'four scenes with their own parameters',
@@ -74,6 +77,7 @@ const HEAVY: Record<string, string> = {
   'npm run bench:cpu': 'every technique switch on tsukuba and teddy',
   'stereocut bench --backend bk': 'every technique switch on tsukuba and teddy',
   'stereocut match teddy/im2.png teddy/im6.png --ndisp 60 -o disp.png --pfm disp.pfm': 'teddy at full size',
+  'stereocut demo --scene-seed 3 --width 320 --height 240 --out-dir demo-3': "a second 320×240 demo: the README's `npx stereocut demo --width 320 --height 240 --scene-seed 7 --out-dir demo-7` runs the same options by default",
 };
 
 /** Examples that cannot run here, with why (each is covered elsewhere or needs a GPU). */
@@ -117,7 +121,7 @@ function cropRaster(r: Raster, x0: number, y0: number, w: number, h: number): Ra
   return { ...r, width: w, height: h, data };
 }
 
-/** A copy of the scene folder `src` at `dst` with every image (the pair, ground truths, masks) cropped to its central half in each direction, in its own format. */
+/** A copy of the scene folder `src` at `dst` with every image (the pair, ground truths, masks) cropped to its central third in each direction, in its own format. */
 async function cropSceneFolder(src: string, dst: string): Promise<void> {
   fs.mkdirSync(dst, { recursive: true });
   for (const f of fs.readdirSync(src)) {
@@ -127,10 +131,10 @@ async function cropSceneFolder(src: string, dst: string): Promise<void> {
       continue;
     }
     const r = await readImage(path.join(src, f));
-    const [w, h] = [Math.round(r.width / 2), Math.round(r.height / 2)];
-    const half = cropRaster(r, Math.floor((r.width - w) / 2), Math.floor((r.height - h) / 2), w, h);
-    if (ext === '.png') await writePng(path.join(dst, f), half);
-    else writePnm(path.join(dst, f), half);
+    const [w, h] = [Math.round(r.width / 3), Math.round(r.height / 3)];
+    const part = cropRaster(r, Math.floor((r.width - w) / 2), Math.floor((r.height - h) / 2), w, h);
+    if (ext === '.png') await writePng(path.join(dst, f), part);
+    else writePnm(path.join(dst, f), part);
   }
 }
 

@@ -28,7 +28,7 @@ import { match, type MatchEvent, type MatchOptions } from '../stereo/match';
 import { findChromium, openBrowserWebGpu, type BrowserWebGpu } from './support/browserWebGpu';
 import type { BridgeDevice } from './support/browserWebGpuObjects';
 import { expansionLikeGraph, randomGridGraph } from './support/randomGraphs';
-import { FULL_TESTS, fullTest, scaled } from './support/testScope';
+import { FULL_TESTS, fullTest, sample, scaled } from './support/testScope';
 
 /**
  * The project's real WGSL on a real WebGPU implementation, on machines
@@ -207,8 +207,19 @@ var<workgroup> tile: array<u32, ${n}>;
   }
 
   // One size per scheme: each new size compiles its kernels again, which SwiftShader does slowly. Every family: the product's and the benchmarks' (the lockstep push, the level BFS), given to the solver.
+  // Every pairing of a push family with a BFS family under STEREOCUT_FULL_TESTS=1; by default four pairings that run
+  // each push family once and each BFS family at least once (a pairing runs the kernels of its two families, compiled
+  // for this size, in one fused encoder).
   const families = runFamilies('test', ABLATION_FAMILIES);
-  const schemes = families.push.flatMap((push) => families.bfs.map((bfs) => [push.name, bfs.name] as [string, string]));
+  const allSchemes = families.push.flatMap((push) => families.bfs.map((bfs) => [push.name, bfs.name] as [string, string]));
+  const defaultSchemes = ([['sweep', 'scan'], ['split-sweep', 'block'], ['block', 'level'], ['lockstep', 'scan']] as const).map(([push, bfs]) => allSchemes.findIndex(([p, b]) => p === push && b === bfs));
+  test('the default pairings of push and BFS families run every family', () => {
+    expect(defaultSchemes).not.toContain(-1);
+    const kept = defaultSchemes.map((i) => allSchemes[i]);
+    expect(new Set(kept.map(([p]) => p))).toEqual(new Set(families.push.map((f) => f.name)));
+    expect(new Set(kept.map(([, b]) => b))).toEqual(new Set(families.bfs.map((f) => f.name)));
+  });
+  const schemes = sample(allSchemes, defaultSchemes);
   test.each(schemes)('push-relabel, %s push and %s BFS: the flow and the minimum cut of BK on random 13×10 grids of each kind (three seeds under STEREOCUT_FULL_TESTS=1, one by default)', async (push, bfs) => {
     const errors = ctx.deviceErrors.length;
     const solver = await createMaxFlowSolver('gpu', { push, bfs, families: ABLATION_FAMILIES, reach: 4, iterationsPerRelabel: 4, bfsPassesPerCall: 4, bfsContinuePasses: 8, fallbackToBk: false });
@@ -231,9 +242,10 @@ var<workgroup> tile: array<u32, ${n}>;
   });
 
   // The block kernels with tiles smaller than the grid, so that flow crosses tile borders in both tilings and BFS distances cross tiles.
-  // Each grid size compiles the kernels again: by default each tiling on one of the two grids (both grids and every tiling still run), all on both under STEREOCUT_FULL_TESTS=1.
+  // Each grid size and tiling compiles the kernels again: by default two tilings (a wide and a tall one, several local
+  // iterations and one), each on one of the two grids (both grids still run); every tiling on both grids under STEREOCUT_FULL_TESTS=1.
   const blockGrids = [[40, 30, 1], [37, 45, 2]];
-  test.each([[8, 8, 4, 0], [16, 4, 7, 1], [4, 8, 1, 0]])('block push and block BFS with %ix%i tiles and %i local iterations: the flow and cut of BK on 40×30 and 37×45 grids (by default only the grid at index %i)', async (tw, th, iterations, grid) => {
+  test.each(sample([[8, 8, 4, 0], [16, 4, 7, 1], [4, 8, 1, 0]], [1, 2]))('block push and block BFS with %ix%i tiles and %i local iterations: the flow and cut of BK on 40×30 and 37×45 grids (by default only the grid at index %i)', async (tw, th, iterations, grid) => {
     const errors = ctx.deviceErrors.length;
     const solver = await createMaxFlowSolver('gpu', { push: 'block', bfs: 'block', block: { tile: { width: tw, height: th }, iterations }, iterationsPerRelabel: 2, bfsPassesPerCall: 4, bfsContinuePasses: 8, fallbackToBk: false });
     try {
@@ -321,13 +333,16 @@ var<workgroup> tile: array<u32, ${n}>;
 
   const scene = generateSyntheticScene({ width: 32, height: 24, ndisp: 6, seed: 11 });
   // Each cycle after the first repeats the kernels of the first on warm flows, which the look-ahead test below checks on the
-  // device (census costs, two cycles): these runs do one cycle by default (two under STEREOCUT_FULL_TESTS=1).
-  test.each([['census', 'auto', scaled(2, 1)]] as const)('α-expansion on the device, synthetic 32×24, 6 labels, %s costs (%s), %i cycles: the labels and energy of BK', async (cost, costs, cycles) => {
-    await expectMatchLikeBk(scene.left, scene.right, { ndisp: 6, cost, costs, cycles, lrCheck: false }, `synthetic ${cost}`, false);
+  // device (census costs, two cycles). This run, under STEREOCUT_FULL_TESTS=1 only: by default the look-ahead run below
+  // builds the program of this shape (census costs from the pair on the device) and the tsukuba crop runs it with the
+  // default look-ahead, as this one does.
+  fullTest('α-expansion on the device, synthetic 32×24, 6 labels, census costs (auto), 2 cycles: the labels and energy of BK', async () => {
+    await expectMatchLikeBk(scene.left, scene.right, { ndisp: 6, cost: 'census', costs: 'auto', cycles: 2, lrCheck: false }, 'synthetic census', false);
   });
 
-  // The next two runs have the shape of the one above (32×24, 6 labels, census costs from an 8-bit colour pair, the same
-  // device options): each takes the program the run before it kept, as a Matcher's next pair of that size does.
+  // The next two runs have one shape (32×24, 6 labels, census costs from an 8-bit colour pair, the same device options):
+  // each takes the program the run before it kept (the first, by default, builds it), as a Matcher's next pair of that
+  // size does.
   test('α-expansion on the device with three resident calls submitted ahead (each taking the labels of the one before it on the device): the labels and energy of BK', async () => {
     // Calls in flight at once, counted at the resident submit.
     let inFlight = 0;
@@ -355,7 +370,7 @@ var<workgroup> tile: array<u32, ${n}>;
       return energyOf.call(this, labels);
     });
     try {
-      await expectMatchLikeBk(scene.left, scene.right, { ndisp: 6, cost: 'census', cycles: 2, lrCheck: false, gpu: { lookAhead: 3 } }, 'synthetic, look-ahead 3', true);
+      await expectMatchLikeBk(scene.left, scene.right, { ndisp: 6, cost: 'census', cycles: 2, lrCheck: false, gpu: { lookAhead: 3 } }, 'synthetic, look-ahead 3', FULL_TESTS);
     } finally {
       spy.mockRestore();
       endSpy.mockRestore();
@@ -369,7 +384,7 @@ var<workgroup> tile: array<u32, ${n}>;
 
   const dataRoot = process.env.STEREO_DATA ?? path.join(__dirname, '..', '..', 'shared', 'data', 'middlebury');
   const tsukuba = path.join(dataRoot, 'tsukuba');
-  // 48×40 and 8 labels under STEREOCUT_FULL_TESTS=1, 32×24 and 6 labels by default.
+  // 48×40 and 8 labels under STEREOCUT_FULL_TESTS=1 (a program of its own), 32×24 and 6 labels by default (the look-ahead run's program).
   const [cropW, cropH, cropLabels] = [scaled(48, 32), scaled(40, 24), scaled(8, 6)];
   (fs.existsSync(tsukuba) ? test : test.skip)(`α-expansion on the device, a ${cropW}×${cropH} tsukuba crop, census costs: the labels and energy of BK${fs.existsSync(tsukuba) ? '' : ` (skipped: no scene at ${tsukuba})`}`, async () => {
     const s = await loadScene(tsukuba);
@@ -388,11 +403,12 @@ var<workgroup> tile: array<u32, ${n}>;
     await expectMatchLikeBk(scene.left, scene.right, { ndisp: 6, cost, costs, cycles, lrCheck: false }, `synthetic ${cost}`);
   });
 
-  // A 40×24 pair: its two views stacked make a 40×48 grid, 2×2 squares of 32×32 with the last column and row of squares
-  // partly outside it, so this run also checks convergence over several squares (the test of a wider single view below
-  // runs under STEREOCUT_FULL_TESTS=1).
-  const checkScene = generateSyntheticScene({ width: 40, height: 24, ndisp: 6, seed: 11 });
-  test('α-expansion on the device with the left–right check (both views as one energy, in two bands: census codes and WTA per band; grey images and weights made on the device from the pair), census costs, 40×24 (convergence checks over 2×2 squares of the stacked 40×48 grid, the last column and row partly outside it): the maps and energies of BK', async () => {
+  // A 34×17 pair by default, 40×24 under STEREOCUT_FULL_TESTS=1: its two views stacked make a 34×34 (40×48) grid, 2×2
+  // squares of 32×32 with the last column and row of squares partly outside it, so this run also checks convergence over
+  // several squares (the test of a wider single view below runs under STEREOCUT_FULL_TESTS=1).
+  const [checkW, checkH] = [scaled(40, 34), scaled(24, 17)];
+  const checkScene = generateSyntheticScene({ width: checkW, height: checkH, ndisp: 6, seed: 11 });
+  test(`α-expansion on the device with the left–right check (both views as one energy, in two bands: census codes and WTA per band; grey images and weights made on the device from the pair), census costs, ${checkW}×${checkH} (convergence checks over 2×2 squares of the stacked ${checkW}×${2 * checkH} grid, the last column and row partly outside it): the maps and energies of BK`, async () => {
     const made = jest.spyOn(pairKernels, 'createPairKernel');
     const tallies = jest.spyOn(moveBlockKernels, 'blockTally');
     const counts = jest.spyOn(moveBlockKernels, 'changedSquares');
@@ -403,7 +419,7 @@ var<workgroup> tile: array<u32, ${n}>;
       expect(made.mock.calls[0][3].views).toEqual(['pair', 'mirrored']);
       // The device program's checks and changed-pixel counts ran over the stacked grid's squares.
       expect(tallies.mock.calls.map((c) => [c[1], c[2]])).toContainEqual([2, 2]);
-      expect(counts.mock.calls.map((c) => [c[1], c[2]])).toContainEqual([40, 48]);
+      expect(counts.mock.calls.map((c) => [c[1], c[2]])).toContainEqual([checkW, 2 * checkH]);
     } finally {
       made.mockRestore();
       tallies.mockRestore();

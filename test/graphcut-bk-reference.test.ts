@@ -67,11 +67,13 @@ describe('BoykovKolmogorovSolver against an independent Dinic max-flow', () => {
     expect(failures).toEqual([]);
   });
 
-  test('200×150 grids, one of each kind', () => {
+  // The largest grids: 200×150 under STEREOCUT_FULL_TESTS=1, 128×96 by default (three times the pixels of the 64×64 ones).
+  const [bigW, bigH] = [scaled(200, 128), scaled(150, 96)];
+  test(`${bigW}×${bigH} grids, one of each kind`, () => {
     const failures: string[] = [];
     for (let k = 0; k < RANDOM_GRAPH_KINDS.length; k++) {
       const kind = RANDOM_GRAPH_KINDS[k];
-      const g = randomGridGraph(seededRandom(40_000 + k), 200, 150, kind);
+      const g = randomGridGraph(seededRandom(40_000 + k), bigW, bigH, kind);
       const c = checkAgainstReference(g, where(40_000 + k, kind, g));
       if (c.failure !== null) failures.push(c.failure);
     }

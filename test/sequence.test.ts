@@ -8,7 +8,7 @@ import { medianBand } from '../stereo/medianFill';
 import * as stripRunner from '../stereo/stripRunner';
 import { chooseStart, imageShift, shiftedLabels } from '../stereo/warmStart';
 import type { Raster } from '../data/raster';
-import { scaled } from './support/testScope';
+import { FULL_TESTS } from './support/testScope';
 
 /**
  * Sequences (stereo/sequence.ts): warm starts keep every frame at or below
@@ -21,9 +21,9 @@ import { scaled } from './support/testScope';
 const W = 72;
 const H = 48;
 const NDISP = 8;
-const pan = (seed: number, frames: number): PanFrame[] => {
-  const s = generateSyntheticScene({ width: W + frames - 1, height: H, ndisp: NDISP, seed });
-  return panFrames({ left: s.left, right: s.right, groundTruth: s.groundTruth }, { frames, width: W });
+const pan = (seed: number, frames: number, width = W, height = H): PanFrame[] => {
+  const s = generateSyntheticScene({ width: width + frames - 1, height, ndisp: NDISP, seed });
+  return panFrames({ left: s.left, right: s.right, groundTruth: s.groundTruth }, { frames, width });
 };
 
 async function run(frames: PanFrame[], o: Omit<SequenceOptions, 'ndisp'>): Promise<FrameResult[]> {
@@ -65,8 +65,9 @@ describe('a slow pan matched warm', () => {
   }, 120000);
 
   test('the device moves on gpu.js\'s CPU backend give BK\'s labels, starting warm from the carried flows', async () => {
-    // Three frames under STEREOCUT_FULL_TESTS=1; by default two (the first starts cold, the second warm from the carried flows).
-    const few = frames.slice(0, scaled(3, 2));
+    // Three frames of the pan above under STEREOCUT_FULL_TESTS=1; by default two frames of a 48×32 pan (the first starts
+    // cold, the second warm from the carried flows), as the device moves run on gpu.js's CPU backend here.
+    const few = FULL_TESTS ? frames.slice(0, 3) : pan(3, 2, 48, 32);
     const bk = await run(few, { backend: 'bk' });
     const dev = await run(few, { backend: 'gpujs-cpu' });
     for (const [k, f] of dev.entries()) {

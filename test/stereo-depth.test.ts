@@ -82,17 +82,24 @@ describe('toDepth and toPointCloud against the scene\'s planes', () => {
     const cloud = toPointCloud({ width: W, height: H, disparity: syn.scene.groundTruth! }, CAL, syn.scene.left);
     expect(cloud.count).toBe(W * H);
     const fb = CAL.focal * CAL.baseline;
+    // Every pixel's checks, failures collected for one expect (an expect per check would cost seconds here).
+    const failed: string[] = [];
+    const check = (ok: boolean, what: () => string): void => { if (!ok) failed.push(what()); };
     for (let y = 0, k = 0; y < H; y++) {
       for (let x = 0; x < W; x++, k++) {
         const [X, Y, Z] = [cloud.xyz[3 * k], cloud.xyz[3 * k + 1], cloud.xyz[3 * k + 2]];
         const s = syn.surfaces[syn.leftSurface[y * W + x]];
         const plane = s.b * CAL.focal * X + s.c * CAL.focal * Y + (s.a + s.b * CAL.cx + s.c * CAL.cy + CAL.doffs) * Z;
-        expect(Math.abs(plane - fb) / fb).toBeLessThan(2e-6);
-        expect(Math.abs((CAL.focal * X) / Z + CAL.cx - x)).toBeLessThan(1e-4 * W);
-        expect(Math.abs((CAL.focal * Y) / Z + CAL.cy - y)).toBeLessThan(1e-4 * H);
-        for (let ch = 0; ch < 3; ch++) expect(cloud.rgb[3 * k + ch]).toBe(Math.round(syn.scene.left.data[(y * W + x) * 3 + ch]));
+        check(Math.abs(plane - fb) / fb < 2e-6, () => `(${x},${y}): off its plane by ${Math.abs(plane - fb) / fb} of f·B`);
+        check(Math.abs((CAL.focal * X) / Z + CAL.cx - x) < 1e-4 * W, () => `(${x},${y}): reprojects to column ${(CAL.focal * X) / Z + CAL.cx}`);
+        check(Math.abs((CAL.focal * Y) / Z + CAL.cy - y) < 1e-4 * H, () => `(${x},${y}): reprojects to row ${(CAL.focal * Y) / Z + CAL.cy}`);
+        for (let ch = 0; ch < 3; ch++) {
+          const want = Math.round(syn.scene.left.data[(y * W + x) * 3 + ch]);
+          check(Object.is(cloud.rgb[3 * k + ch], want), () => `(${x},${y}) channel ${ch}: colour ${cloud.rgb[3 * k + ch]}, expected ${want}`);
+        }
       }
     }
+    expect(failed).toEqual([]);
   });
 
   test('a match: every point within the depth bound of its disparity error, on its pixel\'s ray; invalid pixels left out', async () => {
@@ -101,23 +108,29 @@ describe('toDepth and toPointCloud against the scene\'s planes', () => {
     const z = toDepth(r, CAL);
     const cloud = toPointCloud(r, CAL);
     let k = 0;
+    // Every pixel's checks, failures collected for one expect (an expect per check would cost seconds here).
+    const failed: string[] = [];
+    const check = (ok: boolean, what: () => string): void => { if (!ok) failed.push(what()); };
     for (let y = 0; y < H; y++) {
       for (let x = 0; x < W; x++) {
         const i = y * W + x;
-        if (r.disparity[i] === INVALID_DISPARITY) { expect(z[i]).toBe(Infinity); continue; }
+        if (r.disparity[i] === INVALID_DISPARITY) { check(z[i] === Infinity, () => `(${x},${y}) invalid: depth ${z[i]}, expected Infinity`); continue; }
         const dt = syn.scene.groundTruth![i];
         const e = Math.abs(r.disparity[i] - dt);
         const near = (CAL.focal * CAL.baseline) / (dt + CAL.doffs + e);
         const far = (CAL.focal * CAL.baseline) / (dt + CAL.doffs - e);
-        expect(trueDepth(x, y, CAL)).toBeCloseTo((CAL.focal * CAL.baseline) / (dt + CAL.doffs), 2);
-        expect(z[i]).toBeGreaterThanOrEqual(near * (1 - 1e-6));
-        expect(z[i]).toBeLessThanOrEqual(far * (1 + 1e-6));
-        expect(cloud.xyz[3 * k + 2]).toBe(z[i]);
-        expect(Math.abs(cloud.xyz[3 * k] / z[i] - (x - CAL.cx) / CAL.focal)).toBeLessThan(1e-6);
-        expect(Math.abs(cloud.xyz[3 * k + 1] / z[i] - (y - CAL.cy) / CAL.focal)).toBeLessThan(1e-6);
+        const exact = (CAL.focal * CAL.baseline) / (dt + CAL.doffs);
+        // toBeCloseTo(…, 2): within 0.005.
+        check(Math.abs(trueDepth(x, y, CAL) - exact) < 0.005, () => `(${x},${y}): true depth ${trueDepth(x, y, CAL)}, expected ${exact}`);
+        check(z[i] >= near * (1 - 1e-6), () => `(${x},${y}): depth ${z[i]} below ${near}`);
+        check(z[i] <= far * (1 + 1e-6), () => `(${x},${y}): depth ${z[i]} above ${far}`);
+        check(Object.is(cloud.xyz[3 * k + 2], z[i]), () => `(${x},${y}): point's Z ${cloud.xyz[3 * k + 2]}, depth ${z[i]}`);
+        check(Math.abs(cloud.xyz[3 * k] / z[i] - (x - CAL.cx) / CAL.focal) < 1e-6, () => `(${x},${y}): X off its ray`);
+        check(Math.abs(cloud.xyz[3 * k + 1] / z[i] - (y - CAL.cy) / CAL.focal) < 1e-6, () => `(${x},${y}): Y off its ray`);
         k++;
       }
     }
+    expect(failed).toEqual([]);
     expect(cloud.count).toBe(k);
   });
 
@@ -153,16 +166,20 @@ describe('match --depth / --ply', () => {
     const ply = parsePly(fs.readFileSync(f('cloud.ply')));
     const left = syn.scene.left.data;
     let k = 0;
+    // Each pixel's depth and vertex against the values they must hold, the differences collected for one expect.
+    const failed: unknown[] = [];
     for (let i = 0; i < W * H; i++) {
-      if (disp[i] === Infinity) { expect(depth[i]).toBe(Infinity); continue; }
+      if (disp[i] === Infinity) {
+        if (!Object.is(depth[i], Infinity)) failed.push({ i, depth: depth[i], want: Infinity });
+        continue;
+      }
       const Z = Math.fround((CAL.focal * CAL.baseline) / (disp[i] + CAL.doffs));
-      expect(depth[i]).toBe(Z);
       const v = ply.vertices[k++];
-      expect(v.z).toBe(Z);
-      expect(v.x).toBe(Math.fround((((i % W) - CAL.cx) * Z) / CAL.focal));
-      expect(v.y).toBe(Math.fround(((Math.floor(i / W) - CAL.cy) * Z) / CAL.focal));
-      expect([v.red, v.green, v.blue]).toEqual([left[3 * i], left[3 * i + 1], left[3 * i + 2]]);
+      const got = [depth[i], v.z, v.x, v.y, v.red, v.green, v.blue];
+      const want = [Z, Z, Math.fround((((i % W) - CAL.cx) * Z) / CAL.focal), Math.fround(((Math.floor(i / W) - CAL.cy) * Z) / CAL.focal), left[3 * i], left[3 * i + 1], left[3 * i + 2]];
+      if (got.some((g, j) => !Object.is(g, want[j]))) failed.push({ i, got, want });
     }
+    expect(failed).toEqual([]);
     expect(ply.vertices.length).toBe(k);
     expect(k).toBeLessThan(W * H);
     expect(ply.comments.join(' ')).toMatch(/x right, y down, z forward/);
@@ -174,7 +191,7 @@ describe('match --depth / --ply', () => {
     const disp = (await readImage(f('d2.pfm'))).data;
     const png = await readImage(f('depth.png'));
     expect(png.maxval).toBe(65535);
-    for (let i = 0; i < W * H; i++) expect(png.data[i]).toBe(Math.round((700 * 120) / (disp[i] + 3)));
+    expect(Array.from(png.data.subarray(0, W * H))).toEqual(Array.from({ length: W * H }, (_, i) => Math.round((700 * 120) / (disp[i] + 3))));
     const ply = parsePly(fs.readFileSync(f('c2.ply')));
     const Z = (700 * 120) / (disp[0] + 3);
     expect(ply.vertices[0].x).toBeCloseTo(((0 - (W - 1) / 2) * Z) / 700, 3);
