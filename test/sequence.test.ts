@@ -9,6 +9,7 @@ import * as stripRunner from '../stereo/stripRunner';
 import { chooseStart, imageShift, shiftedLabels } from '../stereo/warmStart';
 import type { Raster } from '../data/raster';
 import { FULL_TESTS } from './support/testScope';
+import { randomRaster } from './support/randomRaster';
 
 /**
  * Sequences (stereo/sequence.ts): warm starts keep every frame at or below
@@ -169,7 +170,7 @@ describe('the shift of a warm start', () => {
       const around: [number, number] = [Math.floor(rand() * 5) - 2, Math.floor(rand() * 5) - 2];
       const k = Math.floor(rand() * 5);
       const [dx, dy] = [[0, 0], [-1, 0], [1, 0], [0, -1], [0, 1]][k].map((d, i) => d + around[i]);
-      const previous: Raster = { width: w, height: h, channels: C, maxval: 255, data: Float32Array.from({ length: w * h * C }, () => Math.floor(rand() * 256)) };
+      const previous = randomRaster(w, h, C, 256, rand);
       // current(x, y) = previous(x − dx, y − dy) where that exists, noise where it does not.
       const current: Raster = { ...previous, data: new Float32Array(w * h * C) };
       for (let y = 0; y < h; y++) {
