@@ -52,13 +52,13 @@ afterAll(() => {
 
 test('Dawn runs without bounds checks unless the flag boundsChecks or STEREOCUT_GPU_BOUNDS_CHECKS=1 keeps them; other values are refused', () => {
   expect(BOUNDS_CHECKS_VARIABLE).toBe('STEREOCUT_GPU_BOUNDS_CHECKS');
-  expect(dawnFlags(undefined, {})).toEqual(['enable-dawn-features=disable_robustness']);
-  expect(dawnFlags(undefined, { STEREOCUT_GPU_BOUNDS_CHECKS: '0' })).toEqual(['enable-dawn-features=disable_robustness']);
+  expect(dawnFlags(undefined, {})).toEqual(['enable-dawn-features=disable_robustness,disable_workgroup_init']);
+  expect(dawnFlags(undefined, { STEREOCUT_GPU_BOUNDS_CHECKS: '0' })).toEqual(['enable-dawn-features=disable_robustness,disable_workgroup_init']);
   expect(dawnFlags(undefined, { STEREOCUT_GPU_BOUNDS_CHECKS: '1' })).toEqual([]);
   expect(() => dawnFlags(undefined, { STEREOCUT_GPU_BOUNDS_CHECKS: 'yes' })).toThrow(/STEREOCUT_GPU_BOUNDS_CHECKS: expected 0 or 1, got 'yes'/);
   // The flag boundsChecks of the context that sets WebGPU up, when given, decides instead of the variable.
   expect(dawnFlags(true, {})).toEqual([]);
-  expect(dawnFlags(false, { STEREOCUT_GPU_BOUNDS_CHECKS: '1' })).toEqual(['enable-dawn-features=disable_robustness']);
+  expect(dawnFlags(false, { STEREOCUT_GPU_BOUNDS_CHECKS: '1' })).toEqual(['enable-dawn-features=disable_robustness,disable_workgroup_init']);
   expect(() => resolveDeviceFlags({ boundsChecks: 'yes' as never })).toThrow(/boundsChecks: got 'yes' \(a string\), expected true, false or undefined/);
 });
 

@@ -13,7 +13,7 @@
  */
 import type { GPU, IGPUKernelSettings } from 'gpu.js';
 import { workgroupEntryMarker } from '../runtime/gpujs/workgroupEntry';
-import { gateHead, groupsFor, pixelHead, runsWgsl, wgslFloat, workgroupKernel, type BlockTile, type WgslGate } from './blockWorkgroup';
+import { gateHead, groupsFor, pixelHead, runsWgsl, wgslFloat, workgroupKernel, zeroedAtomics, type BlockTile, type WgslGate } from './blockWorkgroup';
 
 /**
  * Where a block BFS launch takes its distances from: the distances D of
@@ -59,6 +59,7 @@ var<workgroup> ${v('gate')} : u32;
 var<workgroup> ${v('changedAtomic')} : atomic<u32>;
 var<workgroup> ${v('changed')} : u32;
 fn ${name}(lid : vec3<u32>, wid : vec3<u32>) {
+  ${zeroedAtomics(v('changedAtomic'))}
   ${pixelHead(W, H, tile, 0, 0)}
   var d = ${INF};
   var sink = false;

@@ -1,6 +1,6 @@
 import type { GPU, IGPUKernelSettings } from 'gpu.js';
 import { workgroupEntryMarker } from '../runtime/gpujs/workgroupEntry';
-import { gateHead, runsWgsl, wgslFloat, workgroupKernel, type WgslGate } from './blockWorkgroup';
+import { gateHead, runsWgsl, wgslFloat, workgroupKernel, zeroedAtomics, type WgslGate } from './blockWorkgroup';
 
 /** Threads per side of a block check's workgroup, and pixels per side of the square each workgroup checks (2×2 pixels a thread). */
 const CHECK_THREADS = 16;
@@ -25,6 +25,7 @@ export function blockCheckWgsl(name: string, W: number, H: number, gate: WgslGat
 var<workgroup> ${v('gate')} : u32;
 var<workgroup> ${v('code')} : atomic<u32>;
 fn ${name}(lid : vec3<u32>, wid : vec3<u32>) {
+  ${zeroedAtomics(v('code'))}
   ${gateHead(name, gate)}
   var code = 0u;
   if (gated == 0u) {

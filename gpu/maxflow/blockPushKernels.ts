@@ -22,7 +22,7 @@
  */
 import type { GPU, IGPUKernelSettings } from 'gpu.js';
 import { workgroupEntryMarker } from '../runtime/gpujs/workgroupEntry';
-import { gateHead, groupsFor, pixelHead, runsWgsl, wgslFloat, workgroupKernel, type BlockTile, type WgslGate } from './blockWorkgroup';
+import { gateHead, groupsFor, pixelHead, runsWgsl, wgslFloat, workgroupKernel, zeroedAtomics, type BlockTile, type WgslGate } from './blockWorkgroup';
 
 /**
  * One neighbour's part of a relabel: where the edge to it exists (`has`),
@@ -71,6 +71,7 @@ var<workgroup> ${v('gate')} : u32;
 var<workgroup> ${v('anyAtomic')} : atomic<u32>;
 var<workgroup> ${v('any')} : u32;
 fn ${name}(lid : vec3<u32>, wid : vec3<u32>) {
+  ${zeroedAtomics(v('anyAtomic'))}
   ${pixelHead(W, H, tile, 'i32(params.user_OX)', 'i32(params.user_OY)')}
   var e = 0.0;
   var h = ${INF};

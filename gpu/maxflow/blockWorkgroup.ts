@@ -71,6 +71,19 @@ export function pixelHead(W: number, H: number, t: BlockTile, ox: number | strin
 }
 
 /**
+ * Zeroes the routine's workgroup atomics before any thread adds to them. WGSL
+ * promises zeroed workgroup memory, but Dawn keeps that promise by zeroing
+ * every workgroup variable at each workgroup's start, which the device
+ * context turns off (gpu/runtime/context.ts dawnFlags): every other
+ * workgroup variable of these routines is written before it is read, and an
+ * atomic that is only OR-ed or added to is zeroed here, once, by one thread.
+ */
+export function zeroedAtomics(...names: string[]): string {
+  return `if (lid.x == 0u && lid.y == 0u) { ${names.map((n) => `atomicStore(&${n}, 0u);`).join(' ')} }
+  workgroupBarrier();`;
+}
+
+/**
  * The gate as a workgroup-uniform flag `gated` (every thread reads the same
  * G, but the uniformity analysis cannot know that of a storage read).
  */

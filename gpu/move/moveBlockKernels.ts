@@ -12,7 +12,7 @@
  */
 import type { GPU, IGPUKernelSettings } from 'gpu.js';
 import { BLOCK_CHECK_SPAN } from '../maxflow/blockCheckKernel';
-import { runsWgsl, workgroupKernel } from '../maxflow/blockWorkgroup';
+import { runsWgsl, workgroupKernel, zeroedAtomics } from '../maxflow/blockWorkgroup';
 import { workgroupEntryMarker } from '../runtime/gpujs/workgroupEntry';
 
 /** Threads of the tally's single workgroup: each ORs every TALLY_THREADS-th code. */
@@ -29,6 +29,7 @@ export function blockTallyWgsl(name: string, CW: number, CH: number, afterRounds
   return `${workgroupEntryMarker({ name, threads: [TALLY_THREADS, 1], groups: [1, 1] })}
 var<workgroup> ${name}_code : atomic<u32>;
 fn ${name}(lid : vec3<u32>, wid : vec3<u32>) {
+  ${zeroedAtomics(`${name}_code`)}
   var code = 0u;
   for (var k = i32(lid.x); k < ${n}; k += ${TALLY_THREADS}) {
     code = code | u32(get_user_RB(0, k / ${CW}, k % ${CW}));
@@ -76,6 +77,7 @@ export function changedSquaresWgsl(name: string, W: number, H: number): string {
   return `${workgroupEntryMarker({ name, threads: [T, T], groups: [OW, Math.ceil(H / BLOCK_CHECK_SPAN)] })}
 var<workgroup> ${name}_count : atomic<u32>;
 fn ${name}(lid : vec3<u32>, wid : vec3<u32>) {
+  ${zeroedAtomics(`${name}_count`)}
   var c = 0u;
   for (var b = 0; b < ${per}; b++) {
     for (var a = 0; a < ${per}; a++) {

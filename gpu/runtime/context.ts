@@ -100,12 +100,19 @@ export function installWebGpuProvider(p: WebGpuProvider | null): void {
  * runs the solvers' kernels on gpu.js's cpu backend, which reads the same
  * elements, with every read checked and no read where WGSL's select would
  * make one the cpu backend skips.
+ * Dawn's zeroing of workgroup memory goes with them: WGSL promises
+ * workgroup variables that start at zero, and Dawn keeps the promise by
+ * zeroing every one of them, behind a barrier, at the start of every
+ * workgroup of every launch. The block kernels' routines write each
+ * workgroup variable before they read it and zero their atomics themselves
+ * (gpu/maxflow/blockWorkgroup.ts zeroedAtomics); test/gpu-browser-webgpu
+ * runs them with their workgroup memory filled with other values first.
  * The checks stay on where boundsChecksOn says so (the flag boundsChecks of
  * the context that sets WebGPU up, else STEREOCUT_GPU_BOUNDS_CHECKS=1: for a
  * new kernel's first runs on a GPU).
  */
 export function dawnFlags(boundsChecks: boolean | undefined, env: NodeJS.ProcessEnv = process.env): string[] {
-  return boundsChecksOn(boundsChecks, env) ? [] : ['enable-dawn-features=disable_robustness'];
+  return boundsChecksOn(boundsChecks, env) ? [] : ['enable-dawn-features=disable_robustness,disable_workgroup_init'];
 }
 
 /**

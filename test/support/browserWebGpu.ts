@@ -11,11 +11,14 @@
  * (gpu/runtime/context.ts): the project's own context set-up, gpu.js's
  * webgpu mode and every adaptation in gpu/runtime/gpujs/ then run unchanged,
  * their WGSL compiled and run by the page's WebGPU through the proxies of
- * browserWebGpuObjects.ts.
+ * browserWebGpuObjects.ts. Chromium's Dawn runs with the features the
+ * project gives Node's Dawn (context.ts dawnFlags: no bounds checks and no
+ * zeroing of workgroup memory, unless STEREOCUT_GPU_BOUNDS_CHECKS=1), so
+ * the kernels run here as they run on a GPU.
  */
 import { execFileSync } from 'child_process';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import type { WebGpuProvider } from '../../gpu/runtime/context';
+import { dawnFlags, type WebGpuProvider } from '../../gpu/runtime/context';
 import { PageChannel } from './browserWebGpuChannel';
 import { BridgeGpu } from './browserWebGpuObjects';
 import { installPageRuntime, RUNTIME_KEY } from './browserWebGpuPage';
@@ -61,7 +64,7 @@ export async function openBrowserWebGpu(executable: string): Promise<BrowserWebG
   const browser: Browser = await puppeteer.launch({
     executablePath: executable,
     headless: true,
-    args: ['--no-sandbox', '--enable-unsafe-webgpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: ['--no-sandbox', '--enable-unsafe-webgpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', ...dawnFlags(undefined).map((f) => `--${f}`)],
   });
   try {
     const page = await browser.newPage();
