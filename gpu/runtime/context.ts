@@ -274,7 +274,9 @@ export async function createGpuContext(preference: GpuPreference = 'auto', flags
     }
   }
   if ((preference === 'auto' || preference === 'webasm') && GPU.isWebAssemblySupported) {
-    return context(new GPU({ mode: 'webasm' }), 'webasm', 'gpu.js webasm backend (CPU, WebAssembly SIMD)', [], resolved);
+    // The adaptations' webasm part: modules assembled once for every plan (gpujs/webAssemblyModules.ts).
+    const adaptations = installGpuJsAdaptations();
+    return context(new GPU({ mode: 'webasm' }), 'webasm', 'gpu.js webasm backend (CPU, WebAssembly SIMD)', [], resolved, adaptations);
   }
   if (preference === 'webasm') throw new Error('gpu backend: webasm requested but WebAssembly is unsupported here');
   return context(new GPU({ mode: 'cpu' }), 'cpu', 'gpu.js cpu backend (JavaScript)', [], resolved);

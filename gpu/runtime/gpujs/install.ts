@@ -14,7 +14,9 @@ import { installWorkgroupSize } from './workgroupSize';
  *  - workgroupEntry   kernels whose WGSL routine uses workgroup memory and
  *                     barriers get an entry and dispatch of their own (the
  *                     block schemes need it);
- *  - kernelBuildCache translations and shader modules shared between builds;
+ *  - kernelBuildCache translations and shader modules shared between builds,
+ *                     and on the webasm backend the assembled WebAssembly
+ *                     modules (webAssemblyModules.ts);
  *  - sharedLiterals   constant inputs bound once per device, refillable; the
  *                     programs kept between solvers need them.
  * Each is on, or off with the reason, so a run can say what it lacks.

@@ -10,6 +10,7 @@ const MODULES = {
   'web-gpu/kernel': 'gpu.js/src/backend/web-gpu/kernel.js',
   'web-gpu/pipeline-executor': 'gpu.js/src/backend/web-gpu/pipeline-executor.js',
   'web-gpu/context': 'gpu.js/src/backend/web-gpu/context.js',
+  'web-assembly/kernel': 'gpu.js/src/backend/web-assembly/kernel.js',
   utils: 'gpu.js/src/utils.js',
   pipeline: 'gpu.js/src/pipeline.js',
   'cpu/function-node': 'gpu.js/src/backend/cpu/function-node.js',

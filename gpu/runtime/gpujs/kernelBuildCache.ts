@@ -59,6 +59,7 @@ import { flagsFor } from './scope';
 import { recordPipeline, type PipelineSource } from './pipelineStore';
 import { claimShaderModule, kernelBuildCache, shareShaderModules, translateShared, type TranslatingKernel } from './sharedBuilds';
 import { creationsInFlight, prewarmPipelines, usePipelineDevice, type CompilingExecutor, type PipelineDevice } from './pipelinePrewarm';
+import { installWebAssemblyModules } from './webAssemblyModules';
 
 export {
   claimShaderModule, clearKernelBuildCache, kernelBuildCache, MAX_SHARED_MODULES, MAX_SHARED_TRANSLATIONS, shareShaderModules, sharedShaderModule, translationKey, type ModuleDevice, type TranslatingKernel,
@@ -99,6 +100,7 @@ export function installKernelBuildCache(): boolean {
   }
   const wraps = [proto.translateSource, proto._buildAsync, proto._ensureOutputBuffer, executorProto._compile, executorProto._representativeArgs, executorProto._prepareKernel];
   if (!isWrappedGpuJsRelease() || wraps.some((f) => typeof f !== 'function')) return false;
+  if (!installWebAssemblyModules()) return false;
   const translate = proto.translateSource;
   proto.translateSource = function (this: TranslatingKernel) {
     const flags = flagsFor(this);

@@ -24,6 +24,9 @@ export const kernelBuildCache = {
   translationMisses: 0,
   moduleHits: 0,
   moduleMisses: 0,
+  /** WebAssembly modules handed over from an equal assembly (webAssemblyModules.ts), and those assembled. */
+  assemblyHits: 0,
+  assemblyMisses: 0,
 };
 
 /** The fields of a gpu.js kernel that its translation reads, and what it sets. */
