@@ -20,6 +20,8 @@ module.exports = {
   testTimeout: 120000,
   // Both cores of a two-core machine (jest's default leaves one idle there): the test files are independent and mostly single-threaded.
   maxWorkers: 2,
+  // Until jest has timed the files (a fresh clone), the longest start first, so that none runs alone at the end.
+  testSequencer: '<rootDir>/test/support/longFilesFirst.js',
   // A worker is replaced (killed at once, between two test files) once its heap holds more than this. Without a bound a
   // worker's heap grows to 0.7–1 GB over its ~35 files, and Node's own tear-down of a heap that size at a worker's exit
   // (unmapping it page by page) outlasts the 500 ms jest waits after its last file: jest then kills the worker and warns

@@ -61,7 +61,28 @@ export class SparseCut {
     if (sinkSide.length < m) throw new Error(`sparse cut: sinkSide has ${sinkSide.length} entries, the graph ${m} nodes`);
     if ((this.bits & 0xc0000000) !== 0) throw new Error(`sparse cut: a capacity is negative or above ${MAX_CAPACITY}`);
     const a = this.a;
-    const { tr, tree, parent, dist, ts, queued, active } = a;
+    const { nbr, rc, tr, tree, parent, dist, ts, queued, active } = a;
+    // Paths source → i → j → sink of one edge carry flow before the search: most of a move's flow goes this way, and
+    // pushing it here costs no tree (every flow the search then finds is on top of it; the cut is the same).
+    for (let i = 0; i < m; i++) {
+      let t = tr[i];
+      if (t <= 0) continue;
+      for (let d = 0; d < 4 && t > 0; d++) {
+        const e = 4 * i + d;
+        const c = rc[e];
+        if (c <= 0) continue;
+        const j = nbr[e];
+        const tj = tr[j];
+        if (tj >= 0) continue;
+        let f = t < c ? t : c;
+        if (-tj < f) f = -tj;
+        rc[e] = c - f;
+        rc[4 * j + (d ^ 1)] += f;
+        t -= f;
+        tr[j] = tj + f;
+      }
+      tr[i] = t;
+    }
     let qLen = 0;
     tree[m] = FREE;
     parent[m] = NONE;

@@ -1,7 +1,6 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { spawnSync } from 'child_process';
 import { generateSyntheticScene } from '../data/synthetic';
 import { panFrames } from '../data/panSequence';
 import { readImage, writePfm, writePng, writePnm } from '../data/imageIO';
@@ -11,6 +10,7 @@ import { main } from '../app/cli';
 import { findMiddlebury } from './support/middleburyData';
 import { FULL_TESTS, scaled } from './support/testScope';
 import { writeSceneFolder } from './support/tuneSupport';
+import { readmeExamples, shellWords, stereocutArgs } from './support/commandLines';
 
 /**
  * Every command example of the README and of every `--help` runs here, as
@@ -43,20 +43,6 @@ const [FW, FH] = [scaled(160, 96), scaled(120, 72)];
 const CROPPED_SCENES = ['tsukuba', 'venus', 'map', 'teddy'];
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-/** The README's command lines: `npx stereocut …` in sh blocks and in inline code, `$ stereocut …` in transcripts, and npm's commands. */
-function readmeExamples(): string[] {
-  const out: string[] = [];
-  for (const block of README.matchAll(/```(sh|text)\n([\s\S]*?)```/g)) {
-    for (const line of block[2].split('\n')) {
-      const cmd = line.replace(/\s+#.*$/, '').trim();
-      if (block[1] === 'sh' && /^(npx stereocut|npm) /.test(cmd)) out.push(cmd);
-      if (block[1] === 'text' && cmd.startsWith('$ stereocut ')) out.push(cmd.slice(2));
-    }
-  }
-  for (const m of README.matchAll(/`(npx stereocut [^`]+)`/g)) out.push(m[1]);
-  return out;
-}
-
 /** The examples of every command's --help (declared with .example('$0 …') in app/cli.ts). */
 const helpExamples = (): string[] => [...CLI_SOURCE.matchAll(/\.example\('\$0 ([^']*)'/g)].map((m) => `stereocut ${m[1]}`);
 
@@ -69,7 +55,6 @@ const helpExamples = (): string[] => [...CLI_SOURCE.matchAll(/\.example\('\$0 ([
  */
 const HEAVY: Record<string, string> = {
   'npx stereocut run $STEREO_DATA/{tsukuba,venus,teddy,cones}': 'four scenes with their own parameters',
-  'npx stereocut accuracy $STEREO_DATA/{tsukuba,venus,sawtooth,map,teddy,cones,Rocks1,Baby1,Art_ThirdSize,Adirondack_TrainingQ}': 'ten scenes',
   'npx stereocut tune $STEREO_DATA/{tsukuba,venus} -p lambda=4,5,6 -p census-window=5x5,7x7 --backend bk --out-dir tune-out': '14 trials',
   'npx stereocut tune $STEREO_DATA/{tsukuba,map} --random 6 --search-seed 7 -p lambda=3:12 -p cost=census,sad+sgrad --out-dir tune-out --resume': '14 trials',
   'stereocut tune $STEREO_DATA/tsukuba $STEREO_DATA/map -p lambda=4,8 --backend bk --out-dir tune-out': '6 trials on worker threads',
@@ -82,6 +67,7 @@ const HEAVY: Record<string, string> = {
 
 /** Examples that cannot run here, with why (each is covered elsewhere or needs a GPU). */
 const ELSEWHERE: Record<string, string> = {
+  'npx stereocut accuracy $STEREO_DATA/{tsukuba,venus,sawtooth,map,teddy,cones,Rocks1,Baby1,Art_ThirdSize,Adirondack_TrainingQ}': 'test/middlebury-accuracy.test.ts runs it (STEREOCUT_FULL_TESTS=1) and holds its table against OpenCV StereoSGBM, scene by scene',
   'npm install && npx stereocut demo': 'test/package-install.test.ts installs the packed package and runs `npx stereocut demo` from it',
   'npm test': 'the suite itself',
   'stereocut bench --backend gpu bk --repeat 3 --json-out bench.json --markdown BENCHMARKS.md': 'needs a WebGPU adapter (the device benchmarks run it on a GPU machine)',
@@ -93,26 +79,6 @@ const ELSEWHERE: Record<string, string> = {
   'stereocut trial --plan plan.json --index 0 --out-dir rows --backend bk': 'needs the plan the --plan example writes; test/tune-index.test.ts runs plan, trials and collect in turn',
   'stereocut tune --collect rows --out-dir tune-out': 'needs the rows trial writes; test/tune-index.test.ts runs plan, trials and collect in turn',
 };
-
-/** The command line as a shell gives it to the program: bash expands it in `cwd` with STEREO_DATA set. */
-function shellWords(cmd: string, cwd: string): string[] {
-  const r = spawnSync('bash', ['-c', `printf '%s\\0' ${cmd}`], { cwd, encoding: 'utf8', env: { ...process.env, STEREO_DATA: DATA ?? '/nonexistent' } });
-  if (r.status !== 0) throw new Error(`bash could not expand ${cmd}: ${r.stderr}`);
-  return r.stdout.split('\0').slice(0, -1);
-}
-
-/** stereocut's arguments for an example: after `npx stereocut` / `stereocut`, or those of the npm script it names. */
-function stereocutArgs(words: string[]): string[] {
-  if (words[0] === 'npx' && words[1] === 'stereocut') return words.slice(2);
-  if (words[0] === 'stereocut') return words.slice(1);
-  if (words[0] === 'npm' && words[1] === 'run') {
-    const script = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts[words[2]];
-    const m = /^node dist\/app\/cli\.js (.*)$/.exec(script ?? '');
-    if (!m) throw new Error(`npm run ${words[2]}: not a stereocut script (${script})`);
-    return [...m[1].split(' '), ...words.slice(3)];
-  }
-  throw new Error(`not a stereocut command line: ${words.join(' ')}`);
-}
 
 function cropRaster(r: Raster, x0: number, y0: number, w: number, h: number): Raster {
   const C = r.channels;
@@ -184,23 +150,23 @@ async function makeFixtures(): Promise<void> {
 beforeAll(makeFixtures, 120000);
 
 /**
- * Runs of the examples by command line: the README and the --help texts share some (`npx stereocut video left right …`
- * and `stereocut video left right …` are the same words for stereocut, run in the same fixtures), and a command line
- * runs once, each of its examples checking that run.
+ * Runs of the examples by stereocut's arguments: the README and the --help texts share some (`npx stereocut video left
+ * right …` and `stereocut video left right …`; `npm run bench:cpu` and `stereocut bench --backend bk`), and the same
+ * arguments run once, in the same fixtures, each of their examples checking that run.
  */
 const runs = new Map<string, Promise<{ code: number; out: string[]; err: string[] }>>();
 const runOnce = (cmd: string): Promise<{ code: number; out: string[]; err: string[] }> => {
-  const key = cmd.replace(/^npx stereocut /, 'stereocut ');
+  const args = stereocutArgs(shellWords(cmd, fixtures, DATA));
+  const key = JSON.stringify(args);
   let run = runs.get(key);
-  if (!run) runs.set(key, run = runExample(cmd));
+  if (!run) runs.set(key, run = runExample(args));
   return run;
 };
 
-/** Runs one example in a fresh copy of the fixtures; returns what it printed. */
-async function runExample(cmd: string): Promise<{ code: number; out: string[]; err: string[] }> {
+/** Runs stereocut with `args` in a fresh copy of the fixtures; returns what it printed. */
+async function runExample(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
   const dir = fs.mkdtempSync(path.join(tmp, 'run-'));
   fs.cpSync(fixtures, dir, { recursive: true });
-  const args = stereocutArgs(shellWords(cmd, dir));
   const out: string[] = [];
   const err: string[] = [];
   const cwd = process.cwd();
@@ -239,7 +205,7 @@ function exampleTests(source: string, examples: string[]): void {
 }
 
 describe('the README\'s command examples run as written', () => {
-  exampleTests('README', readmeExamples());
+  exampleTests('README', readmeExamples(README));
 });
 
 describe('every --help example runs as written', () => {
