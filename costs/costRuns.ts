@@ -101,6 +101,29 @@ export function sgradRun(
   }
 }
 
+/**
+ * One left pixel pl against n right pixels from pr advancing by prStep (−1:
+ * the labels of a band, one disparity more each; 0: the clamped border):
+ * Hamming distances of their codes, as hammingRun gives them.
+ */
+export function hammingBand(cL: Int32Array, cR: Int32Array, K: number, pl: number, pr: number, prStep: number, n: number, scale: number, cap: number, out: Int32Array, o: number): void {
+  const a = pl * K;
+  if (K === 2) {
+    const l0 = cL[a];
+    const l1 = cL[a + 1];
+    for (let k = 0; k < n; k++, pr += prStep) {
+      const b = pr * 2;
+      out[o + k] = imin((popcount32(l0 ^ cR[b]) + popcount32(l1 ^ cR[b + 1])) * scale, cap);
+    }
+    return;
+  }
+  for (let k = 0; k < n; k++, pr += prStep) {
+    let raw = 0;
+    for (let w = 0, b = pr * K; w < K; w++) raw += popcount32(cL[a + w] ^ cR[b + w]);
+    out[o + k] = imin(raw * scale, cap);
+  }
+}
+
 /** n left pixels from pixel index pl against right pixels from pr advancing by prStep: Hamming distances of their codes. */
 export function hammingRun(cL: Int32Array, cR: Int32Array, K: number, pl: number, pr: number, prStep: number, n: number, scale: number, cap: number, out: Int32Array, o: number, stride: number): void {
   if (K === 2) {

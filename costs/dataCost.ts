@@ -4,7 +4,7 @@ import { forwardGradients, type CostImage } from '../data/costImage';
 import { isIntegral8, toIntensity8, validateRaster, type IntensityImage } from './intensity';
 import { resolveDataCostOptions, type CostKind, type DataCostOptions, type ResolvedDataCostOptions } from './costOptions';
 import { censusGrey, censusTransform, censusWords } from './census';
-import { censusVolumeRows, hammingRun, sadRun, sgradRun, ssdRun } from './costRuns';
+import { censusVolumeRows, hammingBand, hammingRun, sadRun, sgradRun, ssdRun } from './costRuns';
 
 /**
  * A matcher's 8-bit samples when its maker can derive them from another
@@ -225,13 +225,21 @@ export class DataCostMatcher {
     const C = this.channels;
     const { kind, scale, maxCost, border, minDisp } = this.options;
     const p = y * W + x;
+    if (kind === 'census') {
+      // Labels l0 .. l0 + inside − 1 match inside the right image, one column further left each; the others (x < d) its border.
+      const { left, right } = this.hostCodes();
+      const inside = Math.max(0, Math.min(n, x - (l0 + minDisp) + 1));
+      hammingBand(left, right, this.words, p, p - (l0 + minDisp), -1, inside, scale, maxCost, out, o);
+      if (border === 'tau') out.fill(maxCost, o + inside, o + n);
+      else hammingBand(left, right, this.words, p, y * W, 0, n - inside, scale, maxCost, out, o + inside);
+      return;
+    }
     for (let k = 0; k < n; k++) {
       const d = l0 + k + minDisp;
       // No match inside the right image: τ, or (clamp) the right image's column 0.
       if (x < d && border === 'tau') { out[o + k] = maxCost; continue; }
       const xr = x < d ? 0 : x - d;
-      if (kind === 'census') this.censusRun(p, y * W + xr, 0, 1, scale, maxCost, out, o + k, 1);
-      else this.run(kind, p * C, (y * W + xr) * C, 0, 1, scale, maxCost, out, o + k, 1);
+      this.run(kind, p * C, (y * W + xr) * C, 0, 1, scale, maxCost, out, o + k, 1);
     }
   }
 

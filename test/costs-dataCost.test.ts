@@ -9,7 +9,9 @@ import {
   toIntensity8,
   type BorderRule,
   type CostKind,
+  parseCensusWindow,
 } from '../costs';
+import { bandedTerm } from '../costs/bandedTerm';
 
 /**
  * A random pair: the right image is the left shifted by a random disparity
@@ -170,6 +172,46 @@ describe('data costs against the direct formula', () => {
         expect([trial, d, Array.from(b.subarray(0, W * H))]).toEqual([trial, d, layer]);
       }
     }
+  });
+
+  test('banded costs (coarse to fine) equal the volume at every label of every band: every kind, both borders, census codes of one to three words, a disparity offset, rows from any first row', () => {
+    const rand = rng(123);
+    const kinds: CostKind[] = ['census', 'sad', 'ssd', 'sad+sgrad'];
+    const windows = ['3x3', '5x5', '7x7', '9x7', '9x9'];
+    let borderCosts = 0;
+    for (let trial = 0; trial < 60; trial++) {
+      const W = 2 + Math.floor(rand() * 14);
+      const H = 1 + Math.floor(rand() * 8);
+      const C = rand() < 0.5 ? 1 : 3;
+      const [L, R] = randomPair(rand, W, H, C, 255);
+      const kind = kinds[trial % kinds.length];
+      const opts = { kind, border: (rand() < 0.5 ? 'tau' : 'clamp') as BorderRule, scale: 1 + Math.floor(rand() * 3), minDisp: Math.floor(rand() * 4), censusWindow: parseCensusWindow(windows[Math.floor(rand() * windows.length)]) };
+      const ndisp = 1 + Math.floor(rand() * (W + 2));
+      const vol = computeDataCostVolume(L, R, ndisp, opts);
+      const matcher = new DataCostMatcher(L, R, opts);
+      // Bands of rows firstRow .. H − 1, each a random run of labels.
+      const firstRow = Math.floor(rand() * H);
+      const n = (H - firstRow) * W;
+      const lo = new Uint16Array(n);
+      const hi = new Uint16Array(n);
+      for (let p = 0; p < n; p++) {
+        lo[p] = Math.floor(rand() * ndisp);
+        hi[p] = Math.min(ndisp - 1, lo[p] + Math.floor(rand() * 6));
+      }
+      const band = bandedTerm(matcher, lo, hi, firstRow);
+      const got: number[] = [];
+      const want: number[] = [];
+      for (let p = 0; p < n; p++) {
+        const q = firstRow * W + p;
+        for (let l = lo[p]; l <= hi[p]; l++) {
+          got.push(band.costs[band.offset[p] + l - lo[p]]);
+          want.push(vol[q * ndisp + l]);
+          if ((q % W) < l + opts.minDisp) borderCosts++;
+        }
+      }
+      expect([trial, kind, got]).toEqual([trial, kind, want]);
+    }
+    expect(borderCosts).toBeGreaterThan(50);
   });
 
   test('the x−d < 0 rules: τ for no evidence, or column 0 of the right image', () => {
