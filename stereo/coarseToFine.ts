@@ -54,6 +54,8 @@ export interface LevelReport extends LevelShape {
   /** Strip jobs run, and their thread time (costs and moves, all threads). */
   strips: number;
   threadMs: number;
+  /** The longest strip's thread time: with a strip and the window after it in turn on one thread, the level's wall time is at least this. */
+  longestStripMs: number;
 }
 
 /**
@@ -302,6 +304,7 @@ export async function refineLevel(level: number, shape: LevelShape, pair: { left
     level, ...shape, meanBand: done.reduce((s, d) => s + d.bandLabels, 0) / (views * W * H),
     initialEnergy, finalEnergy, cuts: result.cuts, nodes: done.reduce((s, d) => s + d.nodes, 0),
     costsMs: ms * costsMs / Math.max(1e-9, costsMs + movesMs), expansionMs: ms * movesMs / Math.max(1e-9, costsMs + movesMs), strips: done.length, threadMs: costsMs + movesMs,
+    longestStripMs: done.reduce((m, d) => Math.max(m, d.costsMs + d.expansionMs), 0),
   };
   o.onLevel?.(report);
   return { maps, result, report };

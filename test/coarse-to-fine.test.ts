@@ -176,6 +176,10 @@ describe('a finer level in strips', () => {
       expect(done.result.cycles[done.result.cycles.length - 1].energy.total).toBe(final);
       expect(final).toBeLessThanOrEqual(initial);
       expect(done.report.strips).toBe(2 * Math.ceil(shape.height / rows));
+      // The longest strip is one of the strips whose thread times make up the level's.
+      expect(done.report.longestStripMs).toBeGreaterThan(0);
+      expect(done.report.longestStripMs).toBeLessThanOrEqual(done.report.threadMs);
+      expect(done.report.longestStripMs * done.report.strips).toBeGreaterThanOrEqual(done.report.threadMs);
     }
   });
 
