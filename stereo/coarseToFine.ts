@@ -117,35 +117,58 @@ export function bandsFromCoarse(coarse: Uint16Array, cw: number, ch: number, sha
   const lo = new Uint16Array(n);
   const hi = new Uint16Array(n);
   const start = new Uint16Array(n);
-  // 3×3 minimum and maximum of the coarse map.
-  const mn = new Int32Array(cw * ch);
-  const mx = new Int32Array(cw * ch);
+  // 3×3 minimum and maximum of the coarse map, separably: over each pixel's row neighbours, then over those of the rows above and below.
+  const rowMn = new Uint16Array(cw * ch);
+  const rowMx = new Uint16Array(cw * ch);
   for (let y = 0; y < ch; y++) {
-    for (let x = 0; x < cw; x++) {
-      let a = Infinity;
-      let b = -Infinity;
-      for (let yy = Math.max(0, y - 1); yy <= Math.min(ch - 1, y + 1); yy++) {
-        for (let xx = Math.max(0, x - 1); xx <= Math.min(cw - 1, x + 1); xx++) {
-          const d = coarse[yy * cw + xx];
-          if (d < a) a = d;
-          if (d > b) b = d;
-        }
-      }
-      mn[y * cw + x] = a;
-      mx[y * cw + x] = b;
+    for (let x = 0, i = y * cw; x < cw; x++, i++) {
+      let a = coarse[i];
+      let b = a;
+      if (x > 0) { const d = coarse[i - 1]; if (d < a) a = d; if (d > b) b = d; }
+      if (x + 1 < cw) { const d = coarse[i + 1]; if (d < a) a = d; if (d > b) b = d; }
+      rowMn[i] = a;
+      rowMx[i] = b;
     }
   }
-  const clamp = (d: number): number => (d < minDisp ? minDisp : d > maxDisp ? maxDisp : d);
+  const mn = new Uint16Array(cw * ch);
+  const mx = new Uint16Array(cw * ch);
+  for (let y = 0; y < ch; y++) {
+    const up = (y > 0 ? y - 1 : y) * cw;
+    const down = (y + 1 < ch ? y + 1 : y) * cw;
+    for (let x = 0, i = y * cw; x < cw; x++, i++) {
+      let a = rowMn[i];
+      let b = rowMx[i];
+      if (rowMn[up + x] < a) a = rowMn[up + x];
+      if (rowMn[down + x] < a) a = rowMn[down + x];
+      if (rowMx[up + x] > b) b = rowMx[up + x];
+      if (rowMx[down + x] > b) b = rowMx[down + x];
+      mn[i] = a;
+      mx[i] = b;
+    }
+  }
   for (let y = 0; y < H; y++) {
-    const cy = Math.min(ch - 1, y >> 1);
+    const row = y * W;
+    const cy = y >> 1 < ch ? y >> 1 : ch - 1;
+    // Two rows of a level read one coarse row: the second is the first's copy.
+    if (y > 0 && ((y - 1) >> 1 < ch ? (y - 1) >> 1 : ch - 1) === cy) {
+      lo.copyWithin(row, row - W, row);
+      hi.copyWithin(row, row - W, row);
+      start.copyWithin(row, row - W, row);
+      continue;
+    }
+    const crow = cy * cw;
     for (let x = 0; x < W; x++) {
-      const c = cy * cw + Math.min(cw - 1, x >> 1);
-      const p = y * W + x;
-      const l = clamp(2 * mn[c] - radius);
-      const h = clamp(2 * mx[c] + radius);
-      lo[p] = l - minDisp;
-      hi[p] = h - minDisp;
-      start[p] = Math.min(h, Math.max(l, 2 * coarse[c])) - minDisp;
+      const c = crow + (x >> 1 < cw ? x >> 1 : cw - 1);
+      let l = 2 * mn[c] - radius;
+      if (l < minDisp) l = minDisp; else if (l > maxDisp) l = maxDisp;
+      let h = 2 * mx[c] + radius;
+      if (h < minDisp) h = minDisp; else if (h > maxDisp) h = maxDisp;
+      let st = 2 * coarse[c];
+      if (st < l) st = l;
+      if (st > h) st = h;
+      lo[row + x] = l - minDisp;
+      hi[row + x] = h - minDisp;
+      start[row + x] = st - minDisp;
     }
   }
   return { lo, hi, start };
