@@ -120,6 +120,14 @@ async function main(): Promise<void> {
     const mean = (v: number[]): number => v.reduce((s, x) => s + x, 0) / v.length;
     const median = (v: number[]): number => { const o = v.slice().sort((a, b) => a - b); return o.length % 2 ? o[(o.length - 1) / 2] : (o[o.length / 2 - 1] + o[o.length / 2]) / 2; };
     console.log('');
+    // Each warm frame's phases and device work, to tell a slow frame's cause (a plan compiled, more rounds, a fresh start, the host).
+    const sum = (r: FrameResult['result'], k: string): number => r.cycles.reduce((n, c) => n + (c.stats[k] ?? 0), 0);
+    for (const w of warm) {
+      console.log(`${backend} ${w.name}, frame by frame (ms init / moves / check; rounds; plans compiled): ${w.frames.map((f, k) => {
+        const t = f.result.times;
+        return `${k} ${(t.initMs ?? 0).toFixed(0)}/${(t.expansionMs ?? 0).toFixed(0)}/${(t.checkMs ?? 0).toFixed(0)} ${sum(f.result, 'rounds')} ${sum(f.result, 'compiledCalls')}`;
+      }).join(', ')}`);
+    }
     // Where a frame's time goes: the means of match()'s phases over the frames after the first, and the median frame.
     for (const run of runs) {
       const later = run.frames.slice(count > 1 ? 1 : 0);

@@ -64,6 +64,8 @@ async function expectSameAsBk(ctx: GpuContext, energy: MrfEnergy, init: Uint16Ar
   const flowMs = res.cycles.reduce((t, c) => t + c.flowMs, 0);
   const callMs = gpu.calls.reduce((t, c) => t + c.deviceMs, 0);
   expect(flowMs).toBeGreaterThanOrEqual(callMs - 1e-6);
+  // Each call that compiled its plan is counted once, by the move it served.
+  expect(res.cycles.reduce((n, c) => n + (c.stats.compiledCalls ?? 0), 0)).toBe(gpu.calls.filter((c) => c.compiled).length);
   return gpu;
 }
 

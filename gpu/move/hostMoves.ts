@@ -53,6 +53,7 @@ export class HostMoves {
     let spent = 0;
     let resumeRounds = 0;
     let unfinishedMs = 0;
+    let compiledCalls = 0;
     // The plan guessed, during the previous call, for this one.
     let guessed: Plan | undefined = this.guessedPlan;
     const stored = this.s.warmStart ? hostFlows.of(alpha) : undefined;
@@ -64,6 +65,7 @@ export class HostMoves {
       const t0 = performance.now();
       const plan = this.s.plans.get(resuming ? resumeRounds : this.s.schedule.rounds(kind), this.s.schedule.bfs, this.s.verifier !== undefined);
       const compiled = plan.calls++ === 0;
+      if (compiled) compiledCalls++;
       if (guessed) {
         this.s.log.counters.guessedCalls++;
         if (guessed === plan) this.s.log.counters.guessHits++;
@@ -111,7 +113,7 @@ export class HostMoves {
             gpuMoves: 1, rounds, iterations: rounds * K,
             redoneMoves: attempts > 0 && !resuming ? 1 : 0, resumedCalls: resuming ? attempts : 0,
             warmMoves: kind === 'warm' ? 1 : 0,
-            borrowedMoves: borrowed !== undefined ? 1 : 0,
+            borrowedMoves: borrowed !== undefined ? 1 : 0, compiledCalls,
           },
         };
         if (this.s.verifier) {

@@ -149,6 +149,7 @@ export class ResidentMoves {
     let attempts = 0;
     let spent = 0;
     let resumeRounds = 0;
+    let compiledCalls = 0;
     let carried: BufferLike | undefined;
     let moveMs = 0;
     let lastResultAt = performance.now();
@@ -194,6 +195,7 @@ export class ResidentMoves {
           deviceMs: waited, submitMs: cur.submitMs, lookAhead: cur.lookAhead,
         });
         this.plans.release(cur.plan);
+        if (cur.compiled) compiledCalls++;
         moveMs += tBack - lastResultAt;
         lastResultAt = tBack;
         if (converged) {
@@ -202,7 +204,7 @@ export class ResidentMoves {
             changed, predictedEnergy: NaN, buildMs: 0, flowMs: moveMs, truncatedTerms: 0,
             stats: {
               gpuMoves: 1, rounds, iterations: rounds * K, redoneMoves: 0, resumedCalls: cur.resuming ? attempts : 0,
-              warmMoves: cur.kind === 'warm' ? 1 : 0, borrowedMoves: cur.borrowed ? 1 : 0,
+              warmMoves: cur.kind === 'warm' ? 1 : 0, borrowedMoves: cur.borrowed ? 1 : 0, compiledCalls,
             },
           };
           this.counters.moves++;
@@ -217,6 +219,7 @@ export class ResidentMoves {
           attempts = 0;
           spent = 0;
           resumeRounds = 0;
+          compiledCalls = 0;
           moveMs = 0;
           this.schedule.movesDone([rounds], cur.kind);
           this.counters.hostMs += performance.now() - tBack;
