@@ -12,6 +12,7 @@ import { generateSyntheticScene } from '../data/synthetic';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import { volumeOf, type DataTerm, type MrfEnergy } from '../data/energy';
 import { ProgramStore } from '../gpu/move/keptPrograms';
+import { programHostArrays, type DeviceProgram } from '../gpu/move/deviceProgram';
 
 // The store the solvers of this file share (a Matcher holds one of its own).
 const store = new ProgramStore();
@@ -84,6 +85,16 @@ describe('programs kept between solvers of the same shape', () => {
       expect(solver.tookKeptPlans).toBe(seed !== 3);
       expect(solver.counters.auxPipelines).toBe(seed === 3 ? 1 : 0);
     }
+  });
+
+  test('a program\'s host arrays (labels as f32, zero flows) are made once for its grid and handed to each solver that takes it', () => {
+    const program = {} as DeviceProgram;
+    const first = programHostArrays(program, 12, true);
+    expect([first.labelsF.length, first.zeroFlows.length]).toEqual([12, 24]);
+    expect(programHostArrays(program, 12, true)).toBe(first);
+    // Another grid, or plans without flows, get arrays of their own size.
+    expect(programHostArrays(program, 20, true).labelsF.length).toBe(20);
+    expect(programHostArrays(program, 20, false).zeroFlows.length).toBe(0);
   });
 
   test('a solver disposed twice keeps its program once, and the next solver runs it', async () => {

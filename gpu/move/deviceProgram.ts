@@ -84,6 +84,25 @@ export interface DeviceProgram {
   census?: { kernel: IKernelRunShortcut; result?: DeviceResult };
   /** WebGPU with the energy's pair (PairSource): the kernel that makes its grey images and weights, and its output, the weights literal's source */
   pair?: { kernel: IKernelRunShortcut; result?: DeviceResult };
+  /** Host arrays of the program's grid (programHostArrays), made by its first solver and used by each solver that takes it in turn. */
+  host?: ProgramHostArrays;
+}
+
+/** Host arrays a solver fills or reads for its calls: the labels as f32 (an argument of every call) and all-zero flows ([W, H, 2]; empty when the plans take no flows). */
+export interface ProgramHostArrays { labelsF: Float32Array; zeroFlows: Float32Array }
+
+/**
+ * The program's host arrays, made once per program rather than per solver:
+ * a sequence's frames, or a run's pairs of one size, each make a solver,
+ * and fresh arrays of the grid's size for each would only feed the garbage
+ * collector. A program serves one solver at a time (keptPrograms.ts takes
+ * it out of its store), which fills labelsF before each call (the call
+ * copies it) and never writes the zeros.
+ */
+export function programHostArrays(program: DeviceProgram, n: number, flowsInOut: boolean): ProgramHostArrays {
+  const zeros = flowsInOut ? 2 * n : 0;
+  if (program.host?.labelsF.length !== n || program.host.zeroFlows.length !== zeros) program.host = { labelsF: new Float32Array(n), zeroFlows: new Float32Array(zeros) };
+  return program.host;
 }
 
 /**

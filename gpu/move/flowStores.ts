@@ -19,16 +19,16 @@ import { flattenState } from '../maxflow/pushRelabel';
 export class HostFlows {
   private readonly store: Array<Float32Array | undefined>;
   private lastConverged?: Float32Array;
-  /** The flows the move in progress had reached (resume; empty otherwise). */
-  readonly carried: Float32Array;
-  /** All-zero flows (empty when the plans take no flows). */
-  readonly zeros: Float32Array;
+  private carriedFlows?: Float32Array;
 
-  constructor(private readonly W: number, private readonly H: number, labels: number, o: { warmStart: boolean; flowsInOut: boolean; resume: boolean }) {
-    const n = W * H;
+  /** `zeros`: all-zero flows of the grid (empty when the plans take no flows), which this store only reads (the program's: deviceProgram.ts programHostArrays). */
+  constructor(private readonly W: number, private readonly H: number, labels: number, o: { warmStart: boolean }, readonly zeros: Float32Array) {
     this.store = new Array<Float32Array | undefined>(o.warmStart ? labels : 0);
-    this.carried = new Float32Array(o.flowsInOut && o.resume ? 2 * n : 0);
-    this.zeros = new Float32Array(o.flowsInOut ? 2 * n : 0);
+  }
+
+  /** The flows the move in progress had reached (resume), made at the first move that did not converge. */
+  get carried(): Float32Array {
+    return (this.carriedFlows ??= new Float32Array(2 * this.W * this.H));
   }
 
   /** α's last converged flows, if kept. */

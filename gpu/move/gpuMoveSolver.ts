@@ -8,7 +8,7 @@ import { imageCostSpec, type DataSourceKind, type ImageCostSpec } from '../costs
 import { DeviceReadouts, exactTermBounds } from './readouts';
 import type { ProgramStore } from './keptPrograms';
 import { RoundSchedule } from './roundSchedule';
-import { acquireProgram, releaseProgram, type DeviceProgram } from './deviceProgram';
+import { acquireProgram, programHostArrays, releaseProgram, type DeviceProgram } from './deviceProgram';
 import { CallLog, type GpuCallRecord, type GpuMoveCounters } from './callLog';
 import { resolveGpuMoveOptions, type GpuMoveOptions, type ResolvedGpuMoveOptions } from './moveSettings';
 import { PlanCache } from './planCache';
@@ -181,10 +181,8 @@ export class GpuMoveSolver implements MoveSolver {
       if (typeof warmStart !== 'boolean') throw new Error(`gpu expansion option warmStart: expected true or false, got ${String(warmStart)}`);
       this.warmStart = warmStart;
     }
-    this.labelsF = new Float32Array(this.n);
     this.flowsInOut = this.o.resume || this.warmStart;
     const layout = { warmStart: this.warmStart, flowsInOut: this.flowsInOut, resume: this.o.resume };
-    this.hostFlows = new HostFlows(W, H, L, layout);
     this.flowShape = gpuFlowShape(W, H, L, layout);
     this.schedule = new RoundSchedule({
       initialRounds: this.o.initialRounds, bfsPasses: this.o.bfsPasses, maxBfsPasses: this.n + 1, fixedRounds: this.o.fixedRounds, gate: this.o.gate,
@@ -199,6 +197,9 @@ export class GpuMoveSolver implements MoveSolver {
     this.programKey = key;
     this.tookKeptPlans = tookKeptPlans;
     this.program = program;
+    const host = programHostArrays(program, this.n, this.flowsInOut);
+    this.labelsF = host.labelsF;
+    this.hostFlows = new HostFlows(W, H, L, layout, host.zeroFlows);
     this.plans = new PlanCache(program, this.o, this.flowsInOut, this.counters);
     this.readouts = new DeviceReadouts({
       gpu: program.ctx.gpu, program, W, H, L, bandHeight: bandHeightOf(energy), sourceKind: this.sourceKind, costSpec: this.costSpec,
