@@ -61,7 +61,7 @@ async function one(dir: string, backend: BackendName, sets: string[], repeat: nu
   const py = r.pyramid;
   const split = py
     ? [`L${py.shapes.length - 1} ${py.shapes[0].width}×${py.shapes[0].height} ${(py.coarsest.times.totalMs / 1000).toFixed(2)} s (${py.coarsest.cuts} cuts)`,
-      ...py.levels.map((l) => `L${l.level} band ${l.meanBand.toFixed(1)} costs ${(l.costsMs / 1000).toFixed(2)} s moves ${(l.expansionMs / 1000).toFixed(2)} s (${l.cuts} cuts, ${(l.nodes / Math.max(1, l.cuts) / 1000).toFixed(1)}k nodes/cut; ${l.strips} strips, thread time ${(l.threadMs / 1000).toFixed(2)} s, longest ${l.longestStripMs.toFixed(0)} ms)`)].join('; ')
+      ...py.levels.map((l) => `L${l.level} band ${l.meanBand.toFixed(1)} costs ${(l.costsMs / 1000).toFixed(2)} s moves ${(l.expansionMs / 1000).toFixed(2)} s (${l.cuts} cuts, ${(l.nodes / Math.max(1, l.cuts) / 1000).toFixed(1)}k nodes/cut; ${l.strips} strips, thread time ${(l.threadMs / 1000).toFixed(2)} s, longest ${l.longestStripMs.toFixed(0)} ms; waits ≤ ${l.longestDispatchMs.toFixed(0)} ms to start, ≤ ${l.longestReturnMs.toFixed(0)} ms back)`)].join('; ')
     : `one level (${r.cuts} cuts)`;
   const expansionMs = r.times.expansionMs;
   return {

@@ -56,6 +56,9 @@ export interface LevelReport extends LevelShape {
   threadMs: number;
   /** The longest strip's thread time: with a strip and the window after it in turn on one thread, the level's wall time is at least this. */
   longestStripMs: number;
+  /** The longest a strip waited from being handed to the runner until it started, and from its end until its result reached this thread (threads busy, or this thread held). */
+  longestDispatchMs: number;
+  longestReturnMs: number;
 }
 
 /**
@@ -280,8 +283,14 @@ export async function refineLevel(level: number, shape: LevelShape, pair: { left
   // (it reads their rows and nothing else that moves), not when every even strip is. The labels are the same as with a
   // pass of even strips, then a pass of windows.
   const results: StripDone[][] = Array.from({ length: views }, () => new Array<StripDone>(strips.length));
+  let longestDispatchMs = 0;
+  let longestReturnMs = 0;
   const solve = async (v: 0 | 1, k: number): Promise<void> => {
-    const [d] = await o.run([job(v, strips[k][0], strips[k][1], k % 2)], onDone);
+    const j = job(v, strips[k][0], strips[k][1], k % 2);
+    const postedAt = performance.timeOrigin + performance.now();
+    const [d] = await o.run([j], onDone);
+    longestDispatchMs = Math.max(longestDispatchMs, d.startedAt - postedAt);
+    longestReturnMs = Math.max(longestReturnMs, performance.timeOrigin + performance.now() - d.endedAt);
     labels[v].set(d.labels, d.y0 * W);
     results[v][k] = d;
   };
@@ -327,7 +336,7 @@ export async function refineLevel(level: number, shape: LevelShape, pair: { left
     level, ...shape, meanBand: done.reduce((s, d) => s + d.bandLabels, 0) / (views * W * H),
     initialEnergy, finalEnergy, cuts: result.cuts, nodes: done.reduce((s, d) => s + d.nodes, 0),
     costsMs: ms * costsMs / Math.max(1e-9, costsMs + movesMs), expansionMs: ms * movesMs / Math.max(1e-9, costsMs + movesMs), strips: done.length, threadMs: costsMs + movesMs,
-    longestStripMs: done.reduce((m, d) => Math.max(m, d.costsMs + d.expansionMs), 0),
+    longestStripMs: done.reduce((m, d) => Math.max(m, d.costsMs + d.expansionMs), 0), longestDispatchMs, longestReturnMs,
   };
   o.onLevel?.(report);
   return { maps, result, report };

@@ -103,6 +103,9 @@ export interface StripDone {
   pixelsChanged: number;
   costsMs: number;
   expansionMs: number;
+  /** When the strip started and ended on its thread, in ms since the epoch (performance.timeOrigin + now: comparable across threads). */
+  startedAt: number;
+  endedAt: number;
 }
 
 /** What runs a level's strips (stereo/stripRunner.ts): the results in the jobs' order, `onDone` as each finishes. */
@@ -172,6 +175,7 @@ export function stripEnergies(e: MrfEnergy, labels: Uint16Array, a: number, y0: 
 /** A strip's moves (one job, on whatever thread runs it). */
 export async function solveStrip(job: StripJob): Promise<StripDone> {
   const t0 = performance.now();
+  const startedAt = performance.timeOrigin + t0;
   const energy = stripEnergy(job);
   const t1 = performance.now();
   const { a } = stripSpan(job.y0, job.y1, job.height);
@@ -189,6 +193,7 @@ export async function solveStrip(job: StripJob): Promise<StripDone> {
     changes: r.cycles.map((c) => difference(c.energy, e0)),
     nodes: r.cycles.reduce((s, c) => s + (c.stats.nodes ?? 0), 0), bandLabels: band.offset[(job.own1 - a) * W] - band.offset[(job.own0 - a) * W],
     pixelsChanged: r.cycles.reduce((s, c) => s + c.pixelsChanged, 0), costsMs: t1 - t0, expansionMs: performance.now() - t1,
+    startedAt, endedAt: performance.timeOrigin + performance.now(),
   };
 }
 

@@ -180,6 +180,11 @@ describe('a finer level in strips', () => {
       expect(done.report.longestStripMs).toBeGreaterThan(0);
       expect(done.report.longestStripMs).toBeLessThanOrEqual(done.report.threadMs);
       expect(done.report.longestStripMs * done.report.strips).toBeGreaterThanOrEqual(done.report.threadMs);
+      // The waits before a strip starts and after it ends lie within the level's wall time (clocks of one process: a ms of rounding).
+      for (const wait of [done.report.longestDispatchMs, done.report.longestReturnMs]) {
+        expect(wait).toBeGreaterThanOrEqual(-1);
+        expect(wait).toBeLessThanOrEqual(done.report.costsMs + done.report.expansionMs + 1);
+      }
     }
   });
 
