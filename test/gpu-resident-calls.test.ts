@@ -182,7 +182,9 @@ describe('resident calls', () => {
       }
       await readAndCheck(previous!);
       // The last call's kept labels, read back directly.
-      expect(Array.from(await res.read(previous!.labels, 4 * m))).toEqual(Array.from(labels));
+      const back = new Float32Array(m);
+      await res.read(previous!.labels, 4 * m, back);
+      expect(Array.from(back)).toEqual(Array.from(labels));
       // The last call's kept flows, read through a call that takes them as its flows argument and keeps nothing.
       const check = await res.submit(plans[0], { hostArgs: [[0, new Float32Array(m)], [1, Float32Array.of(0)]], deviceArgs: [[2, previous!.flows]], keep: [], read: [2] });
       const expected = hostMove(new Float32Array(m), 0, flows, 3)[2];

@@ -51,6 +51,8 @@ export interface ReadoutSource {
 export class DeviceReadouts {
   /** Calls of auxiliary pipelines not yet settled. */
   private readonly calls = new Set<Promise<unknown>>();
+  /** The labels as f32 for energy(), kept between its calls (a call copies them when it is made); undefined while a call is being made. */
+  private energyLabels?: Float32Array;
 
   constructor(private readonly s: ReadoutSource) {}
 
@@ -153,8 +155,16 @@ export class DeviceReadouts {
   async energy(labels: Uint16Array): Promise<EnergyBreakdown> {
     const { W, H } = this.s;
     const { CH, pipe } = this.energyPipeline();
-    const labelsF = Float32Array.from(labels);
-    const [partials] = (await this.auxCall(pipe(new Input(labelsF as unknown as number[], [W, H])))) as unknown[];
+    // An overlapping call (the first compiles before it copies its argument) takes an array of its own.
+    const labelsF = this.energyLabels?.length === labels.length ? this.energyLabels : new Float32Array(labels.length);
+    this.energyLabels = undefined;
+    labelsF.set(labels);
+    let partials: unknown;
+    try {
+      [partials] = (await this.auxCall(pipe(new Input(labelsF as unknown as number[], [W, H])))) as unknown[];
+    } finally {
+      this.energyLabels = labelsF;
+    }
     const chunks = Math.ceil(W / CH);
     if (ArrayBuffer.isView(partials)) return energyOfPartials(partials as Float32Array, H, chunks);
     // gpu.js's own results (backends without one-pass calls): planes of rows.

@@ -267,11 +267,10 @@ export class ResidentMoves {
     if (!current) return { from: alphas.length };
     // The labels' buffer is given back only once both calls that read it have settled.
     const residency = this.flows.residency;
-    const [end, read] = await Promise.allSettled([this.readouts.cycleEnd(current, residency), residency.read(current, this.labelBytes)]);
+    const [end, read] = await Promise.allSettled([this.readouts.cycleEnd(current, residency), residency.read(current, this.labelBytes, labels)]);
     residency.give(current, this.labelBytes);
     if (read.status === 'rejected') throw read.reason;
     if (end.status === 'rejected') throw end.reason;
-    labels.set(read.value);
     return { from: alphas.length, end: end.value ?? undefined };
   }
 
@@ -282,7 +281,7 @@ export class ResidentMoves {
 
   /** The labels on the device into the host's (f32 → uint16 is exact for labels); the buffer is free again. */
   private async readLabels(current: BufferLike, labels: Uint16Array): Promise<void> {
-    labels.set(await this.flows.residency.read(current, this.labelBytes));
+    await this.flows.residency.read(current, this.labelBytes, labels);
     this.flows.residency.give(current, this.labelBytes);
   }
 

@@ -153,18 +153,23 @@ export class ResidentBuffers {
     this.device.queue.submit([encoder.finish()]);
   }
 
-  /** The first `bytes` of `buffer` (one from take()), read back once the commands submitted before have run. */
-  read(buffer: BufferLike, bytes: number): Promise<Float32Array> {
+  /**
+   * The first `bytes` of `buffer` (one from take()), read back once the
+   * commands submitted before have run, as f32 values set into `into`
+   * (a typed array of bytes / 4 entries, converting as its set() does):
+   * copied straight from the mapped range, with no array of their own.
+   */
+  read(buffer: BufferLike, bytes: number, into: { length: number; set(values: ArrayLike<number>): void }): Promise<void> {
     if (this.destroyed) throw new Error('resident buffers have been destroyed');
+    if (into.length !== bytes / 4) throw new Error(`resident buffers: reading ${bytes} bytes into ${into.length} values`);
     const staging = this.reuse(MAP_READ | COPY_DST, bytes);
     const encoder = this.device.createCommandEncoder();
     encoder.copyBufferToBuffer(buffer, 0, staging, 0, bytes);
     this.device.queue.submit([encoder.finish()]);
     return staging.mapAsync!(MAP_READ, 0, bytes).then(() => {
-      const values = new Float32Array(staging.getMappedRange!(0, bytes).slice(0));
+      into.set(new Float32Array(staging.getMappedRange!(0, bytes)));
       staging.unmap!();
       this.release(MAP_READ | COPY_DST, bytes, staging);
-      return values;
     });
   }
 
