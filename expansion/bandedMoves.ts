@@ -17,6 +17,46 @@ import type { MoveResult, MoveSolver } from './moveSolver';
  * The graph is Kolmogorov & Zabih's construction with the terminals of
  * binaryStep.ts's 'reversed' variant: the sink side takes α.
  */
+/**
+ * What banded moves build each move in, kept between solvers that run one
+ * after another (the strips a thread runs: stereo/stripWorker.ts keeps one
+ * a thread): the cut's arrays and the per-pixel lists, grown to the largest
+ * so far, so that a strip allocates none of them afresh. A scratch serves
+ * one solver at a time; a solver made with it is done with it when the
+ * next one is made.
+ */
+export class BandedMoveScratch {
+  readonly cut = new SparseCut();
+  /** The solver made with it last: the only one whose moves may use it. */
+  owner?: object;
+  private pixelArray = new Int32Array(0);
+  private nodeArray = new Int32Array(0);
+  members = new Int32Array(0);
+  unary = new Float64Array(0);
+  sinkSide = new Uint8Array(0);
+
+  /** An array of `n` entries for the pixel lists (contents undefined). */
+  pixels(n: number): Int32Array {
+    if (this.pixelArray.length < n) this.pixelArray = new Int32Array(Math.ceil(1.25 * n));
+    return this.pixelArray.subarray(0, n);
+  }
+
+  /** An array of `n` entries, every one −1. */
+  nodes(n: number): Int32Array {
+    if (this.nodeArray.length < n) this.nodeArray = new Int32Array(Math.ceil(1.25 * n));
+    return this.nodeArray.subarray(0, n).fill(-1);
+  }
+
+  /** The per-node arrays of a move of m nodes (unary all 0). */
+  grow(m: number): void {
+    if (this.members.length >= m) return;
+    const size = Math.ceil(1.25 * m);
+    this.members = new Int32Array(size);
+    this.unary = new Float64Array(size);
+    this.sinkSide = new Uint8Array(size);
+  }
+}
+
 export class BandedMoveSolver implements MoveSolver {
   readonly backend = 'bk';
   readonly device = 'CPU (Boykov–Kolmogorov on the pixels whose band holds α)';
@@ -28,14 +68,12 @@ export class BandedMoveSolver implements MoveSolver {
   private readonly table: Int32Array;
   /** The node of a pixel in the move being built, −1 outside it. */
   private readonly node: Int32Array;
-  private members = new Int32Array(0);
-  private unary = new Float64Array(0);
-  private sinkSide = new Uint8Array(0);
-  private readonly cut = new SparseCut();
+  private readonly cut: SparseCut;
   /** The energy of the labels as energyOf last gave it, moved by each move's exact change since; NaN before. */
   private current = NaN;
 
-  constructor(private readonly energy: MrfEnergy) {
+  /** `scratch`: where moves are built (a fresh one by default; see BandedMoveScratch). */
+  constructor(private readonly energy: MrfEnergy, private readonly scratch = new BandedMoveScratch()) {
     if (energy.data.kind !== 'banded') throw new Error(`banded moves: the energy's data term is a ${energy.data.kind}, not banded`);
     if (!isMetricTable(energy)) throw new Error(`banded moves: the ${energy.smoothness} smoothness term with truncation ${energy.truncation} is not a metric, so a move's graph would need truncation`);
     this.band = energy.data;
@@ -50,7 +88,7 @@ export class BandedMoveSolver implements MoveSolver {
     }
     for (let l = 0; l < L; l++) start[l + 1] += start[l];
     const fill = start.slice(0, L);
-    this.pixels = new Int32Array(start[L]);
+    this.pixels = scratch.pixels(start[L]);
     for (let p = 0; p < n; p++) {
       const end = lo[p] + offset[p + 1] - offset[p];
       for (let l = lo[p]; l < end; l++) this.pixels[fill[l]++] = p;
@@ -58,7 +96,9 @@ export class BandedMoveSolver implements MoveSolver {
     this.start = start;
     this.table = new Int32Array(L * L);
     for (let a = 0; a < L; a++) for (let b = 0; b < L; b++) this.table[a * L + b] = pairwise(energy.smoothness, energy.truncation, a, b);
-    this.node = new Int32Array(n).fill(-1);
+    this.node = scratch.nodes(n);
+    this.cut = scratch.cut;
+    scratch.owner = this;
   }
 
   /** Pixels whose band holds label l (the most a move of l can change). */
@@ -80,12 +120,10 @@ export class BandedMoveSolver implements MoveSolver {
     // The move's nodes: the pixels whose band holds α and whose label is not α.
     const from = this.start[alpha];
     const to = this.start[alpha + 1];
-    if (this.members.length < to - from) {
-      this.members = new Int32Array(to - from);
-      this.unary = new Float64Array(to - from);
-      this.sinkSide = new Uint8Array(to - from);
-    }
-    const { members, unary, sinkSide, cut } = this;
+    if (this.scratch.owner !== this) throw new Error('banded moves: this solver\'s scratch was given to a later solver, whose moves would overwrite this one\'s');
+    this.scratch.grow(to - from);
+    const { members, unary, sinkSide } = this.scratch;
+    const cut = this.cut;
     let m = 0;
     for (let k = from; k < to; k++) {
       const p = pixels[k];
@@ -145,7 +183,7 @@ export class BandedMoveSolver implements MoveSolver {
     if (j < 0) return c - a;
     const b = w * V[pRow + alpha]; // p keeps, q takes α
     // E = a + (c − a)·y_p − c·y_q + (b + c − a)·(1 − y_p)·y_q; b + c − a ≥ 0 for a metric V.
-    this.unary[j] -= c;
+    this.scratch.unary[j] -= c;
     this.cut.link(i, d, j, b + c - a, 0);
     return c - a;
   }

@@ -3,7 +3,7 @@ import { bandedCost, pairwise, type BandedTerm, type EnergyBreakdown, type MrfEn
 import { bandedTerm } from '../costs/bandedTerm';
 import { buildStereoEnergy, DEFAULT_CENSUS_WINDOW, mirroredSwappedEnergy, type StereoEnergyOptions } from '../costs';
 import { alphaExpansion, type CycleReport } from '../expansion/alphaExpansion';
-import { BandedMoveSolver } from '../expansion/bandedMoves';
+import { BandedMoveScratch, BandedMoveSolver } from '../expansion/bandedMoves';
 import type { MatchParams } from './params';
 
 /**
@@ -172,8 +172,8 @@ export function stripEnergies(e: MrfEnergy, labels: Uint16Array, a: number, y0: 
   return { inside: { data, smoothness: inside, total: data + inside }, borders: { data: 0, smoothness: borders, total: borders } };
 }
 
-/** A strip's moves (one job, on whatever thread runs it). */
-export async function solveStrip(job: StripJob): Promise<StripDone> {
+/** A strip's moves (one job, on whatever thread runs it), built in `scratch` (a thread keeps one for the strips it runs in turn). */
+export async function solveStrip(job: StripJob, scratch = new BandedMoveScratch()): Promise<StripDone> {
   const t0 = performance.now();
   const startedAt = performance.timeOrigin + t0;
   const energy = stripEnergy(job);
@@ -182,7 +182,7 @@ export async function solveStrip(job: StripJob): Promise<StripDone> {
   const moved = stripEnergies(energy, job.labels, a, job.y0, job.y1);
   const ownStart = job.own0 === job.y0 && job.own1 === job.y1 ? moved.inside : stripEnergies(energy, job.labels, a, job.own0, job.own1).inside;
   const bordersStart = moved.borders;
-  const r = await alphaExpansion(energy, job.labels, new BandedMoveSolver(energy), { order: job.order, cycles: job.cycles, seed: job.seed, skipUnchanged: job.skipUnchanged });
+  const r = await alphaExpansion(energy, job.labels, new BandedMoveSolver(energy, scratch), { order: job.order, cycles: job.cycles, seed: job.seed, skipUnchanged: job.skipUnchanged });
   const W = energy.width;
   const labels = r.labels.slice((job.y0 - a) * W, (job.y1 - a) * W);
   const e0 = r.initialEnergy;

@@ -1,7 +1,7 @@
 import { seededRandom } from '../data/random';
 import { computeEnergy, type MrfEnergy, type SmoothnessKind } from '../data/energy';
 import { alphaExpansion } from '../expansion/alphaExpansion';
-import { BandedMoveSolver } from '../expansion/bandedMoves';
+import { BandedMoveScratch, BandedMoveSolver } from '../expansion/bandedMoves';
 import { GraphMoveSolver } from '../expansion/moveSolver';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { SparseCut } from '../graphcut/sparseCut';
@@ -41,8 +41,9 @@ function randomBanded(rand: () => number, W: number, H: number, L: number, kind:
 }
 
 describe('banded α-expansion moves', () => {
-  test('each run equals α-expansion with BK on the full grid whose costs forbid every label outside the bands: same labels and energies, move by move (300 random energies)', async () => {
+  test('each run equals α-expansion with BK on the full grid whose costs forbid every label outside the bands: same labels and energies, move by move (300 random energies, one scratch for all, as a strip thread keeps)', async () => {
     const rand = seededRandom(7);
+    const scratch = new BandedMoveScratch();
     for (let trial = 0; trial < 300; trial++) {
       const W = 1 + Math.floor(rand() * 9);
       const H = 1 + Math.floor(rand() * 9);
@@ -51,7 +52,7 @@ describe('banded α-expansion moves', () => {
       const { banded, full, initial } = randomBanded(rand, W, H, L, kind);
       const order = (['frequent', 'sequential', 'random'] as const)[trial % 3];
       const seen: number[][] = [];
-      const a = await alphaExpansion(banded, initial, new BandedMoveSolver(banded), { cycles: 3, order, seed: trial, checkMoves: true, onMove: (m) => seen.push([m.alpha, m.changed]) });
+      const a = await alphaExpansion(banded, initial, new BandedMoveSolver(banded, scratch), { cycles: 3, order, seed: trial, checkMoves: true, onMove: (m) => seen.push([m.alpha, m.changed]) });
       const fullSeen: number[][] = [];
       const b = await alphaExpansion(full, initial, new GraphMoveSolver(full, new BoykovKolmogorovSolver(), 'reversed'), { cycles: 3, order, seed: trial, onMove: (m) => fullSeen.push([m.alpha, m.changed]) });
       expect(Array.from(a.labels)).toEqual(Array.from(b.labels));
@@ -59,6 +60,19 @@ describe('banded α-expansion moves', () => {
       expect(seen).toEqual(fullSeen);
       expect(computeEnergy(banded, a.labels).total).toBe(a.finalEnergy.total);
     }
+  });
+
+  test('a solver whose scratch went to a later solver refuses to move, and the later one moves as with a scratch of its own', async () => {
+    const rand = seededRandom(5);
+    const { banded, initial } = randomBanded(rand, 6, 5, 5, 'linear');
+    const scratch = new BandedMoveScratch();
+    const first = new BandedMoveSolver(banded, scratch);
+    const second = new BandedMoveSolver(banded, scratch);
+    await expect(first.move(1, initial.slice())).rejects.toThrow(/scratch was given to a later solver/);
+    const shared = await alphaExpansion(banded, initial, second, { cycles: 2 });
+    const own = await alphaExpansion(banded, initial, new BandedMoveSolver(banded), { cycles: 2 });
+    expect(Array.from(shared.labels)).toEqual(Array.from(own.labels));
+    expect(shared.finalEnergy).toEqual(own.finalEnergy);
   });
 
   test('the energy refuses a label outside its band, and a non-metric term is refused', async () => {
