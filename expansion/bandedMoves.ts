@@ -3,21 +3,6 @@ import { SparseCut } from '../graphcut/sparseCut';
 import type { MoveResult, MoveSolver } from './moveSolver';
 
 /**
- * α-expansion moves of an energy with a banded data term (data/energy.ts
- * BandedTerm), each solved exactly on the CPU. A pixel whose band does not
- * hold α cannot take it (its cost there is infinite), and a pixel already
- * at α has nothing to choose, so the move's graph holds only the other
- * pixels whose band holds α; every neighbour outside it keeps its label and
- * enters the graph as a unary term of the pixel beside it. The cut is
- * therefore the exact optimal expansion of α for the banded energy, as
- * the full graph with infinite costs outside the bands would give (the
- * same canonical cut: test/banded-moves.test.ts), at a cost that grows with
- * the pixels whose band holds α rather than with the grid.
- *
- * The graph is Kolmogorov & Zabih's construction with the terminals of
- * binaryStep.ts's 'reversed' variant: the sink side takes α.
- */
-/**
  * What banded moves build each move in, kept between solvers that run one
  * after another (the strips a thread runs: stereo/stripWorker.ts keeps one
  * a thread): the cut's arrays and the per-pixel lists, grown to the largest
@@ -31,6 +16,7 @@ export class BandedMoveScratch {
   owner?: object;
   private pixelArray = new Int32Array(0);
   private nodeArray = new Int32Array(0);
+  /** Per node of the move being built: its pixel, its unary term (all 0 between moves), its side of the cut; grow() makes them long enough. */
   members = new Int32Array(0);
   unary = new Float64Array(0);
   sinkSide = new Uint8Array(0);
@@ -57,6 +43,21 @@ export class BandedMoveScratch {
   }
 }
 
+/**
+ * α-expansion moves of an energy with a banded data term (data/energy.ts
+ * BandedTerm), each solved exactly on the CPU. A pixel whose band does not
+ * hold α cannot take it (its cost there is infinite), and a pixel already
+ * at α has nothing to choose, so the move's graph holds only the other
+ * pixels whose band holds α; every neighbour outside it keeps its label and
+ * enters the graph as a unary term of the pixel beside it. The cut is
+ * therefore the exact optimal expansion of α for the banded energy, as
+ * the full graph with infinite costs outside the bands would give (the
+ * same canonical cut: test/banded-moves.test.ts), at a cost that grows with
+ * the pixels whose band holds α rather than with the grid.
+ *
+ * The graph is Kolmogorov & Zabih's construction with the terminals of
+ * binaryStep.ts's 'reversed' variant: the sink side takes α.
+ */
 export class BandedMoveSolver implements MoveSolver {
   readonly backend = 'bk';
   readonly device = 'CPU (Boykov–Kolmogorov on the pixels whose band holds α)';
