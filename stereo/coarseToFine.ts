@@ -149,16 +149,17 @@ export function bandsFromCoarse(coarse: Uint16Array, cw: number, ch: number, sha
       mx[i] = b;
     }
   }
-  for (let y = 0; y < H; y++) {
+  for (let y = 0, lastCy = -1; y < H; y++) {
     const row = y * W;
     const cy = y >> 1 < ch ? y >> 1 : ch - 1;
     // Two rows of a level read one coarse row: the second is the first's copy.
-    if (y > 0 && ((y - 1) >> 1 < ch ? (y - 1) >> 1 : ch - 1) === cy) {
+    if (cy === lastCy) {
       lo.copyWithin(row, row - W, row);
       hi.copyWithin(row, row - W, row);
       start.copyWithin(row, row - W, row);
       continue;
     }
+    lastCy = cy;
     const crow = cy * cw;
     for (let x = 0; x < W; x++) {
       const c = crow + (x >> 1 < cw ? x >> 1 : cw - 1);
