@@ -465,25 +465,33 @@ var<workgroup> tile: array<u32, ${n}>;
     }
   });
 
-  test('an energy’s grey images and weights made from its pair (one view, and the check’s two; grey and colour): the host’s, value for value', async () => {
+  test('an energy’s grey images and weights made from its pair (one view, and the check’s two; grey and colour; the first pair as inputs, three more of the size through one PairUpload): the host’s, value for value', async () => {
     const errors = ctx.deviceErrors.length;
     const rng = seededRandom(31);
     for (const [W, H, channels, views] of [[7, 5, 3, 1], [33, 9, 3, 2], [20, 6, 1, 2]] as const) {
-      const left = randomRaster(W, H, channels, 20, rng);
-      const right = randomRaster(W, H, channels, 20, rng);
       const o: StereoEnergyOptions = { ndisp: 4, kind: 'census', lambda: 4, cueThreshold: 14, cueFactor: 3, smoothness: 'linear', truncation: 2, onDemand: true, pairOnDevice: true };
-      const first = buildStereoEnergy(left, right, o);
-      const e = views === 1 ? first : stackEnergies([first, mirroredSwappedEnergy(first, o)]);
-      const k = pairKernels.createPairKernel(ctx.gpu, e.width, e.height, e.pairSource!, false);
+      const energyOf = (): MrfEnergy => {
+        const first = buildStereoEnergy(randomRaster(W, H, channels, 20, rng), randomRaster(W, H, channels, 20, rng), o);
+        return views === 1 ? first : stackEnergies([first, mirroredSwappedEnergy(first, o)]);
+      };
+      const e0 = energyOf();
+      const k = pairKernels.createPairKernel(ctx.gpu, e0.width, e0.height, e0.pairSource!, true);
+      let upload: pairKernels.PairUpload | undefined;
       try {
-        const out = await (k(...pairKernels.pairArguments(e.pairSource!)) as unknown as Promise<Float32Array[][]>);
-        const images = e.data as Extract<MrfEnergy['data'], { kind: 'images' }>;
-        const planes = [images.left.data, images.right.data, e.wH, e.wV];
-        for (let z = 0; z < 4; z++) {
-          const got = out[z].flatMap((row) => Array.from(row));
-          expect({ W, H, channels, views, z, got }).toEqual({ W, H, channels, views, z, got: Array.from(planes[z]) });
+        for (let pair = 0; pair < 4; pair++) {
+          const e = pair === 0 ? e0 : energyOf();
+          const result = await (k(...(upload ? upload.arguments(e.pairSource!) : pairKernels.pairArguments(e.pairSource!))) as unknown as Promise<{ context: { device: unknown }; toArray(): Promise<Float32Array[][]> }>);
+          upload ??= new pairKernels.PairUpload(result.context, W, H);
+          const out = await result.toArray();
+          const images = e.data as Extract<MrfEnergy['data'], { kind: 'images' }>;
+          const planes = [images.left.data, images.right.data, e.wH, e.wV];
+          for (let z = 0; z < 4; z++) {
+            const got = out[z].flatMap((row) => Array.from(row));
+            expect({ W, H, channels, views, pair, z, got }).toEqual({ W, H, channels, views, pair, z, got: Array.from(planes[z]) });
+          }
         }
       } finally {
+        upload?.destroy();
         k.destroy();
       }
     }

@@ -23,7 +23,7 @@
  * value against the host's on gpu.js's CPU backend, and the browser test
  * on WebGPU.
  */
-import { Input } from '../runtime/gpujs/gpuJs';
+import { Input, WebGPUBufferResult } from '../runtime/gpujs/gpuJs';
 import type { GPU, IGPUKernelSettings, IKernelRunShortcut } from 'gpu.js';
 import type { PairSource } from '../../data/energy';
 
@@ -112,13 +112,71 @@ export function createPairKernel(gpu: GPU, W: number, H: number, pair: PairSourc
  * upload), and the weight terms.
  */
 export function pairArguments(pair: PairSource): [Input, Input, Input] {
-  const image = (r: PairSource['left']): Input => new Input((r.channels === 1 ? r.data : packRgb(r.data)) as unknown as number[], [r.width, r.height]);
-  return [image(pair.left), image(pair.right), new Input(Float32Array.of(pair.plain, pair.cued, pair.limit) as unknown as number[], [3])];
+  const image = (r: PairSource['left']): Input => new Input(imageValues(r) as unknown as number[], [r.width, r.height]);
+  return [image(pair.left), image(pair.right), weightTerms(pair)];
+}
+
+/** A WebGPU device as PairUpload uses it. */
+interface UploadDevice {
+  createBuffer(d: { size: number; usage: number }): { destroy(): void };
+  queue: { writeBuffer(b: unknown, o: number, d: ArrayBufferView): void };
+}
+
+const STORAGE = 0x80;
+const COPY_DST = 0x8;
+
+/**
+ * The pair kernel's images kept in device buffers of its own and
+ * rewritten for each pair of the same size (a sequence's frames), handed
+ * to the kernel as gpu.js's buffer results. Called with Inputs, gpu.js
+ * copies each image into a fresh array before it uploads it, and a colour
+ * image is packed into another: four arrays of the image's size a pair,
+ * which only feed the garbage collector. Here the packing goes into one
+ * array kept for the next pair, and the queue copies straight from it
+ * (writeBuffer copies at the call; WebGPU runs queue writes and submits in
+ * order, so a kernel call already submitted still reads the pair it was
+ * given). `context`: the gpu.js WebGPU context of the kernel's results.
+ */
+export class PairUpload {
+  private readonly device: UploadDevice;
+  private readonly buffers: Array<{ destroy(): void }>;
+  private readonly handles: [object, object];
+  private packed?: Float32Array;
+
+  constructor(context: { device: unknown }, readonly width: number, readonly height: number) {
+    this.device = context.device as UploadDevice;
+    this.buffers = [0, 1].map(() => this.device.createBuffer({ size: 4 * width * height, usage: STORAGE | COPY_DST }));
+    const handle = (buffer: object): object => new WebGPUBufferResult({ buffer, output: [width, height], context, kernel: null });
+    this.handles = [handle(this.buffers[0]), handle(this.buffers[1])];
+  }
+
+  /** Whether it holds images of `pair`'s size. */
+  fits(pair: PairSource): boolean {
+    return pair.left.width === this.width && pair.left.height === this.height;
+  }
+
+  /** The kernel's arguments for `pair` (of this upload's size), its images written to the device now. */
+  arguments(pair: PairSource): [object, object, Input] {
+    [pair.left, pair.right].forEach((r, i) => this.device.queue.writeBuffer(this.buffers[i], 0, imageValues(r, r.channels === 1 ? undefined : (this.packed ??= new Float32Array(r.width * r.height)))));
+    return [this.handles[0], this.handles[1], weightTerms(pair)];
+  }
+
+  destroy(): void {
+    for (const b of this.buffers) b.destroy();
+  }
+}
+
+/** An image as the kernel reads it: a grey image's samples, or a colour image packed (into `into` when given). */
+function imageValues(r: PairSource['left'], into?: Float32Array): Float32Array {
+  return r.channels === 1 ? r.data : packRgb(r.data, into ?? new Float32Array(r.width * r.height));
+}
+
+function weightTerms(pair: PairSource): Input {
+  return new Input(Float32Array.of(pair.plain, pair.cued, pair.limit) as unknown as number[], [3]);
 }
 
 /** Interleaved 8-bit RGB samples, one value a pixel: r + 256·g + 65536·b. */
-function packRgb(d: Float32Array): Float32Array {
-  const out = new Float32Array(d.length / 3);
+function packRgb(d: Float32Array, out: Float32Array): Float32Array {
   for (let i = 0, j = 0; i < out.length; i++, j += 3) out[i] = d[j] + 256 * d[j + 1] + 65536 * d[j + 2];
   return out;
 }

@@ -8,7 +8,7 @@ import { deviceFlagsKey } from '../runtime/deviceFlags';
 import { warmUpPipelineGroup } from '../runtime/gpujs/kernelBuildCache';
 import type { CensusWindow } from '../../costs/census';
 import { censusPlanesOnBackend, createCensusKernel, greyPlanes, hostCensusPlanes, type DeviceResult } from '../costs/censusKernel';
-import { createPairKernel, pairArguments, pairFits } from '../costs/pairKernel';
+import { createPairKernel, pairArguments, pairFits, PairUpload } from '../costs/pairKernel';
 import type { ProgramStore } from './keptPrograms';
 import { gatedKernel, globalRelabelPasses, iterationPasses, type GlobalRelabel, type StatePass } from '../maxflow/pushRelabelKernels';
 import { kernelFamiliesOf } from '../maxflow/kernelFamilies';
@@ -82,8 +82,8 @@ export interface DeviceProgram {
   aux: Map<string, IPipelineRunShortcut>;
   /** WebGPU census costs: the kernel that computes the codes and its output on the device, the data literal's source */
   census?: { kernel: IKernelRunShortcut; result?: DeviceResult };
-  /** WebGPU with the energy's pair (PairSource): the kernel that makes its grey images and weights, and its output, the weights literal's source */
-  pair?: { kernel: IKernelRunShortcut; result?: DeviceResult };
+  /** WebGPU with the energy's pair (PairSource): the kernel that makes its grey images and weights, its output (the weights literal's source), and its images' device buffers once a call has shown the device */
+  pair?: { kernel: IKernelRunShortcut; result?: DeviceResult; upload?: PairUpload };
   /** Host arrays of the program's grid (programHostArrays), made by its first solver and used by each solver that takes it in turn. */
   host?: ProgramHostArrays;
 }
@@ -174,6 +174,7 @@ export function releaseProgram(program: DeviceProgram): void {
       made?.result?.delete();
       made?.kernel.destroy();
     }
+    pair?.upload?.destroy();
   });
 }
 
@@ -322,11 +323,17 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
 async function fillFromPair(program: DeviceProgram, pair: PairSource, censusWindow: CensusWindow | undefined, bandHeight: number): Promise<void> {
   const { W, H } = programSize(program);
   const made = program.pair ?? (program.pair = { kernel: createPairKernel(program.ctx.gpu, W, H, pair, true) });
-  const planes = await (made.kernel(...pairArguments(pair)) as unknown as Promise<DeviceResult>);
+  // The first call shows the device (its result's context); later pairs of the size go through the kept buffers.
+  const upload = made.upload?.fits(pair) ? made.upload : undefined;
+  const planes = await (made.kernel(...(upload ? upload.arguments(pair) : pairArguments(pair))) as unknown as Promise<DeviceResult>);
   if (program.pair !== made) {
     // Released meanwhile (its solver disposed before any call).
     planes.delete();
     return;
+  }
+  if (!upload) {
+    made.upload?.destroy();
+    made.upload = new PairUpload(planes.context, pair.left.width, pair.left.height);
   }
   const previous = made.result;
   made.result = planes;

@@ -2,7 +2,7 @@ import { Input } from '../runtime/gpujs/gpuJs';
 import type { GPU, IKernelRunShortcut, IPipelineRunShortcut } from 'gpu.js';
 import { InputError } from '../../data/errors';
 import { pairwise, type EnergyBreakdown, type MrfEnergy } from '../../data/energy';
-import { liveExecutor, returnFlatResults } from '../runtime/gpujs/onePassCalls';
+import { callInPlace, liveExecutor, returnFlatResults } from '../runtime/gpujs/onePassCalls';
 import { compiledExecutor, type BufferLike, type ResidentBuffers } from '../runtime/gpujs/residentCalls';
 import { bindSharedLiterals } from '../runtime/gpujs/sharedLiterals';
 import { MAX_GPU_EXACT_CAPACITY } from '../../graphcut/gridGraph';
@@ -161,7 +161,8 @@ export class DeviceReadouts {
     labelsF.set(labels);
     let partials: unknown;
     try {
-      [partials] = (await this.auxCall(pipe(new Input(labelsF as unknown as number[], [W, H])))) as unknown[];
+      // In place where the pipeline is compiled: gpu.js's own call would copy the labels into a fresh array first.
+      [partials] = (await this.auxCall(callInPlace(pipe as unknown as (...a: unknown[]) => Promise<unknown>, [new Input(labelsF as unknown as number[], [W, H])]))) as unknown[];
     } finally {
       this.energyLabels = labelsF;
     }

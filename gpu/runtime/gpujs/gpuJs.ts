@@ -16,3 +16,5 @@ export const GPU = gpuJs.GPU;
 export type GPU = import('gpu.js').GPU;
 export const Input = gpuJs.Input;
 export type Input = import('gpu.js').Input;
+/** A kernel output kept on the device (WebGPU), which a kernel also takes as an array argument without copying it. */
+export const WebGPUBufferResult = (gpuJs as unknown as { WebGPUBufferResult: new (settings: { buffer: object; output: number[]; context: unknown; kernel: unknown }) => object }).WebGPUBufferResult;
