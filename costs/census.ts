@@ -1,4 +1,5 @@
-import type { IntensityImage } from './intensity';
+import type { Raster } from '../data/raster';
+import { intensityRow, validateRaster, type IntensityImage } from './intensity';
 
 /**
  * The census transform (Zabih & Woodfill 1994) and its Hamming-distance cost.
@@ -61,11 +62,35 @@ export function censusWords(w: CensusWindow): number {
 /** Grey samples 0..255 of an 8-bit-scale image (the integer luma above for RGB). */
 export function censusGrey(im: IntensityImage): Int32Array {
   const n = im.width * im.height;
-  const { data, channels: C } = im;
-  if (C === 1) return data.slice(0, n);
   const g = new Int32Array(n);
-  for (let i = 0, j = 0; i < n; i++, j += 3) g[i] = ((299 * data[j] + 587 * data[j + 1] + 114 * data[j + 2] + 500) / 1000) | 0;
+  greyInto(im.data, im.channels, n, g, 0);
   return g;
+}
+
+/**
+ * censusGrey(toIntensity8(r, name)) without the image of 8-bit samples,
+ * which for a colour raster is three times the grey's size: converted a
+ * row at a time, with the same samples and the same errors.
+ */
+export function censusGreyOfRaster(r: Raster, name = 'image'): Int32Array {
+  validateRaster(r, name);
+  const { width: W, height: H, channels: C } = r;
+  const g = new Int32Array(W * H);
+  const row = new Int32Array(W * C);
+  for (let y = 0; y < H; y++) {
+    intensityRow(r, y, row, name);
+    greyInto(row, C, W, g, y * W);
+  }
+  return g;
+}
+
+/** The grey of n pixels of 8-bit-scale samples (`C` channels) into out[at ..]. */
+function greyInto(data: Int32Array, C: number, n: number, out: Int32Array, at: number): void {
+  if (C === 1) {
+    out.set(data.subarray(0, n), at);
+    return;
+  }
+  for (let i = 0, j = 0; i < n; i++, j += 3) out[at + i] = ((299 * data[j] + 587 * data[j + 1] + 114 * data[j + 2] + 500) / 1000) | 0;
 }
 
 /** Census codes of an image: codes[(y·W + x)·words + k], see the module comment. */
@@ -90,11 +115,22 @@ export function censusTransform(im: IntensityImage, window: CensusWindow, rows?:
   const codes = new Int32Array(W * H * words);
   const y0 = rows ? Math.max(0, rows.y0) : 0;
   const y1 = rows ? Math.min(H, rows.y1) : H;
-  if (y0 >= y1) return { width: W, height: H, window: { ...window }, words, codes };
+  if (y0 < y1) censusRowsInto(censusGrey(im), W, H, window, y0, y1, codes, y0 * W * words);
+  return { width: W, height: H, window: { ...window }, words, codes };
+}
+
+/**
+ * The codes of rows y0 .. y1 − 1 of a W×H grey image (censusGrey's
+ * samples), written to `into` from index `at` on (row y0's first word),
+ * row after row: what censusTransform holds for those rows. A band of a
+ * level's codes (stereo/levelCodes.ts) writes its rows straight into the
+ * level's shared array.
+ */
+export function censusRowsInto(g: Int32Array, W: number, H: number, window: CensusWindow, y0: number, y1: number, into: Int32Array, at: number): void {
+  const words = censusWords(window);
   const rx = (window.width - 1) >> 1;
   const ry = (window.height - 1) >> 1;
   // The grey rows y0 − ry .. y1 + ry, padded by rx columns and clamped rows: borders replicated, no test in the loops.
-  const g = censusGrey(im);
   const PW = W + 2 * rx;
   const PH = y1 - y0 + 2 * ry;
   const padded = new Int32Array(PW * PH);
@@ -118,10 +154,9 @@ export function censusTransform(im: IntensityImage, window: CensusWindow, rows?:
         const bit = k & 31;
         for (let x = 0; x < W; x++) acc[x] |= ((padded[q + x] - padded[centre + x]) >>> 31) << bit;
       }
-      for (let x = 0, o = y * W * words + w; x < W; x++, o += words) codes[o] = acc[x];
+      for (let x = 0, o = at + (y - y0) * W * words + w; x < W; x++, o += words) into[o] = acc[x];
     }
   }
-  return { width: W, height: H, window: { ...window }, words, codes };
 }
 
 /** Number of set bits of a 32-bit integer. */
@@ -129,4 +164,25 @@ export function popcount32(v: number): number {
   v = v - ((v >>> 1) & 0x55555555);
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
   return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+}
+
+/**
+ * Codes for the mirrored image from the image's codes: each row's pixels in
+ * reverse order. These are not the codes of the mirrored image (its window
+ * offsets mirror too, which permutes the bits), but every Hamming distance
+ * between two codes is the same under one permutation of both codes' bits,
+ * so a mirrored pair's census costs from these equal those from its own
+ * codes (costs/dataCost.ts useCensusCodes).
+ */
+export function mirroredCodes(codes: Int32Array, width: number, words: number): Int32Array {
+  const out = new Int32Array(codes.length);
+  const row = width * words;
+  for (let o = 0; o < codes.length; o += row) {
+    for (let x = 0; x < width; x++) {
+      const from = o + x * words;
+      const to = o + (width - 1 - x) * words;
+      for (let k = 0; k < words; k++) out[to + k] = codes[from + k];
+    }
+  }
+  return out;
 }

@@ -127,6 +127,19 @@ export class DataCostMatcher {
   }
 
   /**
+   * Census codes made elsewhere for this pair (a pyramid level's, made once
+   * for all its strips), used from now on instead of its own: `left` and
+   * `right` hold every row, censusWords per pixel, and any codes whose
+   * Hamming distances are this pair's (costs/census.ts mirroredCodes).
+   */
+  useCensusCodes(left: Int32Array, right: Int32Array): void {
+    const n = this.width * this.height * this.words;
+    if (this.options.kind !== 'census') throw new Error(`census codes given to a matcher of ${this.options.kind} costs`);
+    if (left.length !== n || right.length !== n) throw new Error(`census codes of ${left.length} and ${right.length} words for a ${this.width}×${this.height} pair of ${this.words} words a pixel (${n})`);
+    this.codes = { left, right, y0: 0, y1: this.height };
+  }
+
+  /**
    * The host codes, holding at least rows y0 .. y1 − 1 (every row by default):
    * a worker thread that builds some rows of the volume transforms only
    * those (its rows at the same y in both images).

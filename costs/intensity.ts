@@ -46,12 +46,28 @@ export function toIntensity8(r: Raster, name = 'image'): IntensityImage {
   const { width, height, channels, data } = r;
   const out = new Int32Array(data.length);
   const bad = samples8(data, out, 255 / r.maxval);
-  if (bad >= 0) {
-    const p = Math.floor(bad / channels);
-    const range = Number.isFinite(data[bad]) ? `, outside 0..${r.maxval} (the image's maxval); samples are never clamped` : '';
-    throw new Error(`${name}: sample at (${p % width},${Math.floor(p / width)}) is ${data[bad]}${range}`);
-  }
+  if (bad >= 0) throw sampleError(r, bad, name);
   return { width, height, channels, data: out };
+}
+
+/**
+ * Row y of toIntensity8(r), into `out` (width · channels samples): the same
+ * samples and the same error, without the whole image's array (a band of
+ * census codes converts its rows one at a time). `r` must be valid
+ * (validateRaster).
+ */
+export function intensityRow(r: Raster, y: number, out: Int32Array, name = 'image'): void {
+  const n = r.width * r.channels;
+  if (out.length !== n) throw new Error(`intensityRow: a row of ${n} samples into ${out.length}`);
+  const bad = samples8(r.data.subarray(y * n, (y + 1) * n), out, 255 / r.maxval);
+  if (bad >= 0) throw sampleError(r, y * n + bad, name);
+}
+
+/** The error of a sample toIntensity8 refuses: sample index `i` of `r`. */
+function sampleError(r: Raster, i: number, name: string): Error {
+  const p = Math.floor(i / r.channels);
+  const range = Number.isFinite(r.data[i]) ? `, outside 0..${r.maxval} (the image's maxval); samples are never clamped` : '';
+  return new Error(`${name}: sample at (${p % r.width},${Math.floor(p / r.width)}) is ${r.data[i]}${range}`);
 }
 
 /**

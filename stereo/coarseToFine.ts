@@ -5,6 +5,7 @@ import { buildStereoEnergy, mirroredSwappedEnergy, type StereoEnergyOptions } fr
 import type { CycleReport, ExpansionResult, MoveProgress } from '../expansion/alphaExpansion';
 import { cropRows, STRIP_OVERLAP, STRIP_ROWS, stripCrop, stripRows, stripSpan, type StripDone, type StripJob, type StripRunner } from './levelStrips';
 import type { MatchParams } from './params';
+import { codesRows, type LevelCodes } from './levelCodes';
 
 /**
  * Coarse to fine: the pair is matched at a reduced pyramid level, where the
@@ -225,6 +226,8 @@ export interface RefineOptions {
   overlap?: number;
   /** What runs the strips: threads, or this thread. */
   run: StripRunner;
+  /** Census costs: the level's codes (stereo/levelCodes.ts), which the strips read instead of making their own. */
+  codes?: LevelCodes;
   /** Called as each strip finishes: `index` strips of `count` done, `changed` pixels changed by this one. */
   onMove?: (info: MoveProgress & { level: number }) => void;
   onLevel?: (report: LevelReport) => void;
@@ -253,6 +256,7 @@ export async function refineLevel(level: number, shape: LevelShape, pair: { left
   if (!(Number.isInteger(rows) && rows > 0 && Number.isInteger(overlap) && overlap >= 0 && 2 * overlap < rows)) {
     throw new Error(`coarse to fine: strips of ${rows} rows with ${overlap} rows of overlap (windows would meet; at most ${Math.ceil(rows / 2) - 1})`);
   }
+  if (o.codes && (o.codes.width !== W || o.codes.height !== H)) throw new Error(`coarse to fine: census codes of ${o.codes.width}×${o.codes.height} for a ${W}×${H} level`);
   const strips = stripRows(H, rows);
   const job = (view: 0 | 1, own0: number, own1: number, parity: number): StripJob => {
     const y0 = parity === 0 ? own0 : Math.max(0, own0 - overlap);
@@ -271,6 +275,7 @@ export async function refineLevel(level: number, shape: LevelShape, pair: { left
     const { top, bottom } = stripCrop(y0, y1, H, energy);
     return {
       view, left: cropRows(pair.left, top, bottom), right: cropRows(pair.right, top, bottom), top, energy, height: H, y0, y1, own0, own1, lo, hi, labels: lab,
+      ...(o.codes ? { codes: codesRows(o.codes, top, bottom) } : {}),
       order: p.order, cycles: p.levelCycles, seed: p.seed, skipUnchanged: p.skipUnchanged,
     };
   };

@@ -1,7 +1,7 @@
 import type { Raster } from '../data/raster';
 import { bandedCost, pairwise, type BandedTerm, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { bandedTerm } from '../costs/bandedTerm';
-import { buildStereoEnergy, DEFAULT_CENSUS_WINDOW, mirroredSwappedEnergy, type StereoEnergyOptions } from '../costs';
+import { buildStereoEnergy, censusWords, DEFAULT_CENSUS_WINDOW, mirroredCodes, mirroredSwappedEnergy, type StereoEnergyOptions } from '../costs';
 import { alphaExpansion, type CycleReport } from '../expansion/alphaExpansion';
 import { BandedMoveScratch, BandedMoveSolver } from '../expansion/bandedMoves';
 import type { MatchParams } from './params';
@@ -68,6 +68,8 @@ export interface StripJob {
   lo: Uint16Array;
   hi: Uint16Array;
   labels: Uint16Array;
+  /** Census costs: the level's codes of rows top .. top + left.height − 1 (stereo/levelCodes.ts), used instead of the strip's own. */
+  codes?: { left: Int32Array; right: Int32Array };
   order: MatchParams['order'];
   cycles: MatchParams['cycles'];
   seed: number;
@@ -139,6 +141,13 @@ export function stripEnergy(job: StripJob): MrfEnergy {
   const first = buildStereoEnergy(job.left, job.right, job.energy);
   const view = job.view === 0 ? first : mirroredSwappedEnergy(first, job.energy);
   const W = view.width;
+  if (job.codes) {
+    // The second view's pair is the first's mirrored and swapped: its codes are the first's, rows reversed (census.ts mirroredCodes).
+    const { left, right } = job.codes;
+    const words = censusWords(job.energy.censusWindow ?? DEFAULT_CENSUS_WINDOW);
+    if (job.view === 0) view.matcher.useCensusCodes(left, right);
+    else view.matcher.useCensusCodes(mirroredCodes(right, W, words), mirroredCodes(left, W, words));
+  }
   const { a, b } = stripSpan(job.y0, job.y1, job.height);
   const from = (a - job.top) * W;
   const to = (b - job.top) * W;

@@ -3,6 +3,8 @@ import { optionError } from '../data/errors';
 import type { ExpansionResult } from '../expansion/alphaExpansion';
 import { halfSize, levelShapes, pyramidLevels, refineLevel, type LevelReport, type LevelShape } from './coarseToFine';
 import type { StripRunner } from './levelStrips';
+import { levelCensusCodes, type LevelCodes } from './levelCodes';
+import { DEFAULT_CENSUS_WINDOW } from '../costs';
 import { stripPool, stripThreads } from './stripRunner';
 import { checkNdisp, type MatchParams } from './params';
 import { energyOptions } from './matchEnergy';
@@ -34,8 +36,23 @@ export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, op
   for (let k = 1; k < levels; k++) pairs.push({ left: halfSize(pairs[k - 1].left), right: halfSize(pairs[k - 1].right) });
   // The finer levels' threads start now and load while the coarsest level runs.
   const own = options.stripPool ? undefined : stripPool(stripThreads(left.width * left.height));
+  const pool = options.stripPool ?? own!;
+  // Census costs: with threads, every finer level's codes are made on them now, while the coarsest level runs
+  // (stereo/levelCodes.ts), in bands for half the threads: the others are left to the host's side of that level.
+  const window = resolved.censusWindow ?? DEFAULT_CENSUS_WINDOW;
+  const early: Array<Promise<LevelCodes> | undefined> = resolved.cost === 'census' && pool.codes
+    ? pairs.slice(0, levels - 1).map((p) => levelCensusCodes(p, window, pool.codes, Math.max(2, pool.threads >> 1))) : [];
+  // Awaited level by level; a match that fails before a level leaves its codes' failure handled.
+  for (const c of early) c?.catch(() => undefined);
+  const codesOf = (k: number): Promise<LevelCodes> | undefined => {
+    if (resolved.cost !== 'census') return undefined;
+    // Handed over once: a level's codes are let go when its strips are done.
+    const made = early[k];
+    early[k] = undefined;
+    return made ?? levelCensusCodes(pairs[k], window);
+  };
   try {
-    return await matchLevels(pairs, views, options, resolved, shapes, (options.stripPool ?? own!).run, t0);
+    return await matchLevels(pairs, views, options, resolved, shapes, pool.run, codesOf, t0);
   } finally {
     await own?.close();
   }
@@ -56,8 +73,8 @@ export function levelTruncation(p: Pick<MatchParams, 'smoothness' | 'truncation'
   return p.truncation;
 }
 
-/** matchPyramid's levels, coarsest first, the finer levels' strips run by `run`. */
-async function matchLevels(pairs: Array<{ left: Raster; right: Raster }>, views: 1 | 2, options: MatchOptions, resolved: MatchParams, shapes: LevelShape[], run: StripRunner, t0: number): Promise<{ result: MatchResult; others: Uint16Array[] }> {
+/** matchPyramid's levels, coarsest first, the finer levels' strips run by `run`, reading level k's census codes from `codesOf(k)` (census costs). */
+async function matchLevels(pairs: Array<{ left: Raster; right: Raster }>, views: 1 | 2, options: MatchOptions, resolved: MatchParams, shapes: LevelShape[], run: StripRunner, codesOf: (level: number) => Promise<LevelCodes> | undefined, t0: number): Promise<{ result: MatchResult; others: Uint16Array[] }> {
   const { left } = pairs[0];
   const levels = shapes.length;
   const coarsest = shapes[levels - 1];
@@ -84,7 +101,7 @@ async function matchLevels(pairs: Array<{ left: Raster; right: Raster }>, views:
     checkNdisp(ndisp, shape.width, shape.minDisp);
     const energy = energyOptions(pairs[k].left, ndisp, onDemand, false, shape.minDisp, 1);
     const done = await refineLevel(k, shape, pairs[k], energy, views, { maps, ...size }, {
-      params, run,
+      params, run, codes: await codesOf(k),
       onMove: options.onMove ? (m) => options.onMove!({ ...m, levels }) : undefined,
       onLevel: (report) => emit({ kind: 'levelDone', report }),
     });

@@ -5,6 +5,7 @@ import { runningFromSource } from '../data/sourceLoader';
 import { ThreadPool } from '../data/threadPool';
 import { solveStrip, type StripDone, type StripRunner } from './levelStrips';
 import type { MedianRunner } from './medianFill';
+import type { CodesRunner } from './levelCodes';
 
 /**
  * What runs the strips of a pyramid's finer levels: a pool of worker
@@ -17,6 +18,8 @@ export interface StripPool {
   run: StripRunner;
   /** Bands of the median fill (stereo/medianFill.ts) of the finest level, or of a pair at one level, on the same threads; absent: this thread filters the whole map. */
   median?: MedianRunner;
+  /** Bands of a finer level's census codes (stereo/levelCodes.ts), on the same threads; absent: this thread makes them. */
+  codes?: CodesRunner;
   /** Threads in the pool; 0 when this thread runs the strips. */
   threads: number;
   close(): Promise<void>;
@@ -65,6 +68,7 @@ export function stripPool(threads: number): StripPool {
       onDone?.(d);
       return d;
     }))),
+    codes: (bands) => Promise.all(bands.map((b) => pool.run<number>(b, [b.left.data.buffer as ArrayBuffer, b.right.data.buffer as ArrayBuffer]))),
     median: (bands) => Promise.all(bands.map((b) => pool.run<Uint16Array>(b, [b.disp.buffer as ArrayBuffer, b.marked.buffer as ArrayBuffer, b.left.data.buffer as ArrayBuffer]))),
     close: () => pool.close(),
   };

@@ -1,15 +1,19 @@
 /**
  * A thread of the strip pool (stereo/stripRunner.ts): runs one strip of a
- * finer pyramid level, or one band of the finest level's median fill, per
- * task.
+ * finer pyramid level, one band of a level's census codes, or one band of
+ * the finest level's median fill, per task.
  */
 import { poolTask } from '../data/poolTask';
 import { BandedMoveScratch } from '../expansion/bandedMoves';
 import { solveStrip, type StripDone, type StripJob } from './levelStrips';
 import { isMedianBand, medianBand, type MedianBand } from './medianFill';
+import { isCodesBand, makeCodesBand, type CodesBand } from './levelCodes';
 
 // The thread's strips run one at a time (one task a thread), each built in the arrays the last one grew.
 const scratch = new BandedMoveScratch();
 
 // A band's filtered rows are moved back, not copied.
-export default poolTask<StripJob | MedianBand, StripDone | Uint16Array>((job) => (isMedianBand(job) ? medianBand(job) : solveStrip(job, scratch)), (v) => (v instanceof Uint16Array ? [v] : []));
+export default poolTask<StripJob | MedianBand | CodesBand, StripDone | Uint16Array | number>(
+  (job) => (isMedianBand(job) ? medianBand(job) : isCodesBand(job) ? makeCodesBand(job) : solveStrip(job, scratch)),
+  (v) => (v instanceof Uint16Array ? [v] : []),
+);

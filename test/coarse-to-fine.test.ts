@@ -4,7 +4,7 @@ import * as path from 'path';
 import * as zlib from 'zlib';
 import { seededRandom } from '../data/random';
 import { bandedCost, computeEnergy, type BandedTerm } from '../data/energy';
-import { COST_KINDS, type CostKind, type StereoEnergyOptions } from '../costs';
+import { COST_KINDS, DataCostMatcher, DEFAULT_CENSUS_WINDOW, type CostKind, type StereoEnergyOptions } from '../costs';
 import { generateSyntheticScene } from '../data/synthetic';
 import { evaluateDisparity } from '../data/metrics';
 import { readImage, writePng } from '../data/imageIO';
@@ -12,10 +12,12 @@ import type { Raster } from '../data/raster';
 import { bandsFromCoarse, halfSize, levelEnergy, levelShapes, pyramidLevels, refineLevel, type LevelShape } from '../stereo/coarseToFine';
 import { cropRows, stripCrop, stripEnergy, stripRows as stripsOf, stripSpan } from '../stereo/levelStrips';
 import { runStripsHere, stripPool } from '../stereo/stripRunner';
+import { codesRows, levelCensusCodes, makeCodesBand } from '../stereo/levelCodes';
 import { levelTruncation, match, resolveParams } from '../stereo/match';
 import { estimateMatchMemory } from '../stereo/memoryPlan';
 import { main } from '../app/cli';
 import { scaled } from './support/testScope';
+import { randomRaster } from './support/randomRaster';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'stereocut-c2f-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -101,7 +103,7 @@ describe('a finer level in strips', () => {
   const [STRIP_W0, STRIP_WR] = [scaled(40, 24), scaled(30, 16)];
   const [LEVEL_W0, LEVEL_WR] = [scaled(64, 32), scaled(40, 20)];
 
-  test('a strip\'s energy is the level energy\'s rows: the same costs in each band, the same weights, held rows at their labels (every cost kind, census windows to 15×15, both views)', () => {
+  test('a strip\'s energy is the level energy\'s rows: the same costs in each band, the same weights, held rows at their labels (every cost kind, census windows to 15×15, both views; census from its own codes and from the level\'s, made in 1–5 bands)', async () => {
     const rand = seededRandom(11);
     for (let trial = 0; trial < 24; trial++) {
       const kind = COST_KINDS[trial % COST_KINDS.length];
@@ -127,22 +129,25 @@ describe('a finer level in strips', () => {
       const slo = lo.slice(a * W, b * W);
       const shi = hi.slice(a * W, b * W);
       for (const y of [a < y0 ? a : -1, b > y1 ? b - 1 : -1]) if (y >= 0) for (let x = 0; x < W; x++) slo[(y - a) * W + x] = shi[(y - a) * W + x] = labels[(y - a) * W + x];
-      const strip = stripEnergy({
-        view, left: cropRows(pair.left, top, bottom), right: cropRows(pair.right, top, bottom), top, energy, height: H, y0, y1, own0: y0, own1: y1, lo: slo, hi: shi, labels,
-        order: 'frequent', cycles: 1, seed: 1, skipUnchanged: true,
-      });
-      const band = whole.energy.data as BandedTerm;
-      const sband = strip.data as BandedTerm;
-      for (let y = a; y < b; y++) {
-        for (let x = 0; x < W; x++) {
-          const q = (y - a) * W + x;
-          const held = y < y0 || y >= y1;
-          for (let l = 0; l < ndisp; l++) {
-            const want = held ? (l === labels[q] ? bandedCost(band, y * W + x, l) : -1) : bandedCost(band, y * W + x, l);
-            if (bandedCost(sband, q, l) !== want) throw new Error(`trial ${trial} (${kind} ${window?.width}×${window?.height}, view ${view}): pixel (${x}, ${y}) label ${l}: ${bandedCost(sband, q, l)}, not ${want}`);
+      const levelCodes = window && await levelCensusCodes(pair, window, async (bands) => bands.map(makeCodesBand), 1 + (trial % 5));
+      for (const codes of levelCodes ? [undefined, codesRows(levelCodes, top, bottom)] : [undefined]) {
+        const strip = stripEnergy({
+          view, left: cropRows(pair.left, top, bottom), right: cropRows(pair.right, top, bottom), top, energy, height: H, y0, y1, own0: y0, own1: y1, lo: slo, hi: shi, labels,
+          order: 'frequent', cycles: 1, seed: 1, skipUnchanged: true, ...(codes ? { codes } : {}),
+        });
+        const band = whole.energy.data as BandedTerm;
+        const sband = strip.data as BandedTerm;
+        for (let y = a; y < b; y++) {
+          for (let x = 0; x < W; x++) {
+            const q = (y - a) * W + x;
+            const held = y < y0 || y >= y1;
+            for (let l = 0; l < ndisp; l++) {
+              const want = held ? (l === labels[q] ? bandedCost(band, y * W + x, l) : -1) : bandedCost(band, y * W + x, l);
+              if (bandedCost(sband, q, l) !== want) throw new Error(`trial ${trial} (${kind} ${window?.width}×${window?.height}, view ${view}, ${codes ? 'the level\'s codes' : 'its own codes'}): pixel (${x}, ${y}) label ${l}: ${bandedCost(sband, q, l)}, not ${want}`);
+            }
+            const [wH, wV] = [whole.energy.wH[y * W + x], y === b - 1 ? 0 : whole.energy.wV[y * W + x]];
+            if (!Object.is(strip.wH[q], wH) || !Object.is(strip.wV[q], wV)) throw new Error(`trial ${trial} (${kind}, view ${view}): pixel (${x}, ${y}): weights ${strip.wH[q]}, ${strip.wV[q]}, not ${wH}, ${wV}`);
           }
-          const [wH, wV] = [whole.energy.wH[y * W + x], y === b - 1 ? 0 : whole.energy.wV[y * W + x]];
-          if (!Object.is(strip.wH[q], wH) || !Object.is(strip.wV[q], wV)) throw new Error(`trial ${trial} (${kind}, view ${view}): pixel (${x}, ${y}): weights ${strip.wH[q]}, ${strip.wV[q]}, not ${wH}, ${wV}`);
         }
       }
     }
@@ -223,6 +228,29 @@ describe('a finer level in strips', () => {
     }
   });
 
+  test('a level\'s census codes made in bands, in this thread or on threads into shared memory, are those of the whole pair (windows to 15×15, bands of fewer rows than the window\'s half)', async () => {
+    const rand = seededRandom(19);
+    const pool = stripPool(2);
+    try {
+      expect(pool.codes).toBeDefined();
+      for (let trial = 0; trial < 12; trial++) {
+        const W = 5 + Math.floor(rand() * 30);
+        const H = 2 + Math.floor(rand() * 40);
+        const channels = trial % 3 === 0 ? 1 : 3;
+        const crop = { left: randomRaster(W, H, channels, 12, rand), right: randomRaster(W, H, channels, 12, rand) };
+        const window = { width: 1 + 2 * Math.floor(1 + rand() * 7), height: 1 + 2 * Math.floor(rand() * 8) };
+        const whole = new DataCostMatcher(crop.left, crop.right, { kind: 'census', censusWindow: window }).censusCodes();
+        const bands = 1 + Math.floor(rand() * Math.min(9, H));
+        const runs = trial < 4 ? { threads: pool.codes! } : { here: async (b: Parameters<NonNullable<typeof pool.codes>>[0]) => b.map(makeCodesBand) };
+        const made = await levelCensusCodes(crop, window, Object.values(runs)[0], bands);
+        expect(made.left instanceof Int32Array && made.words).toBe(whole.words);
+        expect({ trial, bands, left: Array.from(made.left), right: Array.from(made.right) }).toEqual({ trial, bands, left: Array.from(whole.left), right: Array.from(whole.right) });
+      }
+    } finally {
+      await pool.close();
+    }
+  });
+
   test('threads give the labels this thread gives (the strip pool, its threads loading the sources)', async () => {
     const s = generateSyntheticScene({ width: 120, height: 150, ndisp: 14, seed: 9 });
     const shape = shapeOf(s.left, 14);
@@ -234,7 +262,9 @@ describe('a finer level in strips', () => {
     const pool = stripPool(2);
     try {
       expect(pool.threads).toBe(2);
-      const there = await refineLevel(0, shape, s, energy, 2, { maps, width: coarse.width, height: coarse.height }, { params: p, run: pool.run, stripRows: 16, overlap: 4 });
+      // There with the level's census codes made on the threads (here every strip makes its own).
+      const codes = await levelCensusCodes(s, DEFAULT_CENSUS_WINDOW, pool.codes, 3);
+      const there = await refineLevel(0, shape, s, energy, 2, { maps, width: coarse.width, height: coarse.height }, { params: p, run: pool.run, stripRows: 16, overlap: 4, codes });
       expect(Buffer.from(there.maps[0].buffer).equals(Buffer.from(here.maps[0].buffer))).toBe(true);
       expect(Buffer.from(there.maps[1].buffer).equals(Buffer.from(here.maps[1].buffer))).toBe(true);
       expect(there.result.finalEnergy).toEqual(here.result.finalEnergy);

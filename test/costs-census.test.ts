@@ -1,7 +1,11 @@
 import type { Raster } from '../data/raster';
 import {
   DataCostMatcher,
+  censusGrey,
+  censusGreyOfRaster,
   censusTransform,
+  censusWords,
+  mirroredCodes,
   computeDataCostVolume,
   defaultCensusTau,
   parseCensusWindow,
@@ -168,6 +172,54 @@ describe('census cost', () => {
       const m = new DataCostMatcher(L, R, { kind, minDisp: 4 });
       expect(Array.from(wtaFromMatcher(m, 5, 3))).toEqual(Array.from(wtaInit(part, 20, 6, 5, 3)));
     }
+  });
+
+  test('the grey of a raster made a row at a time is the grey of its 8-bit samples, and refuses what toIntensity8 refuses with its words (grey and colour, 8- and 16-bit, fractions)', () => {
+    const rand = rng(41);
+    for (let trial = 0; trial < 40; trial++) {
+      const W = 1 + Math.floor(rand() * 12);
+      const H = 1 + Math.floor(rand() * 8);
+      const C = trial % 2 === 0 ? 1 : 3;
+      const maxval = [255, 65535, 1, 1023][trial % 4];
+      const data = Float32Array.from({ length: W * H * C }, () => (trial % 3 === 0 ? Math.floor(rand() * (maxval + 1)) : rand() * maxval));
+      const r: Raster = { width: W, height: H, channels: C, data, maxval };
+      expect({ trial, g: Array.from(censusGreyOfRaster(r)) }).toEqual({ trial, g: Array.from(censusGrey(toIntensity8(r))) });
+      if (trial % 5 === 0) {
+        const bad = { ...r, data: Float32Array.from(data) };
+        bad.data[Math.floor(rand() * data.length)] = trial % 2 === 0 ? NaN : maxval * 2;
+        let want = '';
+        try { toIntensity8(bad, 'left image'); } catch (e) { want = (e as Error).message; }
+        expect(want).not.toBe('');
+        expect(() => censusGreyOfRaster(bad, 'left image')).toThrow(want);
+      }
+    }
+  });
+
+  test('codes given to a matcher (useCensusCodes): a mirrored, swapped matcher given the pair\'s codes mirrored has the volume of its own codes (every window to 11×11, grey and colour, both borders); wrong codes are refused', () => {
+    const rand = rng(23);
+    for (let trial = 0; trial < 30; trial++) {
+      const W = 3 + Math.floor(rand() * 14);
+      const H = 1 + Math.floor(rand() * 9);
+      const C = trial % 2 === 0 ? 1 : 3;
+      const window = { width: 1 + 2 * Math.floor(rand() * 6), height: 1 + 2 * Math.floor(rand() * 6) };
+      if (window.width * window.height < 2) window.width = 3;
+      const ndisp = 1 + Math.floor(rand() * Math.min(6, W));
+      const options = { kind: 'census' as const, censusWindow: window, border: trial % 3 === 0 ? 'clamp' as const : 'tau' as const };
+      const first = new DataCostMatcher(randomImage(rand, W, H, C, 5), randomImage(rand, W, H, C, 5), options);
+      const own = first.mirroredSwapped(options);
+      const given = first.mirroredSwapped(options);
+      const { left, right, words } = first.censusCodes();
+      expect(words).toBe(censusWords(window));
+      given.useCensusCodes(mirroredCodes(right, W, words), mirroredCodes(left, W, words));
+      expect({ trial, volume: Array.from(given.volume(ndisp)) }).toEqual({ trial, volume: Array.from(own.volume(ndisp)) });
+      // Mirrored twice: the codes as they were.
+      expect(mirroredCodes(mirroredCodes(left, W, words), W, words)).toEqual(left);
+    }
+    const im = randomImage(rng(2), 5, 4, 1, 256);
+    const census = new DataCostMatcher(im, im, { kind: 'census' });
+    const n = 5 * 4 * censusWords({ width: 7, height: 7 });
+    expect(() => census.useCensusCodes(new Int32Array(n - 1), new Int32Array(n))).toThrow(/census codes of 39 and 40 words for a 5×4 pair of 2 words a pixel \(40\)/);
+    expect(() => new DataCostMatcher(im, im, { kind: 'sad' }).useCensusCodes(new Int32Array(0), new Int32Array(0))).toThrow(/census codes given to a matcher of sad costs/);
   });
 
   test('default truncation is 13/24 of the code bits; bad windows are one-line errors naming --census-window', () => {
