@@ -160,7 +160,7 @@ async function checkedMatch(left: Raster, right: Raster, options: MatchOptions, 
     // Filtered in bands on the strip threads, where the match has threads (a pyramid's, or those a sequence gives its frames).
     const pool = options.stripPool;
     check.disparity = pool?.median && pool.threads > 1
-      ? await medianFillInBands(check.disparity, check.marked, left, scale, medianBandCount(left.height, pool.threads), pool.median)
+      ? await medianFillInBands(check.disparity, check.marked, left, scale, medianBandCount(left.height, pool.threads), pool.median, pool.medianStage)
       : medianFill(check.disparity, check.marked, left, scale);
   }
   const checkMs = performance.now() - t0;

@@ -143,26 +143,68 @@ export function medianBandCount(height: number, threads: number): number {
 }
 
 /**
+ * Shared memory that a strip pool keeps for the median's inputs: the map,
+ * its marks and its image copied in once per median, and every band a view
+ * of them, instead of each band's slices made (and moved to a thread) anew
+ * for every frame of a sequence, only to feed the garbage collector. One
+ * median holds it at a time; another one meanwhile gets none (and slices).
+ */
+export class MedianStage {
+  private disp: Uint16Array = new Uint16Array(0);
+  private marked: Uint8Array = new Uint8Array(0);
+  private image: Float32Array = new Float32Array(0);
+  private held = false;
+
+  /** Shared copies of the inputs, until release(); null while another median holds them. */
+  hold(disp: Uint16Array, marked: Uint8Array, left: Raster): { disp: Uint16Array; marked: Uint8Array; left: Raster; release(): void } | null {
+    if (this.held) return null;
+    this.held = true;
+    // Grown to the largest map so far (a sequence's frames share one size).
+    if (this.disp.length < disp.length) this.disp = new Uint16Array(new SharedArrayBuffer(2 * disp.length));
+    if (this.marked.length < marked.length) this.marked = new Uint8Array(new SharedArrayBuffer(marked.length));
+    if (this.image.length < left.data.length) this.image = new Float32Array(new SharedArrayBuffer(4 * left.data.length));
+    const copy = <T extends Uint16Array | Uint8Array | Float32Array>(into: T, from: T): T => {
+      const view = into.subarray(0, from.length) as T;
+      view.set(from);
+      return view;
+    };
+    return {
+      disp: copy(this.disp, disp), marked: copy(this.marked, marked), left: { ...left, data: copy(this.image, left.data) },
+      release: () => { this.held = false; },
+    };
+  }
+}
+
+/**
  * medianFill over `count` bands of rows run by `run` (threads), joined:
  * the same map as one call, since a band carries every row its windows
- * read and the windows of a sub-image are those of the whole image.
+ * read and the windows of a sub-image are those of the whole image. With
+ * `stage` (a pool's), the bands are views of its shared copies.
  */
-export async function medianFillInBands(disp: Uint16Array, marked: Uint8Array, left: Raster, scale: number, count: number, run: MedianRunner): Promise<Uint16Array> {
+export async function medianFillInBands(disp: Uint16Array, marked: Uint8Array, left: Raster, scale: number, count: number, run: MedianRunner, stage?: MedianStage): Promise<Uint16Array> {
   const { width: W, height: H, channels: ch } = left;
   const { reach } = windowAt(scale);
   const rows = Math.ceil(H / count);
-  const bands: MedianBand[] = [];
-  for (let y = 0; y < H; y += rows) {
-    const a = Math.max(0, y - reach);
-    const b = Math.min(H, y + rows + reach);
-    bands.push({
-      disp: disp.slice(a * W, b * W), marked: marked.slice(a * W, b * W),
-      left: { width: W, height: b - a, channels: ch, maxval: left.maxval, data: left.data.slice(a * W * ch, b * W * ch) },
-      scale, y0: y - a, y1: Math.min(H, y + rows) - a,
-    });
+  const held = stage?.hold(disp, marked, left) ?? null;
+  try {
+    const part = held ? <T extends Uint16Array | Uint8Array | Float32Array>(a: T, from: number, to: number): T => a.subarray(from, to) as T
+      : <T extends Uint16Array | Uint8Array | Float32Array>(a: T, from: number, to: number): T => a.slice(from, to) as T;
+    const src = held ?? { disp, marked, left };
+    const bands: MedianBand[] = [];
+    for (let y = 0; y < H; y += rows) {
+      const a = Math.max(0, y - reach);
+      const b = Math.min(H, y + rows + reach);
+      bands.push({
+        disp: part(src.disp, a * W, b * W), marked: part(src.marked, a * W, b * W),
+        left: { width: W, height: b - a, channels: ch, maxval: left.maxval, data: part(src.left.data, a * W * ch, b * W * ch) },
+        scale, y0: y - a, y1: Math.min(H, y + rows) - a,
+      });
+    }
+    const done = await run(bands);
+    const out = new Uint16Array(W * H);
+    for (let i = 0, y = 0; i < done.length; i++, y += rows) out.set(done[i], y * W);
+    return out;
+  } finally {
+    held?.release();
   }
-  const done = await run(bands);
-  const out = new Uint16Array(W * H);
-  for (let i = 0, y = 0; i < done.length; i++, y += rows) out.set(done[i], y * W);
-  return out;
 }

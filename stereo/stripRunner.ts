@@ -4,7 +4,8 @@ import { isMainThread } from 'worker_threads';
 import { runningFromSource } from '../data/sourceLoader';
 import { ThreadPool } from '../data/threadPool';
 import { solveStrip, type StripDone, type StripRunner } from './levelStrips';
-import type { MedianRunner } from './medianFill';
+import { MedianStage, type MedianRunner } from './medianFill';
+import { movableBuffers } from '../data/poolTask';
 import type { CodesRunner } from './levelCodes';
 
 /**
@@ -18,6 +19,8 @@ export interface StripPool {
   run: StripRunner;
   /** Bands of the median fill (stereo/medianFill.ts) of the finest level, or of a pair at one level, on the same threads; absent: this thread filters the whole map. */
   median?: MedianRunner;
+  /** The shared memory the median's bands are views of (kept for the pool's life). */
+  medianStage?: MedianStage;
   /** Bands of a finer level's census codes (stereo/levelCodes.ts), on the same threads; absent: this thread makes them. */
   codes?: CodesRunner;
   /** Threads in the pool; 0 when this thread runs the strips. */
@@ -69,7 +72,9 @@ export function stripPool(threads: number): StripPool {
       return d;
     }))),
     codes: (bands) => Promise.all(bands.map((b) => pool.run<number>(b, [b.left.data.buffer as ArrayBuffer, b.right.data.buffer as ArrayBuffer]))),
-    median: (bands) => Promise.all(bands.map((b) => pool.run<Uint16Array>(b, [b.disp.buffer as ArrayBuffer, b.marked.buffer as ArrayBuffer, b.left.data.buffer as ArrayBuffer]))),
+    // A band's own slices are moved to its thread; views of the stage are shared.
+    median: (bands) => Promise.all(bands.map((b) => pool.run<Uint16Array>(b, movableBuffers([b.disp, b.marked, b.left.data])))),
+    medianStage: new MedianStage(),
     close: () => pool.close(),
   };
 }

@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Raster } from '../data/raster';
 import { seededRandom } from '../data/random';
-import { MEDIAN_BAND_ROWS, MEDIAN_COLOUR, MEDIAN_RADIUS, MEDIAN_SPACING, medianBand, medianBandCount, medianFill, medianFillInBands, type MedianRunner } from '../stereo/medianFill';
+import { MEDIAN_BAND_ROWS, MEDIAN_COLOUR, MEDIAN_RADIUS, MEDIAN_SPACING, MedianStage, medianBand, medianBandCount, medianFill, medianFillInBands, type MedianRunner } from '../stereo/medianFill';
 import { randomRaster } from './support/randomRaster';
 
 /**
@@ -93,14 +93,30 @@ describe('the weighted median fill of the marked pixels', () => {
     }
   });
 
-  test('bands with the rows their windows read, filtered apart and joined, give the whole map (any band count, scales 1–3)', async () => {
+  test('bands with the rows their windows read, filtered apart and joined, give the whole map (any band count, scales 1–3; slices, or views of one kept stage, two medians at once on it)', async () => {
     const here: MedianRunner = async (bands) => bands.map(medianBand);
+    const stage = new MedianStage();
     for (let i = 0; i < 20; i++) {
       const { disp, marked, img } = randomCase(1700 + i);
       const scale = 1 + (i % 3);
       const whole = medianFill(disp, marked, img, scale);
       const joined = await medianFillInBands(disp, marked, img, scale, 1 + (i % 7), here);
       expect(Array.from(joined)).toEqual(Array.from(whole));
+      // On the stage (grown to the largest case so far): the bands are views of it, and a second median meanwhile takes slices.
+      let views = 0;
+      const counting: MedianRunner = async (bands) => {
+        views += bands.filter((b) => b.disp.buffer instanceof SharedArrayBuffer && b.left.data.buffer instanceof SharedArrayBuffer).length;
+        await new Promise((r) => setTimeout(r, 1));
+        return bands.map(medianBand);
+      };
+      const other = randomCase(1800 + i);
+      const [staged, beside] = await Promise.all([
+        medianFillInBands(disp, marked, img, scale, 1 + (i % 7), counting, stage),
+        medianFillInBands(other.disp, other.marked, other.img, scale, 2, here, stage),
+      ]);
+      expect(Array.from(staged)).toEqual(Array.from(whole));
+      expect(Array.from(beside)).toEqual(Array.from(medianFill(other.disp, other.marked, other.img, scale)));
+      expect(views).toBe(Math.ceil(img.height / Math.ceil(img.height / (1 + (i % 7)))));
     }
   });
 
@@ -120,12 +136,13 @@ describe('the weighted median fill of the marked pixels', () => {
     const dist = path.join(__dirname, '..', 'dist', 'stereo');
     if (!fs.existsSync(path.join(dist, 'stripWorker.js'))) throw new Error('dist/ is missing: run npm run build (npm ci does it through the prepare script)');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const runner = require(path.join(dist, 'stripRunner.js')) as { stripPool: (threads: number) => { median?: MedianRunner; threads: number; close(): Promise<void> } };
+    const runner = require(path.join(dist, 'stripRunner.js')) as { stripPool: (threads: number) => { median?: MedianRunner; medianStage?: MedianStage; threads: number; close(): Promise<void> } };
     const pool = runner.stripPool(2);
     try {
-      for (let i = 0; i < 4; i++) {
+      for (let i = 0; i < 6; i++) {
         const { disp, marked, img } = randomCase(1900 + i);
-        const joined = await medianFillInBands(disp, marked, img, 2, 3, pool.median!);
+        // Slices moved to the threads, then views of the pool's shared stage.
+        const joined = await medianFillInBands(disp, marked, img, 2, 3, pool.median!, i % 2 === 0 ? undefined : pool.medianStage);
         expect(Array.from(joined)).toEqual(Array.from(medianFill(disp, marked, img, 2)));
       }
     } finally {
