@@ -113,7 +113,8 @@ function energyOfPair(makeMatcher: (o: DataCostOptions) => DataCostMatcher, chan
   const pair = options.pairOnDevice && options.onDemand ? pairOf?.(matcher) : undefined;
   const terms = pair && weightTerms(smoothnessOptions);
   const pairSource: PairSource | undefined = pair && terms && { ...pair, plain: terms.plain, cued: terms.cued, limit: terms.limit };
-  const data: DataTerm = options.onDemand ? imagesTerm(matcher, pairSource !== undefined) : { kind: 'volume', costs: matcher.volume(options.ndisp) };
+  // Census grey images only when read: a device reads them, but a banded energy (stereo/coarseToFine.ts) replaces the term unread.
+  const data: DataTerm = options.onDemand ? imagesTerm(matcher, true) : { kind: 'volume', costs: matcher.volume(options.ndisp) };
   const weights = (): { wH: Int32Array; wV: Int32Array } => {
     const w = computeSmoothnessWeights(mirrorOf ? mirrorOf() : matcher.leftIntensity, smoothnessOptions);
     return mirrorOf ? mirroredWeights(w, matcher.width, matcher.height) : { wH: w.wH, wV: w.wV };
@@ -140,6 +141,7 @@ function energyOfPair(makeMatcher: (o: DataCostOptions) => DataCostMatcher, chan
  * which the device computes the codes once (gpu/costs/censusKernel.ts),
  * and `channels` is the 16-bit halves per pixel of those codes, two per
  * 32-bit word; for the other kinds, the 8-bit intensities and their channels.
+ * `lazy`: census grey images made when first read.
  */
 export function imagesTerm(matcher: DataCostMatcher, lazy = false): DataTerm {
   if (matcher.options.kind === 'census') {
