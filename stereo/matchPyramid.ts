@@ -32,8 +32,10 @@ export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, op
   }
   const emit = options.onEvent ?? (() => undefined);
   emit(startEvent(left, options, resolved));
-  const pairs = [{ left, right }];
-  for (let k = 1; k < levels; k++) pairs.push({ left: halfSize(pairs[k - 1].left), right: halfSize(pairs[k - 1].right) });
+  const made: LevelPair[] = [{ left, right }];
+  for (let k = 1; k < levels; k++) made.push({ left: halfSize(made[k - 1].left), right: halfSize(made[k - 1].right) });
+  // A level's pair is let go once the next finer level starts (matchLevels).
+  const pairs: Array<LevelPair | undefined> = made;
   // The finer levels' threads start now and load while the coarsest level runs.
   const own = options.stripPool ? undefined : stripPool(stripThreads(left.width * left.height));
   const pool = options.stripPool ?? own!;
@@ -41,21 +43,31 @@ export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, op
   // (stereo/levelCodes.ts), in bands for half the threads: the others are left to the host's side of that level.
   const window = resolved.censusWindow ?? DEFAULT_CENSUS_WINDOW;
   const early: Array<Promise<LevelCodes> | undefined> = resolved.cost === 'census' && pool.codes
-    ? pairs.slice(0, levels - 1).map((p) => levelCensusCodes(p, window, pool.codes, Math.max(2, pool.threads >> 1))) : [];
+    ? made.slice(0, levels - 1).map((p) => levelCensusCodes(p, window, pool.codes, Math.max(2, pool.threads >> 1))) : [];
   // Awaited level by level; a match that fails before a level leaves its codes' failure handled.
   for (const c of early) c?.catch(() => undefined);
   const codesOf = (k: number): Promise<LevelCodes> | undefined => {
     if (resolved.cost !== 'census') return undefined;
     // Handed over once: a level's codes are let go when its strips are done.
-    const made = early[k];
+    const codes = early[k];
     early[k] = undefined;
-    return made ?? levelCensusCodes(pairs[k], window);
+    return codes ?? levelCensusCodes(pairOf(pairs, k), window);
   };
   try {
     return await matchLevels(pairs, views, options, resolved, shapes, pool.run, codesOf, t0);
   } finally {
     await own?.close();
   }
+}
+
+/** A pyramid level's pair. */
+type LevelPair = { left: Raster; right: Raster };
+
+/** Level k's pair, while it is kept. */
+function pairOf(pairs: ReadonlyArray<LevelPair | undefined>, k: number): LevelPair {
+  const pair = pairs[k];
+  if (!pair) throw new Error(`coarse to fine: level ${k}'s pair was let go before its use`);
+  return pair;
 }
 
 /**
@@ -74,14 +86,15 @@ export function levelTruncation(p: Pick<MatchParams, 'smoothness' | 'truncation'
 }
 
 /** matchPyramid's levels, coarsest first, the finer levels' strips run by `run`, reading level k's census codes from `codesOf(k)` (census costs). */
-async function matchLevels(pairs: Array<{ left: Raster; right: Raster }>, views: 1 | 2, options: MatchOptions, resolved: MatchParams, shapes: LevelShape[], run: StripRunner, codesOf: (level: number) => Promise<LevelCodes> | undefined, t0: number): Promise<{ result: MatchResult; others: Uint16Array[] }> {
-  const { left } = pairs[0];
+async function matchLevels(pairs: Array<LevelPair | undefined>, views: 1 | 2, options: MatchOptions, resolved: MatchParams, shapes: LevelShape[], run: StripRunner, codesOf: (level: number) => Promise<LevelCodes> | undefined, t0: number): Promise<{ result: MatchResult; others: Uint16Array[] }> {
+  const { left } = pairOf(pairs, 0);
   const levels = shapes.length;
   const coarsest = shapes[levels - 1];
   const minDisp = options.minDisp ?? 0;
   const emit = options.onEvent ?? (() => undefined);
   emit({ kind: 'level', level: levels - 1, of: levels, shape: coarsest, shapes });
-  const coarse = await matchViews(pairs[levels - 1].left, pairs[levels - 1].right, views, {
+  const coarsestPair = pairOf(pairs, levels - 1);
+  const coarse = await matchViews(coarsestPair.left, coarsestPair.right, views, {
     ...options, ndisp: coarsest.maxDisp - coarsest.minDisp + 1, minDisp: coarsest.minDisp, onCycle: undefined,
     onEvent: (e) => { if (e.kind !== 'start') emit(e); },
     onMove: options.onMove ? (m) => options.onMove!({ ...m, level: levels - 1, levels }) : undefined,
@@ -94,13 +107,16 @@ async function matchLevels(pairs: Array<{ left: Raster; right: Raster }>, views:
   // Every level has the coarsest's λ and cue, so the same cost scale.
   const costScale = coarse.result.costScale;
   for (let k = levels - 2; k >= 0; k--) {
+    // The coarser level's pair is done with (its maps carry on): let it go before this level's strips hold their memory.
+    pairs[k + 1] = undefined;
     const shape = shapes[k];
     emit({ kind: 'level', level: k, of: levels, shape, shapes });
     const ndisp = shape.maxDisp - shape.minDisp + 1;
     const onDemand = { ...resolved, costs: 'on-demand' as const, truncation: levelTruncation(resolved, 2 ** (levels - 1 - k)) };
     checkNdisp(ndisp, shape.width, shape.minDisp);
-    const energy = energyOptions(pairs[k].left, ndisp, onDemand, false, shape.minDisp, 1);
-    const done = await refineLevel(k, shape, pairs[k], energy, views, { maps, ...size }, {
+    const pair = pairOf(pairs, k);
+    const energy = energyOptions(pair.left, ndisp, onDemand, false, shape.minDisp, 1);
+    const done = await refineLevel(k, shape, pair, energy, views, { maps, ...size }, {
       params, run, codes: await codesOf(k),
       onMove: options.onMove ? (m) => options.onMove!({ ...m, levels }) : undefined,
       onLevel: (report) => emit({ kind: 'levelDone', report }),

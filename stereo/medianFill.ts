@@ -142,12 +142,16 @@ export function medianBandCount(height: number, threads: number): number {
   return Math.max(1, Math.min(threads, Math.floor(height / MEDIAN_BAND_ROWS)));
 }
 
+/** Pixels of the largest map a MedianStage holds: what it keeps stays for its pool's life, which a matcher of large pairs keeps between them. */
+export const MEDIAN_STAGE_PIXELS = 1 << 20;
+
 /**
  * Shared memory that a strip pool keeps for the median's inputs: the map,
  * its marks and its image copied in once per median, and every band a view
  * of them, instead of each band's slices made (and moved to a thread) anew
  * for every frame of a sequence, only to feed the garbage collector. One
- * median holds it at a time; another one meanwhile gets none (and slices).
+ * median holds it at a time; another one meanwhile, or a map above
+ * MEDIAN_STAGE_PIXELS, gets none (and slices).
  */
 export class MedianStage {
   private disp: Uint16Array = new Uint16Array(0);
@@ -157,7 +161,7 @@ export class MedianStage {
 
   /** Shared copies of the inputs, until release(); null while another median holds them. */
   hold(disp: Uint16Array, marked: Uint8Array, left: Raster): { disp: Uint16Array; marked: Uint8Array; left: Raster; release(): void } | null {
-    if (this.held) return null;
+    if (this.held || disp.length > MEDIAN_STAGE_PIXELS) return null;
     this.held = true;
     // Grown to the largest map so far (a sequence's frames share one size).
     if (this.disp.length < disp.length) this.disp = new Uint16Array(new SharedArrayBuffer(2 * disp.length));

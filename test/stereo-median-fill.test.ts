@@ -2,7 +2,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Raster } from '../data/raster';
 import { seededRandom } from '../data/random';
-import { MEDIAN_BAND_ROWS, MEDIAN_COLOUR, MEDIAN_RADIUS, MEDIAN_SPACING, MedianStage, medianBand, medianBandCount, medianFill, medianFillInBands, type MedianRunner } from '../stereo/medianFill';
+import { MEDIAN_BAND_ROWS, MEDIAN_COLOUR, MEDIAN_RADIUS, MEDIAN_SPACING, MEDIAN_STAGE_PIXELS, MedianStage, medianBand, medianBandCount, medianFill, medianFillInBands, type MedianRunner } from '../stereo/medianFill';
 import { randomRaster } from './support/randomRaster';
 
 /**
@@ -118,6 +118,15 @@ describe('the weighted median fill of the marked pixels', () => {
       expect(Array.from(beside)).toEqual(Array.from(medianFill(other.disp, other.marked, other.img, scale)));
       expect(views).toBe(Math.ceil(img.height / Math.ceil(img.height / (1 + (i % 7)))));
     }
+    // A map above MEDIAN_STAGE_PIXELS is not held (what a stage holds stays for its pool's life); at the limit it is.
+    const n = MEDIAN_STAGE_PIXELS;
+    const image = (pixels: number): Raster => ({ width: pixels, height: 1, channels: 1, maxval: 255, data: new Float32Array(pixels) });
+    expect(stage.hold(new Uint16Array(n + 1), new Uint8Array(n + 1), image(n + 1))).toBeNull();
+    const held = stage.hold(new Uint16Array(n), new Uint8Array(n), image(n));
+    expect(held?.disp.length).toBe(n);
+    expect(stage.hold(new Uint16Array(1), new Uint8Array(1), image(1))).toBeNull();
+    held!.release();
+    expect(stage.hold(new Uint16Array(1), new Uint8Array(1), image(1))).not.toBeNull();
   });
 
   test('bands: one a thread, each of at least MEDIAN_BAND_ROWS rows, at least one', () => {
