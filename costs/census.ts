@@ -165,24 +165,3 @@ export function popcount32(v: number): number {
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
   return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
 }
-
-/**
- * Codes for the mirrored image from the image's codes: each row's pixels in
- * reverse order. These are not the codes of the mirrored image (its window
- * offsets mirror too, which permutes the bits), but every Hamming distance
- * between two codes is the same under one permutation of both codes' bits,
- * so a mirrored pair's census costs from these equal those from its own
- * codes (costs/dataCost.ts useCensusCodes).
- */
-export function mirroredCodes(codes: Int32Array, width: number, words: number): Int32Array {
-  const out = new Int32Array(codes.length);
-  const row = width * words;
-  for (let o = 0; o < codes.length; o += row) {
-    for (let x = 0; x < width; x++) {
-      const from = o + x * words;
-      const to = o + (width - 1 - x) * words;
-      for (let k = 0; k < words; k++) out[to + k] = codes[from + k];
-    }
-  }
-  return out;
-}

@@ -130,7 +130,10 @@ export class DataCostMatcher {
    * Census codes made elsewhere for this pair (a pyramid level's, made once
    * for all its strips), used from now on instead of its own: `left` and
    * `right` hold every row, censusWords per pixel, and any codes whose
-   * Hamming distances are this pair's (costs/census.ts mirroredCodes).
+   * Hamming distances are this pair's: a mirrored pair may take the pair's
+   * codes with each row reversed (data/raster.ts mirrorSamples), which are
+   * not its own codes (its window offsets mirror too, permuting the bits)
+   * but, one permutation applying to both codes, give every distance the same.
    */
   useCensusCodes(left: Int32Array, right: Int32Array): void {
     const n = this.width * this.height * this.words;

@@ -1,5 +1,5 @@
 export { toIntensity8, validateRaster, type IntensityImage } from './intensity';
-export { censusGrey, censusGreyOfRaster, censusRowsInto, censusTransform, mirroredCodes, censusBits, censusWords, parseCensusWindow, popcount32, MAX_CENSUS_SIDE, validateCensusWindow, DEFAULT_CENSUS_WINDOW, type CensusWindow, type CensusCodes } from './census';
+export { censusGrey, censusGreyOfRaster, censusRowsInto, censusTransform, censusBits, censusWords, parseCensusWindow, popcount32, MAX_CENSUS_SIDE, validateCensusWindow, DEFAULT_CENSUS_WINDOW, type CensusWindow, type CensusCodes } from './census';
 export {
   COST_KINDS,
   defaultTau,

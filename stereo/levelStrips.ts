@@ -1,7 +1,7 @@
-import type { Raster } from '../data/raster';
 import { bandedCost, pairwise, type BandedTerm, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { bandedTerm } from '../costs/bandedTerm';
-import { buildStereoEnergy, censusWords, DEFAULT_CENSUS_WINDOW, mirroredCodes, mirroredSwappedEnergy, type StereoEnergyOptions } from '../costs';
+import { buildStereoEnergy, censusWords, DEFAULT_CENSUS_WINDOW, mirroredSwappedEnergy, type StereoEnergyOptions } from '../costs';
+import { mirrorSamples, type Raster } from '../data/raster';
 import { alphaExpansion, type CycleReport } from '../expansion/alphaExpansion';
 import { BandedMoveScratch, BandedMoveSolver } from '../expansion/bandedMoves';
 import type { MatchParams } from './params';
@@ -142,11 +142,12 @@ export function stripEnergy(job: StripJob): MrfEnergy {
   const view = job.view === 0 ? first : mirroredSwappedEnergy(first, job.energy);
   const W = view.width;
   if (job.codes) {
-    // The second view's pair is the first's mirrored and swapped: its codes are the first's, rows reversed (census.ts mirroredCodes).
+    // The second view's pair is the first's mirrored and swapped: the first's codes, swapped, rows reversed (DataCostMatcher.useCensusCodes).
     const { left, right } = job.codes;
     const words = censusWords(job.energy.censusWindow ?? DEFAULT_CENSUS_WINDOW);
+    const rows = left.length / (W * words);
     if (job.view === 0) view.matcher.useCensusCodes(left, right);
-    else view.matcher.useCensusCodes(mirroredCodes(right, W, words), mirroredCodes(left, W, words));
+    else view.matcher.useCensusCodes(mirrorSamples(right, W, rows, words), mirrorSamples(left, W, rows, words));
   }
   const { a, b } = stripSpan(job.y0, job.y1, job.height);
   const from = (a - job.top) * W;

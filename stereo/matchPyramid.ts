@@ -32,10 +32,12 @@ export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, op
   }
   const emit = options.onEvent ?? (() => undefined);
   emit(startEvent(left, options, resolved));
-  const made: LevelPair[] = [{ left, right }];
-  for (let k = 1; k < levels; k++) made.push({ left: halfSize(made[k - 1].left), right: halfSize(made[k - 1].right) });
   // A level's pair is let go once the next finer level starts (matchLevels).
-  const pairs: Array<LevelPair | undefined> = made;
+  const pairs: Array<LevelPair | undefined> = [{ left, right }];
+  for (let k = 1; k < levels; k++) {
+    const finer = pairOf(pairs, k - 1);
+    pairs.push({ left: halfSize(finer.left), right: halfSize(finer.right) });
+  }
   // The finer levels' threads start now and load while the coarsest level runs.
   const own = options.stripPool ? undefined : stripPool(stripThreads(left.width * left.height));
   const pool = options.stripPool ?? own!;
@@ -43,7 +45,7 @@ export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, op
   // (stereo/levelCodes.ts), in bands for half the threads: the others are left to the host's side of that level.
   const window = resolved.censusWindow ?? DEFAULT_CENSUS_WINDOW;
   const early: Array<Promise<LevelCodes> | undefined> = resolved.cost === 'census' && pool.codes
-    ? made.slice(0, levels - 1).map((p) => levelCensusCodes(p, window, pool.codes, Math.max(2, pool.threads >> 1))) : [];
+    ? Array.from({ length: levels - 1 }, (_, k) => levelCensusCodes(pairOf(pairs, k), window, pool.codes, Math.max(2, pool.threads >> 1))) : [];
   // Awaited level by level; a match that fails before a level leaves its codes' failure handled.
   for (const c of early) c?.catch(() => undefined);
   const codesOf = (k: number): Promise<LevelCodes> | undefined => {

@@ -191,8 +191,8 @@ export async function medianFillInBands(disp: Uint16Array, marked: Uint8Array, l
   const rows = Math.ceil(H / count);
   const held = stage?.hold(disp, marked, left) ?? null;
   try {
-    const part = held ? <T extends Uint16Array | Uint8Array | Float32Array>(a: T, from: number, to: number): T => a.subarray(from, to) as T
-      : <T extends Uint16Array | Uint8Array | Float32Array>(a: T, from: number, to: number): T => a.slice(from, to) as T;
+    // Views of the stage's shared copies, or slices of the caller's arrays (moved to the threads).
+    const part = <T extends Uint16Array | Uint8Array | Float32Array>(a: T, from: number, to: number): T => (held ? a.subarray(from, to) : a.slice(from, to)) as T;
     const src = held ?? { disp, marked, left };
     const bands: MedianBand[] = [];
     for (let y = 0; y < H; y += rows) {

@@ -1,11 +1,9 @@
-import type { Raster } from '../data/raster';
 import {
   DataCostMatcher,
   censusGrey,
   censusGreyOfRaster,
   censusTransform,
   censusWords,
-  mirroredCodes,
   computeDataCostVolume,
   defaultCensusTau,
   parseCensusWindow,
@@ -16,6 +14,7 @@ import {
   type CensusWindow,
 } from '../costs';
 import { seededRandom as rng } from '../data/random';
+import { mirrorSamples, type Raster } from '../data/raster';
 
 function randomImage(rand: () => number, W: number, H: number, C: number, levels: number): Raster {
   const data = new Float32Array(W * H * C);
@@ -210,10 +209,10 @@ describe('census cost', () => {
       const given = first.mirroredSwapped(options);
       const { left, right, words } = first.censusCodes();
       expect(words).toBe(censusWords(window));
-      given.useCensusCodes(mirroredCodes(right, W, words), mirroredCodes(left, W, words));
-      expect({ trial, volume: Array.from(given.volume(ndisp)) }).toEqual({ trial, volume: Array.from(own.volume(ndisp)) });
+      given.useCensusCodes(mirrorSamples(right, W, H, words), mirrorSamples(left, W, H, words));
       // Mirrored twice: the codes as they were.
-      expect(mirroredCodes(mirroredCodes(left, W, words), W, words)).toEqual(left);
+      expect(mirrorSamples(mirrorSamples(left, W, H, words), W, H, words)).toEqual(left);
+      expect({ trial, volume: Array.from(given.volume(ndisp)) }).toEqual({ trial, volume: Array.from(own.volume(ndisp)) });
     }
     const im = randomImage(rng(2), 5, 4, 1, 256);
     const census = new DataCostMatcher(im, im, { kind: 'census' });

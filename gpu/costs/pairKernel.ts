@@ -143,19 +143,14 @@ export class PairUpload {
   private readonly handles: [object, object];
   private packed?: Float32Array;
 
-  constructor(context: { device: unknown }, readonly width: number, readonly height: number) {
+  constructor(context: { device: unknown }, width: number, height: number) {
     this.device = context.device as UploadDevice;
     this.buffers = [0, 1].map(() => this.device.createBuffer({ size: 4 * width * height, usage: STORAGE | COPY_DST }));
     const handle = (buffer: object): object => new WebGPUBufferResult({ buffer, output: [width, height], context, kernel: null });
     this.handles = [handle(this.buffers[0]), handle(this.buffers[1])];
   }
 
-  /** Whether it holds images of `pair`'s size. */
-  fits(pair: PairSource): boolean {
-    return pair.left.width === this.width && pair.left.height === this.height;
-  }
-
-  /** The kernel's arguments for `pair` (of this upload's size), its images written to the device now. */
+  /** The kernel's arguments for `pair` (of this upload's size: the program's), its images written to the device now. */
   arguments(pair: PairSource): [object, object, Input] {
     [pair.left, pair.right].forEach((r, i) => this.device.queue.writeBuffer(this.buffers[i], 0, imageValues(r, r.channels === 1 ? undefined : (this.packed ??= new Float32Array(r.width * r.height)))));
     return [this.handles[0], this.handles[1], weightTerms(pair)];

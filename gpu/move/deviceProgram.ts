@@ -323,18 +323,15 @@ export function acquireProgram(ctx: GpuContext, energy: MrfEnergy, costSpec: Ima
 async function fillFromPair(program: DeviceProgram, pair: PairSource, censusWindow: CensusWindow | undefined, bandHeight: number): Promise<void> {
   const { W, H } = programSize(program);
   const made = program.pair ?? (program.pair = { kernel: createPairKernel(program.ctx.gpu, W, H, pair, true) });
-  // The first call shows the device (its result's context); later pairs of the size go through the kept buffers.
-  const upload = made.upload?.fits(pair) ? made.upload : undefined;
+  // The first call shows the device (its result's context); later pairs go through the kept buffers (a program's pairs share one size: its key).
+  const upload = made.upload;
   const planes = await (made.kernel(...(upload ? upload.arguments(pair) : pairArguments(pair))) as unknown as Promise<DeviceResult>);
   if (program.pair !== made) {
     // Released meanwhile (its solver disposed before any call).
     planes.delete();
     return;
   }
-  if (!upload) {
-    made.upload?.destroy();
-    made.upload = new PairUpload(planes.context, pair.left.width, pair.left.height);
-  }
+  made.upload ??= new PairUpload(planes.context, pair.left.width, pair.left.height);
   const previous = made.result;
   made.result = planes;
   fillSharedLiteralOnDevice(program.literals[1], planes.context.device, { buffer: planes.buffer, bytes: 8 * W * H, offset: 8 * W * H });
