@@ -16,9 +16,13 @@ export interface DerivedSamples {
   width: number;
   height: number;
   channels: number;
-  samples(): { left: IntensityImage; right: IntensityImage };
+  /** Each image's samples, made when first read (a strip's weights read one image's alone). */
+  samples: { left(): IntensityImage; right(): IntensityImage };
   greys(): { left: CostImage; right: CostImage };
 }
+
+/** A value, or what makes it on first use. */
+type Deferred<T> = T | (() => T);
 
 /**
  * A left/right pair prepared for cost evaluation (integer samples and, for
@@ -32,8 +36,8 @@ export class DataCostMatcher {
   /** Whether both images hold 8-bit samples as they are (isIntegral8); false for a matcher of a mirrored pair. */
   readonly integral8: boolean = false;
   readonly options: ResolvedDataCostOptions;
-  /** The samples, or what makes them on first use (derived samples). */
-  private intensities: { left: IntensityImage; right: IntensityImage } | (() => { left: IntensityImage; right: IntensityImage });
+  /** Each image's samples, or what makes them on first use (8-bit pairs, derived samples): one image's may be all a caller reads. */
+  private intensities: { left: Deferred<IntensityImage>; right: Deferred<IntensityImage> };
   /** Gradients of the samples (sad+sgrad), made on first use. */
   private gradients?: { gxL: Int32Array; gyL: Int32Array; gxR: Int32Array; gyR: Int32Array };
   /** The census grey images, made on first use (derived ones from the matcher they come from). */
@@ -61,11 +65,13 @@ export class DataCostMatcher {
 
   /** The 8-bit-scale samples the costs are computed from (a GPU backend computes costs from the same). */
   get leftIntensity(): IntensityImage {
-    return this.samples().left;
+    const im = this.intensities.left;
+    return typeof im === 'function' ? (this.intensities.left = im()) : im;
   }
 
   get rightIntensity(): IntensityImage {
-    return this.samples().right;
+    const im = this.intensities.right;
+    return typeof im === 'function' ? (this.intensities.right = im()) : im;
   }
 
   /**
@@ -77,7 +83,7 @@ export class DataCostMatcher {
     if (typeof left === 'function') {
       if (!derived) throw new Error('DataCostMatcher: a deferred pair needs its samples');
       this.pair = left;
-      this.intensities = derived.samples;
+      this.intensities = { left: derived.samples.left, right: derived.samples.right };
       this.greys = derived.greys;
       this.width = derived.width;
       this.height = derived.height;
@@ -95,8 +101,9 @@ export class DataCostMatcher {
       }
       // An 8-bit pair converts to itself and cannot fail: converted when first needed (a device may never need it: PairSource).
       this.integral8 = isIntegral8(left) && isIntegral8(r);
-      const convert = (): { left: IntensityImage; right: IntensityImage } => ({ left: toIntensity8(left, 'left image'), right: toIntensity8(r, 'right image') });
-      this.intensities = this.integral8 ? convert : convert();
+      const convertLeft = (): IntensityImage => toIntensity8(left, 'left image');
+      const convertRight = (): IntensityImage => toIntensity8(r, 'right image');
+      this.intensities = this.integral8 ? { left: convertLeft, right: convertRight } : { left: convertLeft(), right: convertRight() };
       this.width = left.width;
       this.height = left.height;
       this.channels = left.channels;
@@ -105,10 +112,6 @@ export class DataCostMatcher {
     this.words = this.options.kind === 'census' ? censusWords(this.options.censusWindow) : 0;
   }
 
-  private samples(): { left: IntensityImage; right: IntensityImage } {
-    if (typeof this.intensities === 'function') this.intensities = this.intensities();
-    return this.intensities;
-  }
 
   /** The gradients of the samples (sad+sgrad's costs), made on first use. */
   private gradientsOf(): { gxL: Int32Array; gyL: Int32Array; gxR: Int32Array; gyR: Int32Array } {
@@ -180,7 +183,7 @@ export class DataCostMatcher {
       width: this.width,
       height: this.height,
       channels: this.channels,
-      samples: () => ({ left: mirrored(this.rightIntensity), right: mirrored(this.leftIntensity) }),
+      samples: { left: () => mirrored(this.rightIntensity), right: () => mirrored(this.leftIntensity) },
       greys: () => {
         const g = this.censusGreyImages();
         return { left: mirrored(g.right), right: mirrored(g.left) };
@@ -278,7 +281,8 @@ export class DataCostMatcher {
     o: number,
     stride: number,
   ): void {
-    const { left: { data: L }, right: { data: R } } = this.samples();
+    const L = this.leftIntensity.data;
+    const R = this.rightIntensity.data;
     if (kind === 'sad') sadRun(L, R, this.channels, il, ir, irStep, n, scale, cap, out, o, stride);
     else if (kind === 'ssd') ssdRun(L, R, this.channels, il, ir, irStep, n, scale, cap, out, o, stride);
     else {

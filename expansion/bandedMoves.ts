@@ -1,25 +1,42 @@
 import { computeEnergy, isMetricTable, pairwise, type BandedTerm, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
+import type { BandedArrays } from '../costs/bandedTerm';
 import { SparseCut } from '../graphcut/sparseCut';
 import type { MoveResult, MoveSolver } from './moveSolver';
 
 /**
  * What banded moves build each move in, kept between solvers that run one
  * after another (the strips a thread runs: stereo/stripWorker.ts keeps one
- * a thread): the cut's arrays and the per-pixel lists, grown to the largest
- * so far, so that a strip allocates none of them afresh. A scratch serves
- * one solver at a time; a solver made with it is done with it when the
- * next one is made.
+ * a thread): the cut's arrays, the per-pixel lists and the banded term's
+ * offsets and costs (costs/bandedTerm.ts BandedArrays), grown to the
+ * largest so far, so that a strip allocates none of them afresh and a
+ * thread's memory stays at its largest strip's. A scratch serves one
+ * solver at a time; a solver made with it is done with it (and with the
+ * term whose arrays it gave) when the next one is made.
  */
-export class BandedMoveScratch {
+export class BandedMoveScratch implements BandedArrays {
   readonly cut = new SparseCut();
   /** The solver made with it last: the only one whose moves may use it. */
   owner?: object;
   private pixelArray = new Int32Array(0);
   private nodeArray = new Int32Array(0);
+  private offsetArray = new Int32Array(0);
+  private costArray = new Int32Array(0);
   /** Per node of the move being built: its pixel, its unary term (all 0 between moves), its side of the cut; grow() makes them long enough. */
   members = new Int32Array(0);
   unary = new Float64Array(0);
   sinkSide = new Uint8Array(0);
+
+  /** A banded term's offsets: `n` entries (contents undefined). */
+  offsets(n: number): Int32Array {
+    if (this.offsetArray.length < n) this.offsetArray = new Int32Array(Math.ceil(1.25 * n));
+    return this.offsetArray.subarray(0, n);
+  }
+
+  /** A banded term's costs: `n` entries (contents undefined). */
+  costs(n: number): Int32Array {
+    if (this.costArray.length < n) this.costArray = new Int32Array(Math.ceil(1.25 * n));
+    return this.costArray.subarray(0, n);
+  }
 
   /** An array of `n` entries for the pixel lists (contents undefined). */
   pixels(n: number): Int32Array {

@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import type { Raster } from '../data/raster';
 import type { EnergyBreakdown, MrfEnergy } from '../data/energy';
 import { bandedTerm } from '../costs/bandedTerm';
@@ -226,6 +227,13 @@ export interface RefineOptions {
   overlap?: number;
   /** What runs the strips: threads, or this thread. */
   run: StripRunner;
+  /**
+   * Strips built and not yet done, at most (default: every strip of a pass
+   * at once). A strip job holds copies of its rows of the pair, bands and
+   * labels until its thread is done with it: the threads' count here keeps
+   * only the jobs that run in memory, not the level's whole queue.
+   */
+  inFlight?: number;
   /** Census costs: the level's codes (stereo/levelCodes.ts), which the strips read instead of making their own. */
   codes?: LevelCodes;
   /** Called as each strip finishes: `index` strips of `count` done, `changed` pixels changed by this one. */
@@ -291,7 +299,10 @@ export async function refineLevel(level: number, shape: LevelShape, pair: { left
   const results: StripDone[][] = Array.from({ length: views }, () => new Array<StripDone>(strips.length));
   let longestDispatchMs = 0;
   let longestReturnMs = 0;
-  const solve = async (v: 0 | 1, k: number): Promise<void> => {
+  // Jobs are built when they start: the labels a job reads are final by then either way (an even strip's held rows
+  // belong to odd strips, which move only after it; a window's to even strips that are done), so the limit changes no label.
+  const limit = pLimit(Math.max(1, o.inFlight ?? 2 * views * strips.length));
+  const solve = (v: 0 | 1, k: number): Promise<void> => limit(async () => {
     const j = job(v, strips[k][0], strips[k][1], k % 2);
     const postedAt = performance.timeOrigin + performance.now();
     const [d] = await o.run([j], onDone);
@@ -299,7 +310,7 @@ export async function refineLevel(level: number, shape: LevelShape, pair: { left
     longestReturnMs = Math.max(longestReturnMs, performance.timeOrigin + performance.now() - d.endedAt);
     labels[v].set(d.labels, d.y0 * W);
     results[v][k] = d;
-  };
+  });
   const tasks: Promise<void>[] = [];
   for (let v = 0; v < views; v++) {
     const view = v as 0 | 1;

@@ -1,5 +1,5 @@
 import { bandedCost, pairwise, type BandedTerm, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
-import { bandedTerm } from '../costs/bandedTerm';
+import { bandedTerm, type BandedArrays } from '../costs/bandedTerm';
 import { buildStereoEnergy, censusWords, DEFAULT_CENSUS_WINDOW, mirroredSwappedEnergy, type StereoEnergyOptions } from '../costs';
 import { mirrorSamples, type Raster } from '../data/raster';
 import { alphaExpansion, type CycleReport } from '../expansion/alphaExpansion';
@@ -135,9 +135,10 @@ export function cropRows(r: Raster, top: number, bottom: number): Raster {
  * The banded energy of a strip: rows a..b−1 of the level's banded energy
  * for the job's view, with a held row's band its label alone. Its terms
  * are exactly the level energy's terms over those rows, but for the edges
- * below row b − 1, which it leaves out.
+ * below row b − 1, which it leaves out. Its banded costs live in `arrays`
+ * (a thread's scratch: until its next strip).
  */
-export function stripEnergy(job: StripJob): MrfEnergy {
+export function stripEnergy(job: StripJob, arrays?: BandedArrays): MrfEnergy {
   const first = buildStereoEnergy(job.left, job.right, job.energy);
   const view = job.view === 0 ? first : mirroredSwappedEnergy(first, job.energy);
   const W = view.width;
@@ -152,10 +153,11 @@ export function stripEnergy(job: StripJob): MrfEnergy {
   const { a, b } = stripSpan(job.y0, job.y1, job.height);
   const from = (a - job.top) * W;
   const to = (b - job.top) * W;
-  const data: BandedTerm = bandedTerm(view.matcher, job.lo, job.hi, a - job.top);
-  const wV = view.wV.slice(from, to);
+  const data: BandedTerm = bandedTerm(view.matcher, job.lo, job.hi, a - job.top, arrays);
+  // Views of the crop's weights (this strip's own arrays, made above): the edges below row b − 1 are not the strip's.
+  const wV = view.wV.subarray(from, to);
   wV.fill(0, to - from - W);
-  return { width: W, height: b - a, labels: view.labels, data, smoothness: view.smoothness, truncation: view.truncation, wH: view.wH.slice(from, to), wV };
+  return { width: W, height: b - a, labels: view.labels, data, smoothness: view.smoothness, truncation: view.truncation, wH: view.wH.subarray(from, to), wV };
 }
 
 /** StripEnergies of labels on a strip's energy (rows a..b−1 of the level; the strip's rows y0..y1−1). */
@@ -186,7 +188,7 @@ export function stripEnergies(e: MrfEnergy, labels: Uint16Array, a: number, y0: 
 export async function solveStrip(job: StripJob, scratch = new BandedMoveScratch()): Promise<StripDone> {
   const t0 = performance.now();
   const startedAt = performance.timeOrigin + t0;
-  const energy = stripEnergy(job);
+  const energy = stripEnergy(job, scratch);
   const t1 = performance.now();
   const { a } = stripSpan(job.y0, job.y1, job.height);
   const moved = stripEnergies(energy, job.labels, a, job.y0, job.y1);

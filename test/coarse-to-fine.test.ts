@@ -193,7 +193,7 @@ describe('a finer level in strips', () => {
     }
   });
 
-  test('strips finishing in any order: a window starts only after the strips it reads are done, and the labels and energies are those of one strip at a time', async () => {
+  test('strips finishing in any order, at most inFlight built at once: a window starts only after the strips it reads are done, and the labels and energies are those of one strip at a time', async () => {
     const rand = seededRandom(77);
     for (let trial = 0; trial < 6; trial++) {
       const ndisp = 10;
@@ -206,7 +206,13 @@ describe('a finer level in strips', () => {
       const serial = await refineLevel(0, shape, s, energyOf('census', ndisp), 2, { maps, width: coarse.width, height: coarse.height }, { ...options, run: runStripsHere });
       // Rows a strip's job reads (its span with the held rows) and rows it writes, per view; every write must precede the reads that cover it.
       const finished: Array<{ view: number; y0: number; y1: number }> = [];
+      // Jobs handed to the runner and not yet done: a job is built just before it is handed over.
+      const inFlight = [1, 2, 3, undefined, 5, 2][trial];
+      let active = 0;
+      let most = 0;
       const shuffled: typeof runStripsHere = async (jobs, onDone) => {
+        active += jobs.length;
+        most = Math.max(most, active);
         await new Promise((r) => setTimeout(r, Math.floor(rand() * 4)));
         for (const j of jobs) {
           const { a, b } = stripSpan(j.y0, j.y1, j.height);
@@ -218,9 +224,13 @@ describe('a finer level in strips', () => {
         }
         const out = await runStripsHere(jobs, onDone);
         for (const d of out) finished.push({ view: d.view, y0: d.y0, y1: d.y1 });
+        active -= jobs.length;
         return out;
       };
-      const any = await refineLevel(0, shape, s, energyOf('census', ndisp), 2, { maps, width: coarse.width, height: coarse.height }, { ...options, run: shuffled });
+      const any = await refineLevel(0, shape, s, energyOf('census', ndisp), 2, { maps, width: coarse.width, height: coarse.height }, { ...options, run: shuffled, inFlight });
+      const strips = Math.ceil(shape.height / rows);
+      // Every even strip of both views at once without a limit.
+      expect(most).toBe(inFlight === undefined ? 2 * Math.ceil(strips / 2) : Math.min(inFlight, 2 * Math.ceil(strips / 2)));
       expect(any.maps).toEqual(serial.maps);
       expect(any.result.initialEnergy).toEqual(serial.result.initialEnergy);
       expect(any.result.finalEnergy).toEqual(serial.result.finalEnergy);

@@ -1,4 +1,6 @@
 import { seededRandom as rng } from '../data/random';
+import * as intensityModule from '../costs/intensity';
+import { mirrorSamples } from '../data/raster';
 import type { Raster } from '../data/raster';
 import {
   DataCostMatcher,
@@ -12,6 +14,7 @@ import {
   parseCensusWindow,
 } from '../costs';
 import { bandedTerm } from '../costs/bandedTerm';
+import { BandedMoveScratch } from '../expansion/bandedMoves';
 
 /**
  * A random pair: the right image is the left shifted by a random disparity
@@ -107,6 +110,28 @@ describe('8-bit intensities', () => {
     const ch: Raster = { width: 1, height: 1, channels: 2, data: new Float32Array(2), maxval: 255 };
     expect(() => toIntensity8(ch, 'a')).toThrow(/2 channels/);
   });
+
+  test('an 8-bit pair\'s matcher converts each image when it is first read, and only that one (a strip\'s weights read one image); its mirrored matcher likewise', () => {
+    const rand = rng(5);
+    const [L, R] = randomPair(rand, 7, 4, 3, 255);
+    const convert = jest.spyOn(intensityModule, 'toIntensity8');
+    try {
+      const m = new DataCostMatcher(L, R, { kind: 'census' });
+      const mirrored = m.mirroredSwapped({ kind: 'census' });
+      expect(convert).not.toHaveBeenCalled();
+      // The mirrored pair's right image is the left one mirrored: reading it converts the left image alone.
+      expect(Array.from(mirrored.rightIntensity.data)).toEqual(Array.from(mirrorSamples(toIntensity8(L).data, 7, 4, 3)));
+      // The matcher's conversion, then this test's own.
+      expect(convert.mock.calls.map((c) => c[1])).toEqual(['left image', undefined]);
+      convert.mockClear();
+      expect(m.leftIntensity).toBe(m.leftIntensity);
+      expect(convert).not.toHaveBeenCalled(); // converted once, above
+      expect(Array.from(m.rightIntensity.data)).toEqual(Array.from(toIntensity8(R).data));
+      expect(convert.mock.calls.map((c) => c[1])).toEqual(['right image', undefined]);
+    } finally {
+      convert.mockRestore();
+    }
+  });
 });
 
 describe('data costs against the direct formula', () => {
@@ -179,6 +204,7 @@ describe('data costs against the direct formula', () => {
     const kinds: CostKind[] = ['census', 'sad', 'ssd', 'sad+sgrad'];
     const windows = ['3x3', '5x5', '7x7', '9x7', '9x9'];
     let borderCosts = 0;
+    const scratch = new BandedMoveScratch();
     for (let trial = 0; trial < 60; trial++) {
       const W = 2 + Math.floor(rand() * 14);
       const H = 1 + Math.floor(rand() * 8);
@@ -199,6 +225,10 @@ describe('data costs against the direct formula', () => {
         hi[p] = Math.min(ndisp - 1, lo[p] + Math.floor(rand() * 6));
       }
       const band = bandedTerm(matcher, lo, hi, firstRow);
+      // The same term in a thread's scratch, which every trial's term reuses (sizes up and down): the same arrays' values.
+      const kept = bandedTerm(matcher, lo, hi, firstRow, scratch);
+      expect([Array.from(kept.offset), Array.from(kept.costs), Array.from(kept.lo)]).toEqual([Array.from(band.offset), Array.from(band.costs), Array.from(band.lo)]);
+      expect(kept.costs.buffer).toBe(scratch.costs(0).buffer);
       const got: number[] = [];
       const want: number[] = [];
       for (let p = 0; p < n; p++) {
