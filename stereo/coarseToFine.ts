@@ -282,7 +282,7 @@ export async function refineLevel(level: number, shape: LevelShape, pair: { left
     }
     const { top, bottom } = stripCrop(y0, y1, H, energy);
     return {
-      view, left: cropRows(pair.left, top, bottom), right: cropRows(pair.right, top, bottom), top, energy, height: H, y0, y1, own0, own1, lo, hi, labels: lab,
+      view, ...stripImages(pair, view, top, bottom, o.codes !== undefined), top, energy, height: H, y0, y1, own0, own1, lo, hi, labels: lab,
       ...(o.codes ? { codes: codesRows(o.codes, top, bottom) } : {}),
       order: p.order, cycles: p.levelCycles, seed: p.seed, skipUnchanged: p.skipUnchanged,
     };
@@ -357,6 +357,20 @@ export async function refineLevel(level: number, shape: LevelShape, pair: { left
   };
   o.onLevel?.(report);
   return { maps, result, report };
+}
+
+/**
+ * Rows top..bottom − 1 of the pair for a strip job of `view`. With the
+ * level's census codes the strip's costs read no samples, and its weights
+ * read one image: the left image for the first view, the right for the
+ * mirrored one (whose weights are the right image's, mirrored). That crop
+ * then stands for both images (one array, sent once), and the strip's
+ * energy is the same as with both.
+ */
+function stripImages(pair: { left: Raster; right: Raster }, view: 0 | 1, top: number, bottom: number, codes: boolean): { left: Raster; right: Raster } {
+  if (!codes) return { left: cropRows(pair.left, top, bottom), right: cropRows(pair.right, top, bottom) };
+  const weighed = cropRows(view === 0 ? pair.left : pair.right, top, bottom);
+  return { left: weighed, right: weighed };
 }
 
 /** Where a finer level's moves run. */

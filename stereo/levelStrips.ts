@@ -50,7 +50,7 @@ export function stripRows(height: number, rows = STRIP_ROWS): Array<[number, num
 export interface StripJob {
   /** 0: the pair; 1: the pair mirrored and swapped (the left–right check's second view). */
   view: 0 | 1;
-  /** Rows top .. top + left.height − 1 of the level's pair. */
+  /** Rows top .. top + left.height − 1 of the level's pair; with `codes`, one crop for both, the image the view's weights read (coarseToFine.ts stripImages). */
   left: Raster;
   right: Raster;
   top: number;

@@ -67,7 +67,8 @@ export function stripPool(threads: number): StripPool {
   const pool = new ThreadPool(path.join(__dirname, 'stripWorker'), { threads, start: 'now' });
   return {
     threads,
-    run: (jobs, onDone) => Promise.all(jobs.map((job) => pool.run<StripDone>(job, [job.left.data.buffer as ArrayBuffer, job.right.data.buffer as ArrayBuffer]).then((d) => {
+    // A job's crops are moved to its thread (one array where one crop stands for both images).
+    run: (jobs, onDone) => Promise.all(jobs.map((job) => pool.run<StripDone>(job, movableBuffers([job.left.data, job.right.data])).then((d) => {
       onDone?.(d);
       return d;
     }))),

@@ -103,7 +103,7 @@ describe('a finer level in strips', () => {
   const [STRIP_W0, STRIP_WR] = [scaled(40, 24), scaled(30, 16)];
   const [LEVEL_W0, LEVEL_WR] = [scaled(64, 32), scaled(40, 20)];
 
-  test('a strip\'s energy is the level energy\'s rows: the same costs in each band, the same weights, held rows at their labels (every cost kind, census windows to 15×15, both views; census from its own codes and from the level\'s, made in 1–5 bands)', async () => {
+  test('a strip\'s energy is the level energy\'s rows: the same costs in each band, the same weights, held rows at their labels (every cost kind, census windows to 15×15, both views; census from its own codes and from the level\'s, made in 1–5 bands, with the one image the view\'s weights read)', async () => {
     const rand = seededRandom(11);
     for (let trial = 0; trial < 24; trial++) {
       const kind = COST_KINDS[trial % COST_KINDS.length];
@@ -131,8 +131,11 @@ describe('a finer level in strips', () => {
       for (const y of [a < y0 ? a : -1, b > y1 ? b - 1 : -1]) if (y >= 0) for (let x = 0; x < W; x++) slo[(y - a) * W + x] = shi[(y - a) * W + x] = labels[(y - a) * W + x];
       const levelCodes = window && await levelCensusCodes(pair, window, async (bands) => bands.map(makeCodesBand), 1 + (trial % 5));
       for (const codes of levelCodes ? [undefined, codesRows(levelCodes, top, bottom)] : [undefined]) {
+        // With the level's codes a job carries one crop for both images, as refineLevel makes it: the one the view's weights read.
+        const weighed = cropRows(view === 0 ? pair.left : pair.right, top, bottom);
+        const images = codes ? { left: weighed, right: weighed } : { left: cropRows(pair.left, top, bottom), right: cropRows(pair.right, top, bottom) };
         const strip = stripEnergy({
-          view, left: cropRows(pair.left, top, bottom), right: cropRows(pair.right, top, bottom), top, energy, height: H, y0, y1, own0: y0, own1: y1, lo: slo, hi: shi, labels,
+          view, ...images, top, energy, height: H, y0, y1, own0: y0, own1: y1, lo: slo, hi: shi, labels,
           order: 'frequent', cycles: 1, seed: 1, skipUnchanged: true, ...(codes ? { codes } : {}),
         });
         const band = whole.energy.data as BandedTerm;
