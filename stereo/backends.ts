@@ -6,7 +6,7 @@ import type { ProgramStore } from '../gpu/move/keptPrograms';
 import { GraphMoveSolver, type MoveResult, type MoveSolver } from '../expansion/moveSolver';
 import { computeEnergy, isMetricTable, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { fallbackFor, placeBackend, type BackendName, type FallbackDecision } from '../graphcut/backends';
+import { fallbackFor, placeBackend, type BackendName, type FallbackDecision } from '../gpu/runtime/backends';
 import { createGpuContext } from '../gpu/runtime/context';
 import { InputError, VerificationError } from '../data/errors';
 import { GpuPrecisionError } from '../gpu/maxflow/pushRelabel';
@@ -65,7 +65,7 @@ export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Pr
     return bkSolver();
   }
   const { device: flags, ...knobs } = o.gpu ?? {};
-  // The rule's decision (graphcut/backends.ts fallbackFor): BK for the run, or the move graphs on the host, each solved by push-relabel (BK, reported in the stats, where one is beyond f32).
+  // The rule's decision (gpu/runtime/backends.ts fallbackFor): BK for the run, or the move graphs on the host, each solved by push-relabel (BK, reported in the stats, where one is beyond f32).
   const fallBack = async (d: FallbackDecision): Promise<MoveSolver> => {
     o.onFallback?.(d.reason);
     return d.to === 'bk' ? bkSolver() : hostSolver(await maxFlowSolverAt(place, o.backend, { device: flags }));

@@ -1,7 +1,7 @@
 import type { Raster } from '../data/raster';
 import { buildStereoEnergy, stackEnergies, type StereoEnergy, type StereoEnergyOptions } from '../costs';
 import { isMetricSmoothness, type MrfEnergy } from '../data/energy';
-import { runsOnWebGpu } from '../graphcut/backends';
+import { runsOnWebGpu } from '../gpu/runtime/backends';
 import type { BackendOptions } from './backends';
 import { checkNdisp, MAX_VOLUME_ENTRIES, type BackendName, type MatchParams } from './params';
 

@@ -4,7 +4,7 @@ import { computeEnergy, type MrfEnergy } from '../data/energy';
 import { alphaExpansion, type ExpansionResult } from '../expansion/alphaExpansion';
 import { warmUpGpuClocks, type ClockWarmupReport } from '../gpu/runtime/clockWarmup';
 import { DEFAULT_DEVICE_FLAGS, resolveDeviceFlags, type DeviceFlags } from '../gpu/runtime/deviceFlags';
-import { mayUseWebGpu } from '../graphcut/backends';
+import { mayUseWebGpu } from '../gpu/runtime/backends';
 import { createMoveSolver } from './backends';
 import { chooseStart, type WarmStartRecord } from './warmStart';
 import type { BackendName, MatchParams } from './params';

@@ -1,5 +1,5 @@
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { checkBackend, fallbackFor, placeBackend, type BackendName, type BackendPlacement } from '../graphcut/backends';
+import { checkBackend, fallbackFor, placeBackend, type BackendName, type BackendPlacement } from '../gpu/runtime/backends';
 import type { DeviceFlags } from '../gpu/runtime/deviceFlags';
 import { createGpuContext, type GpuPreference } from '../gpu/runtime/context';
 import type { GridGraph } from '../graphcut/gridGraph';
@@ -8,7 +8,7 @@ import { GpuPrecisionError, PushRelabelSolver, type PushRelabelOptions } from '.
 
 /**
  * One entry point for every max-flow backend of the registry
- * (graphcut/backends.ts): BK (graphcut/), or push-relabel kernels
+ * (gpu/runtime/backends.ts): BK (graphcut/), or push-relabel kernels
  * (gpu/maxflow/) where the backend places them; it sits above both, beside
  * the move-solver factory (backends.ts). A push-relabel
  * solver created through here falls back to BK, per graph, for graphs whose
@@ -41,7 +41,7 @@ class PushRelabelWithFallback implements MaxFlowSolver {
     try {
       return await this.inner.solve(graph);
     } catch (e) {
-      // The rule (graphcut/backends.ts fallbackFor) gives one graph beyond f32 to BK on every backend.
+      // The rule (gpu/runtime/backends.ts fallbackFor) gives one graph beyond f32 to BK on every backend.
       if (!(e instanceof GpuPrecisionError) || fallbackFor(this.backend, { kind: 'f32-graph' }).to !== 'bk-graph') throw e;
       const r = this.bk.solveSync(graph);
       return { ...r, stats: { ...r.stats, bkFallback: 1 } };

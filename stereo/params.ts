@@ -3,8 +3,8 @@ import type { SmoothnessKind } from '../data/energy';
 import type { GraphVariant } from '../expansion/binaryStep';
 import type { LabelOrder } from '../expansion/labelOrder';
 
-/** Which solver runs the binary cuts: the backend registry's names (graphcut/backends.ts). */
-export { BACKENDS, type BackendName } from '../graphcut/backends';
+/** Which solver runs the binary cuts: the backend registry's names (gpu/runtime/backends.ts). */
+export { BACKENDS, type BackendName } from '../gpu/runtime/backends';
 
 export type InitKind = 'wta' | 'zero';
 

@@ -2,7 +2,7 @@ import { FallbackMoveSolver, createMoveSolver } from '../stereo/backends';
 import { GraphMoveSolver, type MoveResult, type MoveSolver } from '../expansion/moveSolver';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { BACKENDS, fallbackFor, type FallbackCause } from '../graphcut/backends';
+import { BACKENDS, fallbackFor, type FallbackCause } from '../gpu/runtime/backends';
 import { generateSyntheticScene } from '../data/synthetic';
 import { buildStereoEnergy } from '../costs';
 import { isWebGpuAvailable } from '../gpu/runtime/context';
@@ -155,7 +155,7 @@ describe('costs left to the device (--costs auto with the moves on a GPU)', () =
   });
 });
 
-describe('the fallback rule (graphcut/backends.ts fallbackFor)', () => {
+describe('the fallback rule (gpu/runtime/backends.ts fallbackFor)', () => {
   test('auto goes to BK on every cause; a named backend keeps its kernels per graph where they can run and otherwise fails; one graph beyond f32 goes to BK everywhere', () => {
     const causes: FallbackCause[] = [
       { kind: 'no-adapter' }, { kind: 'not-metric', smoothness: 'quadratic' }, { kind: 'f32-energy', message: 'raw costs up to 1e9 exceed 2^24' },

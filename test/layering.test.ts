@@ -9,8 +9,9 @@ import * as ts from 'typescript';
  * never depends on the application (the CLI, its commands, reports, the bench
  * command, the launcher's code cache) and can be used, built and reasoned
  * about without it. The device code's rooms (gpu/) sit each just above what it
- * needs: the runtime below the backend registry (graphcut/backends.ts asks it
- * for an adapter), the max-flow kernels above the grid graph they solve, the
+ * needs: the runtime (with the backend registry, gpu/runtime/backends.ts,
+ * beside the context it asks for an adapter) below the host's max-flow, so
+ * that graphcut/ imports nothing of gpu/; the max-flow kernels above the grid graph they solve, the
  * move program above the MoveSolver interface it implements. The imports are read with the
  * TypeScript parser: static imports and re-exports, import() and require(),
  * and relative path strings (a worker started by path is a dependency too).
@@ -116,6 +117,16 @@ describe('import layering', () => {
       for (const r of refs) if (r.target.startsWith('app/')) offending.push(`${module}.ts:${r.line} → ${r.target}`);
     }
     expect(offending).toEqual([]);
+  });
+
+  test('the host\'s max-flow (graphcut/) imports nothing of the device code (gpu/): seen folder by folder, no arrow runs up', () => {
+    const offending: string[] = [];
+    for (const [module, refs] of graph) {
+      if (!module.startsWith('graphcut/')) continue;
+      for (const r of refs) if (r.target.startsWith('gpu/')) offending.push(`${module}.ts:${r.line} → ${r.target}`);
+    }
+    expect(offending).toEqual([]);
+    expect(graph.get('gpu/runtime/backends')?.map((r) => r.target)).toContain('gpu/runtime/context');
   });
 
   test(`each folder imports only itself and the folders before it: ${LAYERS.join(' → ')}`, () => {

@@ -4,7 +4,7 @@ import * as path from 'path';
 import { execFileSync } from 'child_process';
 import type { Scene } from '../../data/sceneTypes';
 import { match } from '../../stereo/match';
-import { checkBackend } from '../../graphcut/backends';
+import { checkBackend } from '../../gpu/runtime/backends';
 import { isWebGpuAvailable } from '../../gpu/runtime/context';
 import { installGpuJsAdaptations } from '../../gpu/runtime/gpujs/install';
 import type { BackendName, MatchParams } from '../../stereo/params';

@@ -1,5 +1,5 @@
 import { ReadsOnThread, readsHere, type ReadJob, type Reads } from '../../data/readThread';
-import { mayUseWebGpu } from '../../graphcut/backends';
+import { mayUseWebGpu } from '../../gpu/runtime/backends';
 import { webGpuDevice, webGpuSetUpWouldBlock } from '../../gpu/runtime/context';
 import type { BackendName } from '../../stereo/params';
 

@@ -1,4 +1,4 @@
-import { checkBackend } from '../../graphcut/backends';
+import { checkBackend } from '../../gpu/runtime/backends';
 import type { Io } from './common';
 import { checkOutputFolder } from './common';
 import { valueError } from './optionValues';

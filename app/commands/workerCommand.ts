@@ -1,5 +1,5 @@
 import * as os from 'os';
-import { checkBackend } from '../../graphcut/backends';
+import { checkBackend } from '../../gpu/runtime/backends';
 import type { Io } from './common';
 
 export interface WorkerArgs {

@@ -1,5 +1,5 @@
-import { InputError } from '../data/errors';
-import { isWebGpuAvailable, type GpuMode } from '../gpu/runtime/context';
+import { InputError } from '../../data/errors';
+import { isWebGpuAvailable, type GpuMode } from './context';
 
 /**
  * The backends, in one place: their names, where each runs, what 'auto'
@@ -56,7 +56,7 @@ export async function placeBackend(name: BackendName, cpuKernels: Extract<GpuMod
  * place. Every site that meets one of these causes asks fallbackFor() what
  * to do and reports the reason it gives:
  *
- *  - no WebGPU adapter answered (graphcut/backends.ts placeBackend);
+ *  - no WebGPU adapter answered (placeBackend, below);
  *  - the energy's V is not a metric, so a move's graph may need truncation,
  *    which only the host's graph builder does (stereo/backends.ts);
  *  - the energy's or a graph's values are beyond what f32 holds exactly
