@@ -112,7 +112,6 @@ export class DataCostMatcher {
     this.words = this.options.kind === 'census' ? censusWords(this.options.censusWindow) : 0;
   }
 
-
   /** The gradients of the samples (sad+sgrad's costs), made on first use. */
   private gradientsOf(): { gxL: Int32Array; gyL: Int32Array; gxR: Int32Array; gyR: Int32Array } {
     if (!this.gradients) {
