@@ -311,18 +311,12 @@ export async function refineLevel(level: number, shape: LevelShape, pair: { left
     labels[v].set(d.labels, d.y0 * W);
     results[v][k] = d;
   });
-  // The even strips start longest first (by the labels their bands hold, which a strip's time follows), so that the
-  // threads do not end the pass waiting on a long strip started last.
-  const evens: Array<{ view: 0 | 1; k: number; work: number }> = [];
+  const tasks: Promise<void>[] = [];
   for (let v = 0; v < views; v++) {
-    for (let k = 0; k < strips.length; k += 2) evens.push({ view: v as 0 | 1, k, work: bandWork(bands[v], strips[k][0] * W, strips[k][1] * W) });
-  }
-  evens.sort((a, b) => b.work - a.work || a.view - b.view || a.k - b.k);
-  const even: Array<Array<Promise<void> | undefined>> = Array.from({ length: views }, () => []);
-  for (const e of evens) even[e.view][e.k] = solve(e.view, e.k);
-  const tasks: Promise<void>[] = evens.map((e) => even[e.view][e.k]!);
-  for (let v = 0; v < views; v++) {
-    for (let k = 1; k < strips.length; k += 2) tasks.push(Promise.all([even[v][k - 1], even[v][k + 1]]).then(() => solve(v as 0 | 1, k)));
+    const view = v as 0 | 1;
+    const even = strips.map((_, k) => (k % 2 === 0 ? solve(view, k) : undefined));
+    for (let k = 1; k < strips.length; k += 2) tasks.push(Promise.all([even[k - 1], even[k + 1]]).then(() => solve(view, k)));
+    for (const e of even) if (e) tasks.push(e);
   }
   await Promise.all(tasks);
   // Summed in a fixed order (even strips, then windows; by view and row), whatever order the strips finished in.
@@ -363,13 +357,6 @@ export async function refineLevel(level: number, shape: LevelShape, pair: { left
   };
   o.onLevel?.(report);
   return { maps, result, report };
-}
-
-/** Labels the bands of pixels from .. to − 1 hold: what a strip's moves work through. */
-function bandWork(b: { lo: Uint16Array; hi: Uint16Array }, from: number, to: number): number {
-  let work = 0;
-  for (let p = from; p < to; p++) work += b.hi[p] - b.lo[p] + 1;
-  return work;
 }
 
 /**
