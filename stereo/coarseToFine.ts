@@ -4,7 +4,7 @@ import type { EnergyBreakdown, MrfEnergy } from '../data/energy';
 import { bandedTerm } from '../costs/bandedTerm';
 import { buildStereoEnergy, mirroredSwappedEnergy, type StereoEnergyOptions } from '../costs';
 import type { CycleReport, ExpansionResult, MoveProgress } from '../expansion/alphaExpansion';
-import { cropRows, STRIP_OVERLAP, STRIP_ROWS, stripCrop, stripRows, stripSpan, type StripDone, type StripJob, type StripRunner } from './levelStrips';
+import { STRIP_OVERLAP, STRIP_ROWS, stripCrop, stripImages, stripRows, stripSpan, type StripDone, type StripJob, type StripRunner } from './levelStrips';
 import type { MatchParams } from './params';
 import { codesRows, type LevelCodes } from './levelCodes';
 
@@ -357,20 +357,6 @@ export async function refineLevel(level: number, shape: LevelShape, pair: { left
   };
   o.onLevel?.(report);
   return { maps, result, report };
-}
-
-/**
- * Rows top..bottom − 1 of the pair for a strip job of `view`. With the
- * level's census codes the strip's costs read no samples, and its weights
- * read one image: the left image for the first view, the right for the
- * mirrored one (whose weights are the right image's, mirrored). That crop
- * then stands for both images (one array, sent once), and the strip's
- * energy is the same as with both.
- */
-function stripImages(pair: { left: Raster; right: Raster }, view: 0 | 1, top: number, bottom: number, codes: boolean): { left: Raster; right: Raster } {
-  if (!codes) return { left: cropRows(pair.left, top, bottom), right: cropRows(pair.right, top, bottom) };
-  const weighed = cropRows(view === 0 ? pair.left : pair.right, top, bottom);
-  return { left: weighed, right: weighed };
 }
 
 /** Where a finer level's moves run. */

@@ -50,7 +50,7 @@ export function stripRows(height: number, rows = STRIP_ROWS): Array<[number, num
 export interface StripJob {
   /** 0: the pair; 1: the pair mirrored and swapped (the left–right check's second view). */
   view: 0 | 1;
-  /** Rows top .. top + left.height − 1 of the level's pair; with `codes`, one crop for both, the image the view's weights read (coarseToFine.ts stripImages). */
+  /** Rows top .. top + left.height − 1 of the level's pair; with `codes`, one crop for both, the image the view's weights read (stripImages). */
   left: Raster;
   right: Raster;
   top: number;
@@ -129,6 +129,20 @@ export function stripCrop(y0: number, y1: number, height: number, energy: Stereo
 export function cropRows(r: Raster, top: number, bottom: number): Raster {
   const row = r.width * r.channels;
   return { ...r, height: bottom - top, data: r.data.slice(top * row, bottom * row) };
+}
+
+/**
+ * Rows top..bottom − 1 of the pair for a strip job of `view`. With the
+ * level's census codes the strip's costs read no samples, and its weights
+ * read one image: the left image for the first view, the right for the
+ * mirrored one (whose weights are the right image's, mirrored). That crop
+ * then stands for both images (one array, sent once), and the strip's
+ * energy is the same as with both.
+ */
+export function stripImages(pair: { left: Raster; right: Raster }, view: 0 | 1, top: number, bottom: number, codes: boolean): { left: Raster; right: Raster } {
+  if (!codes) return { left: cropRows(pair.left, top, bottom), right: cropRows(pair.right, top, bottom) };
+  const weighed = cropRows(view === 0 ? pair.left : pair.right, top, bottom);
+  return { left: weighed, right: weighed };
 }
 
 /**

@@ -10,7 +10,7 @@ import { evaluateDisparity } from '../data/metrics';
 import { readImage, writePng } from '../data/imageIO';
 import type { Raster } from '../data/raster';
 import { bandsFromCoarse, halfSize, levelEnergy, levelShapes, pyramidLevels, refineLevel, type LevelShape } from '../stereo/coarseToFine';
-import { cropRows, stripCrop, stripEnergy, stripRows as stripsOf, stripSpan } from '../stereo/levelStrips';
+import { stripCrop, stripEnergy, stripImages, stripRows as stripsOf, stripSpan } from '../stereo/levelStrips';
 import { runStripsHere, stripPool } from '../stereo/stripRunner';
 import { codesRows, levelCensusCodes, makeCodesBand } from '../stereo/levelCodes';
 import { levelTruncation, match, resolveParams } from '../stereo/match';
@@ -132,8 +132,8 @@ describe('a finer level in strips', () => {
       const levelCodes = window && await levelCensusCodes(pair, window, async (bands) => bands.map(makeCodesBand), 1 + (trial % 5));
       for (const codes of levelCodes ? [undefined, codesRows(levelCodes, top, bottom)] : [undefined]) {
         // With the level's codes a job carries one crop for both images, as refineLevel makes it: the one the view's weights read.
-        const weighed = cropRows(view === 0 ? pair.left : pair.right, top, bottom);
-        const images = codes ? { left: weighed, right: weighed } : { left: cropRows(pair.left, top, bottom), right: cropRows(pair.right, top, bottom) };
+        const images = stripImages(pair, view, top, bottom, codes !== undefined);
+        if (codes) expect(images.right).toBe(images.left);
         const strip = stripEnergy({
           view, ...images, top, energy, height: H, y0, y1, own0: y0, own1: y1, lo: slo, hi: shi, labels,
           order: 'frequent', cycles: 1, seed: 1, skipUnchanged: true, ...(codes ? { codes } : {}),
