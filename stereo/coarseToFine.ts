@@ -228,10 +228,10 @@ export interface RefineOptions {
   /** What runs the strips: threads, or this thread. */
   run: StripRunner;
   /**
-   * Strips built and not yet done, at most (default: every strip of a pass
-   * at once). A strip job holds copies of its rows of the pair, bands and
-   * labels until its thread is done with it: the threads' count here keeps
-   * only the jobs that run in memory, not the level's whole queue.
+   * The most strip jobs built and not yet done (default: no limit). A job
+   * holds copies of its rows of the pair, its bands and labels until its
+   * thread is done with it; with the threads' count here, only the jobs
+   * being run hold them, not the level's whole queue.
    */
   inFlight?: number;
   /** Census costs: the level's codes (stereo/levelCodes.ts), which the strips read instead of making their own. */
