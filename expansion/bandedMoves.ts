@@ -3,6 +3,17 @@ import type { BandedArrays } from '../costs/bandedTerm';
 import { SparseCut } from '../graphcut/sparseCut';
 import type { MoveResult, MoveSolver } from './moveSolver';
 
+/** An Int32Array kept and grown to the largest length asked for (and a quarter more), handed out as views of the length asked. */
+class GrowingArray {
+  private array = new Int32Array(0);
+
+  /** `n` entries (contents undefined), valid until the next take. */
+  take(n: number): Int32Array {
+    if (this.array.length < n) this.array = new Int32Array(Math.ceil(1.25 * n));
+    return this.array.subarray(0, n);
+  }
+}
+
 /**
  * What banded moves build each move in, kept between solvers that run one
  * after another (the strips a thread runs: stereo/stripWorker.ts keeps one
@@ -17,10 +28,10 @@ export class BandedMoveScratch implements BandedArrays {
   readonly cut = new SparseCut();
   /** The solver made with it last: the only one whose moves may use it. */
   owner?: object;
-  private pixelArray = new Int32Array(0);
-  private nodeArray = new Int32Array(0);
-  private offsetArray = new Int32Array(0);
-  private costArray = new Int32Array(0);
+  private readonly pixelArray = new GrowingArray();
+  private readonly nodeArray = new GrowingArray();
+  private readonly offsetArray = new GrowingArray();
+  private readonly costArray = new GrowingArray();
   /** Per node of the move being built: its pixel, its unary term (all 0 between moves), its side of the cut; grow() makes them long enough. */
   members = new Int32Array(0);
   unary = new Float64Array(0);
@@ -28,26 +39,22 @@ export class BandedMoveScratch implements BandedArrays {
 
   /** A banded term's offsets: `n` entries (contents undefined). */
   offsets(n: number): Int32Array {
-    if (this.offsetArray.length < n) this.offsetArray = new Int32Array(Math.ceil(1.25 * n));
-    return this.offsetArray.subarray(0, n);
+    return this.offsetArray.take(n);
   }
 
   /** A banded term's costs: `n` entries (contents undefined). */
   costs(n: number): Int32Array {
-    if (this.costArray.length < n) this.costArray = new Int32Array(Math.ceil(1.25 * n));
-    return this.costArray.subarray(0, n);
+    return this.costArray.take(n);
   }
 
   /** An array of `n` entries for the pixel lists (contents undefined). */
   pixels(n: number): Int32Array {
-    if (this.pixelArray.length < n) this.pixelArray = new Int32Array(Math.ceil(1.25 * n));
-    return this.pixelArray.subarray(0, n);
+    return this.pixelArray.take(n);
   }
 
   /** An array of `n` entries, every one −1. */
   nodes(n: number): Int32Array {
-    if (this.nodeArray.length < n) this.nodeArray = new Int32Array(Math.ceil(1.25 * n));
-    return this.nodeArray.subarray(0, n).fill(-1);
+    return this.nodeArray.take(n).fill(-1);
   }
 
   /** The per-node arrays of a move of m nodes (unary all 0). */

@@ -56,7 +56,7 @@ export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, op
     return codes ?? levelCensusCodes(pairOf(pairs, k), window);
   };
   try {
-    return await matchLevels(pairs, views, options, resolved, shapes, { run: pool.run, inFlight: Math.max(1, pool.threads) }, codesOf, t0);
+    return await matchLevels(pairs, views, options, resolved, shapes, { run: pool.run, inFlight: pool.threads }, codesOf, t0);
   } finally {
     await own?.close();
   }
@@ -87,7 +87,7 @@ export function levelTruncation(p: Pick<MatchParams, 'smoothness' | 'truncation'
   return p.truncation;
 }
 
-/** matchPyramid's levels, coarsest first, the finer levels' strips run by `strips.run`, as many built at once as `strips.inFlight` (the threads), reading level k's census codes from `codesOf(k)` (census costs). */
+/** matchPyramid's levels, coarsest first, the finer levels' strips run by `strips.run`, as many built at once as `strips.inFlight` (the threads; 0, this thread, builds one at a time), reading level k's census codes from `codesOf(k)` (census costs). */
 async function matchLevels(pairs: Array<LevelPair | undefined>, views: 1 | 2, options: MatchOptions, resolved: MatchParams, shapes: LevelShape[], strips: { run: StripRunner; inFlight: number }, codesOf: (level: number) => Promise<LevelCodes> | undefined, t0: number): Promise<{ result: MatchResult; others: Uint16Array[] }> {
   const { left } = pairOf(pairs, 0);
   const levels = shapes.length;

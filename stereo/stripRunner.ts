@@ -72,7 +72,7 @@ export function stripPool(threads: number): StripPool {
       onDone?.(d);
       return d;
     }))),
-    codes: (bands) => Promise.all(bands.map((b) => pool.run<number>(b, [b.left.data.buffer as ArrayBuffer, b.right.data.buffer as ArrayBuffer]))),
+    codes: (bands) => Promise.all(bands.map((b) => pool.run<number>(b, movableBuffers([b.left.data, b.right.data])))),
     // A band's own slices are moved to its thread; views of the stage are shared.
     median: (bands) => Promise.all(bands.map((b) => pool.run<Uint16Array>(b, movableBuffers([b.disp, b.marked, b.left.data])))),
     medianStage: new MedianStage(),
