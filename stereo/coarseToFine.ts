@@ -88,22 +88,24 @@ export function levelShapes(width: number, height: number, minDisp: number, maxD
   return shapes;
 }
 
-/** The raster at half size (rounded up): each sample the rounded mean of its 2×2 block (the last row and column repeated where the size is odd). */
-export function halfSize(r: Raster): Raster {
+/** The raster at half size (rounded up): each sample the rounded mean of its 2×2 block (the last row and column repeated where the size is odd); into `into` when given (a PairStage array of the half size's samples). */
+export function halfSize(r: Raster, into?: Float32Array): Raster {
   const { width: W, height: H, channels: C } = r;
   const w = Math.ceil(W / 2);
   const h = Math.ceil(H / 2);
-  const data = new Float32Array(w * h * C);
+  if (into && into.length !== w * h * C) throw new Error(`halfSize: ${into.length} samples given for a ${w}×${h}×${C} raster`);
+  const data = into ?? new Float32Array(w * h * C);
+  const src = r.data;
   const integral = r.maxval > 1;
-  for (let y = 0; y < h; y++) {
-    const y0 = 2 * y;
-    const y1 = Math.min(y0 + 1, H - 1);
+  for (let y = 0, o = 0; y < h; y++) {
+    const row0 = 2 * y * W * C;
+    const row1 = Math.min(2 * y + 1, H - 1) * W * C;
     for (let x = 0; x < w; x++) {
-      const x0 = 2 * x;
-      const x1 = Math.min(x0 + 1, W - 1);
-      for (let c = 0; c < C; c++) {
-        const s = r.data[(y0 * W + x0) * C + c] + r.data[(y0 * W + x1) * C + c] + r.data[(y1 * W + x0) * C + c] + r.data[(y1 * W + x1) * C + c];
-        data[(y * w + x) * C + c] = integral ? Math.round(s / 4) : s / 4;
+      const x0 = 2 * x * C;
+      const x1 = Math.min(2 * x + 1, W - 1) * C;
+      for (let c = 0; c < C; c++, o++) {
+        const s = src[row0 + x0 + c] + src[row0 + x1 + c] + src[row1 + x0 + c] + src[row1 + x1 + c];
+        data[o] = integral ? Math.round(s / 4) : s / 4;
       }
     }
   }

@@ -6,6 +6,7 @@ import type { StripRunner } from './levelStrips';
 import { levelCensusCodes, type LevelCodes } from './levelCodes';
 import { DEFAULT_CENSUS_WINDOW } from '../costs';
 import { stripPool, stripThreads } from './stripRunner';
+import { sharedCopy } from './pairStage';
 import { checkNdisp, type MatchParams } from './params';
 import { energyOptions } from './matchEnergy';
 import { matchViews, startEvent } from './matchViews';
@@ -32,15 +33,18 @@ export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, op
   }
   const emit = options.onEvent ?? (() => undefined);
   emit(startEvent(left, options, resolved));
-  // A level's pair is let go once the next finer level starts (matchLevels).
-  const pairs: Array<LevelPair | undefined> = [{ left, right }];
-  for (let k = 1; k < levels; k++) {
-    const finer = pairOf(pairs, k - 1);
-    pairs.push({ left: halfSize(finer.left), right: halfSize(finer.right) });
-  }
   // The finer levels' threads start now and load while the coarsest level runs.
   const own = options.stripPool ? undefined : stripPool(stripThreads(left.width * left.height));
   const pool = options.stripPool ?? own!;
+  // The finer levels' pairs in the pool's shared memory (stereo/pairStage.ts), so that their strips and codes read views;
+  // the coarsest level's pair is this thread's alone. A level's pair is let go once the next finer level starts (matchLevels).
+  const stage = pool.pairStage?.hold(shapes.slice(0, levels - 1).flatMap((s) => [left.channels, right.channels].map((c) => s.width * s.height * c))) ?? null;
+  const pairs: Array<LevelPair | undefined> = [stage ? { left: sharedCopy(left, stage.arrays[0]), right: sharedCopy(right, stage.arrays[1]) } : { left, right }];
+  for (let k = 1; k < levels; k++) {
+    const finer = pairOf(pairs, k - 1);
+    const into = stage && k < levels - 1 ? [stage.arrays[2 * k], stage.arrays[2 * k + 1]] : [];
+    pairs.push({ left: halfSize(finer.left, into[0]), right: halfSize(finer.right, into[1]) });
+  }
   // Census costs: with threads, every finer level's codes are made on them now, while the coarsest level runs
   // (stereo/levelCodes.ts), in bands for half the threads: the others are left to the host's side of that level.
   const window = resolved.censusWindow ?? DEFAULT_CENSUS_WINDOW;
@@ -58,6 +62,7 @@ export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, op
   try {
     return await matchLevels(pairs, views, options, resolved, shapes, { run: pool.run, inFlight: pool.threads }, codesOf, t0);
   } finally {
+    stage?.release();
     await own?.close();
   }
 }

@@ -7,6 +7,7 @@ import { solveStrip, type StripDone, type StripRunner } from './levelStrips';
 import { MedianStage, type MedianRunner } from './medianFill';
 import { movableBuffers } from '../data/poolTask';
 import type { CodesRunner } from './levelCodes';
+import { PairStage } from './pairStage';
 
 /**
  * What runs the strips of a pyramid's finer levels: a pool of worker
@@ -23,6 +24,8 @@ export interface StripPool {
   medianStage?: MedianStage;
   /** Bands of a finer level's census codes (stereo/levelCodes.ts), on the same threads; absent: this thread makes them. */
   codes?: CodesRunner;
+  /** Shared memory for the pairs of a pyramid's finer levels (stereo/pairStage.ts), which the strips and codes then read as views; absent: they carry copies. */
+  pairStage?: PairStage;
   /** Threads in the pool; 0 when this thread runs the strips. */
   threads: number;
   close(): Promise<void>;
@@ -65,6 +68,7 @@ export function stripThreads(pixels: number, cores = os.availableParallelism()):
 export function stripPool(threads: number): StripPool {
   if (threads < 2) return { run: runStripsHere, threads: 0, close: async () => undefined };
   const pool = new ThreadPool(path.join(__dirname, 'stripWorker'), { threads, start: 'now' });
+  const stage = new PairStage();
   return {
     threads,
     // A job's crops are moved to its thread (one array where one crop stands for both images).
@@ -76,6 +80,10 @@ export function stripPool(threads: number): StripPool {
     // A band's own slices are moved to its thread; views of the stage are shared.
     median: (bands) => Promise.all(bands.map((b) => pool.run<Uint16Array>(b, movableBuffers([b.disp, b.marked, b.left.data])))),
     medianStage: new MedianStage(),
-    close: () => pool.close(),
+    pairStage: stage,
+    close: () => {
+      stage.clear();
+      return pool.close();
+    },
   };
 }

@@ -2,6 +2,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as zlib from 'zlib';
+import { types } from 'util';
 import { seededRandom } from '../data/random';
 import { bandedCost, computeEnergy, type BandedTerm } from '../data/energy';
 import { COST_KINDS, DataCostMatcher, DEFAULT_CENSUS_WINDOW, type CostKind, type StereoEnergyOptions } from '../costs';
@@ -12,7 +13,10 @@ import type { Raster } from '../data/raster';
 import { bandsFromCoarse, halfSize, levelEnergy, levelShapes, pyramidLevels, refineLevel, type LevelShape } from '../stereo/coarseToFine';
 import { stripCrop, stripEnergy, stripImages, stripRows as stripsOf, stripSpan } from '../stereo/levelStrips';
 import { runStripsHere, stripPool } from '../stereo/stripRunner';
-import { codesRows, levelCensusCodes, makeCodesBand } from '../stereo/levelCodes';
+import { codesRows, levelCensusCodes, makeCodesBand, type CodesBand } from '../stereo/levelCodes';
+import { isShared, PairStage } from '../stereo/pairStage';
+import { cropRows } from '../stereo/levelStrips';
+import type { StripPool } from '../stereo/stripRunner';
 import { levelTruncation, match, resolveParams } from '../stereo/match';
 import { estimateMatchMemory } from '../stereo/memoryPlan';
 import { main } from '../app/cli';
@@ -306,6 +310,70 @@ describe('match() coarse to fine', () => {
     await expect(match(s.left, s.right, { ...options, stripPool: {} as never })).rejects.toThrow(/stripPool.*a pool from stripPool\(threads\)/);
   });
 
+
+  test('a pool\'s pair stage: the finer levels\' strips and codes read views of shared memory, the labels and energies are those without it, the caller\'s pair is untouched, and the stage is released', async () => {
+    const s = generateSyntheticScene({ width: 150, height: 130, ndisp: 24, seed: 12 });
+    const options = { ndisp: s.ndisp, backend: 'bk' as const, levels: 3 };
+    const plain = await match(s.left, s.right, options);
+    const before = [Float32Array.from(s.left.data), Float32Array.from(s.right.data)];
+    const stage = new PairStage();
+    const seen = { strips: 0, shared: 0, bands: 0, sharedBands: 0 };
+    const pool: StripPool = {
+      threads: 0, pairStage: stage, close: async () => undefined,
+      run: (jobs, onDone) => {
+        for (const j of jobs) { seen.strips++; if (isShared(j.left) && isShared(j.right)) seen.shared++; }
+        return runStripsHere(jobs, onDone);
+      },
+      codes: async (bands: CodesBand[]) => bands.map((b) => { seen.bands++; if (isShared(b.left) && isShared(b.right)) seen.sharedBands++; return makeCodesBand(b); }),
+    };
+    for (let k = 0; k < 2; k++) {
+      const staged = await match(s.left, s.right, { ...options, stripPool: pool });
+      expect(Buffer.from(staged.disparity.buffer).equals(Buffer.from(plain.disparity.buffer))).toBe(true);
+      expect(staged.finalEnergy).toEqual(plain.finalEnergy);
+      expect([Array.from(s.left.data), Array.from(s.right.data)]).toEqual(before.map((b) => Array.from(b)));
+      // Released: the next hold gets the arrays.
+      const next = stage.hold([1]);
+      expect(next).not.toBeNull();
+      next!.release();
+    }
+    expect(seen.strips).toBeGreaterThan(0);
+    expect(seen.shared).toBe(seen.strips);
+    expect(seen.bands).toBeGreaterThan(0);
+    expect(seen.sharedBands).toBe(seen.bands);
+  });
+
+  test('pair stage: one holder at a time, arrays reused while they fit and grown when not; cropRows a view of shared samples and a copy of others; halfSize into a given array as without one', () => {
+    const stage = new PairStage();
+    const a = stage.hold([12, 30])!;
+    expect(a.arrays.map((x) => x.length)).toEqual([12, 30]);
+    expect(a.arrays.every((x) => types.isSharedArrayBuffer(x.buffer))).toBe(true);
+    expect(stage.hold([1])).toBeNull();
+    a.release();
+    const b = stage.hold([10, 40])!;
+    expect(b.arrays[0].buffer).toBe(a.arrays[0].buffer);
+    expect(b.arrays[1].buffer).not.toBe(a.arrays[1].buffer);
+    expect(b.arrays[1].length).toBe(40);
+    b.release();
+    const rand = seededRandom(3);
+    for (let trial = 0; trial < 20; trial++) {
+      const r = randomRaster(1 + Math.floor(rand() * 9), 1 + Math.floor(rand() * 9), trial % 2 === 0 ? 1 : 3, 255, rand);
+      const held = stage.hold([r.data.length, Math.ceil(r.width / 2) * Math.ceil(r.height / 2) * r.channels])!;
+      const shared = { ...r, data: held.arrays[0] };
+      shared.data.set(r.data);
+      const top = Math.floor(rand() * r.height);
+      const bottom = top + 1 + Math.floor(rand() * (r.height - top));
+      const [view, copy] = [cropRows(shared, top, bottom), cropRows(r, top, bottom)];
+      expect(Array.from(view.data)).toEqual(Array.from(copy.data));
+      expect(view.data.buffer).toBe(shared.data.buffer);
+      expect(copy.data.buffer).not.toBe(r.data.buffer);
+      const into = halfSize(r, held.arrays[1]);
+      expect(into.data).toBe(held.arrays[1]);
+      expect(Array.from(into.data)).toEqual(Array.from(halfSize(r).data));
+      held.release();
+    }
+    const r = randomRaster(5, 5, 1, 255, rand);
+    expect(() => halfSize(r, new Float32Array(4))).toThrow(/halfSize: 4 samples given for a 3×3×1 raster/);
+  });
 
   test('two levels on a synthetic scene: a banded finest level, scores near one level\'s, energies of the finest level', async () => {
     const s = generateSyntheticScene({ width: 192, height: 144, ndisp: 16, seed: 6 });
