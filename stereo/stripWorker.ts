@@ -8,12 +8,15 @@ import { BandedMoveScratch } from '../expansion/bandedMoves';
 import { solveStrip, type StripDone, type StripJob } from './levelStrips';
 import { isMedianBand, medianBand, type MedianBand } from './medianFill';
 import { isCodesBand, makeCodesBand, type CodesBand } from './levelCodes';
+import { warmUpStrips } from './stripWarmup';
 
 // The thread's strips run one at a time (one task a thread), each built in the arrays the last one grew.
 const scratch = new BandedMoveScratch();
+// Started with the thread, while the match's coarsest level runs; a strip waits for it (they share the scratch).
+const warm = warmUpStrips(scratch).catch(() => undefined);
 
 // A band's filtered rows are moved back, not copied.
 export default poolTask<StripJob | MedianBand | CodesBand, StripDone | Uint16Array | number>(
-  (job) => (isMedianBand(job) ? medianBand(job) : isCodesBand(job) ? makeCodesBand(job) : solveStrip(job, scratch)),
+  async (job) => (isMedianBand(job) ? medianBand(job) : isCodesBand(job) ? makeCodesBand(job) : (await warm, solveStrip(job, scratch))),
   (v) => (v instanceof Uint16Array ? [v] : []),
 );

@@ -15,6 +15,9 @@ import { stripCrop, stripEnergy, stripImages, stripRows as stripsOf, stripSpan }
 import { runStripsHere, stripPool } from '../stereo/stripRunner';
 import { codesRows, levelCensusCodes, makeCodesBand, type CodesBand } from '../stereo/levelCodes';
 import { isShared, PairStage } from '../stereo/pairStage';
+import { warmUpStrips } from '../stereo/stripWarmup';
+import { BandedMoveScratch } from '../expansion/bandedMoves';
+import { solveStrip } from '../stereo/levelStrips';
 import { cropRows } from '../stereo/levelStrips';
 import type { StripPool } from '../stereo/stripRunner';
 import { levelTruncation, match, resolveParams } from '../stereo/match';
@@ -243,6 +246,26 @@ describe('a finer level in strips', () => {
       expect(any.result.finalEnergy).toEqual(serial.result.finalEnergy);
       expect(finished.length).toBe(2 * Math.ceil(shape.height / rows));
     }
+  });
+
+  test('a strip thread\'s warm-up leaves its scratch fit for the strips after it: the same labels and energies as strips on fresh scratches', async () => {
+    const s = generateSyntheticScene({ width: 140, height: 90, ndisp: 14, seed: 21 });
+    const shape = shapeOf(s.left, 14);
+    const coarse = halfSize(s.left);
+    const c = await match(halfSize(s.left), halfSize(s.right), { ndisp: 7, backend: 'bk', levels: 1 });
+    const maps = [c.disparity, c.disparity];
+    const energy = energyOf('census', 14);
+    const codes = await levelCensusCodes(s, DEFAULT_CENSUS_WINDOW);
+    const options = { params: p, stripRows: 16, overlap: 4, codes };
+    const fresh = await refineLevel(0, shape, s, energy, 2, { maps, width: coarse.width, height: coarse.height }, { ...options, run: runStripsHere });
+    const scratch = new BandedMoveScratch();
+    await warmUpStrips(scratch);
+    const warmed = await refineLevel(0, shape, s, energy, 2, { maps, width: coarse.width, height: coarse.height }, {
+      // One strip at a time through the one scratch, as a thread runs them.
+      ...options, inFlight: 1, run: async (jobs, onDone) => { const out = []; for (const j of jobs) { const d = await solveStrip(j, scratch); onDone?.(d); out.push(d); } return out; },
+    });
+    expect(warmed.maps).toEqual(fresh.maps);
+    expect(warmed.result.finalEnergy).toEqual(fresh.result.finalEnergy);
   });
 
   test('a level\'s census codes made in bands into shared memory are those of the whole pair (windows to 15×15, bands of fewer rows than the window\'s half; threads: the test below)', async () => {
