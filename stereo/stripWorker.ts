@@ -12,7 +12,8 @@ import { warmUpStrips } from './stripWarmup';
 
 // The thread's strips run one at a time (one task a thread), each built in the arrays the last one grew.
 const scratch = new BandedMoveScratch();
-// Started with the thread, while the match's coarsest level runs; a strip waits for it (they share the scratch).
+// Started with the thread, while the match's coarsest level runs; a strip waits for it (they share the scratch). It only
+// warms code up: should it fail, the strips run as they would without it (test/coarse-to-fine.test.ts runs it).
 const warm = warmUpStrips(scratch).catch(() => undefined);
 
 // A band's filtered rows are moved back, not copied.
