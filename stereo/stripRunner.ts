@@ -71,7 +71,7 @@ export function stripPool(threads: number): StripPool {
   const stage = new PairStage();
   return {
     threads,
-    // A job's crops are moved to its thread (one array where one crop stands for both images).
+    // A job's crops are moved to its thread (one array where one crop stands for both images), or shared where they are views of the pool's pair stage.
     run: (jobs, onDone) => Promise.all(jobs.map((job) => pool.run<StripDone>(job, movableBuffers([job.left.data, job.right.data])).then((d) => {
       onDone?.(d);
       return d;
