@@ -45,8 +45,8 @@ export async function warmUpStrips(scratch: BandedMoveScratch): Promise<void> {
       view, ...stripImages(s, view, 0, H, true), top: 0, energy, height: H, y0: 0, y1: H, own0: 0, own1: H, lo, hi, labels,
       codes: codesRows(codes, 0, H), order: 'frequent', cycles: 1, seed: 1, skipUnchanged: true,
     };
-    // Every other one as a thread receives a job, through a structured clone: its strings are then not the interned literals
-    // of this module, and code compiled for those alone would be thrown away at the first real strip.
-    await solveStrip(round % 2 === 0 ? job : structuredClone(job), scratch);
+    // Half of them, of both views, as a thread receives a job: through a structured clone, whose strings are not the interned
+    // literals of this module (code compiled for those alone would be thrown away at the first real strip).
+    await solveStrip(round % 4 < 2 ? job : structuredClone(job), scratch);
   }
 }
