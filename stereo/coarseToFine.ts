@@ -231,9 +231,10 @@ export interface RefineOptions {
   run: StripRunner;
   /**
    * The most strip jobs built and not yet done (default: no limit). A job
-   * holds copies of its rows of the pair, its bands and labels until its
-   * thread is done with it; with the threads' count here, only the jobs
-   * being run hold them, not the level's whole queue.
+   * holds its bands and labels (and copies of its rows of the pair, unless
+   * they are views of a pair stage) until its thread is done with it; with
+   * the threads' count here, only the jobs being run hold them, not the
+   * level's whole queue.
    */
   inFlight?: number;
   /** Census costs: the level's codes (stereo/levelCodes.ts), which the strips read instead of making their own. */

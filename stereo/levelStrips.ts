@@ -179,24 +179,23 @@ export function stripEnergy(job: StripJob, arrays?: BandedArrays): MrfEnergy {
 export function stripEnergies(e: MrfEnergy, labels: Uint16Array, a: number, y0: number, y1: number): StripEnergies {
   const W = e.width;
   const band = e.data as BandedTerm;
-  const { smoothness: kind, truncation: T } = e;
   // pairwise called directly: a closure made per call here was a new call target at every strip, which undid the optimised code.
-  const V = pairwise;
+  const { smoothness: kind, truncation: T } = e;
   let data = 0;
   let inside = 0;
   for (let y = y0 - a; y < y1 - a; y++) {
     for (let x = 0; x < W; x++) {
       const p = y * W + x;
       data += bandedCost(band, p, labels[p]);
-      if (x + 1 < W) inside += e.wH[p] * V(kind, T, labels[p], labels[p + 1]);
-      if (y + 1 < y1 - a) inside += e.wV[p] * V(kind, T, labels[p], labels[p + W]);
+      if (x + 1 < W) inside += e.wH[p] * pairwise(kind, T, labels[p], labels[p + 1]);
+      if (y + 1 < y1 - a) inside += e.wV[p] * pairwise(kind, T, labels[p], labels[p + W]);
     }
   }
   let borders = 0;
   for (let x = 0; x < W; x++) {
-    if (y0 > a) borders += e.wV[x] * V(kind, T, labels[x], labels[x + W]);
+    if (y0 > a) borders += e.wV[x] * pairwise(kind, T, labels[x], labels[x + W]);
     const last = (y1 - 1 - a) * W + x;
-    if (y1 - a < e.height) borders += e.wV[last] * V(kind, T, labels[last], labels[last + W]);
+    if (y1 - a < e.height) borders += e.wV[last] * pairwise(kind, T, labels[last], labels[last + W]);
   }
   return { inside: { data, smoothness: inside, total: data + inside }, borders: { data: 0, smoothness: borders, total: borders } };
 }
