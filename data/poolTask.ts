@@ -29,11 +29,26 @@ export function movableBuffers(arrays: Iterable<ArrayBufferView | undefined>): A
 }
 
 /**
+ * Readies this thread to move buffers: detaches one of its own. Until a
+ * thread's first buffer is detached (moved to another thread), V8 compiles
+ * its typed-array code on the promise that none ever is, and the first move
+ * throws all of that code away, to be compiled again in the middle of the
+ * work (a strip thread's first move comes at the end of a matcher's first
+ * match, so its second ran cold). Detaching one buffer before any work
+ * keeps the code that is compiled. Harmless to call again.
+ */
+function readyToMoveBuffers(): void {
+  const buffer = new ArrayBuffer(1);
+  structuredClone(buffer, { transfer: [buffer] });
+}
+
+/**
  * A pool's handler: runs `work` on the task and answers its outcome.
  * `arraysOf` names the arrays of a value that are moved to the calling
  * thread rather than copied (they are the caller's alone from then on).
  */
 export function poolTask<J, T>(work: (job: J) => Promise<T> | T, arraysOf?: (value: T) => Iterable<ArrayBufferView | undefined>): (job: J) => Promise<unknown> {
+  if (arraysOf) readyToMoveBuffers();
   return async (job) => {
     let value: T;
     try {

@@ -12,12 +12,16 @@ import { warmUpStrips } from './stripWarmup';
 
 // The thread's strips run one at a time (one task a thread), each built in the arrays the last one grew.
 const scratch = new BandedMoveScratch();
+
+// A band's filtered rows are moved back, not copied. Made before the warm-up starts: poolTask readies the thread to move
+// buffers, so the code the warm-up compiles is the code the strips keep.
+const task = poolTask<StripJob | MedianBand | CodesBand, StripDone | Uint16Array | number>(
+  async (job) => (isMedianBand(job) ? medianBand(job) : isCodesBand(job) ? makeCodesBand(job) : (await warm, solveStrip(job, scratch))),
+  (v) => (v instanceof Uint16Array ? [v] : []),
+);
+
 // Started with the thread, while the match's coarsest level runs; a strip waits for it (they share the scratch). It only
 // warms code up: should it fail, the strips run as they would without it (test/coarse-to-fine.test.ts runs it).
 const warm = warmUpStrips(scratch).catch(() => undefined);
 
-// A band's filtered rows are moved back, not copied.
-export default poolTask<StripJob | MedianBand | CodesBand, StripDone | Uint16Array | number>(
-  async (job) => (isMedianBand(job) ? medianBand(job) : isCodesBand(job) ? makeCodesBand(job) : (await warm, solveStrip(job, scratch))),
-  (v) => (v instanceof Uint16Array ? [v] : []),
-);
+export default task;

@@ -1,6 +1,8 @@
+import { spawnSync } from 'child_process';
 import * as path from 'path';
 import { InputError } from '../data/errors';
 import { movableBuffers } from '../data/poolTask';
+import { TS_REQUIRE_HOOK } from '../data/sourceLoader';
 import { ThreadLost, ThreadPool } from '../data/threadPool';
 import type { PoolTestTask } from './support/poolTestThread';
 
@@ -71,4 +73,18 @@ test('only whole buffers are moved, each once (a view of part of one shares it, 
   const part = new Float32Array(new ArrayBuffer(64), 16, 4);
   const pooled = Buffer.from('small');
   expect(movableBuffers([whole, whole, undefined, part, pooled, new Uint8Array(whole.buffer)])).toEqual([whole.buffer]);
+});
+
+test('a handler that moves arrays back readies its thread when it is made, before any task: the thread\'s first detached buffer is its own', () => {
+  // V8 reports the first detach of a thread's buffer (it throws away the typed-array code compiled until then): with a
+  // handler that moves arrays, that report comes when the handler is made; with one that moves none, never.
+  const script = [
+    `const { poolTask } = require(${JSON.stringify(path.join(__dirname, '..', 'data', 'poolTask'))});`,
+    "poolTask((j) => j); console.log('copies made');",
+    "poolTask((j) => j, (v) => [v]); console.log('moves made');",
+  ].join('\n');
+  const r = spawnSync(process.execPath, ['--trace-protector-invalidation', '--require', TS_REQUIRE_HOOK, '-e', script], { encoding: 'utf8' });
+  expect(r.status).toBe(0);
+  const lines = r.stdout.split('\n').filter((l) => l !== '');
+  expect(lines).toEqual(['copies made', 'Invalidating protector cell ArrayBufferDetaching', 'moves made']);
 });
