@@ -88,7 +88,7 @@ export function levelShapes(width: number, height: number, minDisp: number, maxD
   return shapes;
 }
 
-/** The raster at half size (rounded up): each sample the rounded mean of its 2×2 block (the last row and column repeated where the size is odd); into `into` when given (a PairStage array of the half size's samples). */
+/** The raster at half size (rounded up): each sample the rounded mean of its 2×2 block (the last row and column repeated where the size is odd); into `into` when given (a SharedStage array of the half size's samples). */
 export function halfSize(r: Raster, into?: Float32Array): Raster {
   const { width: W, height: H, channels: C } = r;
   const w = Math.ceil(W / 2);

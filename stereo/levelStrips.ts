@@ -5,7 +5,7 @@ import { mirrorSamples, type Raster } from '../data/raster';
 import { alphaExpansion, type CycleReport } from '../expansion/alphaExpansion';
 import { BandedMoveScratch, BandedMoveSolver } from '../expansion/bandedMoves';
 import type { MatchParams } from './params';
-import { isShared } from './pairStage';
+import { isShared } from '../data/sharedStage';
 
 /**
  * A finer pyramid level solved in strips of rows, so that its moves run on
@@ -126,7 +126,7 @@ export function stripCrop(y0: number, y1: number, height: number, energy: Stereo
   return { top: Math.max(0, a - halo), bottom: Math.min(height, b + halo) };
 }
 
-/** Rows top .. bottom − 1 of a raster: a view when its samples are in shared memory (a PairStage's, read-only on every thread), else a copy (moved to the thread that reads it). */
+/** Rows top .. bottom − 1 of a raster: a view when its samples are in shared memory (a SharedStage's, read-only on every thread), else a copy (moved to the thread that reads it). */
 export function cropRows(r: Raster, top: number, bottom: number): Raster {
   const row = r.width * r.channels;
   return { ...r, height: bottom - top, data: isShared(r) ? r.data.subarray(top * row, bottom * row) : r.data.slice(top * row, bottom * row) };

@@ -6,7 +6,6 @@ import type { StripRunner } from './levelStrips';
 import { levelCensusCodes, type LevelCodes } from './levelCodes';
 import { DEFAULT_CENSUS_WINDOW } from '../costs';
 import { stripPool, stripThreads } from './stripRunner';
-import { sharedCopy } from './pairStage';
 import { checkNdisp, type MatchParams } from './params';
 import { energyOptions } from './matchEnergy';
 import { matchViews, startEvent } from './matchViews';
@@ -36,14 +35,16 @@ export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, op
   // The finer levels' threads start now and load while the coarsest level runs.
   const own = options.stripPool ? undefined : stripPool(stripThreads(left.width * left.height));
   const pool = options.stripPool ?? own!;
-  // The finer levels' pairs in the pool's shared memory (stereo/pairStage.ts), so that their strips and codes read views;
-  // the coarsest level's pair is this thread's alone. A level's pair is let go once the next finer level starts (matchLevels).
-  const stage = pool.pairStage?.hold(shapes.slice(0, levels - 1).flatMap((s) => [left.channels, right.channels].map((c) => s.width * s.height * c))) ?? null;
-  const pairs: Array<LevelPair | undefined> = [stage ? { left: sharedCopy(left, stage.arrays[0]), right: sharedCopy(right, stage.arrays[1]) } : { left, right }];
+  // The finer levels' pairs in the pool's shared memory (data/sharedStage.ts), so that their strips and codes read views
+  // (slots 2k and 2k + 1: level k's left and right); the coarsest level's pair is this thread's alone. A level's pair is
+  // let go once the next finer level starts (matchLevels).
+  const stage = pool.pairStage?.hold() ?? null;
+  const pairs: Array<LevelPair | undefined> = [stage ? { left: stage.raster(0, left), right: stage.raster(1, right) } : { left, right }];
   for (let k = 1; k < levels; k++) {
     const finer = pairOf(pairs, k - 1);
-    const into = stage && k < levels - 1 ? [stage.arrays[2 * k], stage.arrays[2 * k + 1]] : [];
-    pairs.push({ left: halfSize(finer.left, into[0]), right: halfSize(finer.right, into[1]) });
+    const into = (slot: number, channels: number): Float32Array | undefined =>
+      (stage && k < levels - 1 ? stage.array(slot, Float32Array, shapes[k].width * shapes[k].height * channels) : undefined);
+    pairs.push({ left: halfSize(finer.left, into(2 * k, left.channels)), right: halfSize(finer.right, into(2 * k + 1, right.channels)) });
   }
   // Census costs: with threads, every finer level's codes are made on them now, while the coarsest level runs
   // (stereo/levelCodes.ts), in bands for half the threads: the others are left to the host's side of that level.

@@ -1,4 +1,5 @@
 import type { Raster } from '../data/raster';
+import type { SharedStage } from '../data/sharedStage';
 
 /**
  * The second half of filling what the left–right check marks: after the
@@ -142,42 +143,8 @@ export function medianBandCount(height: number, threads: number): number {
   return Math.max(1, Math.min(threads, Math.floor(height / MEDIAN_BAND_ROWS)));
 }
 
-/** Pixels of the largest map a MedianStage holds: what it keeps stays for its pool's life, which a matcher of large pairs keeps between them. */
+/** Pixels of the largest map whose median a stage holds: what it holds stays for its pool's life, which a matcher of large pairs keeps between them. */
 export const MEDIAN_STAGE_PIXELS = 1 << 20;
-
-/**
- * Shared memory that a strip pool keeps for the median's inputs: the map,
- * its marks and its image copied in once per median, and every band a view
- * of them, instead of each band's slices made (and moved to a thread) anew
- * for every frame of a sequence, only to feed the garbage collector. One
- * median holds it at a time; another one meanwhile, or a map above
- * MEDIAN_STAGE_PIXELS, gets none (and slices).
- */
-export class MedianStage {
-  private disp: Uint16Array = new Uint16Array(0);
-  private marked: Uint8Array = new Uint8Array(0);
-  private image: Float32Array = new Float32Array(0);
-  private held = false;
-
-  /** Shared copies of the inputs, until release(); null while another median holds them. */
-  hold(disp: Uint16Array, marked: Uint8Array, left: Raster): { disp: Uint16Array; marked: Uint8Array; left: Raster; release(): void } | null {
-    if (this.held || disp.length > MEDIAN_STAGE_PIXELS) return null;
-    this.held = true;
-    // Grown to the largest map so far (a sequence's frames share one size).
-    if (this.disp.length < disp.length) this.disp = new Uint16Array(new SharedArrayBuffer(2 * disp.length));
-    if (this.marked.length < marked.length) this.marked = new Uint8Array(new SharedArrayBuffer(marked.length));
-    if (this.image.length < left.data.length) this.image = new Float32Array(new SharedArrayBuffer(4 * left.data.length));
-    const copy = <T extends Uint16Array | Uint8Array | Float32Array>(into: T, from: T): T => {
-      const view = into.subarray(0, from.length) as T;
-      view.set(from);
-      return view;
-    };
-    return {
-      disp: copy(this.disp, disp), marked: copy(this.marked, marked), left: { ...left, data: copy(this.image, left.data) },
-      release: () => { this.held = false; },
-    };
-  }
-}
 
 /**
  * medianFill over `count` bands of rows run by `run` (threads), joined:
@@ -185,15 +152,17 @@ export class MedianStage {
  * read and the windows of a sub-image are those of the whole image. With
  * `stage` (a pool's), the bands are views of its shared copies.
  */
-export async function medianFillInBands(disp: Uint16Array, marked: Uint8Array, left: Raster, scale: number, count: number, run: MedianRunner, stage?: MedianStage): Promise<Uint16Array> {
+export async function medianFillInBands(disp: Uint16Array, marked: Uint8Array, left: Raster, scale: number, count: number, run: MedianRunner, stage?: SharedStage): Promise<Uint16Array> {
   const { width: W, height: H, channels: ch } = left;
   const { reach } = windowAt(scale);
   const rows = Math.ceil(H / count);
-  const held = stage?.hold(disp, marked, left) ?? null;
+  // The map, its marks and its image copied into the stage once, and every band a view of them, instead of each band's
+  // slices made (and moved to a thread) anew for every frame of a sequence; a map above MEDIAN_STAGE_PIXELS is not held.
+  const held = disp.length <= MEDIAN_STAGE_PIXELS ? stage?.hold() ?? null : null;
   try {
     // Views of the stage's shared copies, or slices of the caller's arrays (moved to the threads).
     const part = <T extends Uint16Array | Uint8Array | Float32Array>(a: T, from: number, to: number): T => (held ? a.subarray(from, to) : a.slice(from, to)) as T;
-    const src = held ?? { disp, marked, left };
+    const src = held ? { disp: held.copy(0, disp), marked: held.copy(1, marked), left: held.raster(2, left) } : { disp, marked, left };
     const bands: MedianBand[] = [];
     for (let y = 0; y < H; y += rows) {
       const a = Math.max(0, y - reach);

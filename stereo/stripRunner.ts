@@ -4,10 +4,10 @@ import { isMainThread } from 'worker_threads';
 import { runningFromSource } from '../data/sourceLoader';
 import { ThreadPool } from '../data/threadPool';
 import { solveStrip, type StripDone, type StripRunner } from './levelStrips';
-import { MedianStage, type MedianRunner } from './medianFill';
+import type { MedianRunner } from './medianFill';
 import { movableBuffers } from '../data/poolTask';
 import type { CodesRunner } from './levelCodes';
-import { PairStage } from './pairStage';
+import { SharedStage } from '../data/sharedStage';
 
 /**
  * What runs the strips of a pyramid's finer levels: a pool of worker
@@ -21,11 +21,11 @@ export interface StripPool {
   /** Bands of the median fill (stereo/medianFill.ts) of the finest level, or of a pair at one level, on the same threads; absent: this thread filters the whole map. */
   median?: MedianRunner;
   /** The shared memory the median's bands are views of (kept for the pool's life). */
-  medianStage?: MedianStage;
+  medianStage?: SharedStage;
   /** Bands of a finer level's census codes (stereo/levelCodes.ts), on the same threads; absent: this thread makes them. */
   codes?: CodesRunner;
-  /** Shared memory for the pairs of a pyramid's finer levels (stereo/pairStage.ts), which the strips and codes then read as views; absent: they carry copies. */
-  pairStage?: PairStage;
+  /** Shared memory for the pairs of a pyramid's finer levels, which the strips and codes then read as views (kept from one match to the next); absent: they carry copies. */
+  pairStage?: SharedStage;
   /** Threads in the pool; 0 when this thread runs the strips. */
   threads: number;
   close(): Promise<void>;
@@ -68,7 +68,8 @@ export function stripThreads(pixels: number, cores = os.availableParallelism()):
 export function stripPool(threads: number): StripPool {
   if (threads < 2) return { run: runStripsHere, threads: 0, close: async () => undefined };
   const pool = new ThreadPool(path.join(__dirname, 'stripWorker'), { threads, start: 'now' });
-  const stage = new PairStage();
+  const pairStage = new SharedStage();
+  const medianStage = new SharedStage();
   return {
     threads,
     // A job's crops are moved to its thread (one array where one crop stands for both images), or shared where they are views of the pool's pair stage.
@@ -79,10 +80,11 @@ export function stripPool(threads: number): StripPool {
     codes: (bands) => Promise.all(bands.map((b) => pool.run<number>(b, movableBuffers([b.left.data, b.right.data])))),
     // A band's own slices are moved to its thread; views of the stage are shared.
     median: (bands) => Promise.all(bands.map((b) => pool.run<Uint16Array>(b, movableBuffers([b.disp, b.marked, b.left.data])))),
-    medianStage: new MedianStage(),
-    pairStage: stage,
+    medianStage,
+    pairStage,
     close: () => {
-      stage.clear();
+      pairStage.clear();
+      medianStage.clear();
       return pool.close();
     },
   };

@@ -14,7 +14,7 @@ import { bandsFromCoarse, halfSize, levelEnergy, levelShapes, pyramidLevels, ref
 import { stripCrop, stripEnergy, stripImages, stripRows as stripsOf, stripSpan } from '../stereo/levelStrips';
 import { runStripsHere, stripPool } from '../stereo/stripRunner';
 import { codesRows, levelCensusCodes, makeCodesBand, type CodesBand } from '../stereo/levelCodes';
-import { isShared, PairStage } from '../stereo/pairStage';
+import { isShared, SharedStage } from '../data/sharedStage';
 import { warmUpStrips } from '../stereo/stripWarmup';
 import { BandedMoveScratch } from '../expansion/bandedMoves';
 import { solveStrip } from '../stereo/levelStrips';
@@ -339,7 +339,7 @@ describe('match() coarse to fine', () => {
     const options = { ndisp: s.ndisp, backend: 'bk' as const, levels: 3 };
     const plain = await match(s.left, s.right, options);
     const before = [Float32Array.from(s.left.data), Float32Array.from(s.right.data)];
-    const stage = new PairStage();
+    const stage = new SharedStage();
     const seen = { strips: 0, shared: 0, bands: 0, sharedBands: 0 };
     const pool: StripPool = {
       threads: 0, pairStage: stage, close: async () => undefined,
@@ -355,7 +355,7 @@ describe('match() coarse to fine', () => {
       expect(staged.finalEnergy).toEqual(plain.finalEnergy);
       expect([Array.from(s.left.data), Array.from(s.right.data)]).toEqual(before.map((b) => Array.from(b)));
       // Released: the next hold gets the arrays.
-      const next = stage.hold([1]);
+      const next = stage.hold();
       expect(next).not.toBeNull();
       next!.release();
     }
@@ -365,32 +365,23 @@ describe('match() coarse to fine', () => {
     expect(seen.sharedBands).toBe(seen.bands);
   });
 
-  test('pair stage: one holder at a time, arrays reused while they fit and grown when not; cropRows a view of shared samples and a copy of others; halfSize into a given array as without one', () => {
-    const stage = new PairStage();
-    const a = stage.hold([12, 30])!;
-    expect(a.arrays.map((x) => x.length)).toEqual([12, 30]);
-    expect(a.arrays.every((x) => types.isSharedArrayBuffer(x.buffer))).toBe(true);
-    expect(stage.hold([1])).toBeNull();
-    a.release();
-    const b = stage.hold([10, 40])!;
-    expect(b.arrays[0].buffer).toBe(a.arrays[0].buffer);
-    expect(b.arrays[1].buffer).not.toBe(a.arrays[1].buffer);
-    expect(b.arrays[1].length).toBe(40);
-    b.release();
+  test('cropRows a view of shared samples and a copy of others; halfSize into a stage\'s array as without one', () => {
+    const stage = new SharedStage();
     const rand = seededRandom(3);
     for (let trial = 0; trial < 20; trial++) {
       const r = randomRaster(1 + Math.floor(rand() * 9), 1 + Math.floor(rand() * 9), trial % 2 === 0 ? 1 : 3, 255, rand);
-      const held = stage.hold([r.data.length, Math.ceil(r.width / 2) * Math.ceil(r.height / 2) * r.channels])!;
-      const shared = { ...r, data: held.arrays[0] };
-      shared.data.set(r.data);
+      const held = stage.hold()!;
+      const shared = held.raster(0, r);
+      expect(isShared(shared) && !isShared(r)).toBe(true);
       const top = Math.floor(rand() * r.height);
       const bottom = top + 1 + Math.floor(rand() * (r.height - top));
       const [view, copy] = [cropRows(shared, top, bottom), cropRows(r, top, bottom)];
       expect(Array.from(view.data)).toEqual(Array.from(copy.data));
       expect(view.data.buffer).toBe(shared.data.buffer);
       expect(copy.data.buffer).not.toBe(r.data.buffer);
-      const into = halfSize(r, held.arrays[1]);
-      expect(into.data).toBe(held.arrays[1]);
+      const half = held.array(1, Float32Array, Math.ceil(r.width / 2) * Math.ceil(r.height / 2) * r.channels);
+      const into = halfSize(r, half);
+      expect(into.data).toBe(half);
       expect(Array.from(into.data)).toEqual(Array.from(halfSize(r).data));
       held.release();
     }

@@ -2,7 +2,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Raster } from '../data/raster';
 import { seededRandom } from '../data/random';
-import { MEDIAN_BAND_ROWS, MEDIAN_COLOUR, MEDIAN_RADIUS, MEDIAN_SPACING, MEDIAN_STAGE_PIXELS, MedianStage, medianBand, medianBandCount, medianFill, medianFillInBands, type MedianRunner } from '../stereo/medianFill';
+import { SharedStage } from '../data/sharedStage';
+import { MEDIAN_BAND_ROWS, MEDIAN_COLOUR, MEDIAN_RADIUS, MEDIAN_SPACING, MEDIAN_STAGE_PIXELS, medianBand, medianBandCount, medianFill, medianFillInBands, type MedianRunner } from '../stereo/medianFill';
 import { randomRaster } from './support/randomRaster';
 
 /**
@@ -95,7 +96,7 @@ describe('the weighted median fill of the marked pixels', () => {
 
   test('bands with the rows their windows read, filtered apart and joined, give the whole map (any band count, scales 1–3; slices, or views of one kept stage, two medians at once on it)', async () => {
     const here: MedianRunner = async (bands) => bands.map(medianBand);
-    const stage = new MedianStage();
+    const stage = new SharedStage();
     for (let i = 0; i < 20; i++) {
       const { disp, marked, img } = randomCase(1700 + i);
       const scale = 1 + (i % 3);
@@ -118,15 +119,20 @@ describe('the weighted median fill of the marked pixels', () => {
       expect(Array.from(beside)).toEqual(Array.from(medianFill(other.disp, other.marked, other.img, scale)));
       expect(views).toBe(Math.ceil(img.height / Math.ceil(img.height / (1 + (i % 7)))));
     }
-    // A map above MEDIAN_STAGE_PIXELS is not held (what a stage holds stays for its pool's life); at the limit it is.
-    const n = MEDIAN_STAGE_PIXELS;
-    const image = (pixels: number): Raster => ({ width: pixels, height: 1, channels: 1, maxval: 255, data: new Float32Array(pixels) });
-    expect(stage.hold(new Uint16Array(n + 1), new Uint8Array(n + 1), image(n + 1))).toBeNull();
-    const held = stage.hold(new Uint16Array(n), new Uint8Array(n), image(n));
-    expect(held?.disp.length).toBe(n);
-    expect(stage.hold(new Uint16Array(1), new Uint8Array(1), image(1))).toBeNull();
-    held!.release();
-    expect(stage.hold(new Uint16Array(1), new Uint8Array(1), image(1))).not.toBeNull();
+    // A map above MEDIAN_STAGE_PIXELS is not held (what a stage holds stays for its pool's life): its bands are slices.
+    const n = MEDIAN_STAGE_PIXELS + 1;
+    const big = { disp: new Uint16Array(n), marked: new Uint8Array(n), img: { width: n, height: 1, channels: 1, maxval: 255, data: new Float32Array(n) } as Raster };
+    let sharedBands = 0;
+    const watching: MedianRunner = async (bands) => {
+      sharedBands += bands.filter((b) => b.disp.buffer instanceof SharedArrayBuffer).length;
+      return bands.map(medianBand);
+    };
+    await medianFillInBands(big.disp, big.marked, big.img, 1, 1, watching, stage);
+    expect(sharedBands).toBe(0);
+    // At the limit it is.
+    const at = { ...big.img, width: n - 1, data: big.img.data.subarray(0, n - 1) };
+    await medianFillInBands(big.disp.subarray(0, n - 1), big.marked.subarray(0, n - 1), at, 1, 1, watching, stage);
+    expect(sharedBands).toBe(1);
   });
 
   test('bands: one a thread, each of at least MEDIAN_BAND_ROWS rows, at least one', () => {
@@ -145,7 +151,7 @@ describe('the weighted median fill of the marked pixels', () => {
     const dist = path.join(__dirname, '..', 'dist', 'stereo');
     if (!fs.existsSync(path.join(dist, 'stripWorker.js'))) throw new Error('dist/ is missing: run npm run build (npm ci does it through the prepare script)');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const runner = require(path.join(dist, 'stripRunner.js')) as { stripPool: (threads: number) => { median?: MedianRunner; medianStage?: MedianStage; threads: number; close(): Promise<void> } };
+    const runner = require(path.join(dist, 'stripRunner.js')) as { stripPool: (threads: number) => { median?: MedianRunner; medianStage?: SharedStage; threads: number; close(): Promise<void> } };
     const pool = runner.stripPool(2);
     try {
       for (let i = 0; i < 6; i++) {
