@@ -2,7 +2,7 @@ import { types } from 'util';
 import type { Raster } from './raster';
 
 /** The typed arrays a stage holds. */
-export type StagedArray = Uint8Array | Uint16Array | Float32Array;
+export type StagedArray = Uint8Array | Uint16Array | Int32Array | Float32Array;
 
 /** A typed array's class, as `new` and `BYTES_PER_ELEMENT` need it. */
 export interface StagedKind<T extends StagedArray> {
@@ -13,10 +13,13 @@ export interface StagedKind<T extends StagedArray> {
 /**
  * Shared memory that a thread pool keeps for work it sends to its threads:
  * the sender copies its inputs in once and sends views of them, instead of
- * slices made and moved anew for every task (a pyramid's finer level pairs,
- * a median's map, marks and image). Each slot is grown to the largest
+ * slices made and moved anew for every task (a pyramid's finer level pairs
+ * and their census codes, a median's map, marks and image). Each slot is grown to the largest
  * array asked of it so far and kept, so work of one size (a matcher's
- * pairs, a sequence's frames) copies into memory already mapped.
+ * pairs, a sequence's frames) copies into memory already mapped, and leaves
+ * no garbage behind: a shared buffer a thread has seen is freed only once
+ * every thread that saw it has collected its garbage, which a thread that
+ * allocates little does seldom.
  *
  * Invariant: the stage's samples are written only by its holder, before
  * the threads it sends views to read them, and read-only to those threads.

@@ -58,18 +58,22 @@ export function makeCodesBand(b: CodesBand): number {
 /**
  * The level's codes: made here, or by `run` in `bands` bands of rows into
  * shared memory (each band's crop holds every row its windows read, as a
- * strip's does).
+ * strip's does); into `given` when given (W × H × censusWords entries each:
+ * a pool's SharedStage's, for bands).
  */
-export async function levelCensusCodes(pair: { left: Raster; right: Raster }, window: CensusWindow, run?: CodesRunner, bands = 1): Promise<LevelCodes> {
+export async function levelCensusCodes(pair: { left: Raster; right: Raster }, window: CensusWindow, run?: CodesRunner, bands = 1, given?: { left: Int32Array; right: Int32Array }): Promise<LevelCodes> {
   const { width: W, height: H } = pair.left;
   const words = censusWords(window);
+  if (given && (given.left.length !== W * H * words || given.right.length !== W * H * words)) {
+    throw new Error(`levelCensusCodes: arrays of ${given.left.length} and ${given.right.length} codes given for ${W}×${H}×${words}`);
+  }
   if (!run || bands < 2) {
-    const into = { left: new Int32Array(W * H * words), right: new Int32Array(W * H * words) };
+    const into = given ?? { left: new Int32Array(W * H * words), right: new Int32Array(W * H * words) };
     makeCodesBand({ ...pair, top: 0, y0: 0, y1: H, window, into });
     return { width: W, height: H, words, ...into };
   }
   const shared = (): Int32Array => new Int32Array(new SharedArrayBuffer(4 * W * H * words));
-  const into = { left: shared(), right: shared() };
+  const into = given ?? { left: shared(), right: shared() };
   const ry = (window.height - 1) >> 1;
   const rows = Math.ceil(H / bands);
   const jobs: CodesBand[] = [];

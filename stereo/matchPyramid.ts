@@ -4,7 +4,7 @@ import type { ExpansionResult } from '../expansion/alphaExpansion';
 import { halfSize, levelShapes, pyramidLevels, refineLevel, type LevelReport, type LevelShape } from './coarseToFine';
 import type { StripRunner } from './levelStrips';
 import { levelCensusCodes, type LevelCodes } from './levelCodes';
-import { DEFAULT_CENSUS_WINDOW } from '../costs';
+import { censusWords, DEFAULT_CENSUS_WINDOW } from '../costs';
 import { stripPool, stripThreads } from './stripRunner';
 import { checkNdisp, type MatchParams } from './params';
 import { energyOptions } from './matchEnergy';
@@ -49,8 +49,16 @@ export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, op
   // Census costs: with threads, every finer level's codes are made on them now, while the coarsest level runs
   // (stereo/levelCodes.ts), in bands for half the threads: the others are left to the host's side of that level.
   const window = resolved.censusWindow ?? DEFAULT_CENSUS_WINDOW;
+  // With the stage, level k's codes are in its slots after the pairs' (2 (levels − 1) + 2k and + 1), kept from one match
+  // to the next like the pairs.
+  const codesInto = (k: number): { left: Int32Array; right: Int32Array } | undefined => {
+    if (!stage) return undefined;
+    const n = shapes[k].width * shapes[k].height * censusWords(window);
+    const slot = 2 * (levels - 1) + 2 * k;
+    return { left: stage.array(slot, Int32Array, n), right: stage.array(slot + 1, Int32Array, n) };
+  };
   const early: Array<Promise<LevelCodes> | undefined> = resolved.cost === 'census' && pool.codes
-    ? Array.from({ length: levels - 1 }, (_, k) => levelCensusCodes(pairOf(pairs, k), window, pool.codes, Math.max(2, pool.threads >> 1))) : [];
+    ? Array.from({ length: levels - 1 }, (_, k) => levelCensusCodes(pairOf(pairs, k), window, pool.codes, Math.max(2, pool.threads >> 1), codesInto(k))) : [];
   // Awaited level by level; a match that fails before a level leaves its codes' failure handled.
   for (const c of early) c?.catch(() => undefined);
   const codesOf = (k: number): Promise<LevelCodes> | undefined => {

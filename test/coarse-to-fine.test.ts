@@ -282,6 +282,15 @@ describe('a finer level in strips', () => {
       expect(made.words).toBe(whole.words);
       if (bands > 1) expect(made.left.buffer instanceof SharedArrayBuffer && made.right.buffer instanceof SharedArrayBuffer).toBe(true);
       expect({ trial, bands, left: Array.from(made.left), right: Array.from(made.right) }).toEqual({ trial, bands, left: Array.from(whole.left), right: Array.from(whole.right) });
+      // Into given arrays (a stage's, holding another level's codes before): the same codes, in them.
+      const n = W * H * whole.words;
+      const given = { left: Int32Array.from({ length: n }, () => -1), right: Int32Array.from({ length: n }, () => 7) };
+      const into = await levelCensusCodes(crop, window, async (b) => b.map(makeCodesBand), bands, given);
+      expect([into.left, into.right]).toEqual([given.left, given.right]);
+      expect(into.left === given.left && into.right === given.right).toBe(true);
+      expect(Array.from(into.left)).toEqual(Array.from(whole.left));
+      expect(Array.from(into.right)).toEqual(Array.from(whole.right));
+      await expect(levelCensusCodes(crop, window, undefined, 1, { left: new Int32Array(n + 1), right: new Int32Array(n) })).rejects.toThrow(/levelCensusCodes: arrays of/);
     }
   });
 
@@ -347,8 +356,15 @@ describe('match() coarse to fine', () => {
         for (const j of jobs) { seen.strips++; if (isShared(j.left) && isShared(j.right)) seen.shared++; }
         return runStripsHere(jobs, onDone);
       },
-      codes: async (bands: CodesBand[]) => bands.map((b) => { seen.bands++; if (isShared(b.left) && isShared(b.right)) seen.sharedBands++; return makeCodesBand(b); }),
+      codes: async (bands: CodesBand[]) => bands.map((b) => {
+        seen.bands++;
+        if (isShared(b.left) && isShared(b.right)) seen.sharedBands++;
+        codesBuffers.add(b.into.left.buffer).add(b.into.right.buffer);
+        return makeCodesBand(b);
+      }),
     };
+    // The levels' codes are written into the stage's shared arrays, the same ones in every match.
+    const codesBuffers = new Set<ArrayBufferLike>();
     for (let k = 0; k < 2; k++) {
       const staged = await match(s.left, s.right, { ...options, stripPool: pool });
       expect(Buffer.from(staged.disparity.buffer).equals(Buffer.from(plain.disparity.buffer))).toBe(true);
@@ -363,6 +379,9 @@ describe('match() coarse to fine', () => {
     expect(seen.shared).toBe(seen.strips);
     expect(seen.bands).toBeGreaterThan(0);
     expect(seen.sharedBands).toBe(seen.bands);
+    // Two finer levels, two images each, over both matches.
+    expect(codesBuffers.size).toBe(4);
+    expect([...codesBuffers].every((b) => types.isSharedArrayBuffer(b))).toBe(true);
   });
 
   test('cropRows a view of shared samples and a copy of others; halfSize into a stage\'s array as without one', () => {
