@@ -102,8 +102,13 @@ export class DataCostMatcher {
       // An 8-bit pair converts to itself and cannot fail: converted when first needed (a device may never need it: PairSource).
       this.integral8 = isIntegral8(left) && isIntegral8(r);
       const convertLeft = (): IntensityImage => toIntensity8(left, 'left image');
-      const convertRight = (): IntensityImage => toIntensity8(r, 'right image');
-      this.intensities = this.integral8 ? { left: convertLeft, right: convertRight } : { left: convertLeft(), right: convertRight() };
+      // One raster for both (a strip whose costs come from census codes carries one crop): converted once.
+      const convertRight = (): IntensityImage => (r === left ? this.leftIntensity : toIntensity8(r, 'right image'));
+      if (this.integral8) this.intensities = { left: convertLeft, right: convertRight };
+      else {
+        const leftImage = convertLeft();
+        this.intensities = { left: leftImage, right: r === left ? leftImage : toIntensity8(r, 'right image') };
+      }
       this.width = left.width;
       this.height = left.height;
       this.channels = left.channels;

@@ -13,11 +13,12 @@ import { warmUpStrips } from './stripWarmup';
 // The thread's strips run one at a time (one task a thread), each built in the arrays the last one grew.
 const scratch = new BandedMoveScratch();
 
-// A band's filtered rows are moved back, not copied. Made before the warm-up starts: poolTask readies the thread to move
-// buffers, so the code the warm-up compiles is the code the strips keep.
+// A band's filtered rows and a strip's labels are moved back, not copied (a copy would leave the thread garbage that it
+// collects seldom). Made before the warm-up starts: poolTask readies the thread to move buffers, so the code the warm-up
+// compiles is the code the strips keep.
 const task = poolTask<StripJob | MedianBand | CodesBand, StripDone | Uint16Array | number>(
   async (job) => (isMedianBand(job) ? medianBand(job) : isCodesBand(job) ? makeCodesBand(job) : (await warm, solveStrip(job, scratch))),
-  (v) => (v instanceof Uint16Array ? [v] : []),
+  (v) => (v instanceof Uint16Array ? [v] : typeof v === 'number' ? [] : [v.labels]),
 );
 
 // Started with the thread, while the match's coarsest level runs; a strip waits for it (they share the scratch). It only

@@ -1,4 +1,5 @@
 import { seededRandom as rng } from '../data/random';
+import { randomRaster } from './support/randomRaster';
 import * as intensityModule from '../costs/intensity';
 import { mirrorSamples } from '../data/raster';
 import type { Raster } from '../data/raster';
@@ -305,4 +306,17 @@ describe('data cost options and inputs', () => {
     expect(defaultTau('ssd', 3)).toBe(1200);
     expect(defaultTau('sad+sgrad', 3)).toBe(120);
   });
+});
+
+test('one raster given as both images is converted once: both intensities are the same image, the costs those of two copies', () => {
+  const rand = rng(77);
+  for (let trial = 0; trial < 6; trial++) {
+    const r = randomRaster(3 + Math.floor(rand() * 12), 2 + Math.floor(rand() * 8), trial % 2 === 0 ? 1 : 3, 255, rand);
+    const one = new DataCostMatcher(r, r, { kind: 'census', censusWindow: { width: 3, height: 3 } });
+    expect(one.rightIntensity).toBe(one.leftIntensity);
+    const copy = { ...r, data: Float32Array.from(r.data) };
+    const two = new DataCostMatcher(r, copy, { kind: 'census', censusWindow: { width: 3, height: 3 } });
+    expect(two.rightIntensity).not.toBe(two.leftIntensity);
+    expect(Array.from(one.rightIntensity.data)).toEqual(Array.from(two.rightIntensity.data));
+  }
 });
