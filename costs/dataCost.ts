@@ -99,16 +99,15 @@ export class DataCostMatcher {
             'a stereo pair must have the same size and channel count',
         );
       }
+      // One raster for both (a strip whose costs come from census codes carries one crop) is converted once.
+      this.intensities = {
+        left: () => toIntensity8(left, 'left image'),
+        right: () => (r === left ? this.leftIntensity : toIntensity8(r, 'right image')),
+      };
       // An 8-bit pair converts to itself and cannot fail: converted when first needed (a device may never need it: PairSource).
+      // Any other is converted now, so that a conversion's failure is the constructor's, left image first.
       this.integral8 = isIntegral8(left) && isIntegral8(r);
-      const convertLeft = (): IntensityImage => toIntensity8(left, 'left image');
-      // One raster for both (a strip whose costs come from census codes carries one crop): converted once.
-      const convertRight = (): IntensityImage => (r === left ? this.leftIntensity : toIntensity8(r, 'right image'));
-      if (this.integral8) this.intensities = { left: convertLeft, right: convertRight };
-      else {
-        const leftImage = convertLeft();
-        this.intensities = { left: leftImage, right: r === left ? leftImage : toIntensity8(r, 'right image') };
-      }
+      if (!this.integral8) void [this.leftIntensity, this.rightIntensity];
       this.width = left.width;
       this.height = left.height;
       this.channels = left.channels;
