@@ -100,6 +100,12 @@ describe('a finer level in strips', () => {
     ...(censusWindow ? { censusWindow } : {}),
   });
   const shapeOf = (r: Raster, ndisp: number): LevelShape => ({ width: r.width, height: r.height, minDisp: 0, maxDisp: ndisp - 1 });
+  /** A finer level of a 14-label scene and its census energy, with the coarse maps of both views: the half-size pair's BK match. */
+  const censusLevel = async (s: ReturnType<typeof generateSyntheticScene>): Promise<{ shape: LevelShape; energy: StereoEnergyOptions; coarse: { maps: Uint16Array[]; width: number; height: number } }> => {
+    const half = { left: halfSize(s.left), right: halfSize(s.right) };
+    const c = await match(half.left, half.right, { ndisp: 7, backend: 'bk', levels: 1 });
+    return { shape: shapeOf(s.left, 14), energy: energyOf('census', 14), coarse: { maps: [c.disparity, c.disparity], width: half.left.width, height: half.left.height } };
+  };
   /** Samples with fractions (not 8-bit) or whole 0..255, three channels. */
   const noisy = (s: ReturnType<typeof generateSyntheticScene>, rand: () => number, whole: boolean): { left: Raster; right: Raster } => {
     const jitter = (r: Raster): Raster => ({ ...r, data: r.data.map((v) => Math.min(255, Math.max(0, whole ? Math.round(v + (rand() - 0.5) * 6) : v + (rand() - 0.5) * 6))) });
@@ -250,17 +256,13 @@ describe('a finer level in strips', () => {
 
   test('a strip thread\'s warm-up leaves its scratch fit for the strips after it: the same labels and energies as strips on fresh scratches', async () => {
     const s = generateSyntheticScene({ width: 140, height: 90, ndisp: 14, seed: 21 });
-    const shape = shapeOf(s.left, 14);
-    const coarse = halfSize(s.left);
-    const c = await match(halfSize(s.left), halfSize(s.right), { ndisp: 7, backend: 'bk', levels: 1 });
-    const maps = [c.disparity, c.disparity];
-    const energy = energyOf('census', 14);
+    const { shape, energy, coarse } = await censusLevel(s);
     const codes = await levelCensusCodes(s, DEFAULT_CENSUS_WINDOW);
     const options = { params: p, stripRows: 16, overlap: 4, codes };
-    const fresh = await refineLevel(0, shape, s, energy, 2, { maps, width: coarse.width, height: coarse.height }, { ...options, run: runStripsHere });
+    const fresh = await refineLevel(0, shape, s, energy, 2, coarse, { ...options, run: runStripsHere });
     const scratch = new BandedMoveScratch();
     await warmUpStrips(scratch);
-    const warmed = await refineLevel(0, shape, s, energy, 2, { maps, width: coarse.width, height: coarse.height }, {
+    const warmed = await refineLevel(0, shape, s, energy, 2, coarse, {
       // One strip at a time through the one scratch, as a thread runs them.
       ...options, inFlight: 1, run: async (jobs, onDone) => { const out = []; for (const j of jobs) { const d = await solveStrip(j, scratch); onDone?.(d); out.push(d); } return out; },
     });
@@ -296,12 +298,8 @@ describe('a finer level in strips', () => {
 
   test('threads give the labels this thread gives (the strip pool, its threads loading the sources)', async () => {
     const s = generateSyntheticScene({ width: 120, height: 150, ndisp: 14, seed: 9 });
-    const shape = shapeOf(s.left, 14);
-    const coarse = halfSize(s.left);
-    const c = await match(halfSize(s.left), halfSize(s.right), { ndisp: 7, backend: 'bk', levels: 1 });
-    const maps = [c.disparity, c.disparity];
-    const energy = energyOf('census', 14);
-    const here = await refineLevel(0, shape, s, energy, 2, { maps, width: coarse.width, height: coarse.height }, { params: p, run: runStripsHere, stripRows: 16, overlap: 4 });
+    const { shape, energy, coarse } = await censusLevel(s);
+    const here = await refineLevel(0, shape, s, energy, 2, coarse, { params: p, run: runStripsHere, stripRows: 16, overlap: 4 });
     const pool = stripPool(2);
     try {
       expect(pool.threads).toBe(2);
@@ -310,7 +308,7 @@ describe('a finer level in strips', () => {
       const codes = await levelCensusCodes(s, DEFAULT_CENSUS_WINDOW, pool.codes, 3);
       const whole = new DataCostMatcher(s.left, s.right, { kind: 'census', censusWindow: DEFAULT_CENSUS_WINDOW }).censusCodes();
       expect(Buffer.from(codes.left.buffer).equals(Buffer.from(whole.left.buffer)) && Buffer.from(codes.right.buffer).equals(Buffer.from(whole.right.buffer))).toBe(true);
-      const there = await refineLevel(0, shape, s, energy, 2, { maps, width: coarse.width, height: coarse.height }, { params: p, run: pool.run, stripRows: 16, overlap: 4, codes });
+      const there = await refineLevel(0, shape, s, energy, 2, coarse, { params: p, run: pool.run, stripRows: 16, overlap: 4, codes });
       expect(Buffer.from(there.maps[0].buffer).equals(Buffer.from(here.maps[0].buffer))).toBe(true);
       expect(Buffer.from(there.maps[1].buffer).equals(Buffer.from(here.maps[1].buffer))).toBe(true);
       expect(there.result.finalEnergy).toEqual(here.result.finalEnergy);
