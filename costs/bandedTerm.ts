@@ -11,10 +11,12 @@ import type { DataCostMatcher } from './dataCost';
 export interface BandedArrays {
   offsets(n: number): Int32Array;
   costs(n: number): Int32Array;
+  /** The term's copy of the bands' low ends. */
+  lows(n: number): Uint16Array;
 }
 
 /** Fresh arrays for every term. */
-const FRESH: BandedArrays = { offsets: (n) => new Int32Array(n), costs: (n) => new Int32Array(n) };
+const FRESH: BandedArrays = { offsets: (n) => new Int32Array(n), costs: (n) => new Int32Array(n), lows: (n) => new Uint16Array(n) };
 
 /**
  * The banded data term of a pair, or of its rows from `firstRow` on as
@@ -42,5 +44,7 @@ export function bandedTerm(matcher: DataCostMatcher, lo: Uint16Array, hi: Uint16
     matcher.pixelCosts(x, y, lo[p], offset[p + 1] - offset[p], costs, offset[p]);
     if (++x === W) { x = 0; y++; }
   }
-  return { kind: 'banded', lo: lo.slice(), offset, costs };
+  const low = arrays.lows(n);
+  low.set(lo);
+  return { kind: 'banded', lo: low, offset, costs };
 }

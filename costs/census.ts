@@ -1,4 +1,5 @@
 import type { Raster } from '../data/raster';
+import type { ScratchArrays } from '../data/scratchArrays';
 import { intensityRow, validateRaster, type IntensityImage } from './intensity';
 
 /**
@@ -70,13 +71,14 @@ export function censusGrey(im: IntensityImage): Int32Array {
 /**
  * censusGrey(toIntensity8(r, name)) without the image of 8-bit samples,
  * which for a colour raster is three times the grey's size: converted a
- * row at a time, with the same samples and the same errors.
+ * row at a time, with the same samples and the same errors. In `arrays`
+ * when given (valid until censusGreyOfRaster is called with them again).
  */
-export function censusGreyOfRaster(r: Raster, name = 'image'): Int32Array {
+export function censusGreyOfRaster(r: Raster, name = 'image', arrays?: ScratchArrays): Int32Array {
   validateRaster(r, name);
   const { width: W, height: H, channels: C } = r;
-  const g = new Int32Array(W * H);
-  const row = new Int32Array(W * C);
+  const g = arrays ? arrays.array('census grey', Int32Array, W * H) : new Int32Array(W * H);
+  const row = arrays ? arrays.array('census grey row', Int32Array, W * C) : new Int32Array(W * C);
   for (let y = 0; y < H; y++) {
     intensityRow(r, y, row, name);
     greyInto(row, C, W, g, y * W);
@@ -123,17 +125,17 @@ export function censusTransform(im: IntensityImage, window: CensusWindow, rows?:
  * The codes of rows y0 .. y1 − 1 of a W×H grey image (censusGrey's
  * samples), written to `into` from index `at` on (row y0's first word),
  * row after row: what censusTransform holds for those rows. A band of a
- * level's codes (stereo/levelCodes.ts) writes its rows straight into the
- * level's shared array.
+ * level's terms (stereo/levelTerms.ts) writes its rows straight into the
+ * level's shared array, its working rows in `arrays` when given.
  */
-export function censusRowsInto(g: Int32Array, W: number, H: number, window: CensusWindow, y0: number, y1: number, into: Int32Array, at: number): void {
+export function censusRowsInto(g: Int32Array, W: number, H: number, window: CensusWindow, y0: number, y1: number, into: Int32Array, at: number, arrays?: ScratchArrays): void {
   const words = censusWords(window);
   const rx = (window.width - 1) >> 1;
   const ry = (window.height - 1) >> 1;
   // The grey rows y0 − ry .. y1 + ry, padded by rx columns and clamped rows: borders replicated, no test in the loops.
   const PW = W + 2 * rx;
   const PH = y1 - y0 + 2 * ry;
-  const padded = new Int32Array(PW * PH);
+  const padded = arrays ? arrays.array('census padded', Int32Array, PW * PH) : new Int32Array(PW * PH);
   for (let py = 0; py < PH; py++) {
     const yy = Math.min(H - 1, Math.max(0, y0 - ry + py)) * W;
     const o = py * PW;
@@ -143,7 +145,7 @@ export function censusRowsInto(g: Int32Array, W: number, H: number, window: Cens
   // the centre ((q − c) >>> 31 is 1 exactly when q < c; greys are 0..255), in the row-major bit order of the module comment.
   const offsets: number[] = [];
   for (let dy = -ry; dy <= ry; dy++) for (let dx = -rx; dx <= rx; dx++) if (dx !== 0 || dy !== 0) offsets.push(dy * PW + dx);
-  const acc = new Int32Array(W);
+  const acc = arrays ? arrays.array('census row', Int32Array, W) : new Int32Array(W);
   for (let y = y0; y < y1; y++) {
     const centre = (y - y0 + ry) * PW + rx;
     for (let w = 0; w < words; w++) {

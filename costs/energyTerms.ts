@@ -3,8 +3,9 @@ import type { CostImage, DataTerm, MrfEnergy, PairSource, SmoothnessKind } from 
 import { DataCostMatcher, validateNdisp } from './dataCost';
 import { channelWeight, smoothnessUnit, type DataCostOptions } from './costOptions';
 import { censusWords } from './census';
-import { computeSmoothnessWeights, costScale, DEFAULT_CUE_FACTOR, mirroredWeights, weightTerms } from './smoothness';
-import type { IntensityImage } from './intensity';
+import { computeSmoothnessWeights, costScale, DEFAULT_CUE_FACTOR, mirroredWeights, weightTerms, type SmoothnessOptions } from './smoothness';
+import { toIntensity8, type IntensityImage } from './intensity';
+import type { ScratchArrays } from '../data/scratchArrays';
 
 export interface StereoEnergyOptions extends Omit<DataCostOptions, 'scale'> {
   /** Disparities 0..ndisp−1 (option --ndisp). */
@@ -52,6 +53,48 @@ export function buildStereoEnergy(left: Raster, right: Raster, options: StereoEn
 }
 
 /**
+ * The energy of view `view` of a pair (0: the pair, as buildStereoEnergy
+ * builds it; 1: the pair mirrored and swapped, as mirroredSwappedEnergy
+ * does) with the given weights, so that nothing is computed for its
+ * weights: its matcher converts no sample until a cost reads one.
+ */
+export function viewEnergy(left: Raster, right: Raster, options: StereoEnergyOptions, view: 0 | 1, weights: GivenWeights): StereoEnergy {
+  const matcher = view === 0 ? (o: DataCostOptions) => new DataCostMatcher(left, right, o) : (o: DataCostOptions) => new DataCostMatcher(left, right, o).mirroredSwapped(o);
+  return energyOfPair(matcher, left.channels, options, undefined, undefined, weights);
+}
+
+/**
+ * Smoothness weights made elsewhere for the pair an energy is built from
+ * (a pyramid level's, made once for all its strips: stereo/levelTerms.ts),
+ * used as they are instead of the pair's own (viewEnergy): W × H entries each, equal to
+ * those the pair's images give (stereoWeights).
+ */
+export interface GivenWeights {
+  wH: Int32Array;
+  wV: Int32Array;
+}
+
+/** The smoothness options of a stereo energy's weights (what buildStereoEnergy computes them with). */
+export function stereoSmoothnessOptions(options: StereoEnergyOptions): SmoothnessOptions & { scale: number } {
+  const scale = costScale(options.lambda, options.cueFactor ?? DEFAULT_CUE_FACTOR);
+  return { lambda: options.lambda, cueThreshold: options.cueThreshold, cueFactor: options.cueFactor, scale, unit: smoothnessUnit(options.kind ?? 'sad').num };
+}
+
+/**
+ * The smoothness weights of a view of a pair: the left image's (view 0),
+ * or those of the pair mirrored and swapped (view 1: the right image's,
+ * rows reversed), as buildStereoEnergy and mirroredSwappedEnergy give them;
+ * in `arrays` when given (valid until stereoWeights is called with them again).
+ */
+export function stereoWeights(image: Raster | IntensityImage, view: 0 | 1, options: StereoEnergyOptions, arrays?: ScratchArrays): GivenWeights {
+  const n = image.width * image.height;
+  const weights = (slot: string): GivenWeights | undefined => arrays && { wH: arrays.array(`${slot} wH`, Int32Array, n), wV: arrays.array(`${slot} wV`, Int32Array, n) };
+  const samples = image.data instanceof Int32Array || !arrays ? image : toIntensity8(image as Raster, view === 0 ? 'left image' : 'right image', arrays.array('weights samples', Int32Array, image.data.length));
+  const w = computeSmoothnessWeights(samples, stereoSmoothnessOptions(options), weights('weights'));
+  return view === 0 ? { wH: w.wH, wV: w.wV } : mirroredWeights(w, image.width, image.height, weights('mirrored weights'));
+}
+
+/**
  * The energy of the pair mirrored and swapped (mirror(right),
  * mirror(left): its left-view disparity, mirrored back, is the right view's
  * of the pair, the left–right check's second view) with the
@@ -88,7 +131,7 @@ function lazily<T extends object>(target: T, keys: ReadonlyArray<keyof T & strin
  * the samples it gives (the unmirrored image of the matcher's left), rows
  * reversed.
  */
-function energyOfPair(makeMatcher: (o: DataCostOptions) => DataCostMatcher, channels: number, options: StereoEnergyOptions, mirrorOf?: () => IntensityImage, pairOf?: PairOf): StereoEnergy {
+function energyOfPair(makeMatcher: (o: DataCostOptions) => DataCostMatcher, channels: number, options: StereoEnergyOptions, mirrorOf?: () => IntensityImage, pairOf?: PairOf, given?: GivenWeights): StereoEnergy {
   validateNdisp(options.ndisp);
   const { truncation, smoothness } = options;
   if (smoothness !== 'linear' && smoothness !== 'quadratic' && smoothness !== 'potts') {
@@ -97,8 +140,9 @@ function energyOfPair(makeMatcher: (o: DataCostOptions) => DataCostMatcher, chan
   if (!Number.isInteger(truncation) || truncation < 0) {
     throw new Error(`--truncation: must be an integer ≥ 0 (got ${String(truncation)})`);
   }
-  const scale = costScale(options.lambda, options.cueFactor ?? DEFAULT_CUE_FACTOR);
   // λ on one scale for every cost kind (costOptions.ts smoothnessUnit): the data term carries den, the smoothness weights num.
+  const smoothnessOptions = stereoSmoothnessOptions(options);
+  const { scale } = smoothnessOptions;
   const unit = smoothnessUnit(options.kind ?? 'sad');
   // Grey and colour pairs on one scale (costOptions.ts channelWeight): the data term carries the weight, the smoothness term does not.
   const matcher = makeMatcher({
@@ -109,16 +153,12 @@ function energyOfPair(makeMatcher: (o: DataCostOptions) => DataCostMatcher, chan
     minDisp: options.minDisp,
     scale: scale * unit.den * channelWeight(options.kind ?? 'sad', channels),
   });
-  const smoothnessOptions = { lambda: options.lambda, cueThreshold: options.cueThreshold, cueFactor: options.cueFactor, scale, unit: unit.num };
   const pair = options.pairOnDevice && options.onDemand ? pairOf?.(matcher) : undefined;
   const terms = pair && weightTerms(smoothnessOptions);
   const pairSource: PairSource | undefined = pair && terms && { ...pair, plain: terms.plain, cued: terms.cued, limit: terms.limit };
   // Census grey images only when read: a device reads them, but a banded energy (stereo/coarseToFine.ts) replaces the term unread.
   const data: DataTerm = options.onDemand ? imagesTerm(matcher, true) : { kind: 'volume', costs: matcher.volume(options.ndisp) };
-  const weights = (): { wH: Int32Array; wV: Int32Array } => {
-    const w = computeSmoothnessWeights(mirrorOf ? mirrorOf() : matcher.leftIntensity, smoothnessOptions);
-    return mirrorOf ? mirroredWeights(w, matcher.width, matcher.height) : { wH: w.wH, wV: w.wV };
-  };
+  const weights = (): GivenWeights => (mirrorOf ? stereoWeights(mirrorOf(), 1, options) : stereoWeights(matcher.leftIntensity, 0, options));
   const energy = {
     width: matcher.width,
     height: matcher.height,
@@ -128,10 +168,17 @@ function energyOfPair(makeMatcher: (o: DataCostOptions) => DataCostMatcher, chan
     truncation,
     scale,
     matcher,
-    ...(pairSource ? { pairSource } : weights()),
+    ...(pairSource ? { pairSource } : given ? checkedWeights(given, matcher) : weights()),
   } as StereoEnergy;
   // With the pair on the device, the host makes the weights only if they are read.
   return pairSource ? lazily(energy, ['wH', 'wV'], weights) : energy;
+}
+
+/** Given weights, if they are the matcher's size. */
+function checkedWeights(w: GivenWeights, m: DataCostMatcher): GivenWeights {
+  const n = m.width * m.height;
+  if (w.wH.length !== n || w.wV.length !== n) throw new Error(`stereo energy: weights of ${w.wH.length} and ${w.wV.length} edges given for a ${m.width}×${m.height} pair`);
+  return { wH: w.wH, wV: w.wV };
 }
 
 /**

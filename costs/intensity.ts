@@ -39,12 +39,14 @@ export function validateRaster(r: Raster, name: string): void {
  * Converts a raster to 8-bit-scale integers: round(value·255/maxval). A
  * sample that does not round into 0..255 (outside 0..maxval by half an
  * 8-bit step or more) is an error, as is a non-finite one: no sample is
- * clamped, which would change the pair without a word.
+ * clamped, which would change the pair without a word. Into `into` when
+ * given (as many entries as the raster has samples).
  */
-export function toIntensity8(r: Raster, name = 'image'): IntensityImage {
+export function toIntensity8(r: Raster, name = 'image', into?: Int32Array): IntensityImage {
   validateRaster(r, name);
   const { width, height, channels, data } = r;
-  const out = new Int32Array(data.length);
+  if (into && into.length !== data.length) throw new Error(`toIntensity8: ${data.length} samples into ${into.length}`);
+  const out = into ?? new Int32Array(data.length);
   const bad = samples8(data, out, 255 / r.maxval);
   if (bad >= 0) throw sampleError(r, bad, name);
   return { width, height, channels, data: out };

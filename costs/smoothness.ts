@@ -102,13 +102,19 @@ export function weightTerms(options: SmoothnessOptions): { plain: number; cued: 
   return { plain, cued, limit: cueLimit(cueThreshold), scale };
 }
 
-export function computeSmoothnessWeights(left: Raster | IntensityImage, options: SmoothnessOptions): SmoothnessWeights {
+export function computeSmoothnessWeights(left: Raster | IntensityImage, options: SmoothnessOptions, into?: { wH: Int32Array; wV: Int32Array }): SmoothnessWeights {
   const { plain, cued, limit, scale } = weightTerms(options);
   // The matcher's 8-bit samples when given them (buildStereoEnergy), else the raster's, converted.
   const im = left.data instanceof Int32Array ? (left as IntensityImage) : toIntensity8(left as Raster, 'left image');
   const { width: W, height: H, channels: C, data: I } = im;
-  const wH = new Int32Array(W * H);
-  const wV = new Int32Array(W * H);
+  if (into && (into.wH.length !== W * H || into.wV.length !== W * H)) throw new Error(`smoothness weights: ${into.wH.length} and ${into.wV.length} edges given for a ${W}×${H} image`);
+  const wH = into?.wH ?? new Int32Array(W * H);
+  const wV = into?.wV ?? new Int32Array(W * H);
+  // The loops leave the last column of wH and the last row of wV as they are: 0 in fresh arrays, made 0 in given ones.
+  if (into) {
+    for (let p = W - 1; p < W * H; p += W) wH[p] = 0;
+    wV.fill(0, (H - 1) * W);
+  }
   // An edge is cued when the largest channel difference of its two pixels is below the threshold. The samples are
   // grey or RGB (toIntensity8 refuses any other channel count), each with a loop of its own: this runs once per edge of
   // every pair, twice per pair with the left–right check.
@@ -122,11 +128,12 @@ export function computeSmoothnessWeights(left: Raster | IntensityImage, options:
  * is cued by its two pixels alone, so the reversed image's horizontal edge
  * (x, x + 1) is the image's (W − 2 − x, W − 1 − x), and its vertical edge
  * at x the image's at W − 1 − x; the last column of wH stays 0. Native
- * reversals and copies, no pass over the pixels in JavaScript.
+ * reversals and copies, no pass over the pixels in JavaScript. Into
+ * `into` when given (other arrays than w's).
  */
-export function mirroredWeights(w: { wH: Int32Array; wV: Int32Array }, W: number, H: number): { wH: Int32Array; wV: Int32Array } {
-  const wV = mirrorSamples(w.wV, W, H, 1);
-  const wH = mirrorSamples(w.wH, W, H, 1);
+export function mirroredWeights(w: { wH: Int32Array; wV: Int32Array }, W: number, H: number, into?: { wH: Int32Array; wV: Int32Array }): { wH: Int32Array; wV: Int32Array } {
+  const wV = mirrorSamples(w.wV, W, H, 1, into?.wV);
+  const wH = mirrorSamples(w.wH, W, H, 1, into?.wH);
   // Reversed, a row holds the image's last-column 0 first: moved one place left, 0 last.
   for (let y = 0; y < H; y++) {
     const row = y * W;

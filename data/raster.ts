@@ -14,8 +14,9 @@ export interface Raster {
 }
 
 /** Samples of a W×H image with `channels` interleaved, rows reversed pixel by pixel (a pixel's channels keep their order). */
-export function mirrorSamples<T extends Float32Array | Int32Array | Uint16Array>(data: T, width: number, height: number, channels: number): T {
-  const out = new (data.constructor as new (n: number) => T)(data.length);
+export function mirrorSamples<T extends Float32Array | Int32Array | Uint16Array>(data: T, width: number, height: number, channels: number, into?: T): T {
+  if (into && (into.length !== data.length || into.buffer === data.buffer)) throw new Error(`mirrorSamples: ${data.length} samples mirrored into ${into.length}${into.buffer === data.buffer ? ' of the same memory' : ''}`);
+  const out = into ?? new (data.constructor as new (n: number) => T)(data.length);
   if (channels === 1) {
     // A grey row reversed is its samples reversed: native.
     out.set(data);

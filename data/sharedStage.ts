@@ -70,5 +70,10 @@ export class HeldStage {
 
 /** Whether a raster's samples are in shared memory (a SharedStage's: read-only to every thread). */
 export function isShared(r: Raster): boolean {
-  return types.isSharedArrayBuffer(r.data.buffer);
+  return isSharedArray(r.data);
+}
+
+/** Whether a typed array is a view of shared memory (a SharedStage's). */
+export function isSharedArray(a: StagedArray): boolean {
+  return types.isSharedArrayBuffer(a.buffer);
 }

@@ -1,18 +1,8 @@
 import { computeEnergy, isMetricTable, pairwise, type BandedTerm, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import type { BandedArrays } from '../costs/bandedTerm';
 import { SparseCut } from '../graphcut/sparseCut';
+import { ScratchArrays } from '../data/scratchArrays';
 import type { MoveResult, MoveSolver } from './moveSolver';
-
-/** An Int32Array kept and grown to the largest length asked for (and a quarter more), handed out as views of the length asked. */
-class GrowingArray {
-  private array = new Int32Array(0);
-
-  /** `n` entries (contents undefined), valid until the next take. */
-  take(n: number): Int32Array {
-    if (this.array.length < n) this.array = new Int32Array(Math.ceil(1.25 * n));
-    return this.array.subarray(0, n);
-  }
-}
 
 /**
  * What banded moves build each move in, kept between solvers that run one
@@ -24,14 +14,10 @@ class GrowingArray {
  * solver at a time; a solver made with it is done with it (and with the
  * term whose arrays it gave) when the next one is made.
  */
-export class BandedMoveScratch implements BandedArrays {
+export class BandedMoveScratch extends ScratchArrays implements BandedArrays {
   readonly cut = new SparseCut();
   /** The solver made with it last: the only one whose moves may use it. */
   owner?: object;
-  private readonly pixelArray = new GrowingArray();
-  private readonly nodeArray = new GrowingArray();
-  private readonly offsetArray = new GrowingArray();
-  private readonly costArray = new GrowingArray();
   /** Per node of the move being built: its pixel, its unary term (all 0 between moves), its side of the cut; grow() makes them long enough. */
   members = new Int32Array(0);
   unary = new Float64Array(0);
@@ -39,22 +25,27 @@ export class BandedMoveScratch implements BandedArrays {
 
   /** A banded term's offsets: `n` entries (contents undefined). */
   offsets(n: number): Int32Array {
-    return this.offsetArray.take(n);
+    return this.array('offsets', Int32Array, n);
   }
 
   /** A banded term's costs: `n` entries (contents undefined). */
   costs(n: number): Int32Array {
-    return this.costArray.take(n);
+    return this.array('costs', Int32Array, n);
+  }
+
+  /** A banded term's copy of its bands' low ends: `n` entries (contents undefined). */
+  lows(n: number): Uint16Array {
+    return this.array('lows', Uint16Array, n);
   }
 
   /** An array of `n` entries for the pixel lists (contents undefined). */
   pixels(n: number): Int32Array {
-    return this.pixelArray.take(n);
+    return this.array('pixels', Int32Array, n);
   }
 
   /** An array of `n` entries, every one −1. */
   nodes(n: number): Int32Array {
-    return this.nodeArray.take(n).fill(-1);
+    return this.array('nodes', Int32Array, n).fill(-1);
   }
 
   /** The per-node arrays of a move of m nodes (unary all 0). */

@@ -6,7 +6,8 @@ import { buildStereoEnergy, mirroredSwappedEnergy, type StereoEnergyOptions } fr
 import type { CycleReport, ExpansionResult, MoveProgress } from '../expansion/alphaExpansion';
 import { STRIP_OVERLAP, STRIP_ROWS, stripCrop, stripImages, stripRows, stripSpan, type StripDone, type StripJob, type StripRunner } from './levelStrips';
 import type { MatchParams } from './params';
-import { codesRows, type LevelCodes } from './levelCodes';
+import { levelTerms, termsRows, type LevelTerms } from './levelTerms';
+import { isSharedArray } from '../data/sharedStage';
 
 /**
  * Coarse to fine: the pair is matched at a reduced pyramid level, where the
@@ -112,18 +113,25 @@ export function halfSize(r: Raster, into?: Float32Array): Raster {
   return { width: w, height: h, channels: C, data, maxval: r.maxval };
 }
 
+/** A level's bands (labels lo..hi of each pixel) and starting labels. */
+export interface LevelBands {
+  lo: Uint16Array;
+  hi: Uint16Array;
+  start: Uint16Array;
+}
+
 /**
  * Bands and starting labels of a level from the coarser level's disparity
  * map (disparities, not labels): see the module comment. Labels are
- * disparities − shape.minDisp.
+ * disparities − shape.minDisp. Into `into` when given (a SharedStage's
+ * arrays, which the strip jobs then carry as views).
  */
-export function bandsFromCoarse(coarse: Uint16Array, cw: number, ch: number, shape: LevelShape, radius = BAND_RADIUS): { lo: Uint16Array; hi: Uint16Array; start: Uint16Array } {
+export function bandsFromCoarse(coarse: Uint16Array, cw: number, ch: number, shape: LevelShape, radius = BAND_RADIUS, into?: LevelBands): LevelBands {
   const { width: W, height: H, minDisp, maxDisp } = shape;
   if (coarse.length !== cw * ch) throw new Error(`coarse to fine: a ${cw}×${ch} map has ${cw * ch} pixels, not ${coarse.length}`);
   const n = W * H;
-  const lo = new Uint16Array(n);
-  const hi = new Uint16Array(n);
-  const start = new Uint16Array(n);
+  if (into && (into.lo.length !== n || into.hi.length !== n || into.start.length !== n)) throw new Error(`coarse to fine: bands of ${into.lo.length}, ${into.hi.length} and ${into.start.length} pixels given for a ${W}×${H} level`);
+  const { lo, hi, start } = into ?? { lo: new Uint16Array(n), hi: new Uint16Array(n), start: new Uint16Array(n) };
   // 3×3 minimum and maximum of the coarse map, separably: over each pixel's row neighbours, then over those of the rows above and below.
   const rowMn = new Uint16Array(cw * ch);
   const rowMx = new Uint16Array(cw * ch);
@@ -237,8 +245,10 @@ export interface RefineOptions {
    * level's whole queue.
    */
   inFlight?: number;
-  /** Census costs: the level's codes (stereo/levelCodes.ts), which the strips read instead of making their own. */
-  codes?: LevelCodes;
+  /** The level's terms (stereo/levelTerms.ts) for its views, which the strips read instead of making their own; absent: made here, on this thread. */
+  terms?: LevelTerms;
+  /** Arrays for a view's bands and labels (shared memory, which the strip jobs then carry as views); absent: this thread's own. */
+  bands?: (view: 0 | 1) => LevelBands | undefined;
   /** Called as each strip finishes: `index` strips of `count` done, `changed` pixels changed by this one. */
   onMove?: (info: MoveProgress & { level: number }) => void;
   onLevel?: (report: LevelReport) => void;
@@ -260,33 +270,26 @@ export async function refineLevel(level: number, shape: LevelShape, pair: { left
   const p = o.params;
   const { width: W, height: H } = shape;
   const t0 = performance.now();
-  const bands = coarse.maps.slice(0, views).map((m) => bandsFromCoarse(m, coarse.width, coarse.height, shape, o.radius ?? BAND_RADIUS));
+  const bands = coarse.maps.slice(0, views).map((m, v) => bandsFromCoarse(m, coarse.width, coarse.height, shape, o.radius ?? BAND_RADIUS, o.bands?.(v as 0 | 1)));
   const labels = bands.map((b) => b.start);
   const overlap = o.overlap ?? STRIP_OVERLAP;
   const rows = o.stripRows ?? STRIP_ROWS;
   if (!(Number.isInteger(rows) && rows > 0 && Number.isInteger(overlap) && overlap >= 0 && 2 * overlap < rows)) {
     throw new Error(`coarse to fine: strips of ${rows} rows with ${overlap} rows of overlap (windows would meet; at most ${Math.ceil(rows / 2) - 1})`);
   }
-  if (o.codes && (o.codes.width !== W || o.codes.height !== H)) throw new Error(`coarse to fine: census codes of ${o.codes.width}×${o.codes.height} for a ${W}×${H} level`);
+  const terms = o.terms ?? await levelTerms(pair, energy, views);
+  if (terms.width !== W || terms.height !== H || terms.weights.length < views) throw new Error(`coarse to fine: terms of ${terms.width}×${terms.height} for ${terms.weights.length} views given for a ${W}×${H} level of ${views}`);
   const strips = stripRows(H, rows);
   const job = (view: 0 | 1, own0: number, own1: number, parity: number): StripJob => {
     const y0 = parity === 0 ? own0 : Math.max(0, own0 - overlap);
     const y1 = parity === 0 ? own1 : Math.min(H, own1 + overlap);
     const { a, b } = stripSpan(y0, y1, H);
-    const lo = bands[view].lo.slice(a * W, b * W);
-    const hi = bands[view].hi.slice(a * W, b * W);
-    const lab = labels[view].slice(a * W, b * W);
-    // The held rows: their band is their label.
-    for (const y of [a < y0 ? a : -1, b > y1 ? b - 1 : -1]) {
-      if (y < 0) continue;
-      const from = (y - a) * W;
-      lo.set(lab.subarray(from, from + W), from);
-      hi.set(lab.subarray(from, from + W), from);
-    }
+    // Views of shared memory, read on the strip's thread while no other job writes those rows; else copies, moved there.
+    const rows = (array: Uint16Array): Uint16Array => (isSharedArray(array) ? array.subarray(a * W, b * W) : array.slice(a * W, b * W));
     const { top, bottom } = stripCrop(y0, y1, H, energy);
     return {
-      view, ...stripImages(pair, view, top, bottom, o.codes !== undefined), top, energy, height: H, y0, y1, own0, own1, lo, hi, labels: lab,
-      ...(o.codes ? { codes: codesRows(o.codes, top, bottom) } : {}),
+      view, ...stripImages(pair, view, top, bottom, terms.codes !== undefined), top, energy, height: H, y0, y1, own0, own1,
+      lo: rows(bands[view].lo), hi: rows(bands[view].hi), labels: rows(labels[view]), ...termsRows(terms, view, top, bottom),
       order: p.order, cycles: p.levelCycles, seed: p.seed, skipUnchanged: p.skipUnchanged,
     };
   };

@@ -1,6 +1,6 @@
 import { bandedCost, pairwise, type BandedTerm, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
-import { bandedTerm, type BandedArrays } from '../costs/bandedTerm';
-import { buildStereoEnergy, censusWords, DEFAULT_CENSUS_WINDOW, mirroredSwappedEnergy, type StereoEnergyOptions } from '../costs';
+import { bandedTerm } from '../costs/bandedTerm';
+import { censusWords, DEFAULT_CENSUS_WINDOW, viewEnergy, type GivenWeights, type StereoEnergyOptions } from '../costs';
 import { mirrorSamples, type Raster } from '../data/raster';
 import { alphaExpansion, type CycleReport } from '../expansion/alphaExpansion';
 import { BandedMoveScratch, BandedMoveSolver } from '../expansion/bandedMoves';
@@ -25,9 +25,13 @@ import { isShared } from '../data/sharedStage';
  * threads.
  *
  * A strip job carries the rows of the level's pair it needs (its rows, the
- * held rows and haloRows more on each side, enough for every cost's and
- * weight's window), so a thread builds the costs of its own strip: those
- * rows' costs and weights are the ones the whole level's energy has.
+ * held rows and haloRows more on each side, enough for every cost's
+ * window), so a thread builds the costs of its own strip: those rows'
+ * costs are the ones the whole level's energy has. Its weights, and its
+ * census codes, are the level's (stereo/levelTerms.ts), made once. With a
+ * pool, every array a job carries is a view of shared memory and a thread
+ * builds its strip in arrays it keeps (data/scratchArrays.ts), so that a
+ * strip leaves no garbage on its thread.
  */
 
 /** Rows of a strip (the last strip of a level may have fewer). */
@@ -65,11 +69,13 @@ export interface StripJob {
   /** The strip's own rows (within y0..y1): their terms at the start count towards the level's initial energy. */
   own0: number;
   own1: number;
-  /** Bands (labels lo..hi) and labels of rows a .. b − 1, a = max(0, y0 − 1), b = min(height, y1 + 1); a held row's band is its label alone. */
+  /** The level's bands (labels lo..hi) and labels of rows a .. b − 1, a = max(0, y0 − 1), b = min(height, y1 + 1) (read only: a held row's band is taken as its label alone). */
   lo: Uint16Array;
   hi: Uint16Array;
   labels: Uint16Array;
-  /** Census costs: the level's codes of rows top .. top + left.height − 1 (stereo/levelCodes.ts), used instead of the strip's own. */
+  /** The level's smoothness weights of the view, rows top .. top + left.height − 1 (stereo/levelTerms.ts). */
+  weights: GivenWeights;
+  /** Census costs: the level's codes of rows top .. top + left.height − 1, used instead of the strip's own. */
   codes?: { left: Int32Array; right: Int32Array };
   order: MatchParams['order'];
   cycles: MatchParams['cycles'];
@@ -150,12 +156,11 @@ export function stripImages(pair: { left: Raster; right: Raster }, view: 0 | 1, 
  * The banded energy of a strip: rows a..b−1 of the level's banded energy
  * for the job's view, with a held row's band its label alone. Its terms
  * are exactly the level energy's terms over those rows, but for the edges
- * below row b − 1, which it leaves out. Its banded costs live in `arrays`
- * (a thread's scratch: until its next strip).
+ * below row b − 1, which it leaves out. It is built in `scratch` (a
+ * thread's: valid until its next strip), and the job's arrays are only read.
  */
-export function stripEnergy(job: StripJob, arrays?: BandedArrays): MrfEnergy {
-  const first = buildStereoEnergy(job.left, job.right, job.energy);
-  const view = job.view === 0 ? first : mirroredSwappedEnergy(first, job.energy);
+export function stripEnergy(job: StripJob, scratch = new BandedMoveScratch()): MrfEnergy {
+  const view = viewEnergy(job.left, job.right, job.energy, job.view, job.weights);
   const W = view.width;
   if (job.codes) {
     // The second view's pair is the first's mirrored and swapped: the first's codes, swapped, rows reversed (DataCostMatcher.useCensusCodes).
@@ -163,16 +168,29 @@ export function stripEnergy(job: StripJob, arrays?: BandedArrays): MrfEnergy {
     const words = censusWords(job.energy.censusWindow ?? DEFAULT_CENSUS_WINDOW);
     const rows = left.length / (W * words);
     if (job.view === 0) view.matcher.useCensusCodes(left, right);
-    else view.matcher.useCensusCodes(mirrorSamples(right, W, rows, words), mirrorSamples(left, W, rows, words));
+    else view.matcher.useCensusCodes(mirrorSamples(right, W, rows, words, scratch.array('mirrored left codes', Int32Array, left.length)), mirrorSamples(left, W, rows, words, scratch.array('mirrored right codes', Int32Array, left.length)));
   }
   const { a, b } = stripSpan(job.y0, job.y1, job.height);
+  const n = (b - a) * W;
+  if (job.lo.length !== n || job.hi.length !== n || job.labels.length !== n) throw new Error(`strip: bands of ${job.lo.length} and ${job.hi.length} pixels and ${job.labels.length} labels for rows ${a}..${b - 1} of ${W}`);
+  // The held rows' band is their label.
+  const lo = scratch.array('strip lo', Uint16Array, n);
+  const hi = scratch.array('strip hi', Uint16Array, n);
+  lo.set(job.lo);
+  hi.set(job.hi);
+  for (const y of [a < job.y0 ? a : -1, b > job.y1 ? b - 1 : -1]) {
+    if (y < 0) continue;
+    const row = job.labels.subarray((y - a) * W, (y - a + 1) * W);
+    lo.set(row, (y - a) * W);
+    hi.set(row, (y - a) * W);
+  }
+  const data: BandedTerm = bandedTerm(view.matcher, lo, hi, a - job.top, scratch);
   const from = (a - job.top) * W;
-  const to = (b - job.top) * W;
-  const data: BandedTerm = bandedTerm(view.matcher, job.lo, job.hi, a - job.top, arrays);
-  // Views of the crop's weights (this strip's own arrays, made above): the edges below row b − 1 are not the strip's.
-  const wV = view.wV.subarray(from, to);
-  wV.fill(0, to - from - W);
-  return { width: W, height: b - a, labels: view.labels, data, smoothness: view.smoothness, truncation: view.truncation, wH: view.wH.subarray(from, to), wV };
+  // The level's weights of rows a..b − 1, less the edges below row b − 1, which are not the strip's.
+  const wV = scratch.array('strip wV', Int32Array, n);
+  wV.set(view.wV.subarray(from, from + n));
+  wV.fill(0, n - W);
+  return { width: W, height: b - a, labels: view.labels, data, smoothness: view.smoothness, truncation: view.truncation, wH: view.wH.subarray(from, from + n), wV };
 }
 
 /** StripEnergies of labels on a strip's energy (rows a..b−1 of the level; the strip's rows y0..y1−1). */

@@ -1,10 +1,10 @@
 import type { Raster } from '../data/raster';
 import { optionError } from '../data/errors';
 import type { ExpansionResult } from '../expansion/alphaExpansion';
-import { halfSize, levelShapes, pyramidLevels, refineLevel, type LevelReport, type LevelShape } from './coarseToFine';
+import { halfSize, levelShapes, pyramidLevels, refineLevel, type LevelBands, type LevelReport, type LevelShape } from './coarseToFine';
 import type { StripRunner } from './levelStrips';
-import { levelCensusCodes, type LevelCodes } from './levelCodes';
-import { censusWords, DEFAULT_CENSUS_WINDOW } from '../costs';
+import { levelTerms, type LevelTerms, type TermsArrays } from './levelTerms';
+import { censusWords, DEFAULT_CENSUS_WINDOW, type StereoEnergyOptions } from '../costs';
 import { stripPool, stripThreads } from './stripRunner';
 import { checkNdisp, type MatchParams } from './params';
 import { energyOptions } from './matchEnergy';
@@ -35,41 +35,51 @@ export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, op
   // The finer levels' threads start now and load while the coarsest level runs.
   const own = options.stripPool ? undefined : stripPool(stripThreads(left.width * left.height));
   const pool = options.stripPool ?? own!;
-  // The finer levels' pairs in the pool's shared memory (data/sharedStage.ts), so that their strips and codes read views
-  // (slots 2k and 2k + 1: level k's left and right); the coarsest level's pair is this thread's alone. A level's pair is
-  // let go once the next finer level starts (matchLevels).
+  // The finer levels' pairs, terms and bands in the pool's shared memory (data/sharedStage.ts), so that their strips and
+  // bands read views, kept from one match to the next: level k's in slots SLOTS·k + LevelSlot. The coarsest level's pair is
+  // this thread's alone. A level's pair is let go once the next finer level starts (matchLevels).
   const stage = pool.pairStage?.hold() ?? null;
-  const pairs: Array<LevelPair | undefined> = [stage ? { left: stage.raster(0, left), right: stage.raster(1, right) } : { left, right }];
+  const slot = (k: number, s: LevelSlot): number => SLOTS * k + s;
+  const pairs: Array<LevelPair | undefined> = [stage ? { left: stage.raster(slot(0, LevelSlot.Left), left), right: stage.raster(slot(0, LevelSlot.Right), right) } : { left, right }];
   for (let k = 1; k < levels; k++) {
     const finer = pairOf(pairs, k - 1);
-    const into = (slot: number, channels: number): Float32Array | undefined =>
-      (stage && k < levels - 1 ? stage.array(slot, Float32Array, shapes[k].width * shapes[k].height * channels) : undefined);
-    pairs.push({ left: halfSize(finer.left, into(2 * k, left.channels)), right: halfSize(finer.right, into(2 * k + 1, right.channels)) });
+    const into = (s: LevelSlot, channels: number): Float32Array | undefined =>
+      (stage && k < levels - 1 ? stage.array(slot(k, s), Float32Array, shapes[k].width * shapes[k].height * channels) : undefined);
+    pairs.push({ left: halfSize(finer.left, into(LevelSlot.Left, left.channels)), right: halfSize(finer.right, into(LevelSlot.Right, right.channels)) });
   }
-  // Census costs: with threads, every finer level's codes are made on them now, while the coarsest level runs
-  // (stereo/levelCodes.ts), in bands for half the threads: the others are left to the host's side of that level.
-  const window = resolved.censusWindow ?? DEFAULT_CENSUS_WINDOW;
-  // With the stage, level k's codes are in its slots after the pairs' (2 (levels − 1) + 2k and + 1), kept from one match
-  // to the next like the pairs.
-  const codesInto = (k: number): { left: Int32Array; right: Int32Array } | undefined => {
+  // Each finer level's energy options (its disparities and T).
+  const energies = shapes.slice(0, levels - 1).map((shape, k) => levelEnergyOptions(pairOf(pairs, k).left, shape, resolved, levels, k));
+  // With threads, every finer level's terms (census codes, weights) are made on them now, while the coarsest level runs
+  // (stereo/levelTerms.ts), in bands for half the threads: the others are left to the host's side of that level.
+  const termsInto = (k: number): TermsArrays | undefined => {
     if (!stage) return undefined;
-    const n = shapes[k].width * shapes[k].height * censusWords(window);
-    const slot = 2 * (levels - 1) + 2 * k;
-    return { left: stage.array(slot, Int32Array, n), right: stage.array(slot + 1, Int32Array, n) };
+    const n = shapes[k].width * shapes[k].height;
+    const window = energies[k].kind === 'census' ? energies[k].censusWindow ?? DEFAULT_CENSUS_WINDOW : undefined;
+    const words = window ? censusWords(window) : 0;
+    const int32 = (s: number, length = n): Int32Array => stage.array(slot(k, s), Int32Array, length);
+    return {
+      ...(window ? { codes: { words, left: int32(LevelSlot.CodesLeft, n * words), right: int32(LevelSlot.CodesRight, n * words) } } : {}),
+      weights: Array.from({ length: views }, (_, v) => ({ wH: int32(LevelSlot.Weights + 2 * v), wV: int32(LevelSlot.Weights + 2 * v + 1) })),
+    };
   };
-  const early: Array<Promise<LevelCodes> | undefined> = resolved.cost === 'census' && pool.codes
-    ? Array.from({ length: levels - 1 }, (_, k) => levelCensusCodes(pairOf(pairs, k), window, pool.codes, Math.max(2, pool.threads >> 1), codesInto(k))) : [];
-  // Awaited level by level; a match that fails before a level leaves its codes' failure handled.
-  for (const c of early) c?.catch(() => undefined);
-  const codesOf = (k: number): Promise<LevelCodes> | undefined => {
-    if (resolved.cost !== 'census') return undefined;
-    // Handed over once: a level's codes are let go when its strips are done.
-    const codes = early[k];
+  const early: Array<Promise<LevelTerms> | undefined> = pool.terms
+    ? Array.from({ length: levels - 1 }, (_, k) => levelTerms(pairOf(pairs, k), energies[k], views, pool.terms, Math.max(2, pool.threads >> 1), termsInto(k))) : [];
+  // Awaited level by level; a match that fails before a level leaves its terms' failure handled.
+  for (const t of early) t?.catch(() => undefined);
+  const termsOf = (k: number): Promise<LevelTerms> => {
+    // Handed over once: a level's terms are let go when its strips are done.
+    const terms = early[k];
     early[k] = undefined;
-    return codes ?? levelCensusCodes(pairOf(pairs, k), window);
+    return terms ?? levelTerms(pairOf(pairs, k), energies[k], views);
+  };
+  const bandsOf = (k: number) => (view: 0 | 1): LevelBands | undefined => {
+    if (!stage) return undefined;
+    const n = shapes[k].width * shapes[k].height;
+    const s = LevelSlot.Bands + 3 * view;
+    return { lo: stage.array(slot(k, s), Uint16Array, n), hi: stage.array(slot(k, s + 1), Uint16Array, n), start: stage.array(slot(k, s + 2), Uint16Array, n) };
   };
   try {
-    return await matchLevels(pairs, views, options, resolved, shapes, { run: pool.run, inFlight: pool.threads }, codesOf, t0);
+    return await matchLevels(pairs, views, options, resolved, shapes, energies, { run: pool.run, inFlight: pool.threads }, termsOf, bandsOf, t0);
   } finally {
     stage?.release();
     await own?.close();
@@ -78,6 +88,18 @@ export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, op
 
 /** A pyramid level's pair. */
 type LevelPair = { left: Raster; right: Raster };
+
+/** Slots of a finer level's arrays in the pool's pair stage, SLOTS a level: its pair, census codes, each view's weights (wH, wV) and bands (lo, hi, labels). */
+enum LevelSlot { Left = 0, Right = 1, CodesLeft = 2, CodesRight = 3, Weights = 4, Bands = 8 }
+const SLOTS = 14;
+
+/** The energy options of finer level k of `levels`: on demand, its disparities, T for its size (levelTruncation). */
+function levelEnergyOptions(left: Raster, shape: LevelShape, resolved: MatchParams, levels: number, k: number): StereoEnergyOptions {
+  const ndisp = shape.maxDisp - shape.minDisp + 1;
+  checkNdisp(ndisp, shape.width, shape.minDisp);
+  const onDemand = { ...resolved, costs: 'on-demand' as const, truncation: levelTruncation(resolved, 2 ** (levels - 1 - k)) };
+  return energyOptions(left, ndisp, onDemand, false, shape.minDisp, 1);
+}
 
 /** Level k's pair, while it is kept. */
 function pairOf(pairs: ReadonlyArray<LevelPair | undefined>, k: number): LevelPair {
@@ -102,7 +124,7 @@ export function levelTruncation(p: Pick<MatchParams, 'smoothness' | 'truncation'
 }
 
 /** matchPyramid's levels, coarsest first, the finer levels' strips run by `strips.run`, as many built at once as `strips.inFlight` (the threads; 0, this thread, builds one at a time), reading level k's census codes from `codesOf(k)` (census costs). */
-async function matchLevels(pairs: Array<LevelPair | undefined>, views: 1 | 2, options: MatchOptions, resolved: MatchParams, shapes: LevelShape[], strips: { run: StripRunner; inFlight: number }, codesOf: (level: number) => Promise<LevelCodes> | undefined, t0: number): Promise<{ result: MatchResult; others: Uint16Array[] }> {
+async function matchLevels(pairs: Array<LevelPair | undefined>, views: 1 | 2, options: MatchOptions, resolved: MatchParams, shapes: LevelShape[], energies: StereoEnergyOptions[], strips: { run: StripRunner; inFlight: number }, termsOf: (level: number) => Promise<LevelTerms>, bandsOf: (level: number) => (view: 0 | 1) => LevelBands | undefined, t0: number): Promise<{ result: MatchResult; others: Uint16Array[] }> {
   const { left } = pairOf(pairs, 0);
   const levels = shapes.length;
   const coarsest = shapes[levels - 1];
@@ -127,13 +149,9 @@ async function matchLevels(pairs: Array<LevelPair | undefined>, views: 1 | 2, op
     pairs[k + 1] = undefined;
     const shape = shapes[k];
     emit({ kind: 'level', level: k, of: levels, shape, shapes });
-    const ndisp = shape.maxDisp - shape.minDisp + 1;
-    const onDemand = { ...resolved, costs: 'on-demand' as const, truncation: levelTruncation(resolved, 2 ** (levels - 1 - k)) };
-    checkNdisp(ndisp, shape.width, shape.minDisp);
-    const pair = pairOf(pairs, k);
-    const energy = energyOptions(pair.left, ndisp, onDemand, false, shape.minDisp, 1);
-    const done = await refineLevel(k, shape, pair, energy, views, { maps, ...size }, {
-      params, ...strips, codes: await codesOf(k),
+    const bands = bandsOf(k);
+    const done = await refineLevel(k, shape, pairOf(pairs, k), energies[k], views, { maps, ...size }, {
+      params, ...strips, terms: await termsOf(k), bands,
       onMove: options.onMove ? (m) => options.onMove!({ ...m, levels }) : undefined,
       onLevel: (report) => emit({ kind: 'levelDone', report }),
     });

@@ -6,7 +6,7 @@ import { ThreadPool } from '../data/threadPool';
 import { solveStrip, type StripDone, type StripRunner } from './levelStrips';
 import type { MedianRunner } from './medianFill';
 import { movableBuffers } from '../data/poolTask';
-import type { CodesRunner } from './levelCodes';
+import type { TermsRunner } from './levelTerms';
 import { SharedStage } from '../data/sharedStage';
 
 /**
@@ -22,9 +22,9 @@ export interface StripPool {
   median?: MedianRunner;
   /** The shared memory the median's bands are views of (kept for the pool's life). */
   medianStage?: SharedStage;
-  /** Bands of a finer level's census codes (stereo/levelCodes.ts), on the same threads; absent: this thread makes them. */
-  codes?: CodesRunner;
-  /** Shared memory for the pairs of a pyramid's finer levels, which the strips and codes then read as views (kept from one match to the next); absent: they carry copies. */
+  /** Bands of a finer level's terms (stereo/levelTerms.ts), on the same threads; absent: this thread makes them. */
+  terms?: TermsRunner;
+  /** Shared memory for the pairs, terms and bands of a pyramid's finer levels, which the strips and term bands then read as views (kept from one match to the next); absent: they carry copies. */
   pairStage?: SharedStage;
   /** Threads in the pool; 0 when this thread runs the strips. */
   threads: number;
@@ -77,7 +77,7 @@ export function stripPool(threads: number): StripPool {
       onDone?.(d);
       return d;
     }))),
-    codes: (bands) => Promise.all(bands.map((b) => pool.run<number>(b, movableBuffers([b.left.data, b.right.data])))),
+    terms: (bands) => Promise.all(bands.map((b) => pool.run<number>(b, movableBuffers([b.left.data, b.right.data])))),
     // A band's own slices are moved to its thread; views of the stage are shared.
     median: (bands) => Promise.all(bands.map((b) => pool.run<Uint16Array>(b, movableBuffers([b.disp, b.marked, b.left.data])))),
     medianStage,

@@ -1,7 +1,7 @@
 import { generateSyntheticScene } from '../data/synthetic';
 import type { BandedMoveScratch } from '../expansion/bandedMoves';
 import { solveStrip, stripImages, type StripJob } from './levelStrips';
-import { codesRows, levelCensusCodes } from './levelCodes';
+import { levelTerms, termsRows } from './levelTerms';
 import { DEFAULT_CENSUS_WINDOW, type StereoEnergyOptions } from '../costs';
 
 /** Warm-up strips a thread runs, and their size: enough calls for V8 to optimise the move code, a few ms each. */
@@ -16,7 +16,7 @@ const NDISP = 24;
  * twice the thread time of a later one), and a match's first finer level
  * is one or two strips a thread. A thread therefore runs a few small
  * strips of a synthetic level when it starts, through the code a real one
- * takes (census costs from a level's codes, banded moves, both views),
+ * takes (census costs from a level's codes, its weights, banded moves, both views),
  * while the match's coarsest level keeps the cores idle. Nothing of it
  * is kept but the compiled code and the scratch it grew.
  */
@@ -28,7 +28,7 @@ export async function warmUpStrips(scratch: BandedMoveScratch): Promise<void> {
     ndisp: NDISP, minDisp: 0, kind: 'census', border: 'clamp', censusWindow: DEFAULT_CENSUS_WINDOW, lambda: 5,
     cueThreshold: 12, cueFactor: 2, smoothness: 'linear', truncation: 12, onDemand: true,
   };
-  const codes = await levelCensusCodes(s, DEFAULT_CENSUS_WINDOW);
+  const terms = await levelTerms(s, energy, 2);
   const truth = s.groundTruth!;
   for (let round = 0; round < ROUNDS; round++) {
     const view = (round % 2) as 0 | 1;
@@ -43,7 +43,7 @@ export async function warmUpStrips(scratch: BandedMoveScratch): Promise<void> {
     }
     const job: StripJob = {
       view, ...stripImages(s, view, 0, H, true), top: 0, energy, height: H, y0: 0, y1: H, own0: 0, own1: H, lo, hi, labels,
-      codes: codesRows(codes, 0, H), order: 'frequent', cycles: 1, seed: 1, skipUnchanged: true,
+      ...termsRows(terms, view, 0, H), order: 'frequent', cycles: 1, seed: 1, skipUnchanged: true,
     };
     // Half of them, of both views, as a thread receives a job: through a structured clone, whose strings are not the interned
     // literals of this module (code compiled for those alone would be thrown away at the first real strip).

@@ -1,13 +1,13 @@
 /**
  * A thread of the strip pool (stereo/stripRunner.ts): runs one strip of a
- * finer pyramid level, one band of a level's census codes, or one band of
+ * finer pyramid level, one band of a level's terms, or one band of
  * the finest level's median fill, per task.
  */
 import { poolTask } from '../data/poolTask';
 import { BandedMoveScratch } from '../expansion/bandedMoves';
 import { solveStrip, type StripDone, type StripJob } from './levelStrips';
 import { isMedianBand, medianBand, type MedianBand } from './medianFill';
-import { isCodesBand, makeCodesBand, type CodesBand } from './levelCodes';
+import { isTermsBand, makeTermsBand, type TermsBand } from './levelTerms';
 import { warmUpStrips } from './stripWarmup';
 
 // The thread's strips run one at a time (one task a thread), each built in the arrays the last one grew.
@@ -16,8 +16,8 @@ const scratch = new BandedMoveScratch();
 // A band's filtered rows and a strip's labels are moved back, not copied (a copy would leave the thread garbage that it
 // collects seldom). Made before the warm-up starts: poolTask readies the thread to move buffers, so the code the warm-up
 // compiles is the code the strips keep.
-const task = poolTask<StripJob | MedianBand | CodesBand, StripDone | Uint16Array | number>(
-  async (job) => (isMedianBand(job) ? medianBand(job) : isCodesBand(job) ? makeCodesBand(job) : (await warm, solveStrip(job, scratch))),
+const task = poolTask<StripJob | MedianBand | TermsBand, StripDone | Uint16Array | number>(
+  async (job) => (isMedianBand(job) ? medianBand(job) : isTermsBand(job) ? makeTermsBand(job, scratch) : (await warm, solveStrip(job, scratch))),
   (v) => (v instanceof Uint16Array ? [v] : typeof v === 'number' ? [] : [v.labels]),
 );
 

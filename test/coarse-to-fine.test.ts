@@ -5,7 +5,7 @@ import * as zlib from 'zlib';
 import { types } from 'util';
 import { seededRandom } from '../data/random';
 import { bandedCost, computeEnergy, type BandedTerm } from '../data/energy';
-import { COST_KINDS, DataCostMatcher, DEFAULT_CENSUS_WINDOW, type CostKind, type StereoEnergyOptions } from '../costs';
+import { buildStereoEnergy, COST_KINDS, DataCostMatcher, DEFAULT_CENSUS_WINDOW, mirroredSwappedEnergy, type CostKind, type StereoEnergyOptions } from '../costs';
 import { generateSyntheticScene } from '../data/synthetic';
 import { evaluateDisparity } from '../data/metrics';
 import { readImage, writePng } from '../data/imageIO';
@@ -13,10 +13,11 @@ import type { Raster } from '../data/raster';
 import { bandsFromCoarse, halfSize, levelEnergy, levelShapes, pyramidLevels, refineLevel, type LevelShape } from '../stereo/coarseToFine';
 import { stripCrop, stripEnergy, stripImages, stripRows as stripsOf, stripSpan } from '../stereo/levelStrips';
 import { runStripsHere, stripPool } from '../stereo/stripRunner';
-import { codesRows, levelCensusCodes, makeCodesBand, type CodesBand } from '../stereo/levelCodes';
+import { levelTerms, makeTermsBand, termsRows, type LevelTerms, type TermsArrays, type TermsBand } from '../stereo/levelTerms';
 import { isShared, SharedStage } from '../data/sharedStage';
 import { warmUpStrips } from '../stereo/stripWarmup';
 import { BandedMoveScratch } from '../expansion/bandedMoves';
+import { ScratchArrays } from '../data/scratchArrays';
 import { solveStrip } from '../stereo/levelStrips';
 import { cropRows } from '../stereo/levelStrips';
 import type { StripPool } from '../stereo/stripRunner';
@@ -116,7 +117,7 @@ describe('a finer level in strips', () => {
   const [STRIP_W0, STRIP_WR] = [scaled(40, 24), scaled(30, 16)];
   const [LEVEL_W0, LEVEL_WR] = [scaled(64, 32), scaled(40, 20)];
 
-  test('a strip\'s energy is the level energy\'s rows: the same costs in each band, the same weights, held rows at their labels (every cost kind, census windows to 15×15, both views; census from its own codes and from the level\'s, made in 1–5 bands, with the one image the view\'s weights read)', async () => {
+  test('a strip\'s energy is the level energy\'s rows: the same costs in each band, the same weights, held rows at their labels (every cost kind, census windows to 15×15, both views; the level\'s terms made in 1–5 bands; census from its own codes and from the level\'s, with the one image the view\'s weights read); the job\'s arrays only read', async () => {
     const rand = seededRandom(11);
     for (let trial = 0; trial < 24; trial++) {
       const kind = COST_KINDS[trial % COST_KINDS.length];
@@ -141,16 +142,19 @@ describe('a finer level in strips', () => {
       const labels = whole.start.slice(a * W, b * W);
       const slo = lo.slice(a * W, b * W);
       const shi = hi.slice(a * W, b * W);
-      for (const y of [a < y0 ? a : -1, b > y1 ? b - 1 : -1]) if (y >= 0) for (let x = 0; x < W; x++) slo[(y - a) * W + x] = shi[(y - a) * W + x] = labels[(y - a) * W + x];
-      const levelCodes = window && await levelCensusCodes(pair, window, async (bands) => bands.map(makeCodesBand), 1 + (trial % 5));
-      for (const codes of levelCodes ? [undefined, codesRows(levelCodes, top, bottom)] : [undefined]) {
-        // With the level's codes a job carries one crop for both images, as refineLevel makes it: the one the view's weights read.
+      const terms = await levelTerms(pair, energy, 2, async (bands) => bands.map((b) => makeTermsBand(b)), 1 + (trial % 5));
+      const rows = termsRows(terms, view, top, bottom);
+      expect(rows.codes !== undefined).toBe(kind === 'census');
+      for (const codes of rows.codes ? [undefined, rows.codes] : [undefined]) {
+        // With the level's codes a job carries one crop for both images, as refineLevel makes it.
         const images = stripImages(pair, view, top, bottom, codes !== undefined);
         if (codes) expect(images.right).toBe(images.left);
+        const before = [slo, shi, labels, rows.weights.wH, rows.weights.wV].map((x) => x.slice());
         const strip = stripEnergy({
-          view, ...images, top, energy, height: H, y0, y1, own0: y0, own1: y1, lo: slo, hi: shi, labels,
+          view, ...images, top, energy, height: H, y0, y1, own0: y0, own1: y1, lo: slo, hi: shi, labels, weights: rows.weights,
           order: 'frequent', cycles: 1, seed: 1, skipUnchanged: true, ...(codes ? { codes } : {}),
         });
+        expect([slo, shi, labels, rows.weights.wH, rows.weights.wV].every((x, i) => Buffer.from(x.buffer, x.byteOffset, x.byteLength).equals(Buffer.from(before[i].buffer)))).toBe(true);
         const band = whole.energy.data as BandedTerm;
         const sband = strip.data as BandedTerm;
         for (let y = a; y < b; y++) {
@@ -257,8 +261,8 @@ describe('a finer level in strips', () => {
   test('a strip thread\'s warm-up leaves its scratch fit for the strips after it: the same labels and energies as strips on fresh scratches', async () => {
     const s = generateSyntheticScene({ width: 140, height: 90, ndisp: 14, seed: 21 });
     const { shape, energy, coarse } = await censusLevel(s);
-    const codes = await levelCensusCodes(s, DEFAULT_CENSUS_WINDOW);
-    const options = { params: p, stripRows: 16, overlap: 4, codes };
+    const terms = await levelTerms(s, energy, 2);
+    const options = { params: p, stripRows: 16, overlap: 4, terms };
     const fresh = await refineLevel(0, shape, s, energy, 2, coarse, { ...options, run: runStripsHere });
     const scratch = new BandedMoveScratch();
     await warmUpStrips(scratch);
@@ -270,29 +274,45 @@ describe('a finer level in strips', () => {
     expect(warmed.result.finalEnergy).toEqual(fresh.result.finalEnergy);
   });
 
-  test('a level\'s census codes made in bands into shared memory are those of the whole pair (windows to 15×15, bands of fewer rows than the window\'s half; threads: the test below)', async () => {
+  test('a level\'s terms made in bands into shared memory are those of the whole pair: census codes (windows to 15×15, bands of fewer rows than the window\'s half) and both views\' weights (every cost kind); threads: the test below', async () => {
     const rand = seededRandom(19);
-    for (let trial = 0; trial < 12; trial++) {
+    const arrays = new ScratchArrays();
+    for (let trial = 0; trial < 16; trial++) {
       const W = 5 + Math.floor(rand() * 30);
       const H = 2 + Math.floor(rand() * 40);
       const channels = trial % 3 === 0 ? 1 : 3;
       const crop = { left: randomRaster(W, H, channels, 12, rand), right: randomRaster(W, H, channels, 12, rand) };
+      const kind = trial % 4 === 3 ? COST_KINDS[trial % COST_KINDS.length] : 'census';
       const window = { width: 1 + 2 * Math.floor(1 + rand() * 7), height: 1 + 2 * Math.floor(rand() * 8) };
+      const energy = energyOf(kind, 4, kind === 'census' ? window : undefined);
+      const views = (1 + (trial % 2)) as 1 | 2;
+      // The oracle: the codes of a matcher of the whole pair, and the weights of each view's energy.
       const whole = new DataCostMatcher(crop.left, crop.right, { kind: 'census', censusWindow: window }).censusCodes();
+      const first = buildStereoEnergy(crop.left, crop.right, energy);
+      const energies = [first, mirroredSwappedEnergy(first, energy)];
       const bands = 1 + Math.floor(rand() * Math.min(9, H));
-      const made = await levelCensusCodes(crop, window, async (b) => b.map(makeCodesBand), bands);
-      expect(made.words).toBe(whole.words);
-      if (bands > 1) expect(made.left.buffer instanceof SharedArrayBuffer && made.right.buffer instanceof SharedArrayBuffer).toBe(true);
-      expect({ trial, bands, left: Array.from(made.left), right: Array.from(made.right) }).toEqual({ trial, bands, left: Array.from(whole.left), right: Array.from(whole.right) });
-      // Into given arrays (a stage's, holding another level's codes before): the same codes, in them.
-      const n = W * H * whole.words;
-      const given = { left: Int32Array.from({ length: n }, () => -1), right: Int32Array.from({ length: n }, () => 7) };
-      const into = await levelCensusCodes(crop, window, async (b) => b.map(makeCodesBand), bands, given);
-      expect([into.left, into.right]).toEqual([given.left, given.right]);
-      expect(into.left === given.left && into.right === given.right).toBe(true);
-      expect(Array.from(into.left)).toEqual(Array.from(whole.left));
-      expect(Array.from(into.right)).toEqual(Array.from(whole.right));
-      await expect(levelCensusCodes(crop, window, undefined, 1, { left: new Int32Array(n + 1), right: new Int32Array(n) })).rejects.toThrow(/levelCensusCodes: arrays of/);
+      const check = (made: LevelTerms): void => {
+        expect(made.codes !== undefined).toBe(kind === 'census');
+        if (made.codes) expect({ trial, bands, words: made.codes.words, left: Array.from(made.codes.left), right: Array.from(made.codes.right) }).toEqual({ trial, bands, words: whole.words, left: Array.from(whole.left), right: Array.from(whole.right) });
+        expect(made.weights.length).toBe(views);
+        made.weights.forEach((w, v) => expect({ trial, v, wH: Array.from(w.wH), wV: Array.from(w.wV) }).toEqual({ trial, v, wH: Array.from(energies[v].wH), wV: Array.from(energies[v].wV) }));
+      };
+      // One thread's working arrays for every band, as a strip thread keeps them (grown and reused across trials).
+      const made = await levelTerms(crop, energy, views, async (b) => b.map((band) => makeTermsBand(band, arrays)), bands);
+      if (bands > 1) expect(made.weights.every((w) => types.isSharedArrayBuffer(w.wH.buffer) && types.isSharedArrayBuffer(w.wV.buffer))).toBe(true);
+      check(made);
+      // Into given arrays (a stage's, holding another level's terms before): the same terms, in them.
+      const n = W * H;
+      const words = whole.words;
+      const filled = (length: number, v: number): Int32Array => new Int32Array(new SharedArrayBuffer(4 * length)).fill(v);
+      const given: TermsArrays = {
+        ...(kind === 'census' ? { codes: { words, left: filled(n * words, -1), right: filled(n * words, 7) } } : {}),
+        weights: Array.from({ length: views }, () => ({ wH: filled(n, 3), wV: filled(n, -3) })),
+      };
+      const into = await levelTerms(crop, energy, views, async (b) => b.map((band) => makeTermsBand(band, arrays)), bands, given);
+      expect(into.weights.every((w, v) => w.wH === given.weights[v].wH && w.wV === given.weights[v].wV) && into.codes?.left === given.codes?.left).toBe(true);
+      check(into);
+      await expect(levelTerms(crop, energy, views, undefined, 1, { ...given, weights: [{ wH: new Int32Array(n + 1), wV: new Int32Array(n) }] })).rejects.toThrow(/levelTerms: arrays of/);
     }
   });
 
@@ -303,12 +323,14 @@ describe('a finer level in strips', () => {
     const pool = stripPool(2);
     try {
       expect(pool.threads).toBe(2);
-      // There with the level's census codes made on the threads (here every strip makes its own): the whole pair's.
-      expect(pool.codes).toBeDefined();
-      const codes = await levelCensusCodes(s, DEFAULT_CENSUS_WINDOW, pool.codes, 3);
-      const whole = new DataCostMatcher(s.left, s.right, { kind: 'census', censusWindow: DEFAULT_CENSUS_WINDOW }).censusCodes();
-      expect(Buffer.from(codes.left.buffer).equals(Buffer.from(whole.left.buffer)) && Buffer.from(codes.right.buffer).equals(Buffer.from(whole.right.buffer))).toBe(true);
-      const there = await refineLevel(0, shape, s, energy, 2, coarse, { params: p, run: pool.run, stripRows: 16, overlap: 4, codes });
+      // There with the level's terms made on the threads (here on this thread): the same terms.
+      expect(pool.terms).toBeDefined();
+      const terms = await levelTerms(s, energy, 2, pool.terms, 3);
+      const mine = await levelTerms(s, energy, 2);
+      const same = (x: Int32Array, y: Int32Array): boolean => Buffer.from(x.buffer, x.byteOffset, x.byteLength).equals(Buffer.from(y.buffer, y.byteOffset, y.byteLength));
+      expect(same(terms.codes!.left, mine.codes!.left) && same(terms.codes!.right, mine.codes!.right)).toBe(true);
+      expect(terms.weights.every((w, v) => same(w.wH, mine.weights[v].wH) && same(w.wV, mine.weights[v].wV))).toBe(true);
+      const there = await refineLevel(0, shape, s, energy, 2, coarse, { params: p, run: pool.run, stripRows: 16, overlap: 4, terms });
       expect(Buffer.from(there.maps[0].buffer).equals(Buffer.from(here.maps[0].buffer))).toBe(true);
       expect(Buffer.from(there.maps[1].buffer).equals(Buffer.from(here.maps[1].buffer))).toBe(true);
       expect(there.result.finalEnergy).toEqual(here.result.finalEnergy);
@@ -341,7 +363,7 @@ describe('match() coarse to fine', () => {
   });
 
 
-  test('a pool\'s pair stage: the finer levels\' strips and codes read views of shared memory, the labels and energies are those without it, the caller\'s pair is untouched, and the stage is released', async () => {
+  test('a pool\'s pair stage: the finer levels\' strips and term bands read views of shared memory (pairs, terms, bands and labels), the labels and energies are those without it, the caller\'s pair is untouched, and the stage is released', async () => {
     const s = generateSyntheticScene({ width: 150, height: 130, ndisp: 24, seed: 12 });
     const options = { ndisp: s.ndisp, backend: 'bk' as const, levels: 3 };
     const plain = await match(s.left, s.right, options);
@@ -351,18 +373,25 @@ describe('match() coarse to fine', () => {
     const pool: StripPool = {
       threads: 0, pairStage: stage, close: async () => undefined,
       run: (jobs, onDone) => {
-        for (const j of jobs) { seen.strips++; if (isShared(j.left) && isShared(j.right)) seen.shared++; }
+        for (const j of jobs) {
+          seen.strips++;
+          // Every array a job carries: its rows of the pair, the level's terms, bands and labels.
+          const arrays = [j.left.data, j.right.data, j.weights.wH, j.weights.wV, j.lo, j.hi, j.labels, ...(j.codes ? [j.codes.left, j.codes.right] : [])];
+          if (arrays.every((a) => types.isSharedArrayBuffer(a.buffer))) seen.shared++;
+          for (const a of [j.lo, j.hi, j.labels]) bandBuffers.add(a.buffer);
+        }
         return runStripsHere(jobs, onDone);
       },
-      codes: async (bands: CodesBand[]) => bands.map((b) => {
+      terms: async (bands: TermsBand[]) => bands.map((b) => {
         seen.bands++;
         if (isShared(b.left) && isShared(b.right)) seen.sharedBands++;
-        codesBuffers.add(b.into.left.buffer).add(b.into.right.buffer);
-        return makeCodesBand(b);
+        for (const a of [b.into.codes!.left, b.into.codes!.right, ...b.into.weights.flatMap((w) => [w.wH, w.wV])]) termsBuffers.add(a.buffer);
+        return makeTermsBand(b);
       }),
     };
-    // The levels' codes are written into the stage's shared arrays, the same ones in every match.
-    const codesBuffers = new Set<ArrayBufferLike>();
+    // The levels' terms, bands and labels are written into the stage's shared arrays, the same ones in every match.
+    const termsBuffers = new Set<ArrayBufferLike>();
+    const bandBuffers = new Set<ArrayBufferLike>();
     for (let k = 0; k < 2; k++) {
       const staged = await match(s.left, s.right, { ...options, stripPool: pool });
       expect(Buffer.from(staged.disparity.buffer).equals(Buffer.from(plain.disparity.buffer))).toBe(true);
@@ -377,9 +406,10 @@ describe('match() coarse to fine', () => {
     expect(seen.shared).toBe(seen.strips);
     expect(seen.bands).toBeGreaterThan(0);
     expect(seen.sharedBands).toBe(seen.bands);
-    // Two finer levels, two images each, over both matches.
-    expect(codesBuffers.size).toBe(4);
-    expect([...codesBuffers].every((b) => types.isSharedArrayBuffer(b))).toBe(true);
+    // Two finer levels, over both matches: two images' codes and two views' weights (wH, wV) each; two views' bands and labels.
+    expect(termsBuffers.size).toBe(2 * (2 + 2 * 2));
+    expect(bandBuffers.size).toBe(2 * 2 * 3);
+    expect([...termsBuffers, ...bandBuffers].every((b) => types.isSharedArrayBuffer(b))).toBe(true);
   });
 
   test('cropRows a view of shared samples and a copy of others; halfSize into a stage\'s array as without one', () => {
