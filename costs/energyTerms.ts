@@ -3,7 +3,7 @@ import type { CostImage, DataTerm, MrfEnergy, PairSource, SmoothnessKind } from 
 import { DataCostMatcher, validateNdisp } from './dataCost';
 import { channelWeight, smoothnessUnit, type DataCostOptions } from './costOptions';
 import { censusWords } from './census';
-import { computeSmoothnessWeights, costScale, DEFAULT_CUE_FACTOR, mirroredWeights, weightTerms, type SmoothnessOptions } from './smoothness';
+import { computeSmoothnessWeights, costScale, DEFAULT_CUE_FACTOR, mirroredWeights, packCues, weightsOfCues, weightTerms, type SmoothnessOptions } from './smoothness';
 import { toIntensity8, type IntensityImage } from './intensity';
 import type { ScratchArrays } from '../data/scratchArrays';
 
@@ -92,6 +92,22 @@ export function stereoWeights(image: Raster | IntensityImage, view: 0 | 1, optio
   const samples = image.data instanceof Int32Array || !arrays ? image : toIntensity8(image as Raster, view === 0 ? 'left image' : 'right image', arrays.array('weights samples', Int32Array, image.data.length));
   const w = computeSmoothnessWeights(samples, stereoSmoothnessOptions(options), weights('weights'));
   return view === 0 ? { wH: w.wH, wV: w.wV } : mirroredWeights(w, image.width, image.height, weights('mirrored weights'));
+}
+
+/**
+ * Rows y0 .. y1 − 1 of stereoWeights(image, view, options) as cues
+ * (smoothness.ts packCues), into into[0 ..]; the image's weights made in
+ * `arrays` when given.
+ */
+export function stereoCues(image: Raster | IntensityImage, view: 0 | 1, options: StereoEnergyOptions, y0: number, y1: number, into: Uint8Array, arrays?: ScratchArrays): void {
+  const W = image.width;
+  if (into.length !== (y1 - y0) * W) throw new Error(`stereo cues: rows ${y0}..${y1 - 1} of a ${W}-pixel-wide image into ${into.length}`);
+  packCues(stereoWeights(image, view, options, arrays), weightTerms(stereoSmoothnessOptions(options)).cued, y0 * W, y1 * W, into, 0);
+}
+
+/** The weights of stereo cues (stereoCues) of a W×H block of rows: 0 on its last column (wH) and last row (wV); into `into` when given. */
+export function weightsOfStereoCues(cues: Uint8Array, W: number, H: number, options: StereoEnergyOptions, into?: GivenWeights): GivenWeights {
+  return weightsOfCues(cues, W, H, stereoSmoothnessOptions(options), into);
 }
 
 /**

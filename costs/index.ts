@@ -25,4 +25,4 @@ export {
   type SmoothnessWeights,
 } from './smoothness';
 export { boxFilter, wtaFromMatcher, wtaFromSlices, wtaInit } from './wta';
-export { buildStereoEnergy, imagesTerm, mirroredSwappedEnergy, stackEnergies, stereoWeights, viewEnergy, type GivenWeights, type StereoEnergy, type StereoEnergyOptions } from './energyTerms';
+export { buildStereoEnergy, imagesTerm, mirroredSwappedEnergy, stackEnergies, stereoCues, stereoWeights, viewEnergy, weightsOfStereoCues, type GivenWeights, type StereoEnergy, type StereoEnergyOptions } from './energyTerms';

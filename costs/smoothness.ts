@@ -124,6 +124,36 @@ export function computeSmoothnessWeights(left: Raster | IntensityImage, options:
 }
 
 /**
+ * Weights as cues, one byte a pixel: bit 0 set where the pixel's edge to
+ * the right weighs `cued`, bit 1 where its edge below does. Every weight
+ * is `plain`, `cued` or (last column of wH, last row of wV) 0, so the
+ * cues and weightTerms give the weights back (weightsOfCues) in a quarter
+ * of their memory: what a pyramid level keeps for its strips
+ * (stereo/levelTerms.ts). Pixels from .. to − 1 of w, into into[at ..].
+ */
+export function packCues(w: { wH: Int32Array; wV: Int32Array }, cued: number, from: number, to: number, into: Uint8Array, at: number): void {
+  const { wH, wV } = w;
+  for (let p = from, o = at; p < to; p++, o++) into[o] = (wH[p] === cued ? 1 : 0) | (wV[p] === cued ? 2 : 0);
+}
+
+/** The weights of the cues (packCues) of a W×H block of rows, for the weights' options: 0 on its last column (wH) and last row (wV); into `into` when given. */
+export function weightsOfCues(cues: Uint8Array, W: number, H: number, options: SmoothnessOptions, into?: { wH: Int32Array; wV: Int32Array }): { wH: Int32Array; wV: Int32Array } {
+  const { plain, cued } = weightTerms(options);
+  const n = W * H;
+  if (cues.length !== n || (into && (into.wH.length !== n || into.wV.length !== n))) throw new Error(`smoothness weights: ${cues.length} cues for a ${W}×${H} block${into ? ` into ${into.wH.length} and ${into.wV.length} edges` : ''}`);
+  const wH = into?.wH ?? new Int32Array(n);
+  const wV = into?.wV ?? new Int32Array(n);
+  for (let p = 0; p < n; p++) {
+    const c = cues[p];
+    wH[p] = c & 1 ? cued : plain;
+    wV[p] = c & 2 ? cued : plain;
+  }
+  for (let p = W - 1; p < n; p += W) wH[p] = 0;
+  wV.fill(0, n - W);
+  return { wH, wV };
+}
+
+/**
  * The weights of an image's rows reversed, from the image's own: an edge
  * is cued by its two pixels alone, so the reversed image's horizontal edge
  * (x, x + 1) is the image's (W − 2 − x, W − 1 − x), and its vertical edge

@@ -278,7 +278,7 @@ export async function refineLevel(level: number, shape: LevelShape, pair: { left
     throw new Error(`coarse to fine: strips of ${rows} rows with ${overlap} rows of overlap (windows would meet; at most ${Math.ceil(rows / 2) - 1})`);
   }
   const terms = o.terms ?? await levelTerms(pair, energy, views);
-  if (terms.width !== W || terms.height !== H || terms.weights.length < views) throw new Error(`coarse to fine: terms of ${terms.width}×${terms.height} for ${terms.weights.length} views given for a ${W}×${H} level of ${views}`);
+  if (terms.width !== W || terms.height !== H || terms.cues.length < views) throw new Error(`coarse to fine: terms of ${terms.width}×${terms.height} for ${terms.cues.length} views given for a ${W}×${H} level of ${views}`);
   const strips = stripRows(H, rows);
   const job = (view: 0 | 1, own0: number, own1: number, parity: number): StripJob => {
     const y0 = parity === 0 ? own0 : Math.max(0, own0 - overlap);

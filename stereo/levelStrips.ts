@@ -1,6 +1,6 @@
 import { bandedCost, pairwise, type BandedTerm, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { bandedTerm } from '../costs/bandedTerm';
-import { censusWords, DEFAULT_CENSUS_WINDOW, viewEnergy, type GivenWeights, type StereoEnergyOptions } from '../costs';
+import { censusWords, DEFAULT_CENSUS_WINDOW, viewEnergy, weightsOfStereoCues, type StereoEnergyOptions } from '../costs';
 import { mirrorSamples, type Raster } from '../data/raster';
 import { alphaExpansion, type CycleReport } from '../expansion/alphaExpansion';
 import { BandedMoveScratch, BandedMoveSolver } from '../expansion/bandedMoves';
@@ -73,8 +73,8 @@ export interface StripJob {
   lo: Uint16Array;
   hi: Uint16Array;
   labels: Uint16Array;
-  /** The level's smoothness weights of the view, rows top .. top + left.height − 1 (stereo/levelTerms.ts). */
-  weights: GivenWeights;
+  /** The level's smoothness weights of the view as cues, rows top .. top + left.height − 1 (stereo/levelTerms.ts). */
+  cues: Uint8Array;
   /** Census costs: the level's codes of rows top .. top + left.height − 1, used instead of the strip's own. */
   codes?: { left: Int32Array; right: Int32Array };
   order: MatchParams['order'];
@@ -160,15 +160,16 @@ export function stripImages(pair: { left: Raster; right: Raster }, view: 0 | 1, 
  * thread's: valid until its next strip), and the job's arrays are only read.
  */
 export function stripEnergy(job: StripJob, scratch = new BandedMoveScratch()): MrfEnergy {
-  const view = viewEnergy(job.left, job.right, job.energy, job.view, job.weights);
-  const W = view.width;
+  const W = job.left.width;
+  const rows = job.left.height;
+  const weights = weightsOfStereoCues(job.cues, W, rows, job.energy, { wH: scratch.array('strip wH', Int32Array, W * rows), wV: scratch.array('strip wV', Int32Array, W * rows) });
+  const view = viewEnergy(job.left, job.right, job.energy, job.view, weights);
   if (job.codes) {
     // The second view's pair is the first's mirrored and swapped: the first's codes, swapped, rows reversed (DataCostMatcher.useCensusCodes).
     const { left, right } = job.codes;
     const words = censusWords(job.energy.censusWindow ?? DEFAULT_CENSUS_WINDOW);
-    const rows = left.length / (W * words);
     if (job.view === 0) view.matcher.useCensusCodes(left, right);
-    else view.matcher.useCensusCodes(mirrorSamples(right, W, rows, words, scratch.array('mirrored left codes', Int32Array, left.length)), mirrorSamples(left, W, rows, words, scratch.array('mirrored right codes', Int32Array, left.length)));
+    else view.matcher.useCensusCodes(mirrorSamples(right, W, rows, words, scratch.array('mirrored left codes', Int32Array, right.length)), mirrorSamples(left, W, rows, words, scratch.array('mirrored right codes', Int32Array, left.length)));
   }
   const { a, b } = stripSpan(job.y0, job.y1, job.height);
   const n = (b - a) * W;
@@ -186,11 +187,10 @@ export function stripEnergy(job: StripJob, scratch = new BandedMoveScratch()): M
   }
   const data: BandedTerm = bandedTerm(view.matcher, lo, hi, a - job.top, scratch);
   const from = (a - job.top) * W;
-  // The level's weights of rows a..b − 1, less the edges below row b − 1, which are not the strip's.
-  const wV = scratch.array('strip wV', Int32Array, n);
-  wV.set(view.wV.subarray(from, from + n));
+  // The level's weights of rows a..b − 1 (this strip's own arrays), less the edges below row b − 1, which are not the strip's.
+  const wV = weights.wV.subarray(from, from + n);
   wV.fill(0, n - W);
-  return { width: W, height: b - a, labels: view.labels, data, smoothness: view.smoothness, truncation: view.truncation, wH: view.wH.subarray(from, from + n), wV };
+  return { width: W, height: b - a, labels: view.labels, data, smoothness: view.smoothness, truncation: view.truncation, wH: weights.wH.subarray(from, from + n), wV };
 }
 
 /** StripEnergies of labels on a strip's energy (rows a..b−1 of the level; the strip's rows y0..y1−1). */

@@ -1,5 +1,5 @@
 import type { Raster } from '../data/raster';
-import { censusGreyOfRaster, censusRowsInto, censusWords, DEFAULT_CENSUS_WINDOW, stereoWeights, type GivenWeights, type StereoEnergyOptions } from '../costs';
+import { censusGreyOfRaster, censusRowsInto, censusWords, DEFAULT_CENSUS_WINDOW, stereoCues, type StereoEnergyOptions } from '../costs';
 import { cropRows } from './levelStrips';
 import { ScratchArrays } from '../data/scratchArrays';
 
@@ -26,8 +26,8 @@ export interface LevelTerms {
   height: number;
   /** Census codes of the pair (census costs): `words` a pixel (censusWords of the window). */
   codes?: { words: number; left: Int32Array; right: Int32Array };
-  /** Smoothness weights of each view (view 1: the pair mirrored and swapped), as costs/energyTerms.ts stereoWeights gives them. */
-  weights: GivenWeights[];
+  /** Smoothness weights of each view (view 1: the pair mirrored and swapped) as cues, one byte a pixel (costs/energyTerms.ts stereoCues): a quarter of the weights' memory. */
+  cues: Uint8Array[];
 }
 
 /** Where a level's terms are written: arrays of W × H entries (codes: × words). */
@@ -62,7 +62,7 @@ function censusWindowOf(energy: StereoEnergyOptions): StereoEnergyOptions['censu
 /** Writes a band's rows of terms into its `into` arrays (the level's, at the band's rows), working in `arrays` (a thread's, kept from band to band); the rows written. */
 export function makeTermsBand(b: TermsBand, arrays = new ScratchArrays()): number {
   const { width: W, height: rows } = b.left;
-  const { codes, weights } = b.into;
+  const { codes, cues } = b.into;
   const window = censusWindowOf(b.energy);
   if (codes && window) {
     const at = b.y0 * W * codes.words;
@@ -70,13 +70,7 @@ export function makeTermsBand(b: TermsBand, arrays = new ScratchArrays()): numbe
     censusRowsInto(censusGreyOfRaster(b.right, 'right image', arrays), W, rows, window, b.y0 - b.top, b.y1 - b.top, codes.right, at, arrays);
   }
   // A view's weights of the crop: those of the band's rows are the whole pair's, since the crop holds the row below the band's last (or is the level's last).
-  const from = (b.y0 - b.top) * W;
-  const to = (b.y1 - b.top) * W;
-  weights.forEach((into, view) => {
-    const w = stereoWeights(view === 0 ? b.left : b.right, view as 0 | 1, b.energy, arrays);
-    into.wH.set(w.wH.subarray(from, to), b.y0 * W);
-    into.wV.set(w.wV.subarray(from, to), b.y0 * W);
-  });
+  cues.forEach((into, view) => stereoCues(view === 0 ? b.left : b.right, view as 0 | 1, b.energy, b.y0 - b.top, b.y1 - b.top, into.subarray(b.y0 * W, b.y1 * W), arrays));
   return b.y1 - b.y0;
 }
 
@@ -92,15 +86,16 @@ export async function levelTerms(pair: { left: Raster; right: Raster }, energy: 
   const words = window ? censusWords(window) : 0;
   if (given) {
     const n = W * H;
-    const sizes = [...(window ? [given.codes?.left.length, given.codes?.right.length].map((l) => (l ?? 0) / words) : []), ...given.weights.flatMap((w) => [w.wH.length, w.wV.length])];
-    if (sizes.some((l) => l !== n) || given.weights.length !== views || (window !== undefined) !== (given.codes !== undefined) || (given.codes && given.codes.words !== words)) {
-      throw new Error(`levelTerms: arrays of ${sizes.join(', ')} entries and ${given.weights.length} views given for ${W}×${H} pixels, ${views} views${window ? `, ${words} census words a pixel` : ''}`);
+    const sizes = [...(window ? [given.codes?.left.length, given.codes?.right.length].map((l) => (l ?? 0) / words) : []), ...given.cues.map((c) => c.length)];
+    if (sizes.some((l) => l !== n) || given.cues.length !== views || (window !== undefined) !== (given.codes !== undefined) || (given.codes && given.codes.words !== words)) {
+      throw new Error(`levelTerms: arrays of ${sizes.join(', ')} entries and ${given.cues.length} views given for ${W}×${H} pixels, ${views} views${window ? `, ${words} census words a pixel` : ''}`);
     }
   }
-  const array = (n: number): Int32Array => (run && bands > 1 ? new Int32Array(new SharedArrayBuffer(4 * n)) : new Int32Array(n));
+  const shared = run && bands > 1;
+  const array = (n: number): Int32Array => (shared ? new Int32Array(new SharedArrayBuffer(4 * n)) : new Int32Array(n));
   const into: TermsArrays = given ?? {
     ...(window ? { codes: { words, left: array(W * H * words), right: array(W * H * words) } } : {}),
-    weights: Array.from({ length: views }, () => ({ wH: array(W * H), wV: array(W * H) })),
+    cues: Array.from({ length: views }, () => (shared ? new Uint8Array(new SharedArrayBuffer(W * H)) : new Uint8Array(W * H))),
   };
   if (!run || bands < 2) {
     makeTermsBand({ ...pair, top: 0, y0: 0, y1: H, energy, into });
@@ -121,10 +116,10 @@ export async function levelTerms(pair: { left: Raster; right: Raster }, energy: 
 }
 
 /** Rows top .. bottom − 1 of a level's terms for one view (a strip's crop), as views of them. */
-export function termsRows(terms: LevelTerms, view: 0 | 1, top: number, bottom: number): { codes?: { left: Int32Array; right: Int32Array }; weights: GivenWeights } {
+export function termsRows(terms: LevelTerms, view: 0 | 1, top: number, bottom: number): { codes?: { left: Int32Array; right: Int32Array }; cues: Uint8Array } {
   const W = terms.width;
-  const w = terms.weights[view];
-  if (!w) throw new Error(`level terms: no weights of view ${view}`);
+  const cues = terms.cues[view];
+  if (!cues) throw new Error(`level terms: no weights of view ${view}`);
   const codes = terms.codes && { left: terms.codes.left.subarray(top * W * terms.codes.words, bottom * W * terms.codes.words), right: terms.codes.right.subarray(top * W * terms.codes.words, bottom * W * terms.codes.words) };
-  return { ...(codes ? { codes } : {}), weights: { wH: w.wH.subarray(top * W, bottom * W), wV: w.wV.subarray(top * W, bottom * W) } };
+  return { ...(codes ? { codes } : {}), cues: cues.subarray(top * W, bottom * W) };
 }

@@ -56,10 +56,10 @@ export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, op
     const n = shapes[k].width * shapes[k].height;
     const window = energies[k].kind === 'census' ? energies[k].censusWindow ?? DEFAULT_CENSUS_WINDOW : undefined;
     const words = window ? censusWords(window) : 0;
-    const int32 = (s: number, length = n): Int32Array => stage.array(slot(k, s), Int32Array, length);
+    const int32 = (s: number, length: number): Int32Array => stage.array(slot(k, s), Int32Array, length);
     return {
       ...(window ? { codes: { words, left: int32(LevelSlot.CodesLeft, n * words), right: int32(LevelSlot.CodesRight, n * words) } } : {}),
-      weights: Array.from({ length: views }, (_, v) => ({ wH: int32(LevelSlot.Weights + 2 * v), wV: int32(LevelSlot.Weights + 2 * v + 1) })),
+      cues: Array.from({ length: views }, (_, v) => stage.array(slot(k, LevelSlot.Cues + v), Uint8Array, n)),
     };
   };
   const early: Array<Promise<LevelTerms> | undefined> = pool.terms
@@ -89,9 +89,9 @@ export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, op
 /** A pyramid level's pair. */
 type LevelPair = { left: Raster; right: Raster };
 
-/** Slots of a finer level's arrays in the pool's pair stage, SLOTS a level: its pair, census codes, each view's weights (wH, wV) and bands (lo, hi, labels). */
-enum LevelSlot { Left = 0, Right = 1, CodesLeft = 2, CodesRight = 3, Weights = 4, Bands = 8 }
-const SLOTS = 14;
+/** Slots of a finer level's arrays in the pool's pair stage, SLOTS a level: its pair, census codes, each view's weights (as cues) and bands (lo, hi, labels). */
+enum LevelSlot { Left = 0, Right = 1, CodesLeft = 2, CodesRight = 3, Cues = 4, Bands = 6 }
+const SLOTS = 12;
 
 /** The energy options of finer level k of `levels`: on demand, its disparities, T for its size (levelTruncation). */
 function levelEnergyOptions(left: Raster, shape: LevelShape, resolved: MatchParams, levels: number, k: number): StereoEnergyOptions {

@@ -5,7 +5,7 @@ import * as zlib from 'zlib';
 import { types } from 'util';
 import { seededRandom } from '../data/random';
 import { bandedCost, computeEnergy, type BandedTerm } from '../data/energy';
-import { buildStereoEnergy, COST_KINDS, DataCostMatcher, DEFAULT_CENSUS_WINDOW, mirroredSwappedEnergy, type CostKind, type StereoEnergyOptions } from '../costs';
+import { buildStereoEnergy, weightsOfStereoCues, COST_KINDS, DataCostMatcher, DEFAULT_CENSUS_WINDOW, mirroredSwappedEnergy, type CostKind, type StereoEnergyOptions } from '../costs';
 import { generateSyntheticScene } from '../data/synthetic';
 import { evaluateDisparity } from '../data/metrics';
 import { readImage, writePng } from '../data/imageIO';
@@ -149,12 +149,12 @@ describe('a finer level in strips', () => {
         // With the level's codes a job carries one crop for both images, as refineLevel makes it.
         const images = stripImages(pair, view, top, bottom, codes !== undefined);
         if (codes) expect(images.right).toBe(images.left);
-        const before = [slo, shi, labels, rows.weights.wH, rows.weights.wV].map((x) => x.slice());
+        const before = [slo, shi, labels, rows.cues].map((x) => x.slice());
         const strip = stripEnergy({
-          view, ...images, top, energy, height: H, y0, y1, own0: y0, own1: y1, lo: slo, hi: shi, labels, weights: rows.weights,
+          view, ...images, top, energy, height: H, y0, y1, own0: y0, own1: y1, lo: slo, hi: shi, labels, cues: rows.cues,
           order: 'frequent', cycles: 1, seed: 1, skipUnchanged: true, ...(codes ? { codes } : {}),
         });
-        expect([slo, shi, labels, rows.weights.wH, rows.weights.wV].every((x, i) => Buffer.from(x.buffer, x.byteOffset, x.byteLength).equals(Buffer.from(before[i].buffer)))).toBe(true);
+        expect([slo, shi, labels, rows.cues].every((x, i) => Buffer.from(x.buffer, x.byteOffset, x.byteLength).equals(Buffer.from(before[i].buffer)))).toBe(true);
         const band = whole.energy.data as BandedTerm;
         const sband = strip.data as BandedTerm;
         for (let y = a; y < b; y++) {
@@ -274,7 +274,7 @@ describe('a finer level in strips', () => {
     expect(warmed.result.finalEnergy).toEqual(fresh.result.finalEnergy);
   });
 
-  test('a level\'s terms made in bands into shared memory are those of the whole pair: census codes (windows to 15×15, bands of fewer rows than the window\'s half) and both views\' weights (every cost kind); threads: the test below', async () => {
+  test('a level\'s terms made in bands into shared memory are those of the whole pair: census codes (windows to 15×15, bands of fewer rows than the window\'s half) and both views\' weights as cues (every cost kind, cue factors 2 and 1); threads: the test below', async () => {
     const rand = seededRandom(19);
     const arrays = new ScratchArrays();
     for (let trial = 0; trial < 16; trial++) {
@@ -284,7 +284,8 @@ describe('a finer level in strips', () => {
       const crop = { left: randomRaster(W, H, channels, 12, rand), right: randomRaster(W, H, channels, 12, rand) };
       const kind = trial % 4 === 3 ? COST_KINDS[trial % COST_KINDS.length] : 'census';
       const window = { width: 1 + 2 * Math.floor(1 + rand() * 7), height: 1 + 2 * Math.floor(rand() * 8) };
-      const energy = energyOf(kind, 4, kind === 'census' ? window : undefined);
+      // A cue factor of 1 sometimes: cued and plain edges then weigh the same.
+      const energy = { ...energyOf(kind, 4, kind === 'census' ? window : undefined), ...(trial % 5 === 4 ? { cueFactor: 1 } : {}) };
       const views = (1 + (trial % 2)) as 1 | 2;
       // The oracle: the codes of a matcher of the whole pair, and the weights of each view's energy.
       const whole = new DataCostMatcher(crop.left, crop.right, { kind: 'census', censusWindow: window }).censusCodes();
@@ -294,12 +295,15 @@ describe('a finer level in strips', () => {
       const check = (made: LevelTerms): void => {
         expect(made.codes !== undefined).toBe(kind === 'census');
         if (made.codes) expect({ trial, bands, words: made.codes.words, left: Array.from(made.codes.left), right: Array.from(made.codes.right) }).toEqual({ trial, bands, words: whole.words, left: Array.from(whole.left), right: Array.from(whole.right) });
-        expect(made.weights.length).toBe(views);
-        made.weights.forEach((w, v) => expect({ trial, v, wH: Array.from(w.wH), wV: Array.from(w.wV) }).toEqual({ trial, v, wH: Array.from(energies[v].wH), wV: Array.from(energies[v].wV) }));
+        expect(made.cues.length).toBe(views);
+        made.cues.forEach((c, v) => {
+          const w = weightsOfStereoCues(c, W, H, energy);
+          expect({ trial, v, wH: Array.from(w.wH), wV: Array.from(w.wV) }).toEqual({ trial, v, wH: Array.from(energies[v].wH), wV: Array.from(energies[v].wV) });
+        });
       };
       // One thread's working arrays for every band, as a strip thread keeps them (grown and reused across trials).
       const made = await levelTerms(crop, energy, views, async (b) => b.map((band) => makeTermsBand(band, arrays)), bands);
-      if (bands > 1) expect(made.weights.every((w) => types.isSharedArrayBuffer(w.wH.buffer) && types.isSharedArrayBuffer(w.wV.buffer))).toBe(true);
+      if (bands > 1) expect(made.cues.every((c) => types.isSharedArrayBuffer(c.buffer))).toBe(true);
       check(made);
       // Into given arrays (a stage's, holding another level's terms before): the same terms, in them.
       const n = W * H;
@@ -307,12 +311,12 @@ describe('a finer level in strips', () => {
       const filled = (length: number, v: number): Int32Array => new Int32Array(new SharedArrayBuffer(4 * length)).fill(v);
       const given: TermsArrays = {
         ...(kind === 'census' ? { codes: { words, left: filled(n * words, -1), right: filled(n * words, 7) } } : {}),
-        weights: Array.from({ length: views }, () => ({ wH: filled(n, 3), wV: filled(n, -3) })),
+        cues: Array.from({ length: views }, () => new Uint8Array(new SharedArrayBuffer(n)).fill(255)),
       };
       const into = await levelTerms(crop, energy, views, async (b) => b.map((band) => makeTermsBand(band, arrays)), bands, given);
-      expect(into.weights.every((w, v) => w.wH === given.weights[v].wH && w.wV === given.weights[v].wV) && into.codes?.left === given.codes?.left).toBe(true);
+      expect(into.cues.every((c, v) => c === given.cues[v]) && into.codes?.left === given.codes?.left).toBe(true);
       check(into);
-      await expect(levelTerms(crop, energy, views, undefined, 1, { ...given, weights: [{ wH: new Int32Array(n + 1), wV: new Int32Array(n) }] })).rejects.toThrow(/levelTerms: arrays of/);
+      await expect(levelTerms(crop, energy, views, undefined, 1, { ...given, cues: [new Uint8Array(n + 1)] })).rejects.toThrow(/levelTerms: arrays of/);
     }
   });
 
@@ -329,7 +333,7 @@ describe('a finer level in strips', () => {
       const mine = await levelTerms(s, energy, 2);
       const same = (x: Int32Array, y: Int32Array): boolean => Buffer.from(x.buffer, x.byteOffset, x.byteLength).equals(Buffer.from(y.buffer, y.byteOffset, y.byteLength));
       expect(same(terms.codes!.left, mine.codes!.left) && same(terms.codes!.right, mine.codes!.right)).toBe(true);
-      expect(terms.weights.every((w, v) => same(w.wH, mine.weights[v].wH) && same(w.wV, mine.weights[v].wV))).toBe(true);
+      expect(terms.cues.every((c, v) => Buffer.from(c.buffer, c.byteOffset, c.byteLength).equals(Buffer.from(mine.cues[v].buffer, mine.cues[v].byteOffset, mine.cues[v].byteLength)))).toBe(true);
       const there = await refineLevel(0, shape, s, energy, 2, coarse, { params: p, run: pool.run, stripRows: 16, overlap: 4, terms });
       expect(Buffer.from(there.maps[0].buffer).equals(Buffer.from(here.maps[0].buffer))).toBe(true);
       expect(Buffer.from(there.maps[1].buffer).equals(Buffer.from(here.maps[1].buffer))).toBe(true);
@@ -376,7 +380,7 @@ describe('match() coarse to fine', () => {
         for (const j of jobs) {
           seen.strips++;
           // Every array a job carries: its rows of the pair, the level's terms, bands and labels.
-          const arrays = [j.left.data, j.right.data, j.weights.wH, j.weights.wV, j.lo, j.hi, j.labels, ...(j.codes ? [j.codes.left, j.codes.right] : [])];
+          const arrays = [j.left.data, j.right.data, j.cues, j.lo, j.hi, j.labels, ...(j.codes ? [j.codes.left, j.codes.right] : [])];
           if (arrays.every((a) => types.isSharedArrayBuffer(a.buffer))) seen.shared++;
           for (const a of [j.lo, j.hi, j.labels]) bandBuffers.add(a.buffer);
         }
@@ -385,7 +389,7 @@ describe('match() coarse to fine', () => {
       terms: async (bands: TermsBand[]) => bands.map((b) => {
         seen.bands++;
         if (isShared(b.left) && isShared(b.right)) seen.sharedBands++;
-        for (const a of [b.into.codes!.left, b.into.codes!.right, ...b.into.weights.flatMap((w) => [w.wH, w.wV])]) termsBuffers.add(a.buffer);
+        for (const a of [b.into.codes!.left, b.into.codes!.right, ...b.into.cues]) termsBuffers.add(a.buffer);
         return makeTermsBand(b);
       }),
     };
@@ -406,8 +410,8 @@ describe('match() coarse to fine', () => {
     expect(seen.shared).toBe(seen.strips);
     expect(seen.bands).toBeGreaterThan(0);
     expect(seen.sharedBands).toBe(seen.bands);
-    // Two finer levels, over both matches: two images' codes and two views' weights (wH, wV) each; two views' bands and labels.
-    expect(termsBuffers.size).toBe(2 * (2 + 2 * 2));
+    // Two finer levels, over both matches: two images' codes and two views' cues each; two views' bands and labels.
+    expect(termsBuffers.size).toBe(2 * (2 + 2));
     expect(bandBuffers.size).toBe(2 * 2 * 3);
     expect([...termsBuffers, ...bandBuffers].every((b) => types.isSharedArrayBuffer(b))).toBe(true);
   });
