@@ -47,7 +47,7 @@ export class DataCostMatcher {
    * a run whose costs the device computes (from the grey images, expansion/
    * gpu/costs/censusKernel.ts) never needs them on the host.
    */
-  private codes?: { left: Int32Array; right: Int32Array; y0: number; y1: number };
+  private codes?: { left: Int32Array; right: Int32Array; y0: number; y1: number; mirrored?: boolean };
   private readonly words: number;
 
   /** The pair as given (worker threads build their own matcher from it); made on first use for a matcher made from samples. */
@@ -140,12 +140,16 @@ export class DataCostMatcher {
    * codes with each row reversed (data/raster.ts mirrorSamples), which are
    * not its own codes (its window offsets mirror too, permuting the bits)
    * but, one permutation applying to both codes, give every distance the same.
+   * `mirrored`: this matcher's pair is the given codes' pair mirrored and
+   * swapped (mirroredSwapped), and its banded costs (pixelCosts) read them
+   * at the mirrored pixels instead of a mirrored copy; anything else makes
+   * that copy once.
    */
-  useCensusCodes(left: Int32Array, right: Int32Array): void {
+  useCensusCodes(left: Int32Array, right: Int32Array, mirrored = false): void {
     const n = this.width * this.height * this.words;
     if (this.options.kind !== 'census') throw new Error(`census codes given to a matcher of ${this.options.kind} costs`);
     if (left.length !== n || right.length !== n) throw new Error(`census codes of ${left.length} and ${right.length} words for a ${this.width}×${this.height} pair of ${this.words} words a pixel (${n})`);
-    this.codes = { left, right, y0: 0, y1: this.height };
+    this.codes = { left, right, y0: 0, y1: this.height, mirrored };
   }
 
   /**
@@ -154,6 +158,12 @@ export class DataCostMatcher {
    * those (its rows at the same y in both images).
    */
   private hostCodes(y0 = 0, y1 = this.height): { left: Int32Array; right: Int32Array } {
+    const given = this.codes;
+    if (given?.mirrored) {
+      // This pair's codes: the given pair's, swapped, rows reversed (useCensusCodes).
+      const { width: W, height: H, words } = this;
+      this.codes = { left: mirrorSamples(given.right, W, H, words), right: mirrorSamples(given.left, W, H, words), y0: 0, y1: H };
+    }
     const have = this.codes;
     if (!have || y0 < have.y0 || y1 > have.y1) {
       const rows = { y0, y1 };
@@ -249,8 +259,18 @@ export class DataCostMatcher {
     const p = y * W + x;
     if (kind === 'census') {
       // Labels l0 .. l0 + inside − 1 match inside the right image, one column further left each; the others (x < d) its border.
-      const { left, right } = this.hostCodes();
       const inside = Math.max(0, Math.min(n, x - (l0 + minDisp) + 1));
+      const given = this.codes;
+      if (given?.mirrored) {
+        // The given pair's codes at the mirrored pixels: this left pixel is their right image's at W − 1 − x, this right image's
+        // column x − d their left image's at W − 1 − x + d (one column further right each label), its column 0 their last.
+        const pm = y * W + W - 1 - x;
+        hammingBand(given.right, given.left, this.words, pm, pm + l0 + minDisp, 1, inside, scale, maxCost, out, o);
+        if (border === 'tau') out.fill(maxCost, o + inside, o + n);
+        else hammingBand(given.right, given.left, this.words, pm, y * W + W - 1, 0, n - inside, scale, maxCost, out, o + inside);
+        return;
+      }
+      const { left, right } = this.hostCodes();
       hammingBand(left, right, this.words, p, p - (l0 + minDisp), -1, inside, scale, maxCost, out, o);
       if (border === 'tau') out.fill(maxCost, o + inside, o + n);
       else hammingBand(left, right, this.words, p, y * W, 0, n - inside, scale, maxCost, out, o + inside);

@@ -1,7 +1,7 @@
 import { bandedCost, pairwise, type BandedTerm, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { bandedTerm } from '../costs/bandedTerm';
-import { censusWords, DEFAULT_CENSUS_WINDOW, viewEnergy, weightsOfStereoCues, type StereoEnergyOptions } from '../costs';
-import { mirrorSamples, type Raster } from '../data/raster';
+import { DEFAULT_CENSUS_WINDOW, viewEnergy, weightsOfStereoCues, type StereoEnergyOptions } from '../costs';
+import type { Raster } from '../data/raster';
 import { alphaExpansion, type CycleReport } from '../expansion/alphaExpansion';
 import { BandedMoveScratch, BandedMoveSolver } from '../expansion/bandedMoves';
 import type { MatchParams } from './params';
@@ -165,11 +165,8 @@ export function stripEnergy(job: StripJob, scratch = new BandedMoveScratch()): M
   const weights = weightsOfStereoCues(job.cues, W, rows, job.energy, { wH: scratch.array('strip wH', Int32Array, W * rows), wV: scratch.array('strip wV', Int32Array, W * rows) });
   const view = viewEnergy(job.left, job.right, job.energy, job.view, weights);
   if (job.codes) {
-    // The second view's pair is the first's mirrored and swapped: the first's codes, swapped, rows reversed (DataCostMatcher.useCensusCodes).
-    const { left, right } = job.codes;
-    const words = censusWords(job.energy.censusWindow ?? DEFAULT_CENSUS_WINDOW);
-    if (job.view === 0) view.matcher.useCensusCodes(left, right);
-    else view.matcher.useCensusCodes(mirrorSamples(right, W, rows, words, scratch.array('mirrored left codes', Int32Array, right.length)), mirrorSamples(left, W, rows, words, scratch.array('mirrored right codes', Int32Array, left.length)));
+    // The second view's pair is the first's mirrored and swapped: its matcher reads the first's codes at the mirrored pixels (DataCostMatcher.useCensusCodes).
+    view.matcher.useCensusCodes(job.codes.left, job.codes.right, job.view === 1);
   }
   const { a, b } = stripSpan(job.y0, job.y1, job.height);
   const n = (b - a) * W;

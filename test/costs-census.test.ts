@@ -194,7 +194,7 @@ describe('census cost', () => {
     }
   });
 
-  test('codes given to a matcher (useCensusCodes): a mirrored, swapped matcher given the pair\'s codes mirrored has the volume of its own codes (every window to 11×11, grey and colour, both borders); wrong codes are refused', () => {
+  test('codes given to a matcher (useCensusCodes): a mirrored, swapped matcher given the pair\'s codes mirrored, or as they are to read at the mirrored pixels, has the costs of its own codes (every window to 11×11, grey and colour, both borders); wrong codes are refused', () => {
     const rand = rng(23);
     for (let trial = 0; trial < 30; trial++) {
       const W = 3 + Math.floor(rand() * 14);
@@ -213,6 +213,21 @@ describe('census cost', () => {
       // Mirrored twice: the codes as they were.
       expect(mirrorSamples(mirrorSamples(left, W, H, words), W, H, words)).toEqual(left);
       expect({ trial, volume: Array.from(given.volume(ndisp)) }).toEqual({ trial, volume: Array.from(own.volume(ndisp)) });
+      // Given the pair's codes as they are, read at the mirrored pixels: every pixel's costs at every run of labels, and then
+      // (a mirrored copy made once) its volume.
+      const reading = first.mirroredSwapped(options);
+      reading.useCensusCodes(left, right, true);
+      const want = own.volume(ndisp);
+      for (let y = 0; y < H; y++) {
+        for (let x = 0; x < W; x++) {
+          const l0 = Math.floor(rand() * ndisp);
+          const count = 1 + Math.floor(rand() * (ndisp - l0));
+          const got = new Int32Array(count + 1).fill(-1);
+          reading.pixelCosts(x, y, l0, count, got, 1);
+          expect({ trial, x, y, l0, costs: Array.from(got.subarray(1)) }).toEqual({ trial, x, y, l0, costs: Array.from(want.subarray((y * W + x) * ndisp + l0, (y * W + x) * ndisp + l0 + count)) });
+        }
+      }
+      expect({ trial, volume: Array.from(reading.volume(ndisp)) }).toEqual({ trial, volume: Array.from(want) });
     }
     const im = randomImage(rng(2), 5, 4, 1, 256);
     const census = new DataCostMatcher(im, im, { kind: 'census' });
