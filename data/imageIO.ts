@@ -1,7 +1,7 @@
 /// <reference path="./vendor.d.ts" />
 import * as fs from 'fs';
 import type { NdArray } from 'ndarray';
-import type { Raster } from './raster';
+import { ownSamples, type Raster, type SampleArrays } from './raster';
 import { parsePnm, encodePnm } from './pnm';
 import { parsePfm, encodePfm } from './pfm';
 import { decodePng } from './pngDecode';
@@ -71,12 +71,12 @@ function decodeJpeg(bytes: Uint8Array, name: string): Promise<NdArray<Uint8Array
 }
 
 /** Copy channels 0..channels-1 of an RGBA ndarray of shape [width, height, 4] into a Raster. */
-function rasterFromRgba(px: NdArray<Uint8Array>, channels: number, name: string): Raster {
+function rasterFromRgba(px: NdArray<Uint8Array>, channels: number, name: string, samples: SampleArrays): Raster {
   if (px.shape.length !== 3 || px.shape[2] < 3) throw new Error(`${name}: decoder returned an unexpected pixel layout [${px.shape.join(',')}]`);
   const [width, height] = px.shape;
   const [sx, sy, sc] = px.stride;
   const src = px.data;
-  const data = new Float32Array(width * height * channels);
+  const data = samples(width * height * channels);
   let o = 0;
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
@@ -98,29 +98,29 @@ export function readFileBytes(filePath: string): Uint8Array {
   }
 }
 
-/** Decode image bytes (see the module comment for formats and channel rule); `name` is used in errors. */
-export async function decodeImage(bytes: Uint8Array, name: string): Promise<Raster> {
+/** Decode image bytes (see the module comment for formats and channel rule), the samples into `samples`' array; `name` is used in errors. */
+export async function decodeImage(bytes: Uint8Array, name: string, samples: SampleArrays = ownSamples): Promise<Raster> {
   const format = detectFormat(bytes);
   switch (format) {
     case 'pnm':
-      return parsePnm(bytes, name);
+      return parsePnm(bytes, name, samples);
     case 'pfm':
-      return parsePfm(bytes, name);
+      return parsePfm(bytes, name, samples);
     case 'png':
-      return decodePng(bytes, name);
+      return decodePng(bytes, name, samples);
     case 'jpeg': {
       checkJpegComplete(bytes, name);
       const px = await decodeJpeg(bytes, name);
-      return rasterFromRgba(px, 3, name);
+      return rasterFromRgba(px, 3, name, samples);
     }
     default:
       throw new Error(`${name}: unknown image format (expected PNG, JPEG, binary PGM/PPM or PFM)`);
   }
 }
 
-/** Read an image or float map from disk. Errors are one line and name the file. */
-export async function readImage(filePath: string): Promise<Raster> {
-  return decodeImage(readFileBytes(filePath), filePath);
+/** Read an image or float map from disk, its samples into `samples`' array (a pair for matching: sharedSamples). Errors are one line and name the file. */
+export async function readImage(filePath: string, samples: SampleArrays = ownSamples): Promise<Raster> {
+  return decodeImage(readFileBytes(filePath), filePath, samples);
 }
 
 /** Bytes of a grey (1 channel) or RGB (3 channels) PNG, 16-bit when the maxval passes 255, else 8-bit; values rounded and clamped to the depth's range, NaN → 0. */

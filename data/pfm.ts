@@ -1,4 +1,4 @@
-import type { Raster } from './raster';
+import { ownSamples, type Raster, type SampleArrays } from './raster';
 
 /**
  * Portable Float Map: "Pf" (1 channel) or "PF" (RGB), then width height, then
@@ -22,7 +22,7 @@ function token(bytes: Uint8Array, pos: number, what: string, name: string): [str
   return [Buffer.from(bytes.subarray(start, pos)).toString('latin1'), pos];
 }
 
-export function parsePfm(bytes: Uint8Array, name: string): Raster {
+export function parsePfm(bytes: Uint8Array, name: string, samples: SampleArrays = ownSamples): Raster {
   if (bytes.length < 2 || bytes[0] !== 0x50 || (bytes[1] !== 0x66 && bytes[1] !== 0x46)) {
     throw new Error(`${name}: not a PFM file (expected 'Pf' or 'PF' magic)`);
   }
@@ -45,7 +45,7 @@ export function parsePfm(bytes: Uint8Array, name: string): Raster {
   const have = bytes.length - pos;
   if (have < 4 * n) throw new Error(`${name}: truncated PFM (${width}x${height}x${channels} float32 needs ${4 * n} data bytes, file has ${have})`);
   if (have > 4 * n) throw new Error(`${name}: PFM has ${have - 4 * n} bytes after the ${width}x${height}x${channels} float data`);
-  const data = new Float32Array(n);
+  const data = samples(n);
   const rowLen = width * channels;
   if (little === HOST_LITTLE_ENDIAN) {
     // The file's floats in the host's byte order: each row's bytes are copied

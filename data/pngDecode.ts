@@ -1,5 +1,5 @@
 import { inflateSync } from 'zlib';
-import type { Raster } from './raster';
+import { ownSamples, type Raster, type SampleArrays } from './raster';
 import { crc32 } from './pngEncode';
 
 /**
@@ -289,7 +289,7 @@ function isGreyPalette(palette: Uint8Array): boolean {
 }
 
 /** Decode a PNG file's bytes to a Raster (see the module comment); `name` is used in errors. */
-export function decodePng(bytes: Uint8Array, name: string): Raster {
+export function decodePng(bytes: Uint8Array, name: string, samples: SampleArrays = ownSamples): Raster {
   const png = readChunks(bytes, name);
   const { width, height, bitDepth, colourType, palette } = png;
   const spp = COLOUR_TYPES[colourType].samples;
@@ -310,7 +310,7 @@ export function decodePng(bytes: Uint8Array, name: string): Raster {
   // Bytes after the last row are ignored, as pngjs ignores them.
   if (d.length < needed) throw new Error(`${name}: corrupt PNG (image data shorter than ${width}x${height} needs)`);
 
-  const out = new Float32Array(width * height * channels);
+  const out = samples(width * height * channels);
   // Sub-byte rows are unpacked to one byte per pixel first: grey scaled to 0..255, palette indices as they are.
   const unpacked = new Uint8Array(bitDepth < 8 ? width : 0);
   const unpackScale = isPalette ? 1 : 255 / ((1 << bitDepth) - 1);

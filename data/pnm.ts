@@ -1,4 +1,4 @@
-import type { Raster } from './raster';
+import { ownSamples, type Raster, type SampleArrays } from './raster';
 
 /** Binary PGM (P5) / PPM (P6) reader and writer; ASCII variants (P2/P3) are rejected by name. */
 
@@ -35,7 +35,7 @@ function readHeaderInt(bytes: Uint8Array, pos: number, what: string, name: strin
   return [v, pos];
 }
 
-export function parsePnm(bytes: Uint8Array, name: string): Raster {
+export function parsePnm(bytes: Uint8Array, name: string, samples: SampleArrays = ownSamples): Raster {
   if (bytes.length < 2 || bytes[0] !== 0x50) throw new Error(`${name}: not a PNM file (no 'P' magic)`);
   const kind = bytes[1];
   if (kind === 0x32 || kind === 0x33) throw new Error(`${name}: ASCII PNM (P${kind - 0x30}) is not supported, only binary P5/P6`);
@@ -64,7 +64,7 @@ export function parsePnm(bytes: Uint8Array, name: string): Raster {
   if (have > expected) {
     throw new Error(`${name}: PNM has ${have - expected} bytes after the ${width}x${height}x${channels} pixel data`);
   }
-  const data = new Float32Array(n);
+  const data = samples(n);
   if (bps === 1) {
     for (let i = 0; i < n; i++) data[i] = bytes[pos + i];
   } else {

@@ -13,6 +13,19 @@ export interface Raster {
   maxval: number;
 }
 
+/** Where a decoder puts an image's samples: an array of n of them (data/imageIO.ts decodeImage). */
+export type SampleArrays = (n: number) => Float32Array;
+
+/** Samples in the reading thread's own memory. */
+export const ownSamples: SampleArrays = (n) => new Float32Array(n);
+
+/**
+ * Samples in shared memory: a stereo pair read for matching, which a
+ * pool's threads then read as views, without the copy into the pool's
+ * stage (data/sharedStage.ts isShared) a large pair would otherwise cost.
+ */
+export const sharedSamples: SampleArrays = (n) => new Float32Array(new SharedArrayBuffer(4 * n));
+
 /** Samples of a W×H image with `channels` interleaved, rows reversed pixel by pixel (a pixel's channels keep their order). */
 export function mirrorSamples<T extends Float32Array | Int32Array | Uint16Array>(data: T, width: number, height: number, channels: number, into?: T): T {
   if (into && (into.length !== data.length || into.buffer === data.buffer)) throw new Error(`mirrorSamples: ${data.length} samples mirrored into ${into.length}${into.buffer === data.buffer ? ' of the same memory' : ''}`);

@@ -1,19 +1,19 @@
 import * as path from 'path';
 import { readImage } from './imageIO';
-import type { Raster } from './raster';
+import { ownSamples, sharedSamples, type Raster } from './raster';
 import { loadScene, type LoadSceneOptions } from './scene';
 import type { Scene } from './sceneTypes';
 import { ThreadLost, ThreadPool } from './threadPool';
 
 /** A read a worker thread can do: a scene folder (loadScene) or an image file (readImage). */
-export type ReadJob = { kind: 'scene'; dir: string; options?: LoadSceneOptions } | { kind: 'image'; file: string };
+export type ReadJob = { kind: 'scene'; dir: string; options?: LoadSceneOptions } | { kind: 'image'; file: string; /** An image of a pair to match: its samples in shared memory (data/raster.ts sharedSamples). */ pair?: boolean };
 
 /** What a job gives. */
 export type ReadResult<J extends ReadJob> = J extends { kind: 'scene' } ? Scene : Raster;
 
 /** A job done on the calling thread, as the worker does it (readThreadWorker.ts). */
 export function readHere(job: ReadJob): Promise<Scene | Raster> {
-  return job.kind === 'scene' ? loadScene(job.dir, job.options) : readImage(job.file);
+  return job.kind === 'scene' ? loadScene(job.dir, job.options) : readImage(job.file, job.pair ? sharedSamples : ownSamples);
 }
 
 /** Jobs whose results are asked for by index, in order: done on a worker thread (ReadsOnThread) or here (readsHere). */

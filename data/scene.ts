@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import type { Raster } from './raster';
+import { sharedSamples, type Raster } from './raster';
 import type { Scene, SceneLayout, SceneMasks } from './sceneTypes';
 import { readImage, disparityFromRaster } from './imageIO';
 import { readCalib, type Calib } from './calib';
@@ -213,8 +213,9 @@ export async function loadScene(dir: string, options: LoadSceneOptions = {}): Pr
   const gtRightPath = spec.gtRight ? path.join(dir, spec.gtRight) : undefined;
 
   const [left, right, gtL, gtR] = await Promise.all([
-    readImage(leftPath),
-    readImage(rightPath),
+    // The pair in shared memory: a large pair's finer levels are read by a pool's threads (data/raster.ts sharedSamples).
+    readImage(leftPath, sharedSamples),
+    readImage(rightPath, sharedSamples),
     gtLeftPath ? readOptional(gtLeftPath) : Promise.resolve(undefined),
     gtRightPath ? readOptional(gtRightPath) : Promise.resolve(undefined),
   ]);

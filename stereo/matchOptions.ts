@@ -5,7 +5,7 @@ import { GPU_MOVE_SETTINGS } from '../gpu/move/moveSettings';
 import { deviceFlagsProblem } from '../gpu/runtime/deviceFlags';
 import { channelWeight, costScale, DEFAULT_CENSUS_WINDOW, maxRawCost, smoothnessUnit, type CensusWindow, type CostKind } from '../costs';
 import { readImage } from '../data/imageIO';
-import type { Raster } from '../data/raster';
+import { sharedSamples, type Raster } from '../data/raster';
 import { closestName } from './didYouMean';
 import { optionError, shownValue } from '../data/errors';
 import { BACKENDS, DEFAULT_PARAMS, type MatchParams } from './params';
@@ -219,7 +219,7 @@ function isRasterLike(v: unknown): v is Raster {
 
 /** An image given as a raster or as the path of an image file (PNG, JPEG, PPM/PGM, PFM); anything else is a clear TypeError. */
 async function asRaster(image: Raster | string, which: 'left' | 'right'): Promise<Raster> {
-  if (typeof image === 'string') return readImage(image);
+  if (typeof image === 'string') return readImage(image, sharedSamples);
   if (!isRasterLike(image)) {
     throw new TypeError(`match: the ${which} image must be a file path or a raster { width, height, channels, data } (readImage gives one), got ${shownValue(image)}`);
   }

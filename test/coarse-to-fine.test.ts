@@ -9,7 +9,7 @@ import { buildStereoEnergy, weightsOfStereoCues, COST_KINDS, DataCostMatcher, DE
 import { generateSyntheticScene } from '../data/synthetic';
 import { evaluateDisparity } from '../data/metrics';
 import { readImage, writePng } from '../data/imageIO';
-import type { Raster } from '../data/raster';
+import { sharedSamples, type Raster } from '../data/raster';
 import { bandsFromCoarse, halfSize, levelEnergy, levelShapes, pyramidLevels, refineLevel, type LevelShape } from '../stereo/coarseToFine';
 import { stripCrop, stripEnergy, stripImages, stripRows as stripsOf, stripSpan } from '../stereo/levelStrips';
 import { runStripsHere, stripPool } from '../stereo/stripRunner';
@@ -367,7 +367,7 @@ describe('match() coarse to fine', () => {
   });
 
 
-  test('a pool\'s pair stage: the finer levels\' strips and term bands read views of shared memory (pairs, terms, bands and labels), the labels and energies are those without it, the caller\'s pair is untouched, and the stage is released', async () => {
+  test('a pool\'s pair stage: the finer levels\' strips and term bands read views of shared memory (pairs, terms, bands and labels; a pair read into shared memory without a copy), the labels and energies are those without it, the caller\'s pair is untouched, and the stage is released', async () => {
     const s = generateSyntheticScene({ width: 150, height: 130, ndisp: 24, seed: 12 });
     const options = { ndisp: s.ndisp, backend: 'bk' as const, levels: 3 };
     const plain = await match(s.left, s.right, options);
@@ -414,6 +414,15 @@ describe('match() coarse to fine', () => {
     expect(termsBuffers.size).toBe(2 * (2 + 2));
     expect(bandBuffers.size).toBe(2 * 2 * 3);
     expect([...termsBuffers, ...bandBuffers].every((b) => types.isSharedArrayBuffer(b))).toBe(true);
+    // A pair already in shared memory (one read for matching) is read there: the finest level's jobs carry views of its samples.
+    const shared = [s.left, s.right].map((r) => ({ ...r, data: sharedSamples(r.data.length) }));
+    shared.forEach((r, i) => r.data.set([s.left, s.right][i].data));
+    const buffers = new Set<ArrayBufferLike>();
+    const viewing: StripPool = { ...pool, run: (jobs, onDone) => { for (const j of jobs) buffers.add(j.left.data.buffer).add(j.right.data.buffer); return runStripsHere(jobs, onDone); } };
+    const fromShared = await match(shared[0], shared[1], { ...options, stripPool: viewing });
+    expect(Buffer.from(fromShared.disparity.buffer).equals(Buffer.from(plain.disparity.buffer))).toBe(true);
+    expect(fromShared.finalEnergy).toEqual(plain.finalEnergy);
+    expect(buffers.has(shared[0].data.buffer) || buffers.has(shared[1].data.buffer)).toBe(true);
   });
 
   test('cropRows a view of shared samples and a copy of others; halfSize into a stage\'s array as without one', () => {

@@ -7,7 +7,10 @@ import { readImage, decodeImage, detectFormat, writePng, writePfm, writePnm, rea
 import { encodePnm, parsePnm } from '../data/pnm';
 import { encodePfm, parsePfm } from '../data/pfm';
 import { encodePng } from '../data/pngEncode';
-import type { Raster } from '../data/raster';
+import { sharedSamples, type Raster } from '../data/raster';
+import { types } from 'util';
+import { generateSyntheticScene } from '../data/synthetic';
+import { loadScene } from '../data/scene';
 import { expectedRaster, writeTestPng, type PngSpec } from './support/pngWriter';
 
 /**
@@ -219,6 +222,33 @@ describe('JPEG reader', () => {
     }
     expect(sum / px.length).toBeLessThan(3);
     expect(worst).toBeLessThan(24);
+  });
+});
+
+describe('samples into shared memory (a pair read for matching)', () => {
+  test('PNG (8 and 16 bit, grey and RGB), PGM/PPM, PFM and JPEG decode into shared memory with the samples of a plain read; a scene\'s pair is read there', async () => {
+    const rnd = seededRandom(91);
+    const files: string[] = [];
+    for (const [channels, maxval] of [[1, 255], [3, 255], [1, 65535], [3, 65535]] as const) {
+      const r: Raster = { width: 7, height: 5, channels, maxval, data: Float32Array.from({ length: 35 * channels }, () => Math.floor(rnd() * (maxval + 1))) };
+      files.push(put(`shared-${channels}-${maxval}.png`, await encodePng(r, maxval > 255 ? 16 : 8)));
+      files.push(put(`shared-${channels}-${maxval}.pnm`, encodePnm(r)));
+    }
+    files.push(put('shared.pfm', encodePfm(4, 3, Float32Array.from({ length: 36 }, () => rnd()), 3)));
+    const px = Uint8Array.from({ length: 16 * 8 * 3 }, (_, i) => (i * 7) & 255);
+    files.push(put('shared.jpg', await encodeJpeg(px, 16, 8, 90)));
+    for (const file of files) {
+      const [plain, shared] = [await readImage(file), await readImage(file, sharedSamples)];
+      expect(types.isSharedArrayBuffer(shared.data.buffer) && !types.isSharedArrayBuffer(plain.data.buffer)).toBe(true);
+      expect({ file, ...shared, data: Array.from(shared.data) }).toEqual({ file, ...plain, data: Array.from(plain.data) });
+    }
+    const scene = generateSyntheticScene({ width: 24, height: 16, ndisp: 6, seed: 4 });
+    const sceneDir = path.join(dir, 'shared-scene');
+    fs.mkdirSync(sceneDir);
+    await writePng(path.join(sceneDir, 'im0.png'), scene.left);
+    await writePng(path.join(sceneDir, 'im1.png'), scene.right);
+    const loaded = await loadScene(sceneDir, { ndisp: 6 });
+    expect(types.isSharedArrayBuffer(loaded.left.data.buffer) && types.isSharedArrayBuffer(loaded.right.data.buffer)).toBe(true);
   });
 });
 

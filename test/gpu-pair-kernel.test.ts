@@ -5,6 +5,7 @@ import { seededRandom } from '../data/random';
 import { createPairKernel, pairArguments, pairFits } from '../gpu/costs/pairKernel';
 import { createGpuContext, type GpuContext } from '../gpu/runtime/context';
 import { randomRaster } from './support/randomRaster';
+import { sharedSamples } from '../data/raster';
 
 // The grey images and weights the device makes from an energy's pair (gpu/costs/pairKernel.ts), on gpu.js's cpu backend, against the host's.
 jest.setTimeout(300_000);
@@ -24,7 +25,7 @@ function energyOf(left: ReturnType<typeof randomRaster>, right: ReturnType<typeo
 }
 
 describe('an energy’s pair on the device', () => {
-  test('the kernel’s planes are the host’s grey images and weights, value for value, on 60 random pairs (grey and colour, one view and the check’s two)', () => {
+  test('the kernel’s planes are the host’s grey images and weights, value for value, on 60 random pairs (grey and colour, one view and the check’s two, in this thread’s memory or shared)', () => {
     const rand = seededRandom(2711);
     for (let t = 0; t < 60; t++) {
       const W = 1 + Math.floor(rand() * 19);
@@ -32,8 +33,10 @@ describe('an energy’s pair on the device', () => {
       const channels = rand() < 0.5 ? 1 : 3;
       // Few levels make many equal neighbours; steps of 13 put differences on both sides of the thresholds.
       const levels = [2, 20, 256][Math.floor(rand() * 3)];
-      const left = randomRaster(W, H, channels, levels, rand);
-      const right = randomRaster(W, H, channels, levels, rand);
+      // Every other pair read into shared memory, as a pair read for matching is (the kernel's grey input a copy of it).
+      const place = (r: ReturnType<typeof randomRaster>): ReturnType<typeof randomRaster> => (t % 2 === 0 ? r : { ...r, data: Object.assign(sharedSamples(r.data.length), r.data) as Float32Array });
+      const left = place(randomRaster(W, H, channels, levels, rand));
+      const right = place(randomRaster(W, H, channels, levels, rand));
       const views = rand() < 0.5 ? 1 : 2;
       const o = options([5, 12, 14, 27, 300][Math.floor(rand() * 5)], [1, 4, 2.5][Math.floor(rand() * 3)], true);
       const e = energyOf(left, right, o, views);

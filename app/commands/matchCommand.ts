@@ -67,7 +67,7 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
     const estimate = estimateMatchMemory(l.width, l.height, l.channels, range.ndisp, range.minDisp, resolveParams(params), a.backend === 'gpu');
     checkMatchMemory(`${a.left}, ${a.right} (${l.width}×${l.height}, ${range.ndisp} disparities)`, estimate, maxMemoryBytes(a['max-memory']), '--max-memory');
   }
-  const reads = startDeviceReading(a.backend, [{ kind: 'image' as const, file: a.left }, { kind: 'image' as const, file: a.right }]);
+  const reads = startDeviceReading(a.backend, [{ kind: 'image' as const, file: a.left, pair: true }, { kind: 'image' as const, file: a.right, pair: true }]);
   let left: Raster;
   let right: Raster;
   try {

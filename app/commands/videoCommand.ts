@@ -3,6 +3,7 @@ import * as path from 'path';
 import { framePairs, type FramePair } from '../../data/frameFiles';
 import { checkedImageHeader } from '../../data/imageHeader';
 import { readImage } from '../../data/imageIO';
+import { sharedSamples } from '../../data/raster';
 import { encodePng } from '../../data/pngEncode';
 import { writeFilesAtomic, type FileContent } from '../../data/atomicWrite';
 import { InputError } from '../../data/errors';
@@ -109,7 +110,7 @@ export async function videoCommand(a: VideoArgs, io: Io): Promise<number> {
   const gb = a['max-memory'];
   if (gb !== undefined && !(Number.isFinite(gb) && gb > 0)) throw new InputError(`--max-memory: got '${gb}', expected a number of GB > 0`);
   const maxMemory = gb === undefined ? defaultMemoryLimit() : gb * 1e9;
-  first ??= await readImage(frames[0].left);
+  first ??= await readImage(frames[0].left, sharedSamples);
   const range = labelRange(a, first.width);
   {
     const estimate = estimateMatchMemory(first.width, first.height, first.channels, range.ndisp, range.minDisp, resolved, a.backend === 'gpu');
@@ -123,7 +124,7 @@ export async function videoCommand(a: VideoArgs, io: Io): Promise<number> {
   const t0 = performance.now();
   try {
     for (const [k, f] of frames.entries()) {
-      const [left, right] = [await readImage(f.left), await readImage(f.right)];
+      const [left, right] = [await readImage(f.left, sharedSamples), await readImage(f.right, sharedSamples)];
       if (left.width !== right.width || left.height !== right.height) throw new InputError(`size mismatch: left frame ${f.left} is ${left.width}×${left.height}, right frame ${f.right} is ${right.width}×${right.height}`);
       labelRange(a, left.width);
       const frame = await sequence.compute(left, right);
