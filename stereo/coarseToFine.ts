@@ -114,11 +114,7 @@ export function halfSize(r: Raster, into?: Float32Array): Raster {
 }
 
 /** A level's bands (labels lo..hi of each pixel) and starting labels. */
-export interface LevelBands {
-  lo: Uint16Array;
-  hi: Uint16Array;
-  start: Uint16Array;
-}
+export type LevelBands = Record<'lo' | 'hi' | 'start', Uint16Array>;
 
 /**
  * Bands and starting labels of a level from the coarser level's disparity
@@ -285,11 +281,11 @@ export async function refineLevel(level: number, shape: LevelShape, pair: { left
     const y1 = parity === 0 ? own1 : Math.min(H, own1 + overlap);
     const { a, b } = stripSpan(y0, y1, H);
     // Views of shared memory, read on the strip's thread while no other job writes those rows; else copies, moved there.
-    const rows = (array: Uint16Array): Uint16Array => (isSharedArray(array) ? array.subarray(a * W, b * W) : array.slice(a * W, b * W));
+    const span = (array: Uint16Array): Uint16Array => (isSharedArray(array) ? array.subarray(a * W, b * W) : array.slice(a * W, b * W));
     const { top, bottom } = stripCrop(y0, y1, H, energy);
     return {
       view, ...stripImages(pair, view, top, bottom, terms.codes !== undefined), top, energy, height: H, y0, y1, own0, own1,
-      lo: rows(bands[view].lo), hi: rows(bands[view].hi), labels: rows(labels[view]), ...termsRows(terms, view, top, bottom),
+      lo: span(bands[view].lo), hi: span(bands[view].hi), labels: span(labels[view]), ...termsRows(terms, view, top, bottom),
       order: p.order, cycles: p.levelCycles, seed: p.seed, skipUnchanged: p.skipUnchanged,
     };
   };

@@ -10,7 +10,8 @@ import { isMedianBand, medianBand, type MedianBand } from './medianFill';
 import { isTermsBand, makeTermsBand, type TermsBand } from './levelTerms';
 import { warmUpStrips } from './stripWarmup';
 
-// The thread's strips run one at a time (one task a thread), each built in the arrays the last one grew.
+// The thread's strips and bands of terms run one at a time (one task a thread), each built in the arrays the last one grew;
+// the two use slots of their own, so a band that runs while a warm-up strip awaits leaves that strip's arrays whole.
 const scratch = new BandedMoveScratch();
 
 // A band's filtered rows and a strip's labels are moved back, not copied (a copy would leave the thread garbage that it
