@@ -261,19 +261,18 @@ export class DataCostMatcher {
       // Labels l0 .. l0 + inside − 1 match inside the right image, one column further left each; the others (x < d) its border.
       const inside = Math.max(0, Math.min(n, x - (l0 + minDisp) + 1));
       const given = this.codes;
-      if (given?.mirrored) {
-        // The given pair's codes at the mirrored pixels: this left pixel is their right image's at W − 1 − x, this right image's
-        // column x − d their left image's at W − 1 − x + d (one column further right each label), its column 0 their last.
-        const pm = y * W + W - 1 - x;
-        hammingBand(given.right, given.left, this.words, pm, pm + l0 + minDisp, 1, inside, scale, maxCost, out, o);
-        if (border === 'tau') out.fill(maxCost, o + inside, o + n);
-        else hammingBand(given.right, given.left, this.words, pm, y * W + W - 1, 0, n - inside, scale, maxCost, out, o + inside);
-        return;
-      }
-      const { left, right } = this.hostCodes();
-      hammingBand(left, right, this.words, p, p - (l0 + minDisp), -1, inside, scale, maxCost, out, o);
+      // Given codes read at the mirrored pixels (useCensusCodes): this left pixel is their right image's at W − 1 − x, this
+      // right image's column x − d their left image's at W − 1 − x + d (one column further right each label), its column 0
+      // their last.
+      const mirrored = given?.mirrored === true;
+      const codes = mirrored ? given! : this.hostCodes();
+      const cL = mirrored ? codes.right : codes.left;
+      const cR = mirrored ? codes.left : codes.right;
+      const pl = mirrored ? y * W + W - 1 - x : p;
+      const step = mirrored ? 1 : -1;
+      hammingBand(cL, cR, this.words, pl, pl + step * (l0 + minDisp), step, inside, scale, maxCost, out, o);
       if (border === 'tau') out.fill(maxCost, o + inside, o + n);
-      else hammingBand(left, right, this.words, p, y * W, 0, n - inside, scale, maxCost, out, o + inside);
+      else hammingBand(cL, cR, this.words, pl, mirrored ? y * W + W - 1 : y * W, 0, n - inside, scale, maxCost, out, o + inside);
       return;
     }
     for (let k = 0; k < n; k++) {

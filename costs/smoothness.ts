@@ -111,10 +111,7 @@ export function computeSmoothnessWeights(left: Raster | IntensityImage, options:
   const wH = into?.wH ?? new Int32Array(W * H);
   const wV = into?.wV ?? new Int32Array(W * H);
   // The loops leave the last column of wH and the last row of wV as they are: 0 in fresh arrays, made 0 in given ones.
-  if (into) {
-    for (let p = W - 1; p < W * H; p += W) wH[p] = 0;
-    wV.fill(0, (H - 1) * W);
-  }
+  if (into) zeroBorderEdges(wH, wV, W, H);
   // An edge is cued when the largest channel difference of its two pixels is below the threshold. The samples are
   // grey or RGB (toIntensity8 refuses any other channel count), each with a loop of its own: this runs once per edge of
   // every pair, twice per pair with the left–right check.
@@ -148,9 +145,14 @@ export function weightsOfCues(cues: Uint8Array, W: number, H: number, options: S
     wH[p] = c & 1 ? cued : plain;
     wV[p] = c & 2 ? cued : plain;
   }
-  for (let p = W - 1; p < n; p += W) wH[p] = 0;
-  wV.fill(0, n - W);
+  zeroBorderEdges(wH, wV, W, H);
   return { wH, wV };
+}
+
+/** The weights of edges that leave a W×H block, 0: the last column's of wH and the last row's of wV. */
+function zeroBorderEdges(wH: Int32Array, wV: Int32Array, W: number, H: number): void {
+  for (let p = W - 1; p < W * H; p += W) wH[p] = 0;
+  wV.fill(0, (H - 1) * W);
 }
 
 /**

@@ -62,9 +62,9 @@ export class HeldStage {
     return into;
   }
 
-  /** `r` with its samples copied into slot `slot`. */
+  /** `r` in shared memory: itself when its samples are there already (a pair read for matching: data/raster.ts sharedSamples), else with them copied into slot `slot`. */
   raster(slot: number, r: Raster): Raster {
-    return { ...r, data: this.copy(slot, r.data) };
+    return isShared(r) ? r : { ...r, data: this.copy(slot, r.data) };
   }
 }
 

@@ -1,5 +1,4 @@
 import type { Raster } from '../data/raster';
-import { isShared } from '../data/sharedStage';
 import { optionError } from '../data/errors';
 import type { ExpansionResult } from '../expansion/alphaExpansion';
 import { halfSize, levelShapes, pyramidLevels, refineLevel, type LevelBands, type LevelReport, type LevelShape } from './coarseToFine';
@@ -41,9 +40,7 @@ export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, op
   // this thread's alone. A level's pair is let go once the next finer level starts (matchLevels).
   const stage = pool.pairStage?.hold() ?? null;
   const slot = (k: number, s: LevelSlot): number => SLOTS * k + s;
-  // A pair already in shared memory (one read for matching: data/raster.ts sharedSamples) is read there, not copied.
-  const staged = (s: LevelSlot, r: Raster): Raster => (stage && !isShared(r) ? stage.raster(slot(0, s), r) : r);
-  const pairs: Array<LevelPair | undefined> = [{ left: staged(LevelSlot.Left, left), right: staged(LevelSlot.Right, right) }];
+  const pairs: Array<LevelPair | undefined> = [stage ? { left: stage.raster(slot(0, LevelSlot.Left), left), right: stage.raster(slot(0, LevelSlot.Right), right) } : { left, right }];
   for (let k = 1; k < levels; k++) {
     const finer = pairOf(pairs, k - 1);
     const into = (s: LevelSlot, channels: number): Float32Array | undefined =>

@@ -44,7 +44,7 @@ test('holds: one at a time, slots of the kind and length asked, reused while the
   }
 });
 
-test('copy and raster: the values given, in shared memory; a second hold while one is held gets none until release', () => {
+test('copy and raster: the values given, in shared memory (a shared raster as it is); a second hold while one is held gets none until release', () => {
   const rand = seededRandom(42);
   const stage = new SharedStage();
   for (let trial = 0; trial < 20; trial++) {
@@ -58,6 +58,8 @@ test('copy and raster: the values given, in shared memory; a second hold while o
     expect([staged.width, staged.height, staged.channels, staged.maxval]).toEqual([r.width, r.height, r.channels, r.maxval]);
     expect(Array.from(staged.data)).toEqual(Array.from(r.data));
     expect([isShared(staged), isShared(r)]).toEqual([true, false]);
+    // A raster whose samples are in shared memory already is used as it is, not copied.
+    expect(held.raster(2, staged)).toBe(staged);
     // The caller's arrays are left as they were.
     expect(types.isSharedArrayBuffer(from.buffer)).toBe(false);
     expect(stage.hold()).toBeNull();
