@@ -1,4 +1,5 @@
 import type { Raster } from '../data/raster';
+import { optionError } from '../data/errors';
 import type { ScratchArrays } from '../data/scratchArrays';
 import { intensityRow, validateRaster, type IntensityImage } from './intensity';
 
@@ -31,22 +32,26 @@ export interface CensusWindow {
 export const MAX_CENSUS_SIDE = 31;
 export const DEFAULT_CENSUS_WINDOW: CensusWindow = { width: 7, height: 7 };
 
-/** Parses a `--census-window` value: "WxH" or "N" (N×N), odd sizes 1..31, at least 2 pixels. */
+/** Parses a census window written "WxH" or "N" (N×N; the command line's --census-window), odd sizes 1..31, at least 2 pixels. */
 export function parseCensusWindow(text: string | number): CensusWindow {
   const s = String(text).trim();
   const m = /^(\d+)(?:\s*[x×X]\s*(\d+))?$/.exec(s);
-  if (!m) throw new Error(`--census-window: expected WxH with odd sizes, e.g. 7x7 or 9x7 (got '${s}')`);
+  if (!m) throw optionError('range', 'parseCensusWindow', 'censusWindow', s, 'WxH or N with odd sizes, e.g. 7x7 or 9x7');
   const width = Number(m[1]);
   const height = m[2] === undefined ? width : Number(m[2]);
-  return validateCensusWindow({ width, height });
+  try {
+    return validateCensusWindow({ width, height });
+  } catch (e) {
+    throw optionError('range', 'parseCensusWindow', 'censusWindow', s, (e as { expected: string }).expected);
+  }
 }
 
 export function validateCensusWindow(w: CensusWindow): CensusWindow {
   const ok = (v: number): boolean => Number.isInteger(v) && v >= 1 && v <= MAX_CENSUS_SIDE && v % 2 === 1;
   if (!w || !ok(w.width) || !ok(w.height)) {
-    throw new Error(`--census-window: sizes must be odd integers in 1..${MAX_CENSUS_SIDE} (got ${w ? `${w.width}x${w.height}` : String(w)})`);
+    throw optionError('range', 'census', 'censusWindow', w, `{ width, height } with odd sides in 1..${MAX_CENSUS_SIDE}`);
   }
-  if (w.width * w.height < 2) throw new Error(`--census-window: a 1x1 window compares nothing (got ${w.width}x${w.height})`);
+  if (w.width * w.height < 2) throw optionError('range', 'census', 'censusWindow', w, 'a window of at least 2 pixels (a 1×1 window compares nothing)');
   return { width: w.width, height: w.height };
 }
 

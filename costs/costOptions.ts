@@ -1,3 +1,4 @@
+import { optionError } from '../data/errors';
 /**
  * The data-cost options: kinds, border rule, census window, disparity range,
  * default truncations and their validation. Shared by the cost computation
@@ -166,27 +167,27 @@ export interface ResolvedDataCostOptions {
 
 const INT32_MAX = 2 ** 31 - 1;
 
-/** Validates options and fills in the defaults; errors name the command-line option. */
+/** Validates options and fills in the defaults; errors name the option as DataCostOptions spells it. */
 export function resolveDataCostOptions(options: DataCostOptions, channels: number): ResolvedDataCostOptions {
   const kind = options.kind ?? 'sad';
   if (!COST_KINDS.includes(kind)) {
-    throw new Error(`--cost: unknown cost kind '${String(kind)}' (expected ${COST_KINDS.join(', ')})`);
+    throw optionError('range', 'data costs', 'kind', kind, `one of ${COST_KINDS.join(', ')}`);
   }
   const censusWindow = validateCensusWindow(options.censusWindow ?? DEFAULT_CENSUS_WINDOW);
   const minDisp = options.minDisp ?? 0;
-  if (!Number.isInteger(minDisp) || minDisp < 0) throw new Error(`--min-disp: must be an integer ≥ 0 (got ${String(minDisp)})`);
+  if (!Number.isInteger(minDisp) || minDisp < 0) throw optionError('range', 'data costs', 'minDisp', minDisp, 'an integer ≥ 0');
   const tau = options.tau ?? defaultTau(kind, channels, censusWindow);
   if (typeof tau !== 'number' || !Number.isFinite(tau) || tau < 0) {
-    throw new Error(`--tau: truncation must be a finite number ≥ 0 (got ${String(tau)})`);
+    throw optionError('range', 'data costs', 'tau', tau, 'a finite number ≥ 0');
   }
   const scale = options.scale ?? 1;
   if (!Number.isInteger(scale) || scale < 1) throw new Error(`cost scale must be an integer ≥ 1 (got ${String(scale)})`);
   const border = options.border ?? 'clamp';
   if (border !== 'tau' && border !== 'clamp') {
-    throw new Error(`--border: unknown rule '${String(border)}' (expected clamp, tau)`);
+    throw optionError('range', 'data costs', 'border', border, "'clamp' or 'tau'");
   }
   const maxCost = Math.round(tau * scale);
-  if (maxCost > INT32_MAX) throw new Error(`--tau: τ·scale = ${tau}·${scale} does not fit a 32-bit cost`);
+  if (maxCost > INT32_MAX) throw optionError('range', 'data costs', 'tau', tau, `a τ whose product with the cost scale ${scale} fits a 32-bit cost`);
   // The kernels clamp with int32 arithmetic, so every raw·scale must fit too.
   if (maxRawCost(kind, channels, censusWindow) * scale > INT32_MAX) {
     throw new Error(`cost scale ${scale} is too large: ${kind} costs times the scale would not fit 32 bits`);

@@ -1,4 +1,5 @@
 import { mirrorRaster, mirrorSamples, type Raster } from '../data/raster';
+import { optionError } from '../data/errors';
 import { volumeOnThreads } from './parallelCosts';
 import { forwardGradients, type CostImage } from '../data/costImage';
 import { isIntegral8, toIntensity8, validateRaster, type IntensityImage } from './intensity';
@@ -341,7 +342,7 @@ export class DataCostMatcher {
       vol = new Int32Array(n);
     } catch (e) {
       if (!(e instanceof RangeError)) throw e;
-      throw new Error(`--ndisp: a ${W}×${H}×${ndisp} cost volume (${n} entries) does not fit in memory; compute it slice by slice`);
+      throw optionError('range', 'data costs', 'ndisp', ndisp, `a count whose ${W}×${H}×ndisp cost volume fits in memory (${n} entries do not; compute it slice by slice)`);
     }
     this.volumeRows(vol, ndisp, 0, H);
     return vol;
@@ -367,7 +368,7 @@ export const MAX_LABELS = 65536;
 
 export function validateNdisp(ndisp: number): void {
   if (!Number.isInteger(ndisp) || ndisp < 1 || ndisp > MAX_LABELS) {
-    throw new Error(`--ndisp: number of disparities must be an integer in 1..${MAX_LABELS} (got ${ndisp})`);
+    throw optionError('range', 'data costs', 'ndisp', ndisp, `an integer in 1..${MAX_LABELS}`);
   }
 }
 

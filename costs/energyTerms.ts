@@ -1,4 +1,5 @@
 import type { Raster } from '../data/raster';
+import { optionError } from '../data/errors';
 import type { CostImage, DataTerm, MrfEnergy, PairSource, SmoothnessKind } from '../data/energy';
 import { DataCostMatcher, validateNdisp } from './dataCost';
 import { channelWeight, smoothnessUnit, type DataCostOptions } from './costOptions';
@@ -151,10 +152,10 @@ function energyOfPair(makeMatcher: (o: DataCostOptions) => DataCostMatcher, chan
   validateNdisp(options.ndisp);
   const { truncation, smoothness } = options;
   if (smoothness !== 'linear' && smoothness !== 'quadratic' && smoothness !== 'potts') {
-    throw new Error(`--smoothness: unknown kind '${String(smoothness)}' (expected linear, quadratic, potts)`);
+    throw optionError('range', 'stereo energy', 'smoothness', smoothness, "'linear', 'quadratic' or 'potts'");
   }
   if (!Number.isInteger(truncation) || truncation < 0) {
-    throw new Error(`--truncation: must be an integer ≥ 0 (got ${String(truncation)})`);
+    throw optionError('range', 'stereo energy', 'truncation', truncation, 'an integer ≥ 0');
   }
   // λ on one scale for every cost kind (costOptions.ts smoothnessUnit): the data term carries den, the smoothness weights num.
   const smoothnessOptions = stereoSmoothnessOptions(options);

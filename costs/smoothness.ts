@@ -1,4 +1,5 @@
 import { mirrorSamples, type Raster } from '../data/raster';
+import { optionError } from '../data/errors';
 import { toIntensity8, type IntensityImage } from './intensity';
 
 /**
@@ -50,13 +51,13 @@ function isIntegral(v: number): boolean {
 
 function validateLambda(lambda: number): void {
   if (typeof lambda !== 'number' || !Number.isFinite(lambda) || lambda < 0) {
-    throw new Error(`--lambda: must be a finite number ≥ 0 (got ${String(lambda)})`);
+    throw optionError('range', 'smoothness weights', 'lambda', lambda, 'a finite number ≥ 0');
   }
 }
 
 function validateCueFactor(cueFactor: number): void {
   if (typeof cueFactor !== 'number' || !Number.isFinite(cueFactor) || cueFactor < 1) {
-    throw new Error(`--cue-factor: must be a finite number ≥ 1 (got ${String(cueFactor)})`);
+    throw optionError('range', 'smoothness weights', 'cueFactor', cueFactor, 'a finite number ≥ 1');
   }
 }
 
@@ -72,9 +73,9 @@ export function costScale(lambda: number, cueFactor = DEFAULT_CUE_FACTOR): numbe
     if (isIntegral(lambda * s) && isIntegral(lambda * cueFactor * s)) return s;
   }
   if (![1, 10, 100, 1000].some((s) => isIntegral(lambda * s))) {
-    throw new Error(`--lambda: at most ${MAX_SCALE_DECIMALS} decimals are supported (got ${lambda})`);
+    throw optionError('range', 'smoothness weights', 'lambda', lambda, `a number of at most ${MAX_SCALE_DECIMALS} decimals`);
   }
-  throw new Error(`--cue-factor: λ·factor = ${lambda}·${cueFactor} needs more than ${MAX_SCALE_DECIMALS} decimals`);
+  throw optionError('range', 'smoothness weights', 'cueFactor', cueFactor, `a factor whose product with λ ${lambda} has at most ${MAX_SCALE_DECIMALS} decimals`);
 }
 
 /**
@@ -89,7 +90,7 @@ export function weightTerms(options: SmoothnessOptions): { plain: number; cued: 
   const cueFactor = options.cueFactor ?? DEFAULT_CUE_FACTOR;
   validateLambda(lambda);
   if (typeof cueThreshold !== 'number' || !Number.isFinite(cueThreshold) || cueThreshold < 0) {
-    throw new Error(`--cue-threshold: must be a finite number ≥ 0 (got ${String(cueThreshold)})`);
+    throw optionError('range', 'smoothness weights', 'cueThreshold', cueThreshold, 'a finite number ≥ 0');
   }
   validateCueFactor(cueFactor);
   const scale = options.scale ?? costScale(lambda, cueFactor);

@@ -1,4 +1,5 @@
 import { MAX_LABELS, type DataCostMatcher } from './dataCost';
+import { optionError } from '../data/errors';
 import { wtaOnThreads, wtaSlicesOnThreads } from './parallelCosts';
 
 /**
@@ -15,10 +16,10 @@ function validateWta(width: number, height: number, labels: number, window: numb
     throw new Error(`wta: bad size ${width}×${height}`);
   }
   if (!Number.isInteger(labels) || labels < 1 || labels > MAX_LABELS) {
-    throw new Error(`--ndisp: number of disparities must be an integer in 1..${MAX_LABELS} (got ${labels})`);
+    throw optionError('range', 'wta', 'ndisp', labels, `an integer in 1..${MAX_LABELS}`);
   }
   if (!Number.isInteger(window) || window < 1 || window % 2 === 0) {
-    throw new Error(`--wta-window: window must be an odd integer ≥ 1 (got ${window})`);
+    throw optionError('range', 'wta', 'window', window, 'an odd integer ≥ 1');
   }
 }
 

@@ -236,16 +236,16 @@ describe('census cost', () => {
     expect(() => new DataCostMatcher(im, im, { kind: 'sad' }).useCensusCodes(new Int32Array(0), new Int32Array(0))).toThrow(/census codes given to a matcher of sad costs/);
   });
 
-  test('default truncation is 13/24 of the code bits; bad windows are one-line errors naming --census-window', () => {
+  test('default truncation is 13/24 of the code bits; bad windows are one-line errors naming censusWindow', () => {
     expect(defaultCensusTau({ width: 7, height: 7 })).toBe(26);
     expect(defaultCensusTau({ width: 9, height: 7 })).toBe(34);
     expect(parseCensusWindow('9x7')).toEqual({ width: 9, height: 7 });
     expect(parseCensusWindow('5')).toEqual({ width: 5, height: 5 });
     for (const bad of ['4x4', '7x4', '0', '0x0', '1x1', '33x3', 'x', '7x7x7', '-3x3', '7.5x7']) {
-      expect(() => parseCensusWindow(bad)).toThrow(/^--census-window: [^\n]+$/);
+      expect(() => parseCensusWindow(bad)).toThrow(/^parseCensusWindow: censusWindow: got '[^\n]+$/);
     }
     const im = randomImage(rng(1), 6, 4, 1, 256);
-    expect(() => computeDataCostVolume(im, im, 3, { kind: 'census', censusWindow: { width: 6, height: 6 } })).toThrow(/^--census-window: /);
-    expect(() => computeDataCostVolume(im, im, 3, { kind: 'census', minDisp: -1 })).toThrow(/^--min-disp: /);
+    expect(() => computeDataCostVolume(im, im, 3, { kind: 'census', censusWindow: { width: 6, height: 6 } })).toThrow(/^census: censusWindow: /);
+    expect(() => computeDataCostVolume(im, im, 3, { kind: 'census', minDisp: -1 })).toThrow(/^data costs: minDisp: got -1, /);
   });
 });

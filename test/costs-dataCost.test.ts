@@ -273,14 +273,14 @@ describe('data cost options and inputs', () => {
   test('bad options give one-line errors naming the option', () => {
     const a = img(4, 3, 1);
     for (const tau of [-1, NaN, Infinity]) {
-      expect(() => computeDataCostVolume(a, a, 4, { tau })).toThrow(/^--tau: /);
+      expect(() => computeDataCostVolume(a, a, 4, { tau })).toThrow(/^data costs: tau: /);
     }
-    expect(() => computeDataCostVolume(a, a, 4, { kind: 'bogus' as CostKind })).toThrow(/^--cost: unknown cost kind 'bogus'/);
-    expect(() => computeDataCostVolume(a, a, 0)).toThrow(/^--ndisp: /);
-    expect(() => computeDataCostVolume(a, a, 2.5)).toThrow(/^--ndisp: /);
+    expect(() => computeDataCostVolume(a, a, 4, { kind: 'bogus' as CostKind })).toThrow(/^data costs: kind: got 'bogus' \(a string\), expected one of /);
+    expect(() => computeDataCostVolume(a, a, 0)).toThrow(/^data costs: ndisp: /);
+    expect(() => computeDataCostVolume(a, a, 2.5)).toThrow(/^data costs: ndisp: /);
     expect(() => computeDataCostVolume(a, a, 4, { scale: 0 })).toThrow(/cost scale/);
-    expect(() => computeDataCostVolume(a, a, 4, { border: 'wrap' as BorderRule })).toThrow(/^--border: /);
-    expect(() => computeDataCostVolume(a, a, 4, { tau: 2 ** 31 })).toThrow(/^--tau: .*32-bit/);
+    expect(() => computeDataCostVolume(a, a, 4, { border: 'wrap' as BorderRule })).toThrow(/^data costs: border: /);
+    expect(() => computeDataCostVolume(a, a, 4, { tau: 2 ** 31 })).toThrow(/^data costs: tau: .*32-bit/);
     // SSD over RGB reaches 195075 before truncation; times 20000 it would overflow int32.
     expect(() => computeDataCostVolume(img(4, 3, 3), img(4, 3, 3), 4, { kind: 'ssd', scale: 20000 })).toThrow(/cost scale 20000 is too large/);
     expect(maxRawCost('sad+sgrad', 3)).toBe(3 * (255 + 510 + 510));
@@ -292,7 +292,7 @@ describe('data cost options and inputs', () => {
     } catch (e) {
       message = (e as Error).message;
     }
-    expect(message).toMatch(/^--tau: [^\n]+$/);
+    expect(message).toMatch(/^data costs: tau: [^\n]+$/);
   });
 
   test('size or channel mismatch names both sizes', () => {

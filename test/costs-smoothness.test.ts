@@ -73,15 +73,15 @@ describe('smoothness weights with the static cue', () => {
     expect(costScale(2.5, 1.5)).toBe(100);
     expect(costScale(0.125, 1)).toBe(1000);
     expect(costScale(2.3, 2)).toBe(10);
-    expect(() => costScale(0.1234, 1)).toThrow(/^--lambda: at most 3 decimals/);
-    expect(() => costScale(0.5, 1.0001)).toThrow(/^--cue-factor: /);
+    expect(() => costScale(0.1234, 1)).toThrow(/^smoothness weights: lambda: got 0.1234, expected a number of at most 3 decimals$/);
+    expect(() => costScale(0.5, 1.0001)).toThrow(/^smoothness weights: cueFactor: /);
   });
 
   test('bad options name the option', () => {
     const im = randomImage(rng(1), 3, 3, 1, 255);
-    for (const lambda of [-1, NaN, Infinity]) expect(() => computeSmoothnessWeights(im, { lambda })).toThrow(/^--lambda: /);
-    expect(() => computeSmoothnessWeights(im, { lambda: 1, cueThreshold: -1 })).toThrow(/^--cue-threshold: /);
-    expect(() => computeSmoothnessWeights(im, { lambda: 1, cueFactor: 0.5 })).toThrow(/^--cue-factor: /);
+    for (const lambda of [-1, NaN, Infinity]) expect(() => computeSmoothnessWeights(im, { lambda })).toThrow(/^smoothness weights: lambda: /);
+    expect(() => computeSmoothnessWeights(im, { lambda: 1, cueThreshold: -1 })).toThrow(/^smoothness weights: cueThreshold: /);
+    expect(() => computeSmoothnessWeights(im, { lambda: 1, cueFactor: 0.5 })).toThrow(/^smoothness weights: cueFactor: /);
     expect(() => computeSmoothnessWeights(im, { lambda: 1, scale: 1.5 })).toThrow(/cost scale/);
   });
 });
@@ -116,8 +116,8 @@ describe('stereo energy terms', () => {
   test('bad energy options name the option', () => {
     const im = randomImage(rng(2), 4, 4, 1, 255);
     const base = { ndisp: 3, lambda: 1, smoothness: 'linear' as const, truncation: 2 };
-    expect(() => buildStereoEnergy(im, im, { ...base, truncation: -1 })).toThrow(/^--truncation: /);
-    expect(() => buildStereoEnergy(im, im, { ...base, ndisp: 0 })).toThrow(/^--ndisp: /);
-    expect(() => buildStereoEnergy(im, im, { ...base, smoothness: 'cubic' as 'linear' })).toThrow(/^--smoothness: /);
+    expect(() => buildStereoEnergy(im, im, { ...base, truncation: -1 })).toThrow(/^stereo energy: truncation: /);
+    expect(() => buildStereoEnergy(im, im, { ...base, ndisp: 0 })).toThrow(/^data costs: ndisp: /);
+    expect(() => buildStereoEnergy(im, im, { ...base, smoothness: 'cubic' as 'linear' })).toThrow(/^stereo energy: smoothness: /);
   });
 });

@@ -122,10 +122,10 @@ describe('winner-take-all initialization', () => {
 
   test('bad arguments are one-line errors', () => {
     const vol = new Int32Array(4 * 3 * 2);
-    expect(() => wtaInit(vol, 4, 3, 2, 4)).toThrow(/^--wta-window: window must be an odd integer ≥ 1 \(got 4\)$/);
-    expect(() => wtaInit(vol, 4, 3, 2, 0)).toThrow(/^--wta-window: /);
+    expect(() => wtaInit(vol, 4, 3, 2, 4)).toThrow(/^wta: window: got 4, expected an odd integer ≥ 1$/);
+    expect(() => wtaInit(vol, 4, 3, 2, 0)).toThrow(/^wta: window: /);
     expect(() => wtaInit(vol, 4, 3, 3, 9)).toThrow(/^wta: cost volume has 24 entries, expected 36 \(4×3×3\)$/);
-    expect(() => wtaInit(vol, 4, 3, 0, 9)).toThrow(/^--ndisp: /);
+    expect(() => wtaInit(vol, 4, 3, 0, 9)).toThrow(/^wta: ndisp: /);
     expect(() => wtaFromSlices(() => new Int32Array(5), 4, 3, 2)).toThrow(/^wta: slice for disparity 0 has 5 entries, expected 12/);
   });
 });
