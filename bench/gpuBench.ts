@@ -132,6 +132,7 @@ import { costOptions, costsLeftToDevice, match, resolveParams, startingLabels, s
 import type { BackendName, MatchParams } from '../stereo/params';
 import { sceneParamsFor } from '../stereo/sceneParams';
 import { gpuJsInternal } from '../gpu/runtime/gpujs/internals';
+import { placeBackend } from '../gpu/runtime/backends';
 
 type Json = Record<string, unknown>;
 
@@ -149,7 +150,7 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
   const t0 = performance.now();
   const params = resolveParams({ ...sceneParamsFor(scene.name), ...spec.params });
   // As match(): with the device moves the costs are left to the device unless the run's params say --costs volume.
-  const leftToDevice = spec.backend === 'gpu' && (await costsLeftToDevice(params, scene.ndisp, 'gpu', spec.verify ?? false));
+  const leftToDevice = spec.backend === 'gpu' && costsLeftToDevice(params, scene.ndisp, await placeBackend('gpu'), spec.verify ?? false);
   const clockWarmup = spec.backend === 'gpu' ? await warmUpForBackend('gpu', spec.warmUp, leftToDevice, resolveDeviceFlags(spec.gpu?.device)) : undefined;
   const energy = stereoEnergy(scene.left, scene.right, scene.ndisp, params, leftToDevice);
   const t1 = performance.now();

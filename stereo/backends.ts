@@ -6,7 +6,7 @@ import type { ProgramStore } from '../gpu/move/keptPrograms';
 import { GraphMoveSolver, type MoveResult, type MoveSolver } from '../expansion/moveSolver';
 import { computeEnergy, isMetricTable, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { fallbackFor, placeBackend, type BackendName, type FallbackDecision } from '../gpu/runtime/backends';
+import { fallbackFor, placeBackend, type BackendName, type BackendPlacement, type FallbackDecision } from '../gpu/runtime/backends';
 import { createGpuContext } from '../gpu/runtime/context';
 import { InputError, VerificationError } from '../data/errors';
 import { GpuPrecisionError } from '../gpu/maxflow/pushRelabel';
@@ -16,6 +16,8 @@ import { VerifyingSolver } from '../graphcut/verifyingSolver';
 
 export interface BackendOptions {
   backend: BackendName;
+  /** Where `backend` runs, as placeBackend gave it (a Matcher places its backend once); absent: placed here. */
+  place?: BackendPlacement;
   graph: GraphVariant;
   verify: boolean;
   /** Device move settings (K, BFS levels, rounds, moves per call) for the GPU backends, and in `device` the flags their gpu.js context is made with. */
@@ -56,7 +58,7 @@ export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Pr
   const bkSolver = (): MoveSolver => hostSolver(new BoykovKolmogorovSolver());
   const onDemand = energy.data.kind === 'images';
   // Checked and placed once: a fallback to graphs built on the host runs their push-relabel where this placed the kernels.
-  const place = await placeBackend(o.backend);
+  const place = o.place ?? await placeBackend(o.backend);
   if (place.runs === 'bk') {
     if (onDemand && !o.buildVolume) {
       throw new InputError(`--costs: a ${energy.width}×${energy.height}×${energy.labels} cost volume is not built (costs on demand), and only the GPU backend computes costs per label; run with --backend gpu on a machine with a GPU, or give --costs volume`);

@@ -10,7 +10,8 @@ import { stripPool, stripThreads, type StripPool } from './stripRunner';
 import { resolveParams } from './paramSchema';
 import type { MatchParams } from './params';
 import { matchPyramid } from './matchPyramid';
-import type { MatchOptions, MatchResult } from './matchTypes';
+import type { MatchOptions, MatchPlan, MatchResult } from './matchTypes';
+import { placeBackend, type BackendPlacement } from '../gpu/runtime/backends';
 
 /*
  * match() and what its callers use with it: the parameters (params.ts),
@@ -52,6 +53,8 @@ export class Matcher {
   private readonly programs: ProgramStore;
   private readonly ownsPrograms: boolean;
   private pool?: StripPool;
+  /** Where the backend runs, placed at the first pair and kept for the others. */
+  private place?: Promise<BackendPlacement>;
   private disposed = false;
   /** The pairs in flight: dispose() waits for them, so that no solver keeps a program in a store already released. */
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -86,7 +89,8 @@ export class Matcher {
       this.pool ??= stripPool(stripThreads(left.width * left.height));
       options.stripPool = this.pool;
     }
-    return matchPair(left, right, options, this.params);
+    const place = await (this.place ??= placeBackend(this.options.backend ?? 'auto'));
+    return matchPair(left, right, options, { params: this.params, place });
   }
 
   /** Releases what the matcher holds (its kept program, its threads) once its pairs in flight have settled; compute() is refused after. */
@@ -122,13 +126,13 @@ export async function match(leftImage: Raster | string, rightImage: Raster | str
   }
 }
 
-/** One pair, its images read and checked (`resolved`: the options' parameters): the memory check, the match of one or both views, the sub-pixel refinement. */
-async function matchPair(left: Raster, right: Raster, options: MatchOptions, resolved: MatchParams): Promise<MatchResult> {
+/** One pair, its images read and checked, as `plan` says: the memory check, the match of one or both views, the sub-pixel refinement. */
+async function matchPair(left: Raster, right: Raster, options: MatchOptions, plan: MatchPlan): Promise<MatchResult> {
   if (left.width === right.width && left.height === right.height && Number.isInteger(options.ndisp) && options.ndisp > 0) {
-    const estimate = estimateMatchMemory(left.width, left.height, left.channels, options.ndisp, options.minDisp ?? 0, resolved, options.backend === 'gpu');
+    const estimate = estimateMatchMemory(left.width, left.height, left.channels, options.ndisp, options.minDisp ?? 0, plan.params, options.backend === 'gpu');
     checkMatchMemory(`match: the ${left.width}×${left.height} pair with ${options.ndisp} disparities`, estimate, options.maxMemory ?? defaultMemoryLimit(), 'maxMemory');
   }
-  const r = await checkedMatch(left, right, options, resolved);
+  const r = await checkedMatch(left, right, options, plan);
   if (!r.params.subpixel) return r;
   const t0 = performance.now();
   const p = r.params;
@@ -147,9 +151,9 @@ async function matchPair(left: Raster, right: Raster, options: MatchOptions, res
  * two. The views share the label order, the cycles and the reported
  * energies (their sum); each view's map is that of its own energy.
  */
-async function checkedMatch(left: Raster, right: Raster, options: MatchOptions, resolved: MatchParams): Promise<MatchResult> {
-  const checked = resolved.lrCheck;
-  const { result: r, others } = await matchPyramid(left, right, checked ? 2 : 1, options, resolved);
+async function checkedMatch(left: Raster, right: Raster, options: MatchOptions, plan: MatchPlan): Promise<MatchResult> {
+  const checked = plan.params.lrCheck;
+  const { result: r, others } = await matchPyramid(left, right, checked ? 2 : 1, options, plan);
   if (!checked) return r;
   const t0 = performance.now();
   const dispRight = mirrorRows(others[0], r.width, r.height);

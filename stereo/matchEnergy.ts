@@ -1,9 +1,9 @@
 import type { Raster } from '../data/raster';
 import { buildStereoEnergy, stackEnergies, type StereoEnergy, type StereoEnergyOptions } from '../costs';
 import { isMetricSmoothness, type MrfEnergy } from '../data/energy';
-import { runsOnWebGpu } from '../gpu/runtime/backends';
+import { placedOnWebGpu, type BackendPlacement } from '../gpu/runtime/backends';
 import type { BackendOptions } from './backends';
-import { checkNdisp, MAX_VOLUME_ENTRIES, type BackendName, type MatchParams } from './params';
+import { checkNdisp, MAX_VOLUME_ENTRIES, type MatchParams } from './params';
 
 /** The energy of a match's pair from its parameters, and where its data costs are computed (host volume, on demand, on the device). */
 
@@ -41,7 +41,7 @@ export const costsOnDemand = (e: MrfEnergy): boolean => e.data.kind === 'images'
 
 /**
  * Whether --costs auto leaves the data costs to the device: when the moves
- * run there (backend gpu, or auto with a WebGPU adapter) on a metric
+ * run there (`place`: backend gpu, or auto with a WebGPU adapter) on a metric
  * smoothness term, and without --verify (which rebuilds every graph on the
  * host from the volume). The device moves and the device WTA then compute
  * each cost from the images when they need it, which is faster than
@@ -49,9 +49,8 @@ export const costsOnDemand = (e: MrfEnergy): boolean => e.data.kind === 'images'
  * second a run on it, the device milliseconds). A host solver that takes over later (a fallback) builds
  * the volume then (BackendOptions.buildVolume).
  */
-export async function costsLeftToDevice(p: MatchParams, ndisp: number, backend: BackendName, verify: boolean): Promise<boolean> {
-  if (p.costs !== 'auto' || verify) return false;
-  if (!(await runsOnWebGpu(backend))) return false;
+export function costsLeftToDevice(p: MatchParams, ndisp: number, place: BackendPlacement, verify: boolean): boolean {
+  if (p.costs !== 'auto' || verify || !placedOnWebGpu(place)) return false;
   // Last: for a truncated quadratic term this walks all label triples.
   return isMetricSmoothness(p.smoothness, p.truncation, ndisp);
 }

@@ -9,19 +9,20 @@ import { stripPool, stripThreads } from './stripRunner';
 import { checkNdisp, type MatchParams } from './params';
 import { energyOptions } from './matchEnergy';
 import { matchViews, startEvent } from './matchViews';
-import type { MatchOptions, MatchResult } from './matchTypes';
+import type { MatchOptions, MatchPlan, MatchResult } from './matchTypes';
 
 /**
  * matchViews at the pyramid's coarsest level, then each finer level refined
  * within bands (stereo/coarseToFine.ts); matchViews itself when the pyramid
  * has one level. A given initial map keeps the pair at one level unless
- * the levels are given. `resolved`: the options' parameters (the Matcher's).
+ * the levels are given. `plan`: the Matcher's parameters and backend placement.
  */
-export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: MatchOptions, resolved: MatchParams): Promise<{ result: MatchResult; others: Uint16Array[] }> {
+export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, options: MatchOptions, plan: MatchPlan): Promise<{ result: MatchResult; others: Uint16Array[] }> {
+  const resolved = plan.params;
   const t0 = performance.now();
   const given = options.initialLabels !== undefined || options.resume !== undefined || options.warmStart !== undefined;
   const levels = given && resolved.levels === 'auto' ? 1 : pyramidLevels(left.width, left.height, resolved.levels);
-  if (levels === 1) return matchViews(left, right, views, options, resolved);
+  if (levels === 1) return matchViews(left, right, views, options, plan);
   if (given) throw optionError('range', 'match', 'levels', resolved.levels, "1 or 'auto' with initialLabels, resume or warmStart (a given initial map is matched at one level)");
   const minDisp = options.minDisp ?? 0;
   checkNdisp(options.ndisp, left.width, minDisp);
@@ -79,7 +80,7 @@ export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, op
     return { lo: stage.array(slot(k, s), Uint16Array, n), hi: stage.array(slot(k, s + 1), Uint16Array, n), start: stage.array(slot(k, s + 2), Uint16Array, n) };
   };
   try {
-    return await matchLevels(pairs, views, options, resolved, shapes, energies, { run: pool.run, inFlight: pool.threads }, termsOf, bandsOf, t0);
+    return await matchLevels(pairs, views, options, plan, shapes, energies, { run: pool.run, inFlight: pool.threads }, termsOf, bandsOf, t0);
   } finally {
     stage?.release();
     await own?.close();
@@ -124,7 +125,7 @@ export function levelTruncation(p: Pick<MatchParams, 'smoothness' | 'truncation'
 }
 
 /** matchPyramid's levels, coarsest first, the finer levels' strips run by `strips.run`, as many built at once as `strips.inFlight` (the threads; 0, this thread, builds one at a time), reading level k's census codes from `codesOf(k)` (census costs). */
-async function matchLevels(pairs: Array<LevelPair | undefined>, views: 1 | 2, options: MatchOptions, resolved: MatchParams, shapes: LevelShape[], energies: StereoEnergyOptions[], strips: { run: StripRunner; inFlight: number }, termsOf: (level: number) => Promise<LevelTerms>, bandsOf: (level: number) => (view: 0 | 1) => LevelBands | undefined, t0: number): Promise<{ result: MatchResult; others: Uint16Array[] }> {
+async function matchLevels(pairs: Array<LevelPair | undefined>, views: 1 | 2, options: MatchOptions, plan: MatchPlan, shapes: LevelShape[], energies: StereoEnergyOptions[], strips: { run: StripRunner; inFlight: number }, termsOf: (level: number) => Promise<LevelTerms>, bandsOf: (level: number) => (view: 0 | 1) => LevelBands | undefined, t0: number): Promise<{ result: MatchResult; others: Uint16Array[] }> {
   const { left } = pairOf(pairs, 0);
   const levels = shapes.length;
   const coarsest = shapes[levels - 1];
@@ -136,7 +137,7 @@ async function matchLevels(pairs: Array<LevelPair | undefined>, views: 1 | 2, op
     ...options, ndisp: coarsest.maxDisp - coarsest.minDisp + 1, minDisp: coarsest.minDisp, onCycle: undefined,
     onEvent: (e) => { if (e.kind !== 'start') emit(e); },
     onMove: options.onMove ? (m) => options.onMove!({ ...m, level: levels - 1, levels }) : undefined,
-  }, { ...resolved, levels: 1 });
+  }, { ...plan, params: { ...plan.params, levels: 1 } });
   const params = coarse.result.params;
   let maps = [coarse.result.disparity, ...coarse.others];
   let size = { width: coarsest.width, height: coarsest.height };

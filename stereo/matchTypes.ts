@@ -7,8 +7,20 @@ import type { StripPool } from './stripRunner';
 import type { WarmStart, WarmStartRecord } from './warmStart';
 import type { ProgramStore } from '../gpu/move/keptPrograms';
 import type { BackendName, MatchParams } from './params';
+import type { BackendPlacement } from '../gpu/runtime/backends';
 
 /** What match() takes and returns, and the events it reports as it runs. */
+
+/**
+ * What a matcher decides once from its options, for every pair and level it
+ * matches: the parameters, checked and resolved (paramSchema.ts), and where
+ * its backend runs (gpu/runtime/backends.ts placeBackend: 'auto' asks for an
+ * adapter once). The options themselves are not read again for either.
+ */
+export interface MatchPlan {
+  params: MatchParams;
+  place: BackendPlacement;
+}
 
 export interface MatchOptions extends Partial<MatchParams> {
   /** Number of labels: disparities minDisp..minDisp + ndisp − 1. */

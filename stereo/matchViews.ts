@@ -10,7 +10,7 @@ import { chooseStart, type WarmStartRecord } from './warmStart';
 import type { BackendName, MatchParams } from './params';
 import { costOptions, costsLeftToDevice, energyOptions, stereoEnergy, volumeTooLarge } from './matchEnergy';
 import { startingLabelsOfViews } from './startingLabels';
-import type { InitRecord, MatchEvent, MatchOptions, MatchResult } from './matchTypes';
+import type { InitRecord, MatchEvent, MatchOptions, MatchPlan, MatchResult } from './matchTypes';
 
 
 /** The 'start' event of a match of `left` (the full pair's, also for coarse to fine): the parameters that run (τ filled in) and the initial labeling. */
@@ -24,10 +24,12 @@ export function startEvent(left: Raster, options: MatchOptions, resolved: MatchP
 /**
  * match() of the pair (views 1), or of the pair and its mirrored, swapped
  * pair (views 2: the left–right check's right view) stacked as one energy;
- * the pair's result and the other view's disparities. `resolved`: the
- * parameters that run (the options' own are not read again).
+ * the pair's result and the other view's disparities. `plan`: the
+ * parameters that run and where the backend runs (the options' own are not
+ * read again for either).
  */
-export async function matchViews(left: Raster, right: Raster, views: 1 | 2, options: MatchOptions, resolved: MatchParams): Promise<{ result: MatchResult; others: Uint16Array[] }> {
+export async function matchViews(left: Raster, right: Raster, views: 1 | 2, options: MatchOptions, plan: MatchPlan): Promise<{ result: MatchResult; others: Uint16Array[] }> {
+  const resolved = plan.params;
   const t0 = performance.now();
   const backend = options.backend ?? 'auto';
   const verify = options.verify ?? false;
@@ -36,7 +38,7 @@ export async function matchViews(left: Raster, right: Raster, views: 1 | 2, opti
   const start = startEvent(left, options, resolved);
   const { params, init } = start;
   emit(start);
-  const leftToDevice = await costsLeftToDevice(params, options.ndisp, backend, verify);
+  const leftToDevice = costsLeftToDevice(params, options.ndisp, plan.place, verify);
   const clockWarmup = await warmUpForBackend(backend, options.warmUpClocks, leftToDevice, resolveDeviceFlags(options.gpu?.device, 'match: gpu.device'));
   // The energy is built from the parameters as given (τ undefined = the matcher's default); `params` records the value that ran.
   // The check's right view (the mirrored, swapped pair) from the left view's samples, rows reversed: nothing converted twice.
@@ -49,7 +51,7 @@ export async function matchViews(left: Raster, right: Raster, views: 1 | 2, opti
   const fallbacks: string[] = [];
   const volumeFits = !volumeTooLarge(left, options.ndisp, views);
   const solver = await createMoveSolver(energy, {
-    backend, graph: params.graph, verify, gpu: options.gpu, onFallback: (reason) => fallbacks.push(reason), flows: options.warmStart?.flows, programs: options.programs,
+    backend, place: plan.place, graph: params.graph, verify, gpu: options.gpu, onFallback: (reason) => fallbacks.push(reason), flows: options.warmStart?.flows, programs: options.programs,
     ...costOptions(energy, leftToDevice && volumeFits, energies),
   });
   let result: ExpansionResult;

@@ -2,7 +2,7 @@ import { FallbackMoveSolver, createMoveSolver } from '../stereo/backends';
 import { GraphMoveSolver, type MoveResult, type MoveSolver } from '../expansion/moveSolver';
 import { alphaExpansion } from '../expansion/alphaExpansion';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
-import { BACKENDS, fallbackFor, type FallbackCause } from '../gpu/runtime/backends';
+import { BACKENDS, fallbackFor, placeBackend, type FallbackCause } from '../gpu/runtime/backends';
 import { generateSyntheticScene } from '../data/synthetic';
 import { buildStereoEnergy } from '../costs';
 import { isWebGpuAvailable } from '../gpu/runtime/context';
@@ -82,16 +82,17 @@ describe('costs on demand (no cost volume)', () => {
 describe('costs left to the device (--costs auto with the moves on a GPU)', () => {
   test('only with --costs auto, the gpu backend (or auto with an adapter), a metric smoothness term and no --verify', async () => {
     const p = resolveParams({});
-    expect(await costsLeftToDevice(p, 8, 'gpu', false)).toBe(true);
-    expect(await costsLeftToDevice(p, 8, 'auto', false)).toBe(await isWebGpuAvailable());
-    expect(await costsLeftToDevice(p, 8, 'bk', false)).toBe(false);
-    expect(await costsLeftToDevice(p, 8, 'gpujs-cpu', false)).toBe(false);
-    expect(await costsLeftToDevice(p, 8, 'gpu', true)).toBe(false);
-    expect(await costsLeftToDevice(resolveParams({ costs: 'volume' }), 8, 'gpu', false)).toBe(false);
-    expect(await costsLeftToDevice(resolveParams({ costs: 'on-demand' }), 8, 'gpu', false)).toBe(false);
+    const at = Object.fromEntries(await Promise.all(BACKENDS.map(async (b) => [b, await placeBackend(b)] as const)));
+    expect(costsLeftToDevice(p, 8, at['gpu'], false)).toBe(true);
+    expect(costsLeftToDevice(p, 8, at['auto'], false)).toBe(await isWebGpuAvailable());
+    expect(costsLeftToDevice(p, 8, at['bk'], false)).toBe(false);
+    expect(costsLeftToDevice(p, 8, at['gpujs-cpu'], false)).toBe(false);
+    expect(costsLeftToDevice(p, 8, at['gpu'], true)).toBe(false);
+    expect(costsLeftToDevice(resolveParams({ costs: 'volume' }), 8, at['gpu'], false)).toBe(false);
+    expect(costsLeftToDevice(resolveParams({ costs: 'on-demand' }), 8, at['gpu'], false)).toBe(false);
     // Quadratic truncated at 3: V(0,2) = min(4, 3) = 3 > V(0,1) + V(1,2) = 2, not a metric (its graphs are built on the host).
-    expect(await costsLeftToDevice(resolveParams({ smoothness: 'quadratic', truncation: 3 }), 8, 'gpu', false)).toBe(false);
-    expect(await costsLeftToDevice(resolveParams({ smoothness: 'potts' }), 8, 'gpu', false)).toBe(true);
+    expect(costsLeftToDevice(resolveParams({ smoothness: 'quadratic', truncation: 3 }), 8, at['gpu'], false)).toBe(false);
+    expect(costsLeftToDevice(resolveParams({ smoothness: 'potts' }), 8, at['gpu'], false)).toBe(true);
   });
 
   test('a host solver taking over builds the volume in place: BK then gives the energies and labels of the volume run', async () => {

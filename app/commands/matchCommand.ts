@@ -41,6 +41,8 @@ function maxMemoryBytes(gbGiven: number | undefined): number {
 
 export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   const { params, initFile } = paramsFromArgs(a);
+  // Checked by the parameters' schema once, before any file is read; match() takes them as the library's entry checks them.
+  const resolved = resolveParams(params);
   checkInputFile(a.left, 'left image');
   checkInputFile(a.right, 'right image');
   if (a.output === undefined && a.pfm === undefined) throw new InputError('--output: give -o FILE.png, --pfm FILE.pfm, or both');
@@ -64,7 +66,7 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
     const [l, r] = heads;
     if (l.width !== r.width || l.height !== r.height) throw new InputError(`size mismatch: left ${a.left} is ${l.width}×${l.height}, right ${a.right} is ${r.width}×${r.height}`);
     const range = labelRange(a, l.width);
-    const estimate = estimateMatchMemory(l.width, l.height, l.channels, range.ndisp, range.minDisp, resolveParams(params), a.backend === 'gpu');
+    const estimate = estimateMatchMemory(l.width, l.height, l.channels, range.ndisp, range.minDisp, resolved, a.backend === 'gpu');
     checkMatchMemory(`${a.left}, ${a.right} (${l.width}×${l.height}, ${range.ndisp} disparities)`, estimate, maxMemoryBytes(a['max-memory']), '--max-memory');
   }
   const reads = startDeviceReading(a.backend, [{ kind: 'image' as const, file: a.left, pair: true }, { kind: 'image' as const, file: a.right, pair: true }]);
@@ -89,7 +91,6 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   }
   const initScale = a['init-scale'] ?? 1;
   // A checkpoint with its resume file continues the run exactly (every view's labels, the cycles run); else its map is an initial labeling.
-  const resolved = resolveParams(params);
   const run = runKey(left, right, resolved, range.ndisp, range.minDisp);
   const found = initFile ? readResume(initFile, run, left.width * left.height * (resolved.lrCheck ? 2 : 1), range.ndisp) : undefined;
   if (found && 'why' in found) io.err(`note: --init ${initFile}: ${found.why}; the run starts from its map alone, not where that run stopped`);

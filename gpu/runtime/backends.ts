@@ -34,9 +34,9 @@ export function mayUseWebGpu(name: BackendName): boolean {
   return name === 'gpu' || name === 'auto';
 }
 
-/** Whether the backend's kernels run on WebGPU in this process ('gpu', or 'auto' with an adapter). */
-export async function runsOnWebGpu(name: BackendName): Promise<boolean> {
-  return name === 'gpu' || (name === 'auto' && (await isWebGpuAvailable()));
+/** Whether a placed backend's kernels run on WebGPU ('gpu', or 'auto' with an adapter). */
+export function placedOnWebGpu(place: BackendPlacement): boolean {
+  return place.runs === 'kernels' && place.mode === 'webgpu';
 }
 
 /**
