@@ -98,15 +98,22 @@ export function halfSize(r: Raster, into?: Float32Array): Raster {
   const data = into ?? new Float32Array(w * h * C);
   const src = r.data;
   const integral = r.maxval > 1;
+  const rowLen = W * C;
+  // Output columns that read two source columns; an odd width's last reads its column twice (as an odd height's last row does).
+  const whole = W >> 1;
   for (let y = 0, o = 0; y < h; y++) {
-    const row0 = 2 * y * W * C;
-    const row1 = Math.min(2 * y + 1, H - 1) * W * C;
-    for (let x = 0; x < w; x++) {
-      const x0 = 2 * x * C;
-      const x1 = Math.min(2 * x + 1, W - 1) * C;
-      for (let c = 0; c < C; c++, o++) {
-        const s = src[row0 + x0 + c] + src[row0 + x1 + c] + src[row1 + x0 + c] + src[row1 + x1 + c];
-        data[o] = integral ? Math.round(s / 4) : s / 4;
+    let i0 = 2 * y * rowLen;
+    let i1 = Math.min(2 * y + 1, H - 1) * rowLen;
+    for (let x = 0; x < whole; x++, i0 += C, i1 += C) {
+      for (let c = 0; c < C; c++, o++, i0++, i1++) {
+        const sum = src[i0] + src[i0 + C] + src[i1] + src[i1 + C];
+        data[o] = integral ? Math.round(sum / 4) : sum / 4;
+      }
+    }
+    if (whole < w) {
+      for (let c = 0; c < C; c++, o++, i0++, i1++) {
+        const sum = 2 * (src[i0] + src[i1]);
+        data[o] = integral ? Math.round(sum / 4) : sum / 4;
       }
     }
   }
