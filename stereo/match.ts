@@ -2,7 +2,7 @@ import type { Raster } from '../data/raster';
 import { medianBandCount, medianFill, medianFillInBands } from './medianFill';
 import { leftRightCheck, mirrorRows } from './leftRightCheck';
 import { refineSubpixel } from './subpixel';
-import { checkMatchMemory, defaultMemoryLimit, estimateMatchMemory } from './memoryPlan';
+import { checkMatchMemory, defaultMemoryLimit, estimateMatchMemory, type MemoryEstimate } from './memoryPlan';
 import { checkMatchOptions, matchArguments } from './matchOptions';
 import { ProgramStore } from '../gpu/move/keptPrograms';
 import { pyramidLevels } from './coarseToFine';
@@ -49,7 +49,7 @@ const PAIR_KEYS: ReadonlyArray<keyof PairOptions> = ['initialLabels', 'initSourc
  */
 export class Matcher {
   /** The options' parameters, checked and resolved once: every pair and every level of it reads these. */
-  private readonly params: MatchParams;
+  readonly params: MatchParams;
   private readonly programs: ProgramStore;
   private readonly ownsPrograms: boolean;
   private pool?: StripPool;
@@ -85,12 +85,27 @@ export class Matcher {
     // The matcher's own options were checked when it was made; a pair's are checked with them.
     if (Object.keys(pair).length > 0) checkMatchOptions(options);
     const { left, right } = await matchArguments(leftImage, rightImage, options);
+    if (left.width === right.width && left.height === right.height && Number.isInteger(options.ndisp) && options.ndisp > 0) {
+      const what = `match: the ${left.width}×${left.height} pair with ${options.ndisp} disparities`;
+      checkMatchMemory(what, this.memoryEstimate(left.width, left.height, left.channels), options.maxMemory ?? defaultMemoryLimit(), 'maxMemory');
+    }
     if (!options.stripPool && pyramidLevels(left.width, left.height, this.params.levels) > 1) {
       this.pool ??= stripPool(stripThreads(left.width * left.height));
       options.stripPool = this.pool;
     }
     const place = await (this.place ??= placeBackend(this.options.backend ?? 'auto'));
     return matchPair(left, right, options, { params: this.params, place });
+  }
+
+  /**
+   * What a pair of this size would hold at its peak (memoryPlan.ts), from
+   * this matcher's disparities, parameters and backend: what compute()
+   * checks against maxMemory before any work, and what a caller that knows
+   * the size from the files' headers checks before decoding them.
+   */
+  memoryEstimate(width: number, height: number, channels: number): MemoryEstimate {
+    const o = this.options;
+    return estimateMatchMemory(width, height, channels, o.ndisp, o.minDisp ?? 0, this.params, o.backend === 'gpu');
   }
 
   /** Releases what the matcher holds (its kept program, its threads) once its pairs in flight have settled; compute() is refused after. */
@@ -126,12 +141,8 @@ export async function match(leftImage: Raster | string, rightImage: Raster | str
   }
 }
 
-/** One pair, its images read and checked, as `plan` says: the memory check, the match of one or both views, the sub-pixel refinement. */
+/** One pair, its images read, checked and their memory too, as `plan` says: the match of one or both views, the sub-pixel refinement. */
 async function matchPair(left: Raster, right: Raster, options: MatchOptions, plan: MatchPlan): Promise<MatchResult> {
-  if (left.width === right.width && left.height === right.height && Number.isInteger(options.ndisp) && options.ndisp > 0) {
-    const estimate = estimateMatchMemory(left.width, left.height, left.channels, options.ndisp, options.minDisp ?? 0, plan.params, options.backend === 'gpu');
-    checkMatchMemory(`match: the ${left.width}×${left.height} pair with ${options.ndisp} disparities`, estimate, options.maxMemory ?? defaultMemoryLimit(), 'maxMemory');
-  }
   const r = await checkedMatch(left, right, options, plan);
   if (!r.params.subpixel) return r;
   const t0 = performance.now();

@@ -1,9 +1,9 @@
 import type { Raster } from '../../data/raster';
 import { startDeviceReading } from './deviceEarly';
-import { disparityInPixels, match, resolveParams } from '../../stereo/match';
+import { createMatcher, disparityInPixels, type Matcher } from '../../stereo/match';
 import { checkpointWriter, readResume, resumeFileOf, runKey } from '../checkpoint';
 import { checkedImageHeader } from '../../data/imageHeader';
-import { checkMatchMemory, defaultMemoryLimit, estimateMatchMemory } from '../../stereo/memoryPlan';
+import { checkMatchMemory, defaultMemoryLimit } from '../../stereo/memoryPlan';
 import { autoPngScale, disparityPfmBytes, disparityPngBytes, pngBits } from '../disparityOutput';
 import { writeFilesAtomic } from '../../data/atomicWrite';
 import { closingLines, matchSummaryJson } from '../summary';
@@ -41,8 +41,6 @@ function maxMemoryBytes(gbGiven: number | undefined): number {
 
 export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   const { params, initFile } = paramsFromArgs(a);
-  // Checked by the parameters' schema once, before any file is read; match() takes them as the library's entry checks them.
-  const resolved = resolveParams(params);
   checkInputFile(a.left, 'left image');
   checkInputFile(a.right, 'right image');
   if (a.output === undefined && a.pfm === undefined) throw new InputError('--output: give -o FILE.png, --pfm FILE.pfm, or both');
@@ -60,14 +58,19 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   const calibration = extra.calib && extra.calib.source !== 'the options' ? [{ name: 'calibration', file: extra.calib.source }] : [];
   checkOutputsApart(outputs, [{ name: 'left image', file: a.left }, { name: 'right image', file: a.right }, ...inits, ...calibration]);
   checkOutputsDistinct(outputs);
+  // The matcher, made once the disparity range is known (from the width): it checks and resolves the parameters, once.
+  let matcher: Matcher | undefined;
+  const matcherFor = (width: number): Matcher => (matcher ??= createMatcher({ ...params, ...labelRange(a, width) }, {
+    backend: a.backend as BackendName, verify: a.verify, maxMemory: maxMemoryBytes(a['max-memory']),
+  }));
   // The pair's size from the headers: a mismatch or a run too large for memory is refused before anything is decoded.
   const heads = [checkedImageHeader(a.left, 'left image'), checkedImageHeader(a.right, 'right image')];
   if (heads[0] && heads[1]) {
     const [l, r] = heads;
     if (l.width !== r.width || l.height !== r.height) throw new InputError(`size mismatch: left ${a.left} is ${l.width}×${l.height}, right ${a.right} is ${r.width}×${r.height}`);
-    const range = labelRange(a, l.width);
-    const estimate = estimateMatchMemory(l.width, l.height, l.channels, range.ndisp, range.minDisp, resolved, a.backend === 'gpu');
-    checkMatchMemory(`${a.left}, ${a.right} (${l.width}×${l.height}, ${range.ndisp} disparities)`, estimate, maxMemoryBytes(a['max-memory']), '--max-memory');
+    const m = matcherFor(l.width);
+    const ndisp = labelRange(a, l.width).ndisp;
+    checkMatchMemory(`${a.left}, ${a.right} (${l.width}×${l.height}, ${ndisp} disparities)`, m.memoryEstimate(l.width, l.height, l.channels), maxMemoryBytes(a['max-memory']), '--max-memory');
   }
   const reads = startDeviceReading(a.backend, [{ kind: 'image' as const, file: a.left, pair: true }, { kind: 'image' as const, file: a.right, pair: true }]);
   let left: Raster;
@@ -91,6 +94,8 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   }
   const initScale = a['init-scale'] ?? 1;
   // A checkpoint with its resume file continues the run exactly (every view's labels, the cycles run); else its map is an initial labeling.
+  const m = matcherFor(left.width);
+  const resolved = m.params;
   const run = runKey(left, right, resolved, range.ndisp, range.minDisp);
   const found = initFile ? readResume(initFile, run, left.width * left.height * (resolved.lrCheck ? 2 : 1), range.ndisp) : undefined;
   if (found && 'why' in found) io.err(`note: --init ${initFile}: ${found.why}; the run starts from its map alone, not where that run stopped`);
@@ -102,10 +107,9 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   const onCycle = checkpoint ? checkpointWriter(checkpoint, run, range.minDisp, left.width, left.height) : undefined;
   // --quiet: no bar and no account of the run, notices and the result only.
   const live = new LiveMatch(a.quiet ? { out: io.out, err: io.err } : io, { lines: !a.json && !a.quiet, moves: a.progress });
-  const r = await match(left, right, {
-    ...params, ndisp: range.ndisp, minDisp: range.minDisp, initialLabels, resume, initSource: initFile ? { file: initFile, scale: initScale } : undefined,
-    backend: a.backend as BackendName, verify: a.verify, onMove: live.onMove, onEvent: live.onEvent, onCycle, maxMemory: maxMemoryBytes(a['max-memory']),
-  }).finally(() => live.finish());
+  const r = await m.compute(left, right, {
+    initialLabels, resume, initSource: initFile ? { file: initFile, scale: initScale } : undefined, onMove: live.onMove, onEvent: live.onEvent, onCycle,
+  }).finally(() => { live.finish(); return m.dispose(); });
   live.finish(r);
   // All or nothing: neither file is replaced unless both are written.
   writeFilesAtomic([
