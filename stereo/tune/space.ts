@@ -1,5 +1,5 @@
-import { COST_KINDS, MAX_CENSUS_SIDE, parseCensusWindow } from '../../costs';
-import { LABEL_ORDERS } from '../../expansion/labelOrder';
+import { MAX_CENSUS_SIDE, parseCensusWindow } from '../../costs';
+import { PARAM_SCHEMA } from '../paramSchema';
 import { seededRandom } from '../../data/random';
 import type { MatchParams } from '../params';
 
@@ -21,11 +21,12 @@ export type ParamValue = number | string;
 /** One setting of the searched parameters. */
 export type ParamPoint = Partial<Record<TunableName, ParamValue>>;
 
+/** A tunable parameter's values as a search space reads them. */
 interface ParamSpec {
   kind: 'number' | 'integer' | 'enum';
   min?: number;
-  /** Extra check on a value (returns a reason when it is refused). */
-  check?: (v: number) => string | undefined;
+  max?: number;
+  odd?: boolean;
   values?: readonly string[];
   /** Non-numeric words a numeric parameter also accepts ('converge' for cycles). */
   words?: readonly string[];
@@ -33,24 +34,34 @@ interface ParamSpec {
   decimals?: number;
 }
 
+/** The parameters a study may vary, in the order --help lists them. */
+const TUNABLE: readonly TunableName[] = [
+  'lambda', 'truncation', 'tau', 'cost', 'cueFactor', 'cueThreshold', 'cycles', 'window',
+  'smoothness', 'border', 'order', 'graph', 'init', 'censusWindow', 'lrCheck',
+];
+
 // λ and λ·cue factor may have at most 3 decimals (costScale, costs/smoothness.ts): drawn with 2 and 1, every pair of draws is an energy.
-const SPECS: Record<TunableName, ParamSpec> = {
-  lambda: { kind: 'number', min: 0, decimals: 2 },
-  truncation: { kind: 'integer', min: 0 },
-  tau: { kind: 'number', min: 0 },
-  cost: { kind: 'enum', values: COST_KINDS },
-  cueFactor: { kind: 'number', min: 1, decimals: 1 },
-  cueThreshold: { kind: 'number', min: 0 },
-  cycles: { kind: 'integer', min: 0, words: ['converge'] },
-  window: { kind: 'integer', min: 1, check: (v) => (v % 2 === 0 ? 'must be odd' : undefined) },
-  smoothness: { kind: 'enum', values: ['linear', 'quadratic', 'potts'] },
-  border: { kind: 'enum', values: ['tau', 'clamp'] },
-  order: { kind: 'enum', values: LABEL_ORDERS },
-  graph: { kind: 'enum', values: ['reversed', 'classic'] },
-  init: { kind: 'enum', values: ['wta', 'zero'] },
-  censusWindow: { kind: 'enum', values: censusWindowNames() },
-  lrCheck: { kind: 'enum', values: ['on', 'off'] },
-};
+const DRAW_DECIMALS: Partial<Record<TunableName, number>> = { lambda: 2, cueFactor: 1 };
+
+/**
+ * A tunable parameter's values, from its entry in the parameters' schema
+ * (stereo/paramSchema.ts), so that a study accepts what a match does: a
+ * number under its rule, one of its choices, a census window by name
+ * ("WxH"), the check on or off, a cycle count or 'converge'.
+ */
+function specOf(name: TunableName): ParamSpec {
+  const s = PARAM_SCHEMA[name];
+  switch (s.kind) {
+    case 'number': return { kind: s.rule?.integer ? 'integer' : 'number', min: s.rule?.min, max: s.rule?.max, odd: s.rule?.odd, decimals: DRAW_DECIMALS[name] };
+    case 'choice': return { kind: 'enum', values: s.choices };
+    case 'flag': return { kind: 'enum', values: ['on', 'off'] };
+    case 'cycles': return { kind: 'integer', min: 0, words: ['converge'] };
+    case 'censusWindow': return { kind: 'enum', values: censusWindowNames() };
+    case 'levels': throw new Error(`tune: ${name} is not a parameter a study varies`);
+  }
+}
+
+const SPECS = Object.fromEntries(TUNABLE.map((name) => [name, specOf(name)])) as Record<TunableName, ParamSpec>;
 
 /** Every census window a point may name, "WxH" with odd sides (as --census-window takes them). */
 function censusWindowNames(): string[] {
@@ -59,7 +70,7 @@ function censusWindowNames(): string[] {
   return out;
 }
 
-export const TUNABLE_NAMES = Object.keys(SPECS) as TunableName[];
+export const TUNABLE_NAMES = [...TUNABLE];
 
 /** Accepted spellings → canonical names (the command-line option names and the paper's symbols). */
 const ALIASES: Record<string, TunableName> = {
@@ -108,8 +119,8 @@ function checkValue(name: TunableName, v: ParamValue, full: string): ParamValue 
   }
   if (spec.kind === 'integer' && !Number.isInteger(v)) throw new Error(`--param ${full}: ${name} must be an integer (got ${v})`);
   if (spec.min !== undefined && v < spec.min) throw new Error(`--param ${full}: ${name} must be ≥ ${spec.min} (got ${v})`);
-  const reason = spec.check?.(v);
-  if (reason) throw new Error(`--param ${full}: ${name} ${reason} (got ${v})`);
+  if (spec.max !== undefined && v > spec.max) throw new Error(`--param ${full}: ${name} must be ≤ ${spec.max} (got ${v})`);
+  if (spec.odd && Math.abs(v % 2) !== 1) throw new Error(`--param ${full}: ${name} must be odd (got ${v})`);
   return cleanNumber(v);
 }
 
