@@ -1,4 +1,4 @@
-import { COST_KINDS, MAX_CENSUS_SIDE } from '../costs';
+import { COST_KINDS, MAX_CENSUS_SIDE, parseCensusWindow } from '../costs';
 import { LABEL_ORDERS } from '../expansion/labelOrder';
 import { optionError } from '../data/errors';
 import { COSTS_MODES, DEFAULT_PARAMS as D, DEFAULT_PARAMS, type MatchParams } from './params';
@@ -106,6 +106,38 @@ export const PARAM_KEYS = Object.keys(PARAM_SCHEMA) as (keyof MatchParams)[];
 export const CENSUS_WINDOW_EXPECTED = `{ width, height } with odd sides in 1..${MAX_CENSUS_SIDE}, not 1×1 (parseCensusWindow('7x7') gives one)`;
 /** The same on the command line. */
 export const CENSUS_WINDOW_TYPED = `WxH or N with odd sides in 1..${MAX_CENSUS_SIDE}, not 1x1 (7x7, 9x7, 5)`;
+
+/**
+ * A parameter's value from its text (a command-line value, as yargs gives
+ * it: numbers and flags already typed): a cycle count or 'converge', a
+ * level count or 'auto', a census window "WxH" or "N"; other kinds as they
+ * are. Only the text is read here: resolveParams checks the value. A text
+ * that is none of these is an option error naming the parameter, with what
+ * the text may be, which the command line reports under its flag.
+ */
+export function paramFromText(key: keyof MatchParams, v: unknown): unknown {
+  const spec = PARAM_SCHEMA[key];
+  const text = String(v);
+  const refused = (expected: string): Error => optionError('range', 'match', key, text, expected);
+  switch (spec.kind) {
+    case 'cycles':
+      if (text === 'converge') return text;
+      if (!/^\d+$/.test(text)) throw refused('an integer ≥ 0 or converge');
+      return Number(text);
+    case 'levels':
+      if (text === 'auto') return text;
+      if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 8) throw refused('an integer in 1..8 or auto');
+      return Number(text);
+    case 'censusWindow':
+      try {
+        return parseCensusWindow(text);
+      } catch {
+        throw refused(CENSUS_WINDOW_TYPED);
+      }
+    default:
+      return v;
+  }
+}
 
 /** What a value of `spec`'s kind must be, in words (the library's errors). */
 export function expectedOf(spec: ParamSpec): string {

@@ -1,7 +1,7 @@
 import type { Argv, Options } from 'yargs';
-import { parseCensusWindow } from '../../costs';
 import { BACKENDS, type MatchParams } from '../../stereo/params';
-import { CENSUS_WINDOW_TYPED, PARAM_KEYS, PARAM_SCHEMA, type ParamSpec } from '../../stereo/paramSchema';
+import { paramFromText, PARAM_KEYS, PARAM_SCHEMA, type ParamSpec } from '../../stereo/paramSchema';
+import { optionErrorOf } from '../../data/errors';
 import { checkNumber, valueError } from './optionValues';
 
 /**
@@ -39,38 +39,15 @@ function yargsOption(spec: ParamSpec): Options {
 /** The parameters' values as yargs gives them, by flag. */
 export type ParamArgs = { [flag: string]: unknown };
 
-/** A cycle count as typed: converge, or an integer ≥ 0. */
-function cyclesOf(name: string, v: string): number | 'converge' {
-  if (v === 'converge') return v;
-  const c = Number(v);
-  if (!/^\d+$/.test(String(v)) || !Number.isInteger(c)) throw valueError(name, String(v), 'an integer ≥ 0 or converge');
-  return c;
-}
-
-/** --census-window's value (WxH or N), refused in the words of every option value. */
-function censusWindowOf(typed: string): MatchParams['censusWindow'] {
+/** One parameter's command-line value → its MatchParams value, read by the parameters' schema (paramFromText), numbers checked by their rule; errors name the flag and the value as typed. */
+function paramValue(key: keyof MatchParams, spec: ParamSpec, v: unknown): unknown {
+  if (spec.kind === 'number') return checkNumber(spec.flag, v as number);
   try {
-    return parseCensusWindow(typed);
-  } catch {
-    throw valueError('--census-window', typed, CENSUS_WINDOW_TYPED);
-  }
-}
-
-/** One parameter's command-line value → its MatchParams value, with errors naming the flag and the value as typed. */
-function paramValue(spec: ParamSpec, v: unknown): unknown {
-  switch (spec.kind) {
-    case 'number': return checkNumber(spec.flag, v as number);
-    case 'cycles': return cyclesOf(`--${spec.flag}`, String(v));
-    case 'levels': {
-      const l = Number(v);
-      if (v === 'auto') return 'auto';
-      if (!/^\d+$/.test(String(v)) || l < 1 || l > 8) throw valueError('--levels', String(v), 'an integer in 1..8 or auto');
-      return l;
-    }
-    case 'censusWindow': return censusWindowOf(String(v));
-    case 'choice':
-    case 'flag':
-      return v;
+    return paramFromText(key, v);
+  } catch (e) {
+    const refused = optionErrorOf(e);
+    if (refused) throw valueError(`--${spec.flag}`, String(v), refused.expected);
+    throw e;
   }
 }
 
@@ -83,7 +60,7 @@ export function paramsFromArgs(a: ParamArgs): { params: Partial<MatchParams>; in
     const v = a[spec.flag];
     if (v === undefined) continue;
     if (k === 'init' && v !== 'wta' && v !== 'zero') initFile = String(v);
-    else params[k] = paramValue(spec, v);
+    else params[k] = paramValue(k, spec, v);
   }
   return { params: params as Partial<MatchParams>, initFile };
 }
