@@ -89,37 +89,6 @@ export function levelShapes(width: number, height: number, minDisp: number, maxD
   return shapes;
 }
 
-/** The raster at half size (rounded up): each sample the rounded mean of its 2×2 block (the last row and column repeated where the size is odd); into `into` when given (a SharedStage array of the half size's samples). */
-export function halfSize(r: Raster, into?: Float32Array): Raster {
-  const { width: W, height: H, channels: C } = r;
-  const w = Math.ceil(W / 2);
-  const h = Math.ceil(H / 2);
-  if (into && into.length !== w * h * C) throw new Error(`halfSize: ${into.length} samples given for a ${w}×${h}×${C} raster`);
-  const data = into ?? new Float32Array(w * h * C);
-  const src = r.data;
-  const integral = r.maxval > 1;
-  const rowLen = W * C;
-  // Output columns that read two source columns; an odd width's last reads its column twice (as an odd height's last row does).
-  const whole = W >> 1;
-  for (let y = 0, o = 0; y < h; y++) {
-    let i0 = 2 * y * rowLen;
-    let i1 = Math.min(2 * y + 1, H - 1) * rowLen;
-    for (let x = 0; x < whole; x++, i0 += C, i1 += C) {
-      for (let c = 0; c < C; c++, o++, i0++, i1++) {
-        const sum = src[i0] + src[i0 + C] + src[i1] + src[i1 + C];
-        data[o] = integral ? Math.round(sum / 4) : sum / 4;
-      }
-    }
-    if (whole < w) {
-      for (let c = 0; c < C; c++, o++, i0++, i1++) {
-        const sum = 2 * (src[i0] + src[i1]);
-        data[o] = integral ? Math.round(sum / 4) : sum / 4;
-      }
-    }
-  }
-  return { width: w, height: h, channels: C, data, maxval: r.maxval };
-}
-
 /** A level's bands (labels lo..hi of each pixel) and starting labels. */
 export type LevelBands = Record<'lo' | 'hi' | 'start', Uint16Array>;
 

@@ -1,7 +1,7 @@
-import type { Raster } from '../data/raster';
 import { optionError } from '../data/errors';
 import type { ExpansionResult } from '../expansion/alphaExpansion';
-import { halfSize, levelShapes, pyramidLevels, refineLevel, type LevelBands, type LevelReport, type LevelShape } from './coarseToFine';
+import { levelShapes, pyramidLevels, refineLevel, type LevelBands, type LevelReport, type LevelShape } from './coarseToFine';
+import { halfSize, type Raster } from '../data/raster';
 import type { StripRunner } from './levelStrips';
 import { levelTerms, type LevelTerms, type TermsArrays } from './levelTerms';
 import { censusWords, DEFAULT_CENSUS_WINDOW, type StereoEnergyOptions } from '../costs';
