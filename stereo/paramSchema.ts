@@ -110,10 +110,10 @@ export const CENSUS_WINDOW_TYPED = `WxH or N with odd sides in 1..${MAX_CENSUS_S
 /**
  * A parameter's value from its text (a command-line value, as yargs gives
  * it: numbers and flags already typed): a cycle count or 'converge', a
- * level count or 'auto', a census window "WxH" or "N"; other kinds as they
- * are. Only the text is read here: resolveParams checks the value. A text
- * that is none of these is an option error naming the parameter, with what
- * the text may be, which the command line reports under its flag.
+ * level count (1..8) or 'auto', a census window "WxH" or "N"; other kinds
+ * as they are (resolveParams checks them). A text that is none of these is
+ * an option error naming the parameter, with what the text may be, which
+ * the command line reports under its flag.
  */
 export function paramFromText(key: keyof MatchParams, v: unknown): unknown {
   const spec = PARAM_SCHEMA[key];
