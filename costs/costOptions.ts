@@ -178,7 +178,7 @@ export function resolveDataCostOptions(options: DataCostOptions, channels: numbe
   if (!Number.isInteger(minDisp) || minDisp < 0) throw optionError('range', 'data costs', 'minDisp', minDisp, 'an integer ≥ 0');
   const tau = options.tau ?? defaultTau(kind, channels, censusWindow);
   if (typeof tau !== 'number' || !Number.isFinite(tau) || tau < 0) {
-    throw optionError('range', 'data costs', 'tau', tau, 'a finite number ≥ 0');
+    throw optionError(typeof tau === 'number' ? 'range' : 'type', 'data costs', 'tau', tau, 'a finite number ≥ 0');
   }
   const scale = options.scale ?? 1;
   if (!Number.isInteger(scale) || scale < 1) throw new Error(`cost scale must be an integer ≥ 1 (got ${String(scale)})`);

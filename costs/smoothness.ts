@@ -51,13 +51,13 @@ function isIntegral(v: number): boolean {
 
 function validateLambda(lambda: number): void {
   if (typeof lambda !== 'number' || !Number.isFinite(lambda) || lambda < 0) {
-    throw optionError('range', 'smoothness weights', 'lambda', lambda, 'a finite number ≥ 0');
+    throw optionError(typeof lambda === 'number' ? 'range' : 'type', 'smoothness weights', 'lambda', lambda, 'a finite number ≥ 0');
   }
 }
 
 function validateCueFactor(cueFactor: number): void {
   if (typeof cueFactor !== 'number' || !Number.isFinite(cueFactor) || cueFactor < 1) {
-    throw optionError('range', 'smoothness weights', 'cueFactor', cueFactor, 'a finite number ≥ 1');
+    throw optionError(typeof cueFactor === 'number' ? 'range' : 'type', 'smoothness weights', 'cueFactor', cueFactor, 'a finite number ≥ 1');
   }
 }
 
@@ -90,7 +90,7 @@ export function weightTerms(options: SmoothnessOptions): { plain: number; cued: 
   const cueFactor = options.cueFactor ?? DEFAULT_CUE_FACTOR;
   validateLambda(lambda);
   if (typeof cueThreshold !== 'number' || !Number.isFinite(cueThreshold) || cueThreshold < 0) {
-    throw optionError('range', 'smoothness weights', 'cueThreshold', cueThreshold, 'a finite number ≥ 0');
+    throw optionError(typeof cueThreshold === 'number' ? 'range' : 'type', 'smoothness weights', 'cueThreshold', cueThreshold, 'a finite number ≥ 0');
   }
   validateCueFactor(cueFactor);
   const scale = options.scale ?? costScale(lambda, cueFactor);

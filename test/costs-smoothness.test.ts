@@ -83,6 +83,10 @@ describe('smoothness weights with the static cue', () => {
     expect(() => computeSmoothnessWeights(im, { lambda: 1, cueThreshold: -1 })).toThrow(/^smoothness weights: cueThreshold: /);
     expect(() => computeSmoothnessWeights(im, { lambda: 1, cueFactor: 0.5 })).toThrow(/^smoothness weights: cueFactor: /);
     expect(() => computeSmoothnessWeights(im, { lambda: 1, scale: 1.5 })).toThrow(/cost scale/);
+    // Option errors, as the library's are: a RangeError for a number outside the range, a TypeError for a value of another type.
+    expect(() => computeSmoothnessWeights(im, { lambda: -1 })).toThrow(RangeError);
+    expect(() => computeSmoothnessWeights(im, { lambda: '5' as unknown as number })).toThrow(TypeError);
+    expect(() => computeDataCostVolume(im, im, 2, { tau: 'x' as unknown as number })).toThrow(TypeError);
   });
 });
 
