@@ -2,6 +2,7 @@ import * as os from 'os';
 import { censusWords } from '../costs';
 import { BAND_RADIUS, levelShapes, pyramidLevels } from './coarseToFine';
 import { MAX_VOLUME_ENTRIES, type MatchParams } from './params';
+import { PARAM_SCHEMA } from './paramSchema';
 
 /**
  * What a match will hold in host memory at its peak, from the pair's size
@@ -24,8 +25,8 @@ export interface MemoryEstimate {
   bytes: number;
   /** The largest part, in words ("cost volume 24.6 GB"). */
   largest: string;
-  /** What would lower it most. */
-  remedy: string;
+  /** What would lower it most: settings of the match's parameters, then what else would, in words ("fewer disparities"). */
+  remedy: { settings: Partial<Pick<MatchParams, 'costs' | 'levels'>>; otherwise: string };
 }
 
 const RUNTIME_BYTES = 100 * 2 ** 20;
@@ -42,22 +43,22 @@ export function estimateMatchMemory(width: number, height: number, channels: num
   const perPixel = 16 * channels + views * (2 * words * 4 + 8);
   let pyramid = 0;
   for (const s of shapes) pyramid += s.width * s.height * perPixel;
-  let largest = { bytes: 0, what: '', remedy: '' };
+  let largest: { bytes: number; what: string; remedy: MemoryEstimate['remedy'] } = { bytes: 0, what: '', remedy: { settings: {}, otherwise: '' } };
   shapes.forEach((s, k) => {
     const n = s.width * s.height;
     const labels = s.maxDisp - s.minDisp + 1;
     let bytes: number;
     let what: string;
-    let remedy: string;
+    let remedy: MemoryEstimate['remedy'];
     if (k === levels - 1) {
       const volume = p.costs === 'volume' || (p.costs === 'auto' && !costsOnDevice && n * labels * views <= MAX_VOLUME_ENTRIES);
       bytes = (volume ? n * labels * views * 4 : 0) + n * views * 80;
       what = volume ? `a ${s.width}×${s.height}×${labels} cost volume${views > 1 ? ' per view' : ''}` : 'the max-flow graphs';
-      remedy = volume ? 'give --costs on-demand, --levels auto or fewer disparities' : 'give smaller images';
+      remedy = volume ? { settings: { costs: 'on-demand', levels: 'auto' }, otherwise: 'fewer disparities' } : { settings: {}, otherwise: 'smaller images' };
     } else {
       bytes = n * (BAND_LABELS * 8 + 40 + 16);
       what = `the banded costs of the ${s.width}×${s.height} level`;
-      remedy = 'give smaller images';
+      remedy = { settings: {}, otherwise: 'smaller images' };
     }
     if (bytes > largest.bytes) largest = { bytes, what, remedy };
   });
@@ -72,11 +73,17 @@ export function defaultMemoryLimit(): number {
 /**
  * Refuses a match whose estimate passes `limit` bytes, with one line naming
  * `what` (the files or the pair), the estimate, its largest part and the
- * ways out. `option`: how the caller spells the limit's option. A
- * RangeError: the limit is a value refused for this pair, the library's
- * kind of error for a value out of range.
+ * ways out. `option`: how the caller spells the limit's option, which says
+ * how the ways out are spelled too: flags for a command line's `--max-memory`
+ * ("--costs on-demand"), the library's names for `maxMemory` ("costs
+ * 'on-demand'"). A RangeError: the limit is a value refused for this pair,
+ * the library's kind of error for a value out of range.
  */
 export function checkMatchMemory(what: string, estimate: MemoryEstimate, limit: number, option: string): void {
   if (estimate.bytes <= limit) return;
-  throw new RangeError(`${what}: matching needs about ${gb(estimate.bytes)} of memory (${estimate.largest}), more than the ${gb(limit)} allowed (${option}); ${estimate.remedy}, or a larger ${option}`);
+  const flags = option.startsWith('--');
+  const settings = Object.entries(estimate.remedy.settings).map(([k, v]) => (flags ? `--${PARAM_SCHEMA[k as keyof MatchParams].flag} ${v}` : `${k} '${v}'`));
+  const ways = [...settings, estimate.remedy.otherwise];
+  const remedy = ways.length > 1 ? `${ways.slice(0, -1).join(', ')} or ${ways[ways.length - 1]}` : ways[0];
+  throw new RangeError(`${what}: matching needs about ${gb(estimate.bytes)} of memory (${estimate.largest}), more than the ${gb(limit)} allowed (${option}); give ${remedy}, or a larger ${option}`);
 }

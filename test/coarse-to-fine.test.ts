@@ -22,7 +22,7 @@ import { ScratchArrays } from '../data/scratchArrays';
 import { solveStrip } from '../stereo/levelStrips';
 import { cropRows } from '../stereo/levelStrips';
 import type { StripPool } from '../stereo/stripRunner';
-import { levelTruncation, match, resolveParams } from '../stereo/match';
+import { createMatcher, levelTruncation, match, resolveParams } from '../stereo/match';
 import { estimateMatchMemory } from '../stereo/memoryPlan';
 import { main } from '../app/cli';
 import { scaled } from './support/testScope';
@@ -487,6 +487,15 @@ describe('match() coarse to fine', () => {
     expect(b / a).toBeLessThan(1.1);
     const volume = estimateMatchMemory(4000, 3000, 3, 256, 0, { ...p, levels: 1, costs: 'volume' }, false);
     expect(volume.bytes).toBeGreaterThan(4000 * 3000 * 256 * 4 * 2);
+  });
+
+  test('a matcher gives its pairs\' memory estimate from its own options, and refuses a pair beyond its maxMemory in the library\'s words', async () => {
+    const m = createMatcher({ ndisp: 16, levels: 1, costs: 'volume' }, { backend: 'bk', maxMemory: 1e5 });
+    expect(m.params).toEqual(resolveParams({ levels: 1, costs: 'volume' }));
+    expect(m.memoryEstimate(2872, 1984, 3)).toEqual(estimateMatchMemory(2872, 1984, 3, 16, 0, m.params, false));
+    const s = generateSyntheticScene({ width: 64, height: 48, ndisp: 16, seed: 1 });
+    await expect(m.compute(s.left, s.right)).rejects.toThrow(/^match: the 64×48 pair with 16 disparities: matching needs about .* \(maxMemory\); give costs 'on-demand', levels 'auto' or fewer disparities, or a larger maxMemory$/);
+    await m.dispose();
   });
 });
 

@@ -70,8 +70,8 @@ test('library: a random value of a random option is run as given, or refused nam
     // The option's own value refused ("match: ndisp: got …"), or a limit refused for this pair, the option in parentheses ("… allowed (maxMemory); …").
     const named = keys.filter((k) => message.startsWith(`match: ${k}: got `) || message.includes(`(${k})`));
     expect({ label, message, named: named.length > 0 }).toEqual({ label, message, named: true });
-    // A value refused by the option checks speaks the library's names only (a limit's remedy may name flags: stereo/memoryPlan.ts).
-    if (message.includes(': got ')) expect({ label, message, flags: /--[a-z]/.test(message) }).toEqual({ label, message, flags: false });
+    // A value refused by the option checks, and a limit refused with its ways out, speak the library's names only.
+    expect({ label, message, flags: /--[a-z]/.test(message) }).toEqual({ label, message, flags: false });
   }
   // The pool is mostly wrong values: most draws are refused, some run.
   expect(refused).toBeGreaterThan(60);
