@@ -6,10 +6,11 @@ import { COSTS_MODES, DEFAULT_PARAMS as D, DEFAULT_PARAMS, type MatchParams } fr
 /**
  * The parameters of a match (MatchParams), each defined once: its
  * command-line flag, its kind and accepted values, and its help. The
- * library's checks of match()'s options (matchOptions.ts), the command
- * line's options, their number rules and the parsing of their values
- * (app/commands/paramOptions.ts, optionValues.ts) are all made from this
- * table, so a parameter's name, range and words cannot drift apart. The
+ * library's checks of match()'s options (matchOptions.ts), the reading of
+ * a value's text (paramFromText), the command line's options and their
+ * number rules (app/commands/paramOptions.ts, optionValues.ts) and a tune
+ * study's values (tune/space.ts) are all made from this table, so a
+ * parameter's name, range and words cannot drift apart. The
  * defaults are DEFAULT_PARAMS (params.ts). Errors name a parameter as the
  * caller spelled it: `lambda` to the library, `--lambda` on the command line.
  */
