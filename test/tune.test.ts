@@ -2,7 +2,9 @@ import { seededRandom } from '../data/random';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { gridPoints, parseParamSpec, parseSearchSpace, pointKey, randomPoints } from '../stereo/tune/space';
+import { gridPoints, parseParamSpec, parseSearchSpace, pointKey, randomPoints, TUNABLE_NAMES } from '../stereo/tune/space';
+import { paramProblem, PARAM_SCHEMA } from '../stereo/paramSchema';
+import { parseCensusWindow } from '../costs';
 import { parseObjective } from '../stereo/tune/objective';
 import { costScale } from '../costs/smoothness';
 import { readTrialLog } from '../stereo/tune/records';
@@ -25,6 +27,28 @@ describe('search space', () => {
     expect(parseParamSpec('cycles=2,converge').domain).toEqual({ kind: 'list', values: [2, 'converge'] });
     expect(parseParamSpec('window=3:9:2').domain).toEqual({ kind: 'list', values: [3, 5, 7, 9] });
     expect(parseParamSpec('lambda=5:30').domain).toEqual({ kind: 'interval', lo: 5, hi: 30, integer: false });
+  });
+
+  test('a study accepts a value of each parameter exactly when a match does (the parameters\' schema; random values)', () => {
+    const rand = seededRandom(17);
+    const pool = [-1, -0.5, 0, 0.5, 1, 1.5, 2, 3, 4, 7, 8, 9.25, 1e9, 2 ** 32, 2 ** 32 - 1];
+    for (const name of TUNABLE_NAMES) {
+      const spec = PARAM_SCHEMA[name];
+      for (let t = 0; t < 12; t++) {
+        const value = spec.kind === 'number' || spec.kind === 'cycles' ? pool[Math.floor(rand() * pool.length)]
+          : spec.kind === 'choice' ? (rand() < 0.7 ? spec.choices![Math.floor(rand() * spec.choices!.length)] : 'bogus')
+            : spec.kind === 'flag' ? (rand() < 0.5 ? 'on' : 'off') : ['7x7', '5x9', '4x4', '1x1', '31x31', '33x3'][Math.floor(rand() * 6)];
+        let study: unknown;
+        try {
+          study = (parseParamSpec(`${name}=${value}`).domain as { values: unknown[] }).values[0];
+        } catch {
+          study = undefined;
+        }
+        const asMatch = spec.kind === 'flag' ? value === 'on' : spec.kind === 'censusWindow' ? (() => { try { return parseCensusWindow(String(value)); } catch { return undefined; } })() : value;
+        const matchAccepts = asMatch !== undefined && paramProblem(spec, asMatch) === null;
+        expect({ name, value, accepted: study !== undefined }).toEqual({ name, value, accepted: matchAccepts });
+      }
+    }
   });
 
   test('bad specs are one-line errors naming the option and the parameter', () => {

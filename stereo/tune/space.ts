@@ -13,9 +13,13 @@ import type { MatchParams } from '../params';
  * the cue factor and 3 for the others).
  */
 
-export type TunableName =
-  | 'lambda' | 'truncation' | 'tau' | 'cost' | 'cueFactor' | 'cueThreshold' | 'cycles' | 'window'
-  | 'smoothness' | 'border' | 'order' | 'graph' | 'init' | 'censusWindow' | 'lrCheck';
+/** The parameters a study may vary. */
+const TUNABLE = [
+  'lambda', 'truncation', 'tau', 'cost', 'cueFactor', 'cueThreshold', 'cycles', 'window',
+  'smoothness', 'border', 'order', 'graph', 'init', 'censusWindow', 'lrCheck',
+] as const satisfies ReadonlyArray<keyof MatchParams>;
+
+export type TunableName = (typeof TUNABLE)[number];
 
 export type ParamValue = number | string;
 /** One setting of the searched parameters. */
@@ -25,6 +29,8 @@ export type ParamPoint = Partial<Record<TunableName, ParamValue>>;
 interface ParamSpec {
   kind: 'number' | 'integer' | 'enum';
   min?: number;
+  /** Values must be greater than this. */
+  above?: number;
   max?: number;
   odd?: boolean;
   values?: readonly string[];
@@ -33,12 +39,6 @@ interface ParamSpec {
   /** Decimals of a value drawn from an interval (default 3). */
   decimals?: number;
 }
-
-/** The parameters a study may vary, in the order --help lists them. */
-const TUNABLE: readonly TunableName[] = [
-  'lambda', 'truncation', 'tau', 'cost', 'cueFactor', 'cueThreshold', 'cycles', 'window',
-  'smoothness', 'border', 'order', 'graph', 'init', 'censusWindow', 'lrCheck',
-];
 
 // λ and λ·cue factor may have at most 3 decimals (costScale, costs/smoothness.ts): drawn with 2 and 1, every pair of draws is an energy.
 const DRAW_DECIMALS: Partial<Record<TunableName, number>> = { lambda: 2, cueFactor: 1 };
@@ -52,7 +52,7 @@ const DRAW_DECIMALS: Partial<Record<TunableName, number>> = { lambda: 2, cueFact
 function specOf(name: TunableName): ParamSpec {
   const s = PARAM_SCHEMA[name];
   switch (s.kind) {
-    case 'number': return { kind: s.rule?.integer ? 'integer' : 'number', min: s.rule?.min, max: s.rule?.max, odd: s.rule?.odd, decimals: DRAW_DECIMALS[name] };
+    case 'number': return { kind: s.rule?.integer ? 'integer' : 'number', min: s.rule?.min, above: s.rule?.above, max: s.rule?.max, odd: s.rule?.odd, decimals: DRAW_DECIMALS[name] };
     case 'choice': return { kind: 'enum', values: s.choices };
     case 'flag': return { kind: 'enum', values: ['on', 'off'] };
     case 'cycles': return { kind: 'integer', min: 0, words: ['converge'] };
@@ -119,6 +119,7 @@ function checkValue(name: TunableName, v: ParamValue, full: string): ParamValue 
   }
   if (spec.kind === 'integer' && !Number.isInteger(v)) throw new Error(`--param ${full}: ${name} must be an integer (got ${v})`);
   if (spec.min !== undefined && v < spec.min) throw new Error(`--param ${full}: ${name} must be ≥ ${spec.min} (got ${v})`);
+  if (spec.above !== undefined && v <= spec.above) throw new Error(`--param ${full}: ${name} must be > ${spec.above} (got ${v})`);
   if (spec.max !== undefined && v > spec.max) throw new Error(`--param ${full}: ${name} must be ≤ ${spec.max} (got ${v})`);
   if (spec.odd && Math.abs(v % 2) !== 1) throw new Error(`--param ${full}: ${name} must be odd (got ${v})`);
   return cleanNumber(v);
