@@ -59,6 +59,20 @@ function censusWindowOf(energy: StereoEnergyOptions): StereoEnergyOptions['censu
   return energy.kind === 'census' ? energy.censusWindow ?? DEFAULT_CENSUS_WINDOW : undefined;
 }
 
+/**
+ * Arrays for the terms of a level of `n` pixels (TermsArrays): the census
+ * codes of each image (census costs; `int32`, for image 0 or 1) and each
+ * view's cues (`uint8`), as the level's energy options and views need them.
+ */
+export function termsArrays(n: number, energy: StereoEnergyOptions, views: 1 | 2, int32: (image: 0 | 1, length: number) => Int32Array, uint8: (view: 0 | 1, length: number) => Uint8Array): TermsArrays {
+  const window = censusWindowOf(energy);
+  const words = window ? censusWords(window) : 0;
+  return {
+    ...(window ? { codes: { words, left: int32(0, n * words), right: int32(1, n * words) } } : {}),
+    cues: Array.from({ length: views }, (_, v) => uint8(v as 0 | 1, n)),
+  };
+}
+
 /** Writes a band's rows of terms into its `into` arrays (the level's, at the band's rows), working in `arrays` (a thread's, kept from band to band); the rows written. */
 export function makeTermsBand(b: TermsBand, arrays = new ScratchArrays()): number {
   const { width: W, height: rows } = b.left;
@@ -92,11 +106,9 @@ export async function levelTerms(pair: { left: Raster; right: Raster }, energy: 
     }
   }
   const shared = run && bands > 1;
-  const array = (n: number): Int32Array => (shared ? new Int32Array(new SharedArrayBuffer(4 * n)) : new Int32Array(n));
-  const into: TermsArrays = given ?? {
-    ...(window ? { codes: { words, left: array(W * H * words), right: array(W * H * words) } } : {}),
-    cues: Array.from({ length: views }, () => (shared ? new Uint8Array(new SharedArrayBuffer(W * H)) : new Uint8Array(W * H))),
-  };
+  const into: TermsArrays = given ?? termsArrays(W * H, energy, views,
+    (_, n) => (shared ? new Int32Array(new SharedArrayBuffer(4 * n)) : new Int32Array(n)),
+    (_, n) => (shared ? new Uint8Array(new SharedArrayBuffer(n)) : new Uint8Array(n)));
   if (!run || bands < 2) {
     makeTermsBand({ ...pair, top: 0, y0: 0, y1: H, energy, into });
     return { width: W, height: H, ...into };

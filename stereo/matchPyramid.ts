@@ -3,8 +3,8 @@ import type { ExpansionResult } from '../expansion/alphaExpansion';
 import { levelShapes, pyramidLevels, refineLevel, type LevelBands, type LevelReport, type LevelShape } from './coarseToFine';
 import { halfSize, type Raster } from '../data/raster';
 import type { StripRunner } from './levelStrips';
-import { levelTerms, type LevelTerms, type TermsArrays } from './levelTerms';
-import { censusWords, DEFAULT_CENSUS_WINDOW, type StereoEnergyOptions } from '../costs';
+import { levelTerms, termsArrays, type LevelTerms, type TermsArrays } from './levelTerms';
+import type { StereoEnergyOptions } from '../costs';
 import { stripPool, stripThreads } from './stripRunner';
 import { checkNdisp, type MatchParams } from './params';
 import { energyOptions } from './matchEnergy';
@@ -52,17 +52,9 @@ export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, op
   const energies = shapes.slice(0, levels - 1).map((shape, k) => levelEnergyOptions(pairOf(pairs, k).left, shape, resolved, levels, k));
   // With threads, every finer level's terms (census codes, weights) are made on them now, while the coarsest level runs
   // (stereo/levelTerms.ts), in bands for half the threads: the others are left to the host's side of that level.
-  const termsInto = (k: number): TermsArrays | undefined => {
-    if (!stage) return undefined;
-    const n = shapes[k].width * shapes[k].height;
-    const window = energies[k].kind === 'census' ? energies[k].censusWindow ?? DEFAULT_CENSUS_WINDOW : undefined;
-    const words = window ? censusWords(window) : 0;
-    const int32 = (s: number, length: number): Int32Array => stage.array(slot(k, s), Int32Array, length);
-    return {
-      ...(window ? { codes: { words, left: int32(LevelSlot.CodesLeft, n * words), right: int32(LevelSlot.CodesRight, n * words) } } : {}),
-      cues: Array.from({ length: views }, (_, v) => stage.array(slot(k, LevelSlot.Cues + v), Uint8Array, n)),
-    };
-  };
+  const termsInto = (k: number): TermsArrays | undefined => stage ? termsArrays(shapes[k].width * shapes[k].height, energies[k], views,
+    (image, n) => stage.array(slot(k, LevelSlot.CodesLeft + image), Int32Array, n),
+    (view, n) => stage.array(slot(k, LevelSlot.Cues + view), Uint8Array, n)) : undefined;
   const early: Array<Promise<LevelTerms> | undefined> = pool.terms
     ? Array.from({ length: levels - 1 }, (_, k) => levelTerms(pairOf(pairs, k), energies[k], views, pool.terms, Math.max(2, pool.threads >> 1), termsInto(k))) : [];
   // Awaited level by level; a match that fails before a level leaves its terms' failure handled.
@@ -124,7 +116,7 @@ export function levelTruncation(p: Pick<MatchParams, 'smoothness' | 'truncation'
   return p.truncation;
 }
 
-/** matchPyramid's levels, coarsest first, the finer levels' strips run by `strips.run`, as many built at once as `strips.inFlight` (the threads; 0, this thread, builds one at a time), reading level k's census codes from `codesOf(k)` (census costs). */
+/** matchPyramid's levels, coarsest first, the finer levels' strips run by `strips.run`, as many built at once as `strips.inFlight` (the threads; 0, this thread, builds one at a time), reading level k's terms from `termsOf(k)` and its bands into `bandsOf(k)`'s arrays. */
 async function matchLevels(pairs: Array<LevelPair | undefined>, views: 1 | 2, options: MatchOptions, plan: MatchPlan, shapes: LevelShape[], energies: StereoEnergyOptions[], strips: { run: StripRunner; inFlight: number }, termsOf: (level: number) => Promise<LevelTerms>, bandsOf: (level: number) => (view: 0 | 1) => LevelBands | undefined, t0: number): Promise<{ result: MatchResult; others: Uint16Array[] }> {
   const { left } = pairOf(pairs, 0);
   const levels = shapes.length;
