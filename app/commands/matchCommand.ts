@@ -14,7 +14,7 @@ import { LiveMatch } from './liveProgress';
 import { checkOutputsApart, checkOutputsDistinct } from './outputGuard';
 import { paramsFromArgs, ParamArgs } from './paramOptions';
 import { InputError } from '../../data/errors';
-import { labelRange, type RangeArgs } from './rangeOptions';
+import { labelRange, type LabelRange, type RangeArgs } from './rangeOptions';
 
 export interface MatchArgs extends ParamArgs, RangeArgs, MatchOutputArgs {
   left: string;
@@ -58,9 +58,10 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   const calibration = extra.calib && extra.calib.source !== 'the options' ? [{ name: 'calibration', file: extra.calib.source }] : [];
   checkOutputsApart(outputs, [{ name: 'left image', file: a.left }, { name: 'right image', file: a.right }, ...inits, ...calibration]);
   checkOutputsDistinct(outputs);
-  // The matcher, made once the disparity range is known (from the width): it checks and resolves the parameters, once.
+  // The matcher, made once the disparity range is known (from the width, in the headers or the decoded pair: the same): it
+  // checks and resolves the parameters, once.
   let matcher: Matcher | undefined;
-  const matcherFor = (width: number): Matcher => (matcher ??= createMatcher({ ...params, ...labelRange(a, width) }, {
+  const matcherFor = (range: LabelRange): Matcher => (matcher ??= createMatcher({ ...params, ...range }, {
     backend: a.backend as BackendName, verify: a.verify, maxMemory: maxMemoryBytes(a['max-memory']),
   }));
   // The pair's size from the headers: a mismatch or a run too large for memory is refused before anything is decoded.
@@ -68,9 +69,9 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   if (heads[0] && heads[1]) {
     const [l, r] = heads;
     if (l.width !== r.width || l.height !== r.height) throw new InputError(`size mismatch: left ${a.left} is ${l.width}×${l.height}, right ${a.right} is ${r.width}×${r.height}`);
-    const m = matcherFor(l.width);
-    const ndisp = labelRange(a, l.width).ndisp;
-    checkMatchMemory(`${a.left}, ${a.right} (${l.width}×${l.height}, ${ndisp} disparities)`, m.memoryEstimate(l.width, l.height, l.channels), maxMemoryBytes(a['max-memory']), '--max-memory');
+    const range = labelRange(a, l.width);
+    const m = matcherFor(range);
+    checkMatchMemory(`${a.left}, ${a.right} (${l.width}×${l.height}, ${range.ndisp} disparities)`, m.memoryEstimate(l.width, l.height, l.channels), maxMemoryBytes(a['max-memory']), '--max-memory');
   }
   const reads = startDeviceReading(a.backend, [{ kind: 'image' as const, file: a.left, pair: true }, { kind: 'image' as const, file: a.right, pair: true }]);
   let left: Raster;
@@ -94,7 +95,7 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   }
   const initScale = a['init-scale'] ?? 1;
   // A checkpoint with its resume file continues the run exactly (every view's labels, the cycles run); else its map is an initial labeling.
-  const m = matcherFor(left.width);
+  const m = matcherFor(range);
   const resolved = m.params;
   const run = runKey(left, right, resolved, range.ndisp, range.minDisp);
   const found = initFile ? readResume(initFile, run, left.width * left.height * (resolved.lrCheck ? 2 : 1), range.ndisp) : undefined;
