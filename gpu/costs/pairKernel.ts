@@ -23,7 +23,7 @@
  * value against the host's on gpu.js's CPU backend, and the browser test
  * on WebGPU.
  */
-import { types } from 'util';
+import { isSharedArray } from '../../data/sharedStage';
 import { Input, WebGPUBufferResult } from '../runtime/gpujs/gpuJs';
 import type { GPU, IGPUKernelSettings, IKernelRunShortcut } from 'gpu.js';
 import type { PairSource } from '../../data/energy';
@@ -165,7 +165,7 @@ export class PairUpload {
 /** An image as the kernel reads it: a grey image's samples (copied out of shared memory, which a WebGPU queue need not take), or a colour image packed (into `into` when given). */
 function imageValues(r: PairSource['left'], into?: Float32Array): Float32Array {
   if (r.channels !== 1) return packRgb(r.data, into ?? new Float32Array(r.width * r.height));
-  return types.isSharedArrayBuffer(r.data.buffer) ? r.data.slice() : r.data;
+  return isSharedArray(r.data) ? r.data.slice() : r.data;
 }
 
 function weightTerms(pair: PairSource): Input {
