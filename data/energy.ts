@@ -115,6 +115,9 @@ export function bandHeightOf(e: Pick<MrfEnergy, 'height' | 'bandHeight'>): numbe
 /** A volume data term. */
 export const volumeTerm = (costs: Int32Array): DataTerm => ({ kind: 'volume', costs });
 
+/** True when the energy carries no cost volume (its costs are computed from the images per label when needed). */
+export const costsOnDemand = (e: MrfEnergy): boolean => e.data.kind === 'images';
+
 /** The energy's cost volume; throws when its costs are computed from the images (no volume on the host). */
 export function volumeOf(e: MrfEnergy): Int32Array {
   if (e.data.kind !== 'volume') {

@@ -15,16 +15,15 @@ import { placeBackend, type BackendPlacement } from '../gpu/runtime/backends';
 
 /*
  * match() and what its callers use with it: the parameters (params.ts),
- * the energy of a pair (matchEnergy.ts), its starting labels
- * (startingLabels.ts), one level's match of one or both views
- * (matchViews.ts), coarse to fine (matchPyramid.ts) and the types
+ * its starting labels (startingLabels.ts), one level's energy and
+ * match of one or both views (matchViews.ts), coarse to fine (matchPyramid.ts) and the types
  * (matchTypes.ts).
  */
 export type { InitRecord, MatchEvent, MatchOptions, MatchResult, MatchResume, PhaseTimes } from './matchTypes';
 export { resolveParams } from './paramSchema';
-export { costOptions, costsLeftToDevice, costsOnDemand, stereoEnergy, volumeTooLarge } from './matchEnergy';
+export { costsOnDemand } from '../data/energy';
 export { initialLabeling, startingLabels } from './startingLabels';
-export { labelsToDisparity, warmUpForBackend } from './matchViews';
+export { costOptions, costsLeftToDevice, labelsToDisparity, stereoEnergy, volumeTooLarge, warmUpForBackend } from './matchViews';
 export { levelTruncation } from './matchPyramid';
 
 /** What a pair's compute may add to its matcher's options: where this pair starts, and what is told as it runs. */

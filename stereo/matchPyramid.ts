@@ -7,8 +7,7 @@ import { levelTerms, termsArrays, type LevelTerms, type TermsArrays } from './le
 import type { StereoEnergyOptions } from '../costs';
 import { stripPool, stripThreads } from './stripRunner';
 import { checkNdisp, type MatchParams } from './params';
-import { energyOptions } from './matchEnergy';
-import { matchViews, startEvent } from './matchViews';
+import { energyOptions, matchViews, startEvent } from './matchViews';
 import type { MatchOptions, MatchPlan, MatchResult } from './matchTypes';
 
 /**

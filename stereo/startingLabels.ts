@@ -1,6 +1,5 @@
 import { wtaFromMatcher, wtaInit, type StereoEnergy } from '../costs';
-import { volumeOf } from '../data/energy';
-import { costsOnDemand } from './matchEnergy';
+import { costsOnDemand, volumeOf } from '../data/energy';
 import type { MoveSolver } from '../expansion/moveSolver';
 import type { MatchParams } from './params';
 
