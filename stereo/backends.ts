@@ -61,7 +61,7 @@ export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Pr
   const place = o.place ?? await placeBackend(o.backend);
   if (place.runs === 'bk') {
     if (onDemand && !o.buildVolume) {
-      throw new InputError(`--costs: a ${energy.width}×${energy.height}×${energy.labels} cost volume is not built (costs on demand), and only the GPU backend computes costs per label; run with --backend gpu on a machine with a GPU, or give --costs volume`);
+      throw new InputError(`createMoveSolver: the ${energy.width}×${energy.height}×${energy.labels} energy has no cost volume (its costs are computed per label), and backend '${o.backend}' solves here on the host, which reads a volume; use backend 'gpu' on a machine with a GPU, build the energy with its volume (costs 'volume'), or give buildVolume`);
     }
     if (place.fallback) o.onFallback?.(place.fallback);
     return bkSolver();

@@ -101,6 +101,8 @@ describe('costs left to the device (--costs auto with the moves on a GPU)', () =
     // A volume energy needs nothing; an energy without one gets the images, and the builder only when leaving the costs was a choice.
     expect(costOptions(energy, true)).toEqual({});
     expect(Object.keys(costOptions(onDemand, false))).toEqual([]);
+    // Without the builder a host solver is refused, in the library's names.
+    await expect(createMoveSolver(onDemand, { backend: 'bk', graph: 'reversed', verify: false })).rejects.toThrow(/^createMoveSolver: the 48×36×8 energy has no cost volume \(its costs are computed per label\), and backend 'bk' solves here on the host, which reads a volume; use backend 'gpu'[^-]*$/);
     const options = costOptions(onDemand, true);
     expect(Object.keys(options)).toEqual(['buildVolume']);
     const reasons: string[] = [];
