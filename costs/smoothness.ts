@@ -99,7 +99,7 @@ export function weightTerms(options: SmoothnessOptions): { plain: number; cued: 
   if (!Number.isInteger(unit) || unit < 1) throw new Error(`smoothness unit must be an integer ≥ 1 (got ${String(unit)})`);
   const plain = Math.round(lambda * scale) * unit;
   const cued = Math.round(lambda * cueFactor * scale) * unit;
-  if (cued > 2 ** 31 - 1) throw new Error(`--lambda: λ·factor·scale = ${lambda}·${cueFactor}·${scale} does not fit a 32-bit weight`);
+  if (cued > 2 ** 31 - 1) throw optionError('range', 'smoothness weights', 'lambda', lambda, `a λ whose product with the cue factor ${cueFactor} and the cost scale ${scale} fits a 32-bit weight`);
   return { plain, cued, limit: cueLimit(cueThreshold), scale };
 }
 

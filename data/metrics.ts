@@ -1,5 +1,6 @@
 import type { Raster } from './raster';
 import type { SceneMasks } from './sceneTypes';
+import { optionError } from './errors';
 
 /**
  * Middlebury-style scores of a disparity map against ground truth.
@@ -42,8 +43,8 @@ export interface EvaluateOptions {
 }
 
 function checkThresholds(t: number[]): void {
-  if (t.length === 0) throw new Error('--threshold: give at least one threshold');
-  for (const v of t) if (!Number.isFinite(v) || v < 0) throw new Error(`--threshold: must be a finite number ≥ 0 (got ${v})`);
+  if (t.length === 0) throw optionError('range', 'evaluate', 'thresholds', t, 'at least one threshold');
+  for (const v of t) if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw optionError(typeof v === 'number' ? 'range' : 'type', 'evaluate', 'thresholds', v, 'finite numbers ≥ 0');
 }
 
 /**
@@ -127,7 +128,7 @@ export function evaluateDisparity(
   const wanted = options.regions ?? (['known', 'nonocc', 'all', 'disc'] as RegionName[]).filter((r) => r === 'known' || masks[r]);
   const todo: { region: string; mask?: Uint8Array }[] = wanted.map((region) => {
     const mask = region === 'known' ? undefined : masks[region];
-    if (region !== 'known' && !mask) throw new Error(`--mask: this scene has no ${region} mask`);
+    if (region !== 'known' && !mask) throw optionError('range', 'evaluate', 'regions', region, `'known' or a region whose mask is given (there is no ${region} mask; masks given: ${Object.keys(masks).join(', ') || 'none'})`);
     return { region, mask };
   });
   for (const c of options.customMasks ?? []) todo.push({ region: c.name, mask: c.mask });

@@ -5,6 +5,7 @@ import type { Scene, SceneLayout, SceneMasks } from './sceneTypes';
 import { readImage, disparityFromRaster } from './imageIO';
 import { readCalib, type Calib } from './calib';
 import { findNamedPair, PAIR_NAMINGS } from './pairNames';
+import { optionError } from './errors';
 
 /**
  * Loading Middlebury scene folders. A folder is recognised by the file names
@@ -195,15 +196,15 @@ function checkCalibRange(calib: Calib, calibPath: string, width: number): void {
 export async function loadScene(dir: string, options: LoadSceneOptions = {}): Promise<Scene> {
   if (!isDir(dir)) throw new Error(`${dir}: scene folder not found`);
   if (options.ndisp !== undefined && !(Number.isInteger(options.ndisp) && options.ndisp >= 1)) {
-    throw new Error(`ndisp option must be a positive integer, got ${options.ndisp}`);
+    throw optionError(typeof options.ndisp === 'number' ? 'range' : 'type', 'loadScene', 'ndisp', options.ndisp, 'an integer ≥ 1');
   }
   if (options.gtScale !== undefined && !(options.gtScale > 0 && Number.isFinite(options.gtScale))) {
-    throw new Error(`gtScale option must be a positive number, got ${options.gtScale}`);
+    throw optionError(typeof options.gtScale === 'number' ? 'range' : 'type', 'loadScene', 'gtScale', options.gtScale, 'a finite number > 0');
   }
-  for (const [key, v] of [['min-disp', options.minDisp], ['max-disp', options.maxDisp]] as const) {
-    if (v !== undefined && !(Number.isInteger(v) && v >= 0)) throw new Error(`--${key}: must be an integer ≥ 0 (got ${String(v)})`);
+  for (const [key, v] of [['minDisp', options.minDisp], ['maxDisp', options.maxDisp]] as const) {
+    if (v !== undefined && !(Number.isInteger(v) && v >= 0)) throw optionError(typeof v === 'number' ? 'range' : 'type', 'loadScene', key, v, 'an integer ≥ 0');
   }
-  if (options.maxDisp !== undefined && options.ndisp !== undefined) throw new Error('--max-disp: give either --ndisp or --max-disp, not both');
+  if (options.maxDisp !== undefined && options.ndisp !== undefined) throw optionError('range', 'loadScene', 'maxDisp', options.maxDisp, 'no maxDisp when ndisp is given (give one of them)');
   const spec = detectLayout(dir);
   if (!spec) throw new Error(`${dir}: not a recognised scene folder; looked for ${lookedFor()}`);
   const name = path.basename(path.resolve(dir));
@@ -310,8 +311,8 @@ export async function loadScene(dir: string, options: LoadSceneOptions = {}): Pr
   if (options.minDisp !== undefined || options.maxDisp !== undefined) {
     const top = options.maxDisp ?? (options.ndisp !== undefined ? options.ndisp - 1 : minDisp + (ndisp as number) - 1);
     const bottom = options.minDisp ?? (options.ndisp !== undefined ? 0 : minDisp);
-    if (bottom > top) throw new Error(`--min-disp: ${bottom} is above the largest disparity ${top}`);
-    if (top >= left.width) throw new Error(`--max-disp: ${top} is not below the image width ${left.width}`);
+    if (bottom > top) throw optionError('range', 'loadScene', 'minDisp', bottom, `at most the largest disparity ${top}`);
+    if (top >= left.width) throw optionError('range', 'loadScene', options.maxDisp !== undefined ? 'maxDisp' : 'ndisp', options.maxDisp ?? options.ndisp, `a largest disparity below the image width ${left.width} (it is ${top})`);
     minDisp = bottom;
     ndisp = top - bottom + 1;
     ndispSource = 'option';

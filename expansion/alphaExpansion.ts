@@ -1,6 +1,7 @@
 import { computeEnergy, isMetricTable, EnergyBreakdown, MrfEnergy } from '../data/energy';
 import { LabelOrder, labelOrderForCycle } from './labelOrder';
 import type { CycleEnd, MoveResult, MoveSolver } from './moveSolver';
+import { optionError } from '../data/errors';
 
 /** Progress of one move, for callers that report it. */
 export interface MoveProgress {
@@ -109,7 +110,10 @@ export async function alphaExpansion(
   const order = options.order ?? 'frequent';
   const cyclesOpt = options.cycles ?? 4;
   const maxCycles = cyclesOpt === 'converge' ? (options.maxCycles ?? 100) : cyclesOpt;
-  if (!Number.isInteger(maxCycles) || maxCycles < 0) throw new Error(`--cycles must be a non-negative integer or "converge" (got ${String(cyclesOpt)})`);
+  if (!Number.isInteger(maxCycles) || maxCycles < 0) {
+    const option = cyclesOpt === 'converge' ? 'maxCycles' : 'cycles';
+    throw optionError(typeof maxCycles === 'number' ? 'range' : 'type', 'alphaExpansion', option, cyclesOpt === 'converge' ? maxCycles : cyclesOpt, option === 'cycles' ? "an integer ≥ 0 or 'converge'" : 'an integer ≥ 0');
+  }
   const n = energy.width * energy.height;
   if (initial.length !== n) throw new Error(`initial labeling has ${initial.length} pixels, the energy ${n}`);
   for (let p = 0; p < n; p++) {

@@ -24,12 +24,12 @@ export class VerifyingSolver implements MaxFlowSolver {
     const ref = this.reference.solveSync(graph);
     this.cuts++;
     if (r.flow !== ref.flow) {
-      throw new VerificationError(`--verify: cut ${this.cuts} (${graph.width}×${graph.height}): ${this.inner.name} found max-flow ${r.flow}, the CPU solver ${ref.flow}`);
+      throw new VerificationError(`verify: cut ${this.cuts} (${graph.width}×${graph.height}): ${this.inner.name} found max-flow ${r.flow}, the CPU solver ${ref.flow}`);
     }
     let differing = 0;
     for (let p = 0; p < ref.sinkSide.length; p++) if (r.sinkSide[p] !== ref.sinkSide[p]) differing++;
     if (differing > 0) {
-      throw new VerificationError(`--verify: cut ${this.cuts}: ${this.inner.name} and the CPU solver agree on the flow ${r.flow} but ${differing} pixels are on different sides of the canonical cut`);
+      throw new VerificationError(`verify: cut ${this.cuts}: ${this.inner.name} and the CPU solver agree on the flow ${r.flow} but ${differing} pixels are on different sides of the canonical cut`);
     }
     return { ...r, stats: { ...r.stats, verifiedCuts: 1 } };
   }

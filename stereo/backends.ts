@@ -8,7 +8,7 @@ import { computeEnergy, isMetricTable, type EnergyBreakdown, type MrfEnergy } fr
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { fallbackFor, placeBackend, type BackendName, type BackendPlacement, type FallbackDecision } from '../gpu/runtime/backends';
 import { createGpuContext } from '../gpu/runtime/context';
-import { InputError, VerificationError } from '../data/errors';
+import { InputError, optionErrorOf, VerificationError } from '../data/errors';
 import { GpuPrecisionError } from '../gpu/maxflow/pushRelabel';
 import type { MaxFlowSolver } from '../graphcut/maxflow';
 import { maxFlowSolverAt } from './maxFlowFactory';
@@ -119,7 +119,7 @@ export class FallbackMoveSolver implements MoveSolver {
     try {
       return await this.active.move(alpha, labels);
     } catch (e) {
-      if (e instanceof VerificationError || e instanceof InputError) throw e;
+      if (e instanceof VerificationError || e instanceof InputError || optionErrorOf(e)) throw e;
       const message = e instanceof Error ? e.message : String(e);
       labels.set(before);
       this.switchToBk(`during α=${alpha}`, message);
@@ -133,7 +133,7 @@ export class FallbackMoveSolver implements MoveSolver {
     try {
       return await this.active.initialWta(window);
     } catch (e) {
-      if (e instanceof InputError) throw e;
+      if (e instanceof InputError || optionErrorOf(e)) throw e;
       const message = e instanceof Error ? e.message : String(e);
       this.switchToBk('during the WTA initial labeling', message);
       return undefined;

@@ -2,6 +2,7 @@ import type { CostKind, BorderRule, CensusWindow } from '../costs';
 import type { SmoothnessKind } from '../data/energy';
 import type { GraphVariant } from '../expansion/binaryStep';
 import type { LabelOrder } from '../expansion/labelOrder';
+import { optionError } from '../data/errors';
 
 /** Which solver runs the binary cuts: the backend registry's names (gpu/runtime/backends.ts). */
 export { BACKENDS, type BackendName } from '../gpu/runtime/backends';
@@ -95,17 +96,17 @@ export const DEFAULT_PARAMS: MatchParams = {
   levelCycles: 1,
 };
 
-/** Validates a width-dependent label range (the costs check the rest). */
+/** Validates a width-dependent label range (the costs check the rest); errors name match()'s options. */
 export function checkNdisp(ndisp: number, width: number, minDisp = 0): void {
-  if (!Number.isInteger(minDisp) || minDisp < 0) throw new Error(`--min-disp: must be an integer ≥ 0 (got ${String(minDisp)})`);
+  if (!Number.isInteger(minDisp) || minDisp < 0) throw optionError(typeof minDisp === 'number' ? 'range' : 'type', 'match', 'minDisp', minDisp, 'an integer ≥ 0');
   if (minDisp > 0) {
-    if (minDisp >= width) throw new Error(`--min-disp: ${minDisp} is not below the image width ${width}`);
+    if (minDisp >= width) throw optionError('range', 'match', 'minDisp', minDisp, `an integer below the image width ${width}`);
     if (!Number.isInteger(ndisp) || ndisp <= 0 || minDisp + ndisp > width) {
-      throw new Error(`--max-disp: the largest disparity ${minDisp + ndisp - 1} must be below the image width ${width}`);
+      throw optionError('range', 'match', 'ndisp', ndisp, `an integer ≥ 1 whose largest disparity minDisp + ndisp − 1 is below the image width ${width} (minDisp ${minDisp})`);
     }
     return;
   }
   if (!Number.isInteger(ndisp) || ndisp <= 0 || ndisp >= width) {
-    throw new Error(`--ndisp: must be an integer with 0 < ndisp < image width ${width} (got ${String(ndisp)})`);
+    throw optionError(typeof ndisp === 'number' ? 'range' : 'type', 'match', 'ndisp', ndisp, `an integer with 0 < ndisp < the image width ${width}`);
   }
 }

@@ -2,6 +2,7 @@ import { wtaFromMatcher, wtaInit, type StereoEnergy } from '../costs';
 import { costsOnDemand, volumeOf } from '../data/energy';
 import type { MoveSolver } from '../expansion/moveSolver';
 import type { MatchParams } from './params';
+import { optionError } from '../data/errors';
 
 /** The initial labeling of a match: the WTA over a window (on the device where the solver offers it), zeros, or a given map. */
 
@@ -10,11 +11,11 @@ export function initialLabeling(energy: StereoEnergy, p: MatchParams, given?: Ui
   const n = energy.width * energy.height;
   if (given) {
     const m = energy.matcher.options.minDisp;
-    if (given.length !== n) throw new Error(`--init: the initial disparity map has ${given.length} pixels, the images ${n}`);
+    if (given.length !== n) throw optionError('range', 'match', 'initialLabels', given, `one disparity per pixel of the ${energy.width}×${energy.height} images (${n})`);
     const labels = new Uint16Array(n);
     for (let i = 0; i < n; i++) {
       const l = given[i] - m;
-      if (l < 0 || l >= energy.labels) throw new Error(`--init: disparity ${given[i]} at pixel ${i} is outside ${m}..${m + energy.labels - 1}`);
+      if (l < 0 || l >= energy.labels) throw optionError('range', 'match', 'initialLabels', given, `disparities in ${m}..${m + energy.labels - 1} (pixel ${i} holds ${given[i]})`);
       labels[i] = l;
     }
     return labels;

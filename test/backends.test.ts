@@ -7,7 +7,7 @@ import { generateSyntheticScene } from '../data/synthetic';
 import { buildStereoEnergy } from '../costs';
 import { isWebGpuAvailable } from '../gpu/runtime/context';
 import { volumeOf } from '../data/energy';
-import { InputError, VerificationError } from '../data/errors';
+import { InputError, optionError, VerificationError } from '../data/errors';
 import { costOptions, costsLeftToDevice, match, resolveParams, startingLabels } from '../stereo/match';
 import { wtaInit } from '../costs';
 
@@ -47,8 +47,8 @@ describe("'auto' falls back to BK when the device fails mid-run", () => {
   });
 
   test('a --verify difference is never swallowed', async () => {
-    const solver = new FallbackMoveSolver(energy, new DyingDevice(2, new VerificationError('--verify: cut 2: mismatch')), bk);
-    await expect(alphaExpansion(energy, new Uint16Array(48 * 36), solver, { cycles: 1 })).rejects.toThrow(/--verify/);
+    const solver = new FallbackMoveSolver(energy, new DyingDevice(2, new VerificationError('verify: cut 2: mismatch')), bk);
+    await expect(alphaExpansion(energy, new Uint16Array(48 * 36), solver, { cycles: 1 })).rejects.toThrow(/^verify: cut 2: mismatch$/);
   });
 });
 
@@ -119,13 +119,13 @@ describe('costs left to the device (--costs auto with the moves on a GPU)', () =
   test("'auto' on a device whose WTA fails: BK takes over and the host computes the WTA; a bad window is the caller's error", async () => {
     class WtaFailing extends DyingDevice {
       async initialWta(window: number): Promise<Uint16Array | undefined> {
-        if (window % 2 === 0) throw new InputError(`--window: must be an odd integer ≥ 1 (got ${window})`);
+        if (window % 2 === 0) throw optionError('range', 'WTA', 'window', window, 'an odd integer ≥ 1');
         throw new Error('device lost');
       }
     }
     const reasons: string[] = [];
     const solver = new FallbackMoveSolver(energy, new WtaFailing(1000, 'unused'), bk, (r) => reasons.push(r));
-    await expect(solver.initialWta(4)).rejects.toThrow(/--window/);
+    await expect(solver.initialWta(4)).rejects.toThrow(/^WTA: window: got 4, expected an odd integer ≥ 1$/);
     expect(reasons).toEqual([]);
     expect(await solver.initialWta(5)).toBeUndefined();
     expect(reasons).toEqual(['the GPU failed during the WTA initial labeling (device lost); continuing on BK']);

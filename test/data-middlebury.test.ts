@@ -275,8 +275,8 @@ describe('scene folders written here', () => {
     await expect(loadScene(d)).rejects.toThrow(/cannot tell the ground-truth scale of a 1200-px-wide 2005\/2006 folder.*gtScale/);
     const s = await loadScene(d, { gtScale: 2 });
     expect([s.groundTruthScale, s.ndisp, s.ndispSource, s.nonoccDerived]).toEqual([2, 26, 'ground-truth maximum', true]);
-    await expect(loadScene(d, { gtScale: -1 })).rejects.toThrow(/gtScale option must be a positive number, got -1/);
-    await expect(loadScene(d, { ndisp: 0 })).rejects.toThrow(/ndisp option must be a positive integer, got 0/);
+    await expect(loadScene(d, { gtScale: -1 })).rejects.toThrow(/^loadScene: gtScale: got -1, expected a finite number > 0$/);
+    await expect(loadScene(d, { ndisp: 0 })).rejects.toThrow(/^loadScene: ndisp: got 0, expected an integer ≥ 1$/);
   });
 
   test('middlebury2005Scale: the folder name decides, else the width', () => {

@@ -330,7 +330,7 @@ describe('evaluateDisparity and badTable equal the region-by-region loop', () =>
     const gt = new Float32Array(4);
     expect(() => evaluateDisparity([0, 0, 0, 0], gt, 2, 2, { masks: { nonocc: new Uint8Array(3) } })).toThrow(/nonocc mask has 3 pixels, expected 4/);
     expect(() => evaluateDisparity([0, 0, 0, 0], gt, 2, 2, { customMasks: [{ name: 'mine', mask: new Uint8Array(5) }] })).toThrow(/mine mask has 5 pixels/);
-    expect(() => evaluateDisparity([0, 0, 0, 0], gt, 2, 2, { thresholds: [-1] })).toThrow(/--threshold/);
+    expect(() => evaluateDisparity([0, 0, 0, 0], gt, 2, 2, { thresholds: [-1] })).toThrow(/^evaluate: thresholds: got -1, expected finite numbers ≥ 0$/);
   });
 });
 

@@ -197,7 +197,8 @@ describe('alpha-expansion driver', () => {
     const s = new GraphMoveSolver(e, bk, 'reversed');
     await expect(alphaExpansion(e, new Uint16Array(15), s)).rejects.toThrow(/16/);
     await expect(alphaExpansion(e, new Uint16Array(16).fill(3), s)).rejects.toThrow(/outside 0..2/);
-    await expect(alphaExpansion(e, new Uint16Array(16), s, { cycles: -1 })).rejects.toThrow(/--cycles/);
+    await expect(alphaExpansion(e, new Uint16Array(16), s, { cycles: -1 })).rejects.toThrow(/^alphaExpansion: cycles: got -1, expected an integer ≥ 0 or 'converge'$/);
+    await expect(alphaExpansion(e, new Uint16Array(16), s, { cycles: 'converge', maxCycles: 1.5 })).rejects.toThrow(/^alphaExpansion: maxCycles: got 1.5, expected an integer ≥ 0$/);
   });
 });
 

@@ -110,8 +110,8 @@ describe('WTA on the device', () => {
     try {
       expect(await s.deviceWta(3)).toBeUndefined();
       expect(await s.deviceWta(1)).toEqual(new Uint16Array(30));
-      await expect(s.deviceWta(4)).rejects.toThrow('--window: must be an odd integer ≥ 1 (got 4)');
-      await expect(s.deviceWta(0)).rejects.toThrow('--window');
+      await expect(s.deviceWta(4)).rejects.toThrow('WTA: window: got 4, expected an odd integer ≥ 1');
+      await expect(s.deviceWta(0)).rejects.toThrow('WTA: window: got 0, expected an odd integer ≥ 1');
       await expect(s.deviceWta(3, 0)).rejects.toThrow('WTA chunk of 0 entries');
       // gpu.js's CPU backends leave the WTA to the host.
       expect(await s.initialWta(3)).toBeUndefined();

@@ -43,8 +43,8 @@ describe('evaluateDisparity', () => {
   test('bad inputs are named', () => {
     const gt = new Float32Array(4);
     expect(() => evaluateDisparity([0, 0, 0], gt, 2, 2)).toThrow(/3 pixels/);
-    expect(() => evaluateDisparity([0, 0, 0, 0], gt, 2, 2, { thresholds: [] })).toThrow(/--threshold/);
-    expect(() => evaluateDisparity([0, 0, 0, 0], gt, 2, 2, { thresholds: [NaN] })).toThrow(/--threshold/);
+    expect(() => evaluateDisparity([0, 0, 0, 0], gt, 2, 2, { thresholds: [] })).toThrow(/^evaluate: thresholds: got \[\], expected at least one threshold$/);
+    expect(() => evaluateDisparity([0, 0, 0, 0], gt, 2, 2, { thresholds: [NaN] })).toThrow(/^evaluate: thresholds: got NaN, expected finite numbers ≥ 0$/);
     expect(() => evaluateDisparity([0, 0, 0, 0], gt, 2, 2, { regions: ['disc'] })).toThrow(/no disc mask/);
   });
 });

@@ -158,8 +158,8 @@ describe('scene folders: ranges from calib.txt and from the options', () => {
   maybe('run: min > max and a range past the image are one-line errors naming the option', async () => {
     const dir = path.join(root!, 'tsukuba');
     for (const [args, re] of [
-      [['--min-disp', '10', '--max-disp', '3'], /^stereocut: --min-disp: 10 is above the largest disparity 3$/],
-      [['--max-disp', '400'], /^stereocut: --max-disp: 400 is not below the image width 384$/],
+      [['--min-disp', '10', '--max-disp', '3'], /^stereocut: --min-disp: got '10', expected at most the largest disparity 3$/],
+      [['--max-disp', '400'], /^stereocut: --max-disp: got '400', expected a largest disparity below the image width 384 \(it is 400\)$/],
       [['--min-disp', '-2'], /^stereocut: --min-disp: /],
     ] as [string[], RegExp][]) {
       const err: string[] = [];

@@ -35,7 +35,7 @@ export class MoveVerifier {
     for (let y = 0, p = 0; y < H; y++) {
       for (let x = 0; x < W; x++, p++) {
         if (C[0][y][x] !== g.right[p] || C[2][y][x] !== g.down[p] || C[1][y][x] !== g.rightRev[p] || C[3][y][x] !== g.downRev[p]) {
-          throw new VerificationError(`--verify: cut ${this.cuts} (α=${alpha}): the device graph differs from the CPU construction at pixel ${p}`);
+          throw new VerificationError(`verify: cut ${this.cuts} (α=${alpha}): the device graph differs from the CPU construction at pixel ${p}`);
         }
       }
     }
@@ -49,11 +49,11 @@ export class MoveVerifier {
         flow += g.sink[p] - sinkResidualOf(S[PLANE.net][y][x]);
       }
     }
-    if (flow !== ref.flow) throw new VerificationError(`--verify: cut ${this.cuts} (α=${alpha}): the device found max-flow ${flow}, the CPU solver ${ref.flow}`);
+    if (flow !== ref.flow) throw new VerificationError(`verify: cut ${this.cuts} (α=${alpha}): the device found max-flow ${flow}, the CPU solver ${ref.flow}`);
     let differing = 0;
     for (let p = 0; p < n; p++) if (sinkSide[p] !== ref.sinkSide[p]) differing++;
-    if (differing > 0) throw new VerificationError(`--verify: cut ${this.cuts} (α=${alpha}): device and CPU agree on the flow ${flow} but ${differing} pixels are on different sides of the canonical cut`);
-    if (cutCapacity(g, sinkSide) !== flow) throw new VerificationError(`--verify: cut ${this.cuts} (α=${alpha}): the device cut's capacity differs from its flow`);
+    if (differing > 0) throw new VerificationError(`verify: cut ${this.cuts} (α=${alpha}): device and CPU agree on the flow ${flow} but ${differing} pixels are on different sides of the canonical cut`);
+    if (cutCapacity(g, sinkSide) !== flow) throw new VerificationError(`verify: cut ${this.cuts} (α=${alpha}): the device cut's capacity differs from its flow`);
     return flow + step.constant;
   }
 }
