@@ -1,6 +1,7 @@
 /**
  * The library entry point (package "main"): what a TypeScript script needs
- * to compute, score and tune disparity maps.
+ * to compute and score disparity maps; parameter studies are the
+ * application's (app/tune/tune.ts), exported as 'stereocut/tune'.
  *
  *   import { loadScene, match, evaluate } from 'stereocut';
  *   async function main(): Promise<void> {
@@ -46,7 +47,6 @@ export { halfSize } from '../data/raster';
 export { stripPool, stripThreads, type StripPool } from './stripRunner';
 export { BandedMoveSolver } from '../expansion/bandedMoves';
 export type { BandedTerm } from '../data/energy';
-export { tune, type TuneOptions } from './tune/tune';
 
 /** Ground truth as a loaded scene (its masks are used) or a bare map (+Infinity = unknown). */
 export type GroundTruthInput = Scene | { width: number; height: number; data: Float32Array };

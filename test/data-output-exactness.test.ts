@@ -15,8 +15,8 @@ import { INVALID_DISPARITY } from '../stereo/leftRightCheck';
 import { SceneImagesAhead, writeSceneOutputs } from '../app/report/sceneOutputs';
 import { ImageWriters } from '../app/report/outputThreads';
 import type { MatchResult } from '../stereo/match';
-import { badTable } from '../stereo/tune/badPixels';
-import type { BadTable, MaskName } from '../stereo/tune/objective';
+import { badTable } from '../app/tune/badPixels';
+import type { BadTable, MaskName } from '../app/tune/objective';
 import { scaled } from './support/testScope';
 
 /*

@@ -6,9 +6,9 @@ import { main } from '../app/cli';
 import { generateSyntheticScene } from '../data/synthetic';
 import { writePng } from '../data/imageIO';
 import { writeFilesAtomic } from '../data/atomicWrite';
-import { tune, TUNE_FILES } from '../stereo/tune/tune';
-import { LOCK_NAME } from '../stereo/tune/folderLock';
-import { readTrialLog } from '../stereo/tune/records';
+import { tune, TUNE_FILES } from '../app/tune/tune';
+import { LOCK_NAME } from '../app/tune/folderLock';
+import { readTrialLog } from '../app/tune/records';
 
 /**
  * Writes that fail or race (issue 40, item 5): a command's outputs are all

@@ -100,10 +100,21 @@ describe('the packed package in a fresh project', () => {
     await writeSceneFolder(path.join(app, 'middlebury', 'tsukuba'), { seed: 61, width: 64, height: 48, ndisp: 10 });
     await writeSceneFolder(path.join(app, 'middlebury', 'venus'), { seed: 62, width: 64, height: 48, ndisp: 10 });
     fs.writeFileSync(path.join(app, 'main.ts'), readmeExample());
+    // Parameter studies come from the package's 'stereocut/tune' (the application's, beside the library's entry).
+    fs.writeFileSync(path.join(app, 'study.ts'), [
+      "import type { TuneOptions } from 'stereocut/tune';",
+      "async function study(): Promise<void> {",
+      "  const { tune } = await import('stereocut/tune');",
+      "  const options: Pick<TuneOptions, 'scenes'> = { scenes: [] };",
+      "  console.log(typeof tune, Array.isArray(options.scenes));",
+      "}",
+      "study();",
+      '',
+    ].join('\n'));
   }, 300000);
 
   test('the package holds the built library, the launcher and the docs the README links', () => {
-    for (const f of ['package/dist/stereo/index.js', 'package/dist/stereo/index.d.ts', 'package/bin/stereocut.js', 'package/docs/smrf.md', 'package/docs/reference-figures.md', 'package/README.md']) expect(contents).toContain(f);
+    for (const f of ['package/dist/stereo/index.js', 'package/dist/stereo/index.d.ts', 'package/dist/app/tune/tune.js', 'package/dist/app/tune/tune.d.ts', 'package/bin/stereocut.js', 'package/docs/smrf.md', 'package/docs/reference-figures.md', 'package/README.md']) expect(contents).toContain(f);
     const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     const local = [...readme.matchAll(/\]\(([^)#:]+)(#[^)]*)?\)/g)].map((m) => m[1]);
     expect(local.length).toBeGreaterThan(0);
@@ -119,6 +130,7 @@ describe('the packed package in a fresh project', () => {
     // First the tsukuba line (bad % at 1 px, the final energy, the times), then venus's.
     expect(out).toMatch(/^\d+(\.\d+)? \d+ \{/);
     expect(out).toMatch(/\nvenus \d+\n$/);
+    expect(run(process.execPath, ['study.js'], app)).toBe('function true\n');
   }, 120000);
 
   test('`npx stereocut demo` runs from the installed package', () => {

@@ -6,7 +6,7 @@ import { generateSyntheticScene } from '../data/synthetic';
 import { decodeImage, readImage } from '../data/imageIO';
 import { match } from '../stereo/match';
 import { RunOutputs } from '../app/report/runOutputs';
-import { badTable } from '../stereo/tune/badPixels';
+import { badTable } from '../app/tune/badPixels';
 import { REPORT_THRESHOLDS, writeSceneOutputs } from '../app/report/sceneOutputs';
 import { listFiles, writeSceneFolder } from './support/tuneSupport';
 import { main } from '../app/cli';

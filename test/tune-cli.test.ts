@@ -1,9 +1,9 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { readTrialLog } from '../stereo/tune/records';
-import { TUNE_FILES } from '../stereo/tune/tune';
-import type { TrialRecord } from '../stereo/tune/trial';
+import { readTrialLog } from '../app/tune/records';
+import { TUNE_FILES } from '../app/tune/tune';
+import type { TrialRecord } from '../app/tune/trial';
 import { listFiles, runCli, spawnCli, writeSceneFolder } from './support/tuneSupport';
 import { FULL_TESTS } from './support/testScope';
 import { main } from '../app/cli';

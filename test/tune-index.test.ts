@@ -2,8 +2,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { main } from '../app/cli';
-import { readTrialLog } from '../stereo/tune/records';
-import type { TrialRecord } from '../stereo/tune/trial';
+import { readTrialLog } from '../app/tune/records';
+import type { TrialRecord } from '../app/tune/trial';
 import { trialIndex } from '../app/commands/trialCommand';
 import { spawnCli, writeSceneFolder } from './support/tuneSupport';
 

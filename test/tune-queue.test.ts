@@ -4,12 +4,12 @@ import * as path from 'path';
 import type { ChildProcess } from 'child_process';
 import { Job, Queue } from 'bullmq';
 import { main } from '../app/cli';
-import { readTrialLog } from '../stereo/tune/records';
-import { planTune } from '../stereo/tune/plan';
-import { Progress } from '../stereo/tune/progress';
+import { readTrialLog } from '../app/tune/records';
+import { planTune } from '../app/tune/plan';
+import { Progress } from '../app/tune/progress';
 import { parseQueueUrl } from '../app/queue/redisQueue';
 import { queueRunner } from '../app/queue/trialQueue';
-import type { TrialRecord } from '../stereo/tune/trial';
+import type { TrialRecord } from '../app/tune/trial';
 import { freePort, redisServerPath, startRedis, type RedisServer } from './support/redisServer';
 import { spawnCli, writeSceneFolder } from './support/tuneSupport';
 

@@ -32,8 +32,8 @@ export async function trialCommand(a: TrialArgs, io: Io): Promise<number> {
   const index = trialIndex(a.index, process.env);
   const backend = checkBackend(a.backend);
   checkOutputFolder(a['out-dir'], '--out-dir');
-  const { runIndexedTrial } = await import('../../stereo/tune/indexMode');
-  const { describePoint } = await import('../../stereo/tune/results');
+  const { runIndexedTrial } = await import('../tune/indexMode');
+  const { describePoint } = await import('../tune/results');
   const { row, file } = await runIndexedTrial(a.plan, index, a['out-dir'], backend);
   if (a.json) io.out(JSON.stringify({ file, ...row }, null, 2));
   else if (!a.quiet) io.out(`trial ${index}: ${row.record.scene} ${describePoint(row.record.point)}: ${row.record.metric} ${row.record.objective.toFixed(3)}, energy ${row.record.energy}; wrote ${file}`);

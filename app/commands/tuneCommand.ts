@@ -5,7 +5,7 @@ import type { Io } from './common';
 import { paramsFromArgs, type ParamArgs } from './paramOptions';
 import { checkOutputFolder, checkOutputPath } from './common';
 import { checkOutputsApart, sceneInputs } from './outputGuard';
-import type { TuneResult } from '../../stereo/tune/tune';
+import type { TuneResult } from '../tune/tune';
 
 export interface TuneArgs extends ParamArgs {
   scenes?: string[];
@@ -32,7 +32,7 @@ async function report(r: TuneResult, a: TuneArgs, io: Io, how: string): Promise<
     io.out(JSON.stringify({ metric: r.metric, scenes: r.scenes, best: r.best, points: r.points, ran: r.ran, skipped: r.skipped, files: r.files }, null, 2));
     return 0;
   }
-  const { bestTableLines } = await import('../../stereo/tune/results');
+  const { bestTableLines } = await import('../tune/results');
   io.out(how);
   for (const l of bestTableLines(r.best, r.scenes, r.metric)) io.out(l);
   io.out(`wrote ${r.files.jsonl}, ${r.files.csv}, ${r.files.json}`);
@@ -44,10 +44,10 @@ async function collectCommand(a: TuneArgs, io: Io, dir: string): Promise<number>
   const out = a['out-dir'];
   checkOutputFolder(out, '--out-dir');
   if (path.resolve(out) === path.resolve(dir)) throw new Error(`--out-dir ${out}: give a folder other than the --collect folder (the rows stay as they are)`);
-  const { TUNE_FILES, tuneResults } = await import('../../stereo/tune/tune');
+  const { TUNE_FILES, tuneResults } = await import('../tune/tune');
   const files = { jsonl: path.join(out, TUNE_FILES.jsonl), csv: path.join(out, TUNE_FILES.csv), json: path.join(out, TUNE_FILES.json) };
   if (fs.existsSync(files.jsonl)) throw new Error(`--out-dir ${out}: already holds ${TUNE_FILES.jsonl}; choose another folder`);
-  const { collectRows } = await import('../../stereo/tune/indexMode');
+  const { collectRows } = await import('../tune/indexMode');
   const { writeFileAtomic } = await import('../../data/atomicWrite');
   const c = collectRows(dir, a.plan);
   for (const n of c.notices) io.err(`stereocut: ${n}`);
@@ -81,8 +81,8 @@ export async function tuneCommand(a: TuneArgs, io: Io): Promise<number> {
   if (a.plan !== undefined) {
     if (a.queue !== undefined) throw new Error('--plan: writes the trials for a batch scheduler and runs none; give it without --queue');
     checkOutputPath(a.plan, '--plan', 'json');
-    const { planTune } = await import('../../stereo/tune/plan');
-    const { writePlan } = await import('../../stereo/tune/indexMode');
+    const { planTune } = await import('../tune/plan');
+    const { writePlan } = await import('../tune/indexMode');
     const plan = await planTune(study);
     writePlan(plan, a.plan);
     const n = plan.trials.length;
@@ -91,7 +91,7 @@ export async function tuneCommand(a: TuneArgs, io: Io): Promise<number> {
     return 0;
   }
   checkOutputFolder(a['out-dir'], '--out-dir');
-  const { TUNE_FILES } = await import('../../stereo/tune/tune');
+  const { TUNE_FILES } = await import('../tune/tune');
   const { sceneFoldersOf } = await import('../../data/scene');
   // A dataset folder stands for the scene folders in it; synthetic specs read nothing.
   const sceneDirs = sceneFoldersOf((a.scenes ?? []).filter((s) => fs.existsSync(s) && fs.statSync(s).isDirectory()), () => undefined);
@@ -106,7 +106,7 @@ export async function tuneCommand(a: TuneArgs, io: Io): Promise<number> {
     await checkRedis(address);
     runner = (await import('../queue/trialQueue')).queueRunner(address);
   }
-  const { tune } = await import('../../stereo/tune/tune');
+  const { tune } = await import('../tune/tune');
   // Every finished trial is already in trials.jsonl: a stop loses only the trials running, and --resume skips the rest.
   const onSigint = (): void => {
     io.err(`stereocut: stopped; the finished trials are in ${a['out-dir']}/trials.jsonl: run the same command with --resume to continue`);

@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { withParamOptions } from './paramOptions';
-import { DEFAULT_METRIC } from '../../stereo/tune/objective';
+import { DEFAULT_METRIC } from '../tune/objective';
 
 /** The options of `stereocut tune` (the shared energy options hold parameters fixed). */
 export function tuneOptions<T>(y: Argv<T>) {

@@ -4,9 +4,9 @@ import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { InputError } from '../../data/errors';
 import { ThreadLost, ThreadPool } from '../../data/threadPool';
 import type { BackendName } from '../../stereo/params';
-import { trialExecutor, type TrialExecutor } from '../../stereo/tune/pool';
-import { describePoint } from '../../stereo/tune/results';
-import type { TrialJob, TrialRecord } from '../../stereo/tune/trial';
+import { trialExecutor, type TrialExecutor } from '../tune/pool';
+import { describePoint } from '../tune/results';
+import type { TrialJob, TrialRecord } from '../tune/trial';
 import { checkRedis, redisLost, type QueueAddress } from './redisQueue';
 import { encodeResult, runSceneJob, type SceneJobData } from './sceneJob';
 

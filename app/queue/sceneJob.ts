@@ -4,8 +4,8 @@ import type { Scene } from '../../data/sceneTypes';
 import type { MatchResult } from '../../stereo/match';
 import type { BackendName, MatchParams } from '../../stereo/params';
 import { matchScene } from '../../stereo/sceneMatch';
-import { jsonDigest } from '../../stereo/tune/jobId';
-import { sceneContentHash } from '../../stereo/tune/scenes';
+import { jsonDigest } from '../tune/jobId';
+import { sceneContentHash } from '../tune/scenes';
 
 /**
  * A scene of `run --queue`: the folder (a path every worker sees), the

@@ -4,7 +4,7 @@ import type { Scene } from '../../data/sceneTypes';
 import type { MatchParams } from '../../stereo/params';
 import { sceneParamsFor } from '../../stereo/sceneParams';
 import type { SceneMatch } from '../../stereo/sceneMatch';
-import { sceneContentHash } from '../../stereo/tune/scenes';
+import { sceneContentHash } from '../tune/scenes';
 import { runQueued } from './coordinator';
 import type { QueueAddress } from './redisQueue';
 import { decodeResult, sceneJobId, type SceneJobData } from './sceneJob';

@@ -1,6 +1,6 @@
-import { recordFor, type PlannedTrial } from '../../stereo/tune/plan';
-import { describePoint } from '../../stereo/tune/results';
-import type { TrialRunner } from '../../stereo/tune/tune';
+import { recordFor, type PlannedTrial } from '../tune/plan';
+import { describePoint } from '../tune/results';
+import type { TrialRunner } from '../tune/tune';
 import { runQueued } from './coordinator';
 import type { QueueAddress } from './redisQueue';
 

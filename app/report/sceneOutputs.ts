@@ -5,7 +5,7 @@ import type { Scene } from '../../data/sceneTypes';
 import { autoPngScale, writeDisparityPfm } from '../disparityOutput';
 import { disparityInPixels, type MatchResult } from '../../stereo/match';
 import { recordedParams } from '../summary';
-import { badTable } from '../../stereo/tune/badPixels';
+import { badTable } from '../tune/badPixels';
 import type { ReportFile, ReportScene } from './html';
 import { drawImage, type ImageJob } from './outputImages';
 import type { ImageWriters, PreparedImage } from './outputThreads';

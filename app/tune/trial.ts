@@ -1,7 +1,7 @@
 import type { ProgramStore } from '../../gpu/move/keptPrograms';
-import { disparityInPixels, match } from '../match';
-import { DEFAULT_PARAMS, type BackendName, type MatchParams } from '../params';
-import { sceneParamsFor } from '../sceneParams';
+import { disparityInPixels, match } from '../../stereo/match';
+import { DEFAULT_PARAMS, type BackendName, type MatchParams } from '../../stereo/params';
+import { sceneParamsFor } from '../../stereo/sceneParams';
 import type { Scene } from '../../data/sceneTypes';
 import { InputError } from '../../data/errors';
 import { loadSceneSpec, sceneContentHash, sceneLabel } from './scenes';

@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import { sceneFoldersOf } from '../../data/scene';
-import type { MatchParams } from '../params';
+import type { MatchParams } from '../../stereo/params';
 import { checkSceneForObjective, DEFAULT_METRIC, objectiveValue, parseObjective, RECORDED_THRESHOLDS, type Objective } from './objective';
 import { describePoint } from './results';
 import { loadSceneSpec, parseSyntheticSpec, sceneContentHash, sceneLabel } from './scenes';

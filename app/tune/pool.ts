@@ -2,7 +2,7 @@ import * as path from 'path';
 import { ThreadLost, ThreadPool } from '../../data/threadPool';
 import { ProgramStore } from '../../gpu/move/keptPrograms';
 import { checkBackend, placeBackend } from '../../gpu/runtime/backends';
-import type { BackendName } from '../params';
+import type { BackendName } from '../../stereo/params';
 import { runTrial, SceneCache, type TrialJob, type TrialRecord } from './trial';
 
 /**

@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { writeFileAtomic } from '../../data/atomicWrite';
-import type { BackendName, MatchParams } from '../params';
+import type { BackendName, MatchParams } from '../../stereo/params';
 import { jsonDigest } from './jobId';
 import { parseObjective, RECORDED_THRESHOLDS } from './objective';
 import { recordFor, type PlannedTrial, type TunePlan } from './plan';

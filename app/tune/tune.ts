@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { BackendName } from '../params';
+import type { BackendName } from '../../stereo/params';
 import { objectiveValue } from './objective';
 import { runOnExecutor, trialExecutor } from './pool';
 import { Progress, type ProgressSink } from './progress';

@@ -1,7 +1,7 @@
 import { MAX_CENSUS_SIDE, parseCensusWindow } from '../../costs';
-import { PARAM_SCHEMA } from '../paramSchema';
+import { PARAM_SCHEMA } from '../../stereo/paramSchema';
 import { seededRandom } from '../../data/random';
-import type { MatchParams } from '../params';
+import type { MatchParams } from '../../stereo/params';
 
 /**
  * The search space of `stereocut tune`: which parameters vary and over what.
