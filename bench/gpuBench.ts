@@ -109,7 +109,8 @@ import { GpuMoveSolver } from '../gpu/move/gpuMoveSolver';
 import { type GpuMoveOptions, type GpuMoveSettings } from '../gpu/move/moveSettings';
 import { GraphMoveSolver, type MoveSolver } from '../expansion/moveSolver';
 import { createGpuContext } from '../gpu/runtime/context';
-import { parallelCosts } from '../costs/parallelCosts';
+import { buildStereoEnergy, type CostThreading } from '../costs';
+import { energyOptions } from '../stereo/matchViews';
 import { clearKernelBuildCache } from '../gpu/runtime/gpujs/kernelBuildCache';
 import type { WorkgroupShape } from '../gpu/runtime/gpujs/workgroupSize';
 import { Input } from '../gpu/runtime/gpujs/gpuJs';
@@ -144,6 +145,8 @@ interface RunSpec {
   verify?: boolean;
   /** The clock warm-up before the costs (gpu backend only; default as match(): off when the costs are left to the device). */
   warmUp?: boolean;
+  /** When the volume and the WTA go to worker threads (costs/parallelCosts.ts); absent: the defaults. */
+  costThreads?: Partial<CostThreading>;
 }
 
 async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
@@ -152,7 +155,9 @@ async function runScene(scene: Scene, spec: RunSpec): Promise<Json> {
   // As match(): with the device moves the costs are left to the device unless the run's params say --costs volume.
   const leftToDevice = spec.backend === 'gpu' && costsLeftToDevice(params, scene.ndisp, await placeBackend('gpu'), spec.verify ?? false);
   const clockWarmup = spec.backend === 'gpu' ? await warmUpForBackend('gpu', spec.warmUp, leftToDevice, resolveDeviceFlags(spec.gpu?.device)) : undefined;
-  const energy = stereoEnergy(scene.left, scene.right, scene.ndisp, params, leftToDevice);
+  const energy = spec.costThreads
+    ? buildStereoEnergy(scene.left, scene.right, { ...energyOptions(scene.left, scene.ndisp, params, leftToDevice, 0, 1), threads: spec.costThreads })
+    : stereoEnergy(scene.left, scene.right, scene.ndisp, params, leftToDevice);
   const t1 = performance.now();
   let solver: MoveSolver;
   if (spec.backend === 'pr-pipeline' || spec.backend === 'pr-perPass') {
@@ -600,15 +605,9 @@ async function main(): Promise<void> {
       await add(sec, 'warm-up tsukuba', async () => runScene(await scene('tsukuba'), { backend: 'gpu' }));
       for (const s of pick(['teddy', 'Adirondack_TrainingQ'])) {
         for (const threaded of [true, false, true, false]) {
-          await add(sec, `${s} gpu${threaded ? '' : ' costs on one thread'}`, async () => {
-            const saved = parallelCosts.minEntries;
-            if (!threaded) parallelCosts.minEntries = Infinity;
-            try {
-              return { ...(await runScene(await scene(s), { backend: 'gpu' })), costThreads: threaded };
-            } finally {
-              parallelCosts.minEntries = saved;
-            }
-          });
+          await add(sec, `${s} gpu${threaded ? '' : ' costs on one thread'}`, async () => ({
+            ...(await runScene(await scene(s), { backend: 'gpu', ...(threaded ? {} : { costThreads: { minEntries: Infinity } }) })), costThreads: threaded,
+          }));
         }
       }
     } else if (sec === 'pipelines') {

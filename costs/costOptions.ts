@@ -56,6 +56,24 @@ export const COST_KINDS: readonly CostKind[] = ['sad', 'ssd', 'sad+sgrad', 'cens
  */
 export type BorderRule = 'tau' | 'clamp';
 
+/**
+ * When the volume and the WTA of a pair go to worker threads
+ * (parallelCosts.ts, COST_THREADING the defaults): volumes of at least
+ * `minEntries` entries on machines of at least `minCores` cores, one thread
+ * per `entriesPerThread` entries up to `maxThreads`, a job given up after
+ * `timeoutMs`; code run from the TypeScript sources (the tests) only with
+ * `fromSource`. Tests and benchmarks give others; the threads never change
+ * a value.
+ */
+export interface CostThreading {
+  minEntries: number;
+  minCores: number;
+  maxThreads: number;
+  entriesPerThread: number;
+  timeoutMs: number;
+  fromSource: boolean;
+}
+
 export interface DataCostOptions {
   /** Cost kind (option --cost). Default 'sad'. */
   kind?: CostKind;
@@ -69,6 +87,8 @@ export interface DataCostOptions {
   censusWindow?: CensusWindow;
   /** Disparity of label 0 (option --min-disp). Default 0. */
   minDisp?: number;
+  /** When the volume and the WTA go to worker threads; absent: COST_THREADING (parallelCosts.ts). */
+  threads?: Partial<CostThreading>;
 }
 
 /**
@@ -163,6 +183,7 @@ export interface ResolvedDataCostOptions {
   maxCost: number;
   censusWindow: CensusWindow;
   minDisp: number;
+  threads?: Partial<CostThreading>;
 }
 
 const INT32_MAX = 2 ** 31 - 1;
@@ -192,5 +213,5 @@ export function resolveDataCostOptions(options: DataCostOptions, channels: numbe
   if (maxRawCost(kind, channels, censusWindow) * scale > INT32_MAX) {
     throw new Error(`cost scale ${scale} is too large: ${kind} costs times the scale would not fit 32 bits`);
   }
-  return { kind, tau, scale, border, maxCost, censusWindow, minDisp };
+  return { kind, tau, scale, border, maxCost, censusWindow, minDisp, ...(options.threads ? { threads: options.threads } : {}) };
 }

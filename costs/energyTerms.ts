@@ -168,6 +168,7 @@ function energyOfPair(makeMatcher: (o: DataCostOptions) => DataCostMatcher, chan
     border: options.border,
     censusWindow: options.censusWindow,
     minDisp: options.minDisp,
+    ...(options.threads ? { threads: options.threads } : {}),
     scale: scale * unit.den * channelWeight(options.kind ?? 'sad', channels),
   });
   const pair = options.pairOnDevice && options.onDemand ? pairOf?.(matcher) : undefined;

@@ -14,6 +14,7 @@ export {
   type CostKind,
   type DataCostOptions,
   type ResolvedDataCostOptions,
+  type CostThreading,
 } from './costOptions';
 export { DataCostMatcher, MAX_LABELS, computeDataCostSlice, computeDataCostVolume, validateNdisp } from './dataCost';
 export {

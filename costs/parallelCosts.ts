@@ -19,11 +19,12 @@ import * as os from 'os';
 import * as path from 'path';
 import { isMainThread, Worker } from 'worker_threads';
 import type { Raster } from '../data/raster';
-import type { DataCostOptions } from './costOptions';
+import type { CostThreading, DataCostOptions } from './costOptions';
 import { runningFromSource, TS_REQUIRE_HOOK } from '../data/sourceLoader';
 
 /**
- * When the threads are used. Starting the workers costs tens of ms (once
+ * When the threads are used, unless a caller's options say otherwise
+ * (DataCostOptions threads). Starting the workers costs tens of ms (once
  * per process: they are kept), so volumes below `minEntries` (tsukuba, 1.8 M
  * entries, takes 35 ms on one core) stay on the caller's thread, and so do
  * machines with fewer than `minCores` cores (on a 2-core machine teddy's
@@ -31,14 +32,15 @@ import { runningFromSource, TS_REQUIRE_HOOK } from '../data/sourceLoader';
  * on one); so does everything inside a worker thread (`stereocut tune`
  * runs its trials on threads already) and, unless `fromSource` is set, code
  * run from the TypeScript sources (the tests), whose workers would compile
- * the sources again. Tests lower the thresholds.
+ * the sources again.
  */
-export const parallelCosts = { minEntries: 4_000_000, minCores: 4, maxThreads: 8, entriesPerThread: 1_000_000, timeoutMs: 60_000, fromSource: false };
+export const COST_THREADING: Readonly<CostThreading> = Object.freeze({ minEntries: 4_000_000, minCores: 4, maxThreads: 8, entriesPerThread: 1_000_000, timeoutMs: 60_000, fromSource: false });
 
-/** Worker threads for a job over `entries` volume entries: 0 for the caller's thread alone. */
-export function costThreads(entries: number, cores = os.availableParallelism()): number {
-  if (entries < parallelCosts.minEntries || cores < Math.max(2, parallelCosts.minCores) || !isMainThread || (runningFromSource() && !parallelCosts.fromSource)) return 0;
-  return Math.max(2, Math.min(cores, parallelCosts.maxThreads, Math.ceil(entries / parallelCosts.entriesPerThread)));
+/** Worker threads for a job over `entries` volume entries under `given` (over COST_THREADING): 0 for the caller's thread alone. */
+export function costThreads(entries: number, cores = os.availableParallelism(), given?: Partial<CostThreading>): number {
+  const t = { ...COST_THREADING, ...given };
+  if (entries < t.minEntries || cores < Math.max(2, t.minCores) || !isMainThread || (runningFromSource() && !t.fromSource)) return 0;
+  return Math.max(2, Math.min(cores, t.maxThreads, Math.ceil(entries / t.entriesPerThread)));
 }
 
 /** Rows y0..y1 − 1 of the volume of a pair, written into the shared `out`. */
@@ -103,21 +105,22 @@ function threadPool(size: number, module: string): Pool | null {
 
 /**
  * Runs `jobs` on the pool's threads, one each, and waits for all of them.
- * True when every job finished without an error within
- * parallelCosts.timeoutMs; on a timeout the pool is dropped. `module` is the
+ * True when every job finished without an error within `given`'s timeoutMs
+ * (over COST_THREADING); on a timeout the pool is dropped. `module` is the
  * workers' module (without extension); tests name others.
  */
-export function runOnThreads(jobs: CostJob[], module = path.join(__dirname, 'costWorker')): boolean {
-  const p = threadPool(Math.max(jobs.length, Math.min(os.availableParallelism(), parallelCosts.maxThreads)), module);
+export function runOnThreads(jobs: CostJob[], module = path.join(__dirname, 'costWorker'), given?: Partial<CostThreading>): boolean {
+  const t = { ...COST_THREADING, ...given };
+  const p = threadPool(Math.max(jobs.length, Math.min(os.availableParallelism(), t.maxThreads)), module);
   if (!p) return false;
   const { state } = p;
   Atomics.store(state, 0, 0);
   Atomics.store(state, 1, 0);
   jobs.forEach((job, i) => p.workers[i].postMessage(job));
-  const deadline = performance.now() + parallelCosts.timeoutMs;
+  const deadline = performance.now() + t.timeoutMs;
   // Completion counts only while time is left: a timeout of 0 waits for nothing and fails, however fast the threads.
   let done = 0;
-  for (let left = parallelCosts.timeoutMs; left > 0; left = deadline - performance.now()) {
+  for (let left = t.timeoutMs; left > 0; left = deadline - performance.now()) {
     done = Atomics.load(state, 0);
     if (done >= jobs.length || Atomics.wait(state, 0, done, left) === 'timed-out') break;
   }
@@ -136,7 +139,7 @@ export function runOnThreads(jobs: CostJob[], module = path.join(__dirname, 'cos
  * caller then computes it).
  */
 export function volumeOnThreads(left: Raster, right: Raster, options: DataCostOptions, width: number, height: number, ndisp: number): Int32Array | null {
-  const threads = Math.min(costThreads(width * height * ndisp), height);
+  const threads = Math.min(costThreads(width * height * ndisp, undefined, options.threads), height);
   if (threads === 0) return null;
   const out = new SharedArrayBuffer(4 * width * height * ndisp);
   const jobs: CostJob[] = [];
@@ -145,7 +148,7 @@ export function volumeOnThreads(left: Raster, right: Raster, options: DataCostOp
     const y1 = Math.floor(((t + 1) * height) / threads);
     if (y1 > y0) jobs.push({ kind: 'volume', left, right, options, ndisp, y0, y1, out });
   }
-  return runOnThreads(jobs) ? new Int32Array(out) : null;
+  return runOnThreads(jobs, undefined, options.threads) ? new Int32Array(out) : null;
 }
 
 /** Disparity ranges for `threads` threads over `labels`, each with its shared best sums and labels. */
@@ -182,8 +185,8 @@ function mergeWtaRanges(ranges: ReadonlyArray<{ best: SharedArrayBuffer; label: 
  * disparities each, merged in order; null when the volume is small or the
  * threads failed. A volume not in shared memory is copied there first.
  */
-export function wtaOnThreads(volume: Int32Array, width: number, height: number, labels: number, window: number): Uint16Array | null {
-  const threads = Math.min(costThreads(volume.length), labels);
+export function wtaOnThreads(volume: Int32Array, width: number, height: number, labels: number, window: number, given?: Partial<CostThreading>): Uint16Array | null {
+  const threads = Math.min(costThreads(volume.length, undefined, given), labels);
   if (threads === 0) return null;
   const n = width * height;
   let shared = volume.buffer instanceof SharedArrayBuffer && volume.byteOffset === 0 && volume.byteLength === volume.buffer.byteLength ? volume.buffer : null;
@@ -192,7 +195,7 @@ export function wtaOnThreads(volume: Int32Array, width: number, height: number, 
     new Int32Array(shared).set(volume);
   }
   const jobs: WtaJob[] = wtaRanges(threads, labels, n).map((r) => ({ kind: 'wta', volume: shared, width, height, labels, window, ...r }));
-  return runOnThreads(jobs) ? mergeWtaRanges(jobs, n) : null;
+  return runOnThreads(jobs, undefined, given) ? mergeWtaRanges(jobs, n) : null;
 }
 
 /** `r` with its samples in shared memory, so that every worker reads the same copy instead of receiving one. */
@@ -212,10 +215,10 @@ function sharedRaster(r: Raster): Raster {
  * small or the threads failed.
  */
 export function wtaSlicesOnThreads(left: Raster, right: Raster, options: DataCostOptions, width: number, height: number, labels: number, window: number): Uint16Array | null {
-  const threads = Math.min(costThreads(width * height * labels), labels);
+  const threads = Math.min(costThreads(width * height * labels, undefined, options.threads), labels);
   if (threads === 0) return null;
   const n = width * height;
   const [l, r] = [sharedRaster(left), sharedRaster(right)];
   const jobs: WtaSlicesJob[] = wtaRanges(threads, labels, n).map((range) => ({ kind: 'wtaSlices', left: l, right: r, options, width, height, window, ...range }));
-  return runOnThreads(jobs) ? mergeWtaRanges(jobs, n) : null;
+  return runOnThreads(jobs, undefined, options.threads) ? mergeWtaRanges(jobs, n) : null;
 }

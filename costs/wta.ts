@@ -1,6 +1,7 @@
 import { MAX_LABELS, type DataCostMatcher } from './dataCost';
 import { optionError } from '../data/errors';
 import { wtaOnThreads, wtaSlicesOnThreads } from './parallelCosts';
+import type { CostThreading } from './costOptions';
 
 /**
  * Local winner-take-all: each pixel takes the disparity whose cost, summed
@@ -206,13 +207,13 @@ export function wtaVolumeRange(volume: Int32Array, width: number, height: number
  * split by disparity over worker threads (costs/parallelCosts.ts), each
  * range's winners merged in order, which gives the same labels.
  */
-export function wtaInit(volume: Int32Array, width: number, height: number, labels: number, window = 9): Uint16Array {
+export function wtaInit(volume: Int32Array, width: number, height: number, labels: number, window = 9, threads?: Partial<CostThreading>): Uint16Array {
   validateWta(width, height, labels, window);
   const n = width * height;
   if (volume.length !== n * labels) {
     throw new Error(`wta: cost volume has ${volume.length} entries, expected ${n * labels} (${width}×${height}×${labels})`);
   }
-  const threaded = wtaOnThreads(volume, width, height, labels, window);
+  const threaded = wtaOnThreads(volume, width, height, labels, window, threads);
   if (threaded) return threaded;
   const best = new Float64Array(n).fill(Infinity);
   const label = new Uint16Array(n);

@@ -22,7 +22,7 @@ export function initialLabeling(energy: StereoEnergy, p: MatchParams, given?: Ui
   }
   if (p.init === 'zero') return new Uint16Array(n);
   if (costsOnDemand(energy)) return wtaFromMatcher(energy.matcher, energy.labels, p.window);
-  return wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, p.window);
+  return wtaInit(volumeOf(energy), energy.width, energy.height, energy.labels, p.window, energy.matcher.options.threads);
 }
 
 /** The initial labeling of a run: the solver's WTA where it offers one (on the device), else initialLabeling's. */
