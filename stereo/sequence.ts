@@ -7,6 +7,7 @@ import type { MatchParams } from './params';
 import { checkMatchOptions, matchArguments } from './matchOptions';
 import { poolThreads, stripPool, type StripPool } from './stripRunner';
 import type { FrameStart } from './warmStart';
+import { estimateMatchMemory, type MemoryEstimate } from './memoryPlan';
 
 /**
  * Frames of a stereo sequence matched one after another, each starting
@@ -137,6 +138,12 @@ export class SequenceMatcher {
       if (threads > 1) this.pool = stripPool(threads);
     }
     return new Matcher(this.pool ? { ...this.base, stripPool: this.pool } : this.base);
+  }
+
+  /** What a frame of this size would hold at its peak (Matcher.memoryEstimate, for the sequence's options): what a caller that knows the size from the frames' headers checks before decoding them. */
+  memoryEstimate(width: number, height: number, channels: number): MemoryEstimate {
+    const o = this.base;
+    return estimateMatchMemory(width, height, channels, o.ndisp, o.minDisp ?? 0, this.params, o.backend === 'gpu');
   }
 
   /** Frees what the sequence holds (the carried device flows, its matcher's program and threads); compute is refused after. */

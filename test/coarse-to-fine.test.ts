@@ -23,6 +23,7 @@ import { solveStrip } from '../stereo/levelStrips';
 import { cropRows } from '../stereo/levelStrips';
 import type { StripPool } from '../stereo/stripRunner';
 import { createMatcher, levelTruncation, match, resolveParams } from '../stereo/match';
+import { createSequenceMatcher } from '../stereo/sequence';
 import { estimateMatchMemory } from '../stereo/memoryPlan';
 import { main } from '../app/cli';
 import { scaled } from './support/testScope';
@@ -496,6 +497,12 @@ describe('match() coarse to fine', () => {
     const s = generateSyntheticScene({ width: 64, height: 48, ndisp: 16, seed: 1 });
     await expect(m.compute(s.left, s.right)).rejects.toThrow(/^match: the 64×48 pair with 16 disparities: matching needs about .* \(maxMemory\); give costs 'on-demand', levels 'auto' or fewer disparities, or a larger maxMemory$/);
     await m.dispose();
+    // A sequence's frames the same way, on the backend it names.
+    const seq = createSequenceMatcher({ ndisp: 62, minDisp: 3, cost: 'sad', levels: 1, backend: 'gpu' });
+    expect(seq.memoryEstimate(718, 496, 3)).toEqual(estimateMatchMemory(718, 496, 3, 62, 3, resolveParams({ cost: 'sad', levels: 1 }), true));
+    // On the device the costs need no host volume: a host backend's estimate is larger.
+    expect(seq.memoryEstimate(718, 496, 3).bytes).toBeLessThan(createMatcher({ ndisp: 62, minDisp: 3, cost: 'sad', levels: 1 }, { backend: 'bk' }).memoryEstimate(718, 496, 3).bytes);
+    await seq.dispose();
   });
 });
 

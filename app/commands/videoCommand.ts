@@ -10,8 +10,8 @@ import { InputError } from '../../data/errors';
 import { makeFolder } from '../../data/folders';
 import { colorScaleImage } from '../../stereo/colorScale';
 import { autoPngScale, disparityPfmBytes, disparityPngBytes, pngBits } from '../disparityOutput';
-import { disparityInPixels, resolveParams } from '../../stereo/match';
-import { checkMatchMemory, defaultMemoryLimit, estimateMatchMemory } from '../../stereo/memoryPlan';
+import { disparityInPixels } from '../../stereo/match';
+import { checkMatchMemory, defaultMemoryLimit } from '../../stereo/memoryPlan';
 import type { BackendName } from '../../stereo/params';
 import { createSequenceMatcher, type FrameResult } from '../../stereo/sequence';
 import { checkOutputFolder, type Io } from './common';
@@ -106,18 +106,15 @@ export async function videoCommand(a: VideoArgs, io: Io): Promise<number> {
   }
   const outputs = frames.flatMap((f) => frameOutputs(a, f));
   checkFramesApart(outputs, frames);
-  const resolved = resolveParams(params);
   const gb = a['max-memory'];
   if (gb !== undefined && !(Number.isFinite(gb) && gb > 0)) throw new InputError(`--max-memory: got '${gb}', expected a number of GB > 0`);
   const maxMemory = gb === undefined ? defaultMemoryLimit() : gb * 1e9;
   first ??= await readImage(frames[0].left, sharedSamples);
   const range = labelRange(a, first.width);
-  {
-    const estimate = estimateMatchMemory(first.width, first.height, first.channels, range.ndisp, range.minDisp, resolved, a.backend === 'gpu');
-    checkMatchMemory(`${frames[0].left} (${first.width}×${first.height}, ${range.ndisp} disparities)`, estimate, maxMemory, '--max-memory');
-  }
-  if (!fs.existsSync(a['out-dir'])) makeFolder(a['out-dir']);
+  // The sequence's options are checked as it is made; its frames' memory before any is decoded or matched (it starts nothing until its first frame).
   const sequence = createSequenceMatcher({ ...params, ndisp: range.ndisp, minDisp: range.minDisp, backend: a.backend as BackendName, verify: a.verify, maxMemory, warm: a.warm, warmCycles, keyframe });
+  checkMatchMemory(`${frames[0].left} (${first.width}×${first.height}, ${range.ndisp} disparities)`, sequence.memoryEstimate(first.width, first.height, first.channels), maxMemory, '--max-memory');
+  if (!fs.existsSync(a['out-dir'])) makeFolder(a['out-dir']);
   const stop = new StopRequest(() => io.err('stereocut: stopping after the current frame; the finished frames are kept (Ctrl-C again to quit at once)'));
   const unlisten = stop.listen();
   const rows: Array<{ frame: string; r: FrameResult }> = [];
