@@ -170,7 +170,7 @@ export class GpuMoveSolver implements MoveSolver {
     this.backend = `gpu-expansion-${ctx.mode}`;
     this.device = ctx.device;
     if (this.o.verify) {
-      if (source.kind !== 'volume') throw new Error('gpu expansion: --verify needs the data cost volume on the host');
+      if (source.kind !== 'volume') throw new Error("gpu expansion: verify needs the data cost volume on the host (costs 'volume')");
       this.verifier = new MoveVerifier(energy, this.o.variant);
     }
     const storeBytes = 8 * this.n * L;
