@@ -213,5 +213,19 @@ export function resolveDataCostOptions(options: DataCostOptions, channels: numbe
   if (maxRawCost(kind, channels, censusWindow) * scale > INT32_MAX) {
     throw new Error(`cost scale ${scale} is too large: ${kind} costs times the scale would not fit 32 bits`);
   }
+  if (options.threads !== undefined) checkThreading(options.threads);
   return { kind, tau, scale, border, maxCost, censusWindow, minDisp, ...(options.threads ? { threads: options.threads } : {}) };
+}
+
+const THREADING_KEYS: ReadonlyArray<keyof CostThreading> = ['minEntries', 'minCores', 'maxThreads', 'entriesPerThread', 'timeoutMs', 'fromSource'];
+
+/** A caller's thread thresholds: known fields only, numbers ≥ 0 (Infinity turns the threads off), fromSource a boolean. */
+function checkThreading(t: Partial<CostThreading>): void {
+  if (typeof t !== 'object' || t === null) throw optionError('type', 'data costs', 'threads', t, `an object with some of ${THREADING_KEYS.join(', ')}`);
+  for (const [k, v] of Object.entries(t)) {
+    if (!(THREADING_KEYS as readonly string[]).includes(k)) throw optionError('type', 'data costs', `threads.${k}`, v, `no such field (fields: ${THREADING_KEYS.join(', ')})`);
+    if (k === 'fromSource' ? typeof v !== 'boolean' : !(typeof v === 'number' && v >= 0)) {
+      throw optionError(typeof v === (k === 'fromSource' ? 'boolean' : 'number') ? 'range' : 'type', 'data costs', `threads.${k}`, v, k === 'fromSource' ? 'true or false' : 'a number ≥ 0 (Infinity: never)');
+    }
+  }
 }

@@ -140,5 +140,11 @@ describe('costs on worker threads', () => {
     // The defaults: code run from the sources (these tests) computes on this thread, and the defaults cannot be changed.
     expect(costThreads(1e12)).toBe(0);
     expect(Object.isFrozen(COST_THREADING)).toBe(true);
+    // A caller's thresholds are checked with the other cost options.
+    const pair = randomRaster(seededRandom(3), 4, 3, 1);
+    expect(() => new DataCostMatcher(pair, pair, { threads: { minEntries: -1 } })).toThrow(/^data costs: threads.minEntries: got -1, expected a number ≥ 0 \(Infinity: never\)$/);
+    expect(() => new DataCostMatcher(pair, pair, { threads: { fromSource: 1 as unknown as boolean } })).toThrow(/^data costs: threads.fromSource: got 1, expected true or false$/);
+    expect(() => new DataCostMatcher(pair, pair, { threads: { minEntrys: 1 } as Partial<typeof COST_THREADING> })).toThrow(/^data costs: threads.minEntrys: got 1, expected no such field/);
+    expect(new DataCostMatcher(pair, pair, { threads: { minEntries: Infinity } }).options.threads).toEqual({ minEntries: Infinity });
   });
 });
