@@ -18,6 +18,7 @@ import { spawnSync } from 'child_process';
 import { createHash } from 'crypto';
 import * as path from 'path';
 import { median } from '../app/bench/median';
+import type { BackendName } from '../stereo/params';
 
 interface Row { build: string; scene: string; energy: number; map: string; firstMs: number; warmMs: number[] }
 
@@ -29,7 +30,7 @@ async function one(name: string, dist: string, backend: string, reps: number, sc
   /* eslint-enable @typescript-eslint/no-require-imports */
   for (const dir of scenes) {
     const s = await loadScene(dir);
-    const matcher = createMatcher({ ndisp: s.ndisp, minDisp: s.minDisp ?? 0 }, { backend: backend as 'auto' });
+    const matcher = createMatcher({ ndisp: s.ndisp, minDisp: s.minDisp ?? 0 }, { backend: backend as BackendName });
     const times: number[] = [];
     let energy = NaN;
     let map = '';

@@ -4,7 +4,7 @@ import { type GpuMoveSettings } from '../gpu/move/moveSettings';
 import type { FlowCarry } from '../gpu/move/flowCarry';
 import type { ProgramStore } from '../gpu/move/keptPrograms';
 import { GraphMoveSolver, type MoveResult, type MoveSolver } from '../expansion/moveSolver';
-import { computeEnergy, isMetricTable, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
+import { computeEnergy, costsOnDemand, isMetricTable, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { BoykovKolmogorovSolver } from '../graphcut/bk';
 import { fallbackFor, placeBackend, type BackendName, type BackendPlacement, type FallbackDecision } from '../gpu/runtime/backends';
 import { createGpuContext } from '../gpu/runtime/context';
@@ -56,7 +56,7 @@ export async function createMoveSolver(energy: MrfEnergy, o: BackendOptions): Pr
     return new GraphMoveSolver(energy, o.verify ? new VerifyingSolver(solver) : solver, o.graph);
   };
   const bkSolver = (): MoveSolver => hostSolver(new BoykovKolmogorovSolver());
-  const onDemand = energy.data.kind === 'images';
+  const onDemand = costsOnDemand(energy);
   // Checked and placed once: a fallback to graphs built on the host runs their push-relabel where this placed the kernels.
   const place = o.place ?? await placeBackend(o.backend);
   if (place.runs === 'bk') {

@@ -2,7 +2,7 @@ import type { Raster } from '../data/raster';
 import { medianBandCount, medianFill, medianFillInBands } from './medianFill';
 import { leftRightCheck, mirrorRows } from './leftRightCheck';
 import { refineSubpixel } from './subpixel';
-import { checkMatchMemory, defaultMemoryLimit, estimateMatchMemory, type MemoryEstimate } from './memoryPlan';
+import { checkMatchMemory, defaultMemoryLimit, estimateForOptions, type MemoryEstimate } from './memoryPlan';
 import { checkMatchOptions, matchArguments } from './matchOptions';
 import { ProgramStore } from '../gpu/move/keptPrograms';
 import { pyramidLevels } from './coarseToFine';
@@ -103,8 +103,7 @@ export class Matcher {
    * the size from the files' headers checks before decoding them.
    */
   memoryEstimate(width: number, height: number, channels: number): MemoryEstimate {
-    const o = this.options;
-    return estimateMatchMemory(width, height, channels, o.ndisp, o.minDisp ?? 0, this.params, o.backend === 'gpu');
+    return estimateForOptions(this.options, this.params, width, height, channels);
   }
 
   /** Releases what the matcher holds (its kept program, its threads) once its pairs in flight have settled; compute() is refused after. */

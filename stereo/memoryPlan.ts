@@ -2,6 +2,7 @@ import * as os from 'os';
 import { censusWords } from '../costs';
 import { BAND_RADIUS, levelShapes, pyramidLevels } from './coarseToFine';
 import { MAX_VOLUME_ENTRIES, type MatchParams } from './params';
+import type { MatchOptions } from './matchTypes';
 import { PARAM_SCHEMA } from './paramSchema';
 
 /**
@@ -32,6 +33,11 @@ export interface MemoryEstimate {
 const RUNTIME_BYTES = 100 * 2 ** 20;
 /** Labels per pixel of a finer level's band: 2r + 1 around a coarse disparity, plus the coarse map's local spread. */
 const BAND_LABELS = 2 * BAND_RADIUS + 1 + 4;
+
+/** The estimate of a matcher's pair (a Matcher's, a SequenceMatcher's frame) of this size: its options' disparities and backend, its resolved parameters. */
+export function estimateForOptions(o: Pick<MatchOptions, 'ndisp' | 'minDisp' | 'backend'>, params: MatchParams, width: number, height: number, channels: number): MemoryEstimate {
+  return estimateMatchMemory(width, height, channels, o.ndisp, o.minDisp ?? 0, params, o.backend === 'gpu');
+}
 
 export const gb = (bytes: number): string => `${(bytes / 1e9).toFixed(1)} GB`;
 

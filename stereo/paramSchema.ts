@@ -108,6 +108,9 @@ export const CENSUS_WINDOW_EXPECTED = `{ width, height } with odd sides in 1..${
 /** The same on the command line. */
 export const CENSUS_WINDOW_TYPED = `WxH or N with odd sides in 1..${MAX_CENSUS_SIDE}, not 1x1 (7x7, 9x7, 5)`;
 
+/** The most pyramid levels a match takes (levels). */
+export const MAX_LEVELS = 8;
+
 /**
  * A parameter's value from its text (a command-line value, as yargs gives
  * it: numbers and flags already typed): a cycle count or 'converge', a
@@ -122,13 +125,14 @@ export function paramFromText(key: keyof MatchParams, v: unknown): unknown {
   const refused = (expected: string): Error => optionError('range', 'match', key, text, expected);
   switch (spec.kind) {
     case 'cycles':
-      if (text === 'converge') return text;
-      if (!/^\d+$/.test(text)) throw refused('an integer ≥ 0 or converge');
-      return Number(text);
-    case 'levels':
-      if (text === 'auto') return text;
-      if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 8) throw refused('an integer in 1..8 or auto');
-      return Number(text);
+    case 'levels': {
+      // Its word, or digits whose number the kind accepts (paramProblem: the bounds are the library's).
+      const word = spec.kind === 'cycles' ? 'converge' : 'auto';
+      if (text === word) return text;
+      const n = /^\d+$/.test(text) ? Number(text) : NaN;
+      if (paramProblem(spec, n)) throw refused(spec.kind === 'cycles' ? 'an integer ≥ 0 or converge' : `an integer in 1..${MAX_LEVELS} or auto`);
+      return n;
+    }
     case 'censusWindow':
       try {
         return parseCensusWindow(text);
@@ -147,7 +151,7 @@ export function expectedOf(spec: ParamSpec): string {
     case 'choice': return `one of ${spec.choices!.map((c) => `'${c}'`).join(', ')}`;
     case 'flag': return 'true or false';
     case 'cycles': return "an integer ≥ 0 or 'converge'";
-    case 'levels': return "an integer in 1..8 or 'auto'";
+    case 'levels': return `an integer in 1..${MAX_LEVELS} or 'auto'`;
     case 'censusWindow': return CENSUS_WINDOW_EXPECTED;
   }
 }
@@ -170,7 +174,7 @@ export function paramProblem(spec: ParamSpec, v: unknown): 'type' | 'range' | nu
     case 'levels':
       if (v === 'auto') return null;
       if (typeof v !== 'number') return 'type';
-      return Number.isInteger(v) && v >= 1 && v <= 8 ? null : 'range';
+      return Number.isInteger(v) && v >= 1 && v <= MAX_LEVELS ? null : 'range';
     case 'censusWindow': {
       if (!v || typeof v !== 'object') return 'type';
       const w = v as { width?: unknown; height?: unknown };

@@ -7,7 +7,7 @@ import type { MatchParams } from './params';
 import { checkMatchOptions, matchArguments } from './matchOptions';
 import { poolThreads, stripPool, type StripPool } from './stripRunner';
 import type { FrameStart } from './warmStart';
-import { estimateMatchMemory, type MemoryEstimate } from './memoryPlan';
+import { estimateForOptions, type MemoryEstimate } from './memoryPlan';
 
 /**
  * Frames of a stereo sequence matched one after another, each starting
@@ -142,8 +142,7 @@ export class SequenceMatcher {
 
   /** What a frame of this size would hold at its peak (Matcher.memoryEstimate, for the sequence's options): what a caller that knows the size from the frames' headers checks before decoding them. */
   memoryEstimate(width: number, height: number, channels: number): MemoryEstimate {
-    const o = this.base;
-    return estimateMatchMemory(width, height, channels, o.ndisp, o.minDisp ?? 0, this.params, o.backend === 'gpu');
+    return estimateForOptions(this.base, this.params, width, height, channels);
   }
 
   /** Frees what the sequence holds (the carried device flows, its matcher's program and threads); compute is refused after. */

@@ -131,6 +131,9 @@ describe('bug 5: a bad value is one line naming the option, the value as typed a
     [['--cost', 'ncc'], 1, "stereocut: --cost: got 'ncc', expected one of sad, ssd, sad+sgrad, census"],
     [['--backend', 'quantum'], 1, "stereocut: --backend: got 'quantum', expected one of auto, gpu, gpujs-cpu, bk"],
     [['--cycles', 'many'], 1, "stereocut: --cycles: got 'many', expected an integer ≥ 0 or converge"],
+    [['--cycles', '1.5'], 1, "stereocut: --cycles: got '1.5', expected an integer ≥ 0 or converge"],
+    [['--levels', '9'], 1, "stereocut: --levels: got '9', expected an integer in 1..8 or auto"],
+    [['--levels', '0'], 1, "stereocut: --levels: got '0', expected an integer in 1..8 or auto"],
   ])('match %j', async (bad, code, message) => {
     const before = listing();
     const r = await cli(['match', L, R, '--ndisp', 8, '-o', f('never.png'), ...bad]);

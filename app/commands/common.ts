@@ -1,6 +1,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { decodeImage, detectFormat, readFileBytes } from '../../data/imageIO';
+import { InputError } from '../../data/errors';
+import { defaultMemoryLimit } from '../../stereo/memoryPlan';
 
 export type { Io } from './io';
 
@@ -93,6 +95,13 @@ export function checkOutputsApart(outputs: Array<[string, string]>, inputs: Arra
     if (other) throw new Error(`${option}: ${file} is also given to ${other}; give each output a file of its own`);
     seen.set(id, option);
   }
+}
+
+/** --max-memory in GB as bytes, or the default limit (stereo/memoryPlan.ts). */
+export function maxMemoryBytes(gbGiven: number | undefined): number {
+  if (gbGiven === undefined) return defaultMemoryLimit();
+  if (!Number.isFinite(gbGiven) || gbGiven <= 0) throw new InputError(`--max-memory: got '${gbGiven}', expected a number of GB > 0`);
+  return gbGiven * 1e9;
 }
 
 export function checkInputFile(file: string, what: string): void {

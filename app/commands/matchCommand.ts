@@ -3,12 +3,12 @@ import { startDeviceReading } from './deviceEarly';
 import { createMatcher, disparityInPixels, type Matcher } from '../../stereo/match';
 import { checkpointWriter, readResume, resumeFileOf, runKey } from '../checkpoint';
 import { checkedImageHeader } from '../../data/imageHeader';
-import { checkMatchMemory, defaultMemoryLimit } from '../../stereo/memoryPlan';
+import { checkMatchMemory } from '../../stereo/memoryPlan';
 import { autoPngScale, disparityPfmBytes, disparityPngBytes, pngBits } from '../disparityOutput';
 import { writeFilesAtomic } from '../../data/atomicWrite';
 import { closingLines, matchSummaryJson } from '../summary';
 import type { BackendName } from '../../stereo/params';
-import { checkInputFile, checkOutputPath, Io, readInitialLabels } from './common';
+import { checkInputFile, checkOutputPath, Io, maxMemoryBytes, readInitialLabels } from './common';
 import { planMatchOutputs, plannedFiles, writeMatchOutputs, type MatchOutputArgs } from './matchOutputs';
 import { LiveMatch } from './liveProgress';
 import { checkOutputsApart, checkOutputsDistinct } from './outputGuard';
@@ -32,13 +32,6 @@ export interface MatchArgs extends ParamArgs, RangeArgs, MatchOutputArgs {
   progress?: boolean;
 }
 
-/** --max-memory in GB as bytes, or the default limit (memoryPlan.ts). */
-function maxMemoryBytes(gbGiven: number | undefined): number {
-  if (gbGiven === undefined) return defaultMemoryLimit();
-  if (!Number.isFinite(gbGiven) || gbGiven <= 0) throw new InputError(`--max-memory: got '${gbGiven}', expected a number of GB > 0`);
-  return gbGiven * 1e9;
-}
-
 export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   const { params, initFile } = paramsFromArgs(a);
   checkInputFile(a.left, 'left image');
@@ -60,10 +53,9 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
   checkOutputsDistinct(outputs);
   // The matcher, made once the disparity range is known (from the width, in the headers or the decoded pair: the same): it
   // checks and resolves the parameters, once.
+  const maxMemory = maxMemoryBytes(a['max-memory']);
   let matcher: Matcher | undefined;
-  const matcherFor = (range: LabelRange): Matcher => (matcher ??= createMatcher({ ...params, ...range }, {
-    backend: a.backend as BackendName, verify: a.verify, maxMemory: maxMemoryBytes(a['max-memory']),
-  }));
+  const matcherFor = (range: LabelRange): Matcher => (matcher ??= createMatcher({ ...params, ...range }, { backend: a.backend as BackendName, verify: a.verify, maxMemory }));
   // The pair's size from the headers: a mismatch or a run too large for memory is refused before anything is decoded.
   const heads = [checkedImageHeader(a.left, 'left image'), checkedImageHeader(a.right, 'right image')];
   if (heads[0] && heads[1]) {
@@ -71,7 +63,7 @@ export async function matchCommand(a: MatchArgs, io: Io): Promise<number> {
     if (l.width !== r.width || l.height !== r.height) throw new InputError(`size mismatch: left ${a.left} is ${l.width}×${l.height}, right ${a.right} is ${r.width}×${r.height}`);
     const range = labelRange(a, l.width);
     const m = matcherFor(range);
-    checkMatchMemory(`${a.left}, ${a.right} (${l.width}×${l.height}, ${range.ndisp} disparities)`, m.memoryEstimate(l.width, l.height, l.channels), maxMemoryBytes(a['max-memory']), '--max-memory');
+    checkMatchMemory(`${a.left}, ${a.right} (${l.width}×${l.height}, ${range.ndisp} disparities)`, m.memoryEstimate(l.width, l.height, l.channels), maxMemory, '--max-memory');
   }
   const reads = startDeviceReading(a.backend, [{ kind: 'image' as const, file: a.left, pair: true }, { kind: 'image' as const, file: a.right, pair: true }]);
   let left: Raster;

@@ -11,10 +11,10 @@ import { makeFolder } from '../../data/folders';
 import { colorScaleImage } from '../../stereo/colorScale';
 import { autoPngScale, disparityPfmBytes, disparityPngBytes, pngBits } from '../disparityOutput';
 import { disparityInPixels } from '../../stereo/match';
-import { checkMatchMemory, defaultMemoryLimit } from '../../stereo/memoryPlan';
+import { checkMatchMemory } from '../../stereo/memoryPlan';
 import type { BackendName } from '../../stereo/params';
 import { createSequenceMatcher, type FrameResult } from '../../stereo/sequence';
-import { checkOutputFolder, type Io } from './common';
+import { checkOutputFolder, maxMemoryBytes, type Io } from './common';
 import { StopRequest, yieldToEventLoop } from './interrupt';
 import { paramsFromArgs, type ParamArgs } from './paramOptions';
 import { labelRange, type RangeArgs } from './rangeOptions';
@@ -106,9 +106,7 @@ export async function videoCommand(a: VideoArgs, io: Io): Promise<number> {
   }
   const outputs = frames.flatMap((f) => frameOutputs(a, f));
   checkFramesApart(outputs, frames);
-  const gb = a['max-memory'];
-  if (gb !== undefined && !(Number.isFinite(gb) && gb > 0)) throw new InputError(`--max-memory: got '${gb}', expected a number of GB > 0`);
-  const maxMemory = gb === undefined ? defaultMemoryLimit() : gb * 1e9;
+  const maxMemory = maxMemoryBytes(a['max-memory']);
   first ??= await readImage(frames[0].left, sharedSamples);
   const range = labelRange(a, first.width);
   // The sequence's options are checked as it is made; its frames' memory before any is decoded or matched (it starts nothing until its first frame).
