@@ -114,8 +114,8 @@ export const MAX_LEVELS = 8;
 /**
  * A parameter's value from its text (a command-line value, as yargs gives
  * it: numbers and flags already typed): a cycle count or 'converge', a
- * level count (1..8) or 'auto', a census window "WxH" or "N"; other kinds
- * as they are (resolveParams checks them). A text that is none of these is
+ * level count (1..8) or 'auto', a census window "WxH" or "N", a number
+ * its rule accepts; choices and flags as they are (resolveParams checks them). A text that is none of these is
  * an option error naming the parameter, with what the text may be, which
  * the command line reports under its flag.
  */
@@ -124,6 +124,10 @@ export function paramFromText(key: keyof MatchParams, v: unknown): unknown {
   const text = String(v);
   const refused = (expected: string): Error => optionError('range', 'match', key, text, expected);
   switch (spec.kind) {
+    case 'number':
+      // yargs has typed it (a text that is no number is NaN, which no rule accepts).
+      if (!numberAccepted(v as number, spec.rule)) throw refused(describeRule(spec.rule));
+      return v;
     case 'cycles':
     case 'levels': {
       // Its word, or digits whose number the kind accepts (paramProblem: the bounds are the library's).

@@ -1,6 +1,6 @@
 import yargs from 'yargs';
 import { paramsFromArgs, withParamOptions } from '../app/commands/paramOptions';
-import { NUMBER_RULES } from '../app/commands/optionValues';
+import { commandLineMessage, NUMBER_RULES } from '../app/commands/optionValues';
 import { seededRandom } from '../data/random';
 import { checkMatchOptions } from '../stereo/matchOptions';
 import { DEFAULT_PARAMS, type MatchParams } from '../stereo/params';
@@ -54,7 +54,8 @@ describe('the parameter schema', () => {
       try {
         cli = { value: paramsFromArgs({ [s.flag]: typed }).params[k] };
       } catch (e) {
-        cli = { error: (e as Error).message };
+        // As the command line prints it: the library's refusal under the flag, with the value as typed.
+        cli = { error: commandLineMessage(e, [`--${s.flag}`, String(typed)], {}) };
       }
       // A choice outside the list is refused by yargs itself before paramsFromArgs; the library refuses it here.
       if (s.kind === 'choice' && !s.choices!.includes(typed as string)) cli = { error: `--${s.flag}: got '${String(typed)}', expected ${expectedOf(s)}` };

@@ -40,12 +40,6 @@ export const NUMBER_RULES: Record<string, NumberRule> = {
 export const valueError = (option: string, typed: string, expected: string): Error =>
   new Error(`${option}: got '${typed}', expected ${expected}`);
 
-/** Checks one number against its option's rule; `typed` is the value as the user wrote it. */
-export function checkNumber(name: string, v: number, typed = String(v), rule: NumberRule | undefined = NUMBER_RULES[name]): number {
-  if (!numberAccepted(v, rule)) throw valueError(`--${name}`, typed, describeRule(rule));
-  return v;
-}
-
 /**
  * The values given for an option on the command line, as typed, in order
  * (--name v, --name=v, -a v, -av for one-letter aliases, and the values
@@ -99,7 +93,7 @@ export function checkNumberOptions(args: Record<string, unknown>, numberKeys: st
 
 /**
  * yargs' "Invalid values: Argument: cost, Given: "ncc", Choices: "sad", …"
- * as one line in the vocabulary of checkNumber; other messages unchanged.
+ * as one line in the vocabulary of valueError; other messages unchanged.
  */
 export function choiceError(message: string): string {
   const m = /Argument: ([^,]+), Given: (.*?), Choices: (.*)$/s.exec(message);

@@ -1,8 +1,6 @@
 import type { Argv, Options } from 'yargs';
 import { BACKENDS, type MatchParams } from '../../stereo/params';
 import { paramFromText, PARAM_KEYS, PARAM_SCHEMA, type ParamSpec } from '../../stereo/paramSchema';
-import { optionErrorOf } from '../../data/errors';
-import { checkNumber, valueError } from './optionValues';
 
 /**
  * The energy and solver options shared by match, run, demo, export-mrf and
@@ -39,19 +37,13 @@ function yargsOption(spec: ParamSpec): Options {
 /** The parameters' values as yargs gives them, by flag. */
 export type ParamArgs = { [flag: string]: unknown };
 
-/** One parameter's command-line value → its MatchParams value, read by the parameters' schema (paramFromText), numbers checked by their rule; errors name the flag and the value as typed. */
-function paramValue(key: keyof MatchParams, spec: ParamSpec, v: unknown): unknown {
-  if (spec.kind === 'number') return checkNumber(spec.flag, v as number);
-  try {
-    return paramFromText(key, v);
-  } catch (e) {
-    const refused = optionErrorOf(e);
-    if (refused) throw valueError(`--${spec.flag}`, String(v), refused.expected);
-    throw e;
-  }
-}
-
-/** Command-line values → MatchParams overrides (only those given), with option-named errors; a file given to --init comes apart as initFile. */
+/**
+ * Command-line values → MatchParams overrides (only those given), each read
+ * and checked by the parameters' schema (paramFromText); a refusal is the
+ * library's option error, which the command line reports under the flag
+ * with the value as typed (optionValues.ts commandLineMessage). A file
+ * given to --init comes apart as initFile.
+ */
 export function paramsFromArgs(a: ParamArgs): { params: Partial<MatchParams>; initFile?: string } {
   const params: Record<string, unknown> = {};
   let initFile: string | undefined;
@@ -60,7 +52,7 @@ export function paramsFromArgs(a: ParamArgs): { params: Partial<MatchParams>; in
     const v = a[spec.flag];
     if (v === undefined) continue;
     if (k === 'init' && v !== 'wta' && v !== 'zero') initFile = String(v);
-    else params[k] = paramValue(k, spec, v);
+    else params[k] = paramFromText(k, v);
   }
   return { params: params as Partial<MatchParams>, initFile };
 }
