@@ -160,6 +160,11 @@ export interface EnergyBreakdown {
   total: number;
 }
 
+/** The energy of two labelings of terms that share nothing (strips' own rows, the views of a pair): term by term, the sum. */
+export function sumEnergy(a: EnergyBreakdown, b: EnergyBreakdown): EnergyBreakdown {
+  return { data: a.data + b.data, smoothness: a.smoothness + b.smoothness, total: a.total + b.total };
+}
+
 /**
  * Exact energy of a labeling (needs the costs on the host: a volume or a
  * banded term; see volumeOf). Terms are summed in double precision, which

@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import type { Raster } from '../data/raster';
-import type { EnergyBreakdown, MrfEnergy } from '../data/energy';
+import { sumEnergy, type EnergyBreakdown, type MrfEnergy } from '../data/energy';
 import { bandedTerm } from '../costs/bandedTerm';
 import { buildStereoEnergy, mirroredSwappedEnergy, type StereoEnergyOptions } from '../costs';
 import type { CycleReport, ExpansionResult, MoveProgress } from '../expansion/alphaExpansion';
@@ -164,7 +164,8 @@ export function bandsFromCoarse(coarse: Uint16Array, cw: number, ch: number, sha
 
 /** The maps of both views (the second in the mirrored, swapped pair's coordinates, as match() holds it) at one level. */
 export interface ViewMaps {
-  maps: Uint16Array[];
+  /** Each view's map; one still being matched (the coarsest level's right view, beside this level's left strips) as a promise. */
+  maps: Array<Uint16Array | Promise<Uint16Array>>;
   width: number;
   height: number;
 }
@@ -242,8 +243,6 @@ export async function refineLevel(level: number, shape: LevelShape, pair: { left
   const p = o.params;
   const { width: W, height: H } = shape;
   const t0 = performance.now();
-  const bands = coarse.maps.slice(0, views).map((m, v) => bandsFromCoarse(m, coarse.width, coarse.height, shape, o.radius ?? BAND_RADIUS, o.bands?.(v as 0 | 1)));
-  const labels = bands.map((b) => b.start);
   const overlap = o.overlap ?? STRIP_OVERLAP;
   const rows = o.stripRows ?? STRIP_ROWS;
   if (!(Number.isInteger(rows) && rows > 0 && Number.isInteger(overlap) && overlap >= 0 && 2 * overlap < rows)) {
@@ -252,6 +251,13 @@ export async function refineLevel(level: number, shape: LevelShape, pair: { left
   const terms = o.terms ?? await levelTerms(pair, energy, views);
   if (terms.width !== W || terms.height !== H || terms.cues.length < views) throw new Error(`coarse to fine: terms of ${terms.width}×${terms.height} for ${terms.cues.length} views given for a ${W}×${H} level of ${views}`);
   const strips = stripRows(H, rows);
+  // A view's bands are made, and its strips start, as soon as its coarser map is there.
+  const bands: LevelBands[] = [];
+  const labels: Uint16Array[] = [];
+  const ready = coarse.maps.slice(0, views).map(async (m, v) => {
+    bands[v] = bandsFromCoarse(await m, coarse.width, coarse.height, shape, o.radius ?? BAND_RADIUS, o.bands?.(v as 0 | 1));
+    labels[v] = bands[v].start;
+  });
   const job = (view: 0 | 1, own0: number, own1: number, parity: number): StripJob => {
     const y0 = parity === 0 ? own0 : Math.max(0, own0 - overlap);
     const y1 = parity === 0 ? own1 : Math.min(H, own1 + overlap);
@@ -292,11 +298,14 @@ export async function refineLevel(level: number, shape: LevelShape, pair: { left
   const tasks: Promise<void>[] = [];
   for (let v = 0; v < views; v++) {
     const view = v as 0 | 1;
-    const even = strips.map((_, k) => (k % 2 === 0 ? solve(view, k) : undefined));
+    const even = strips.map((_, k) => (k % 2 === 0 ? ready[v].then(() => solve(view, k)) : undefined));
     for (let k = 1; k < strips.length; k += 2) tasks.push(Promise.all([even[k - 1], even[k + 1]]).then(() => solve(view, k)));
     for (const e of even) if (e) tasks.push(e);
   }
-  await Promise.all(tasks);
+  // Every job settles before the level returns, a failed one too: none is left running on rows the caller lets go.
+  const settled = await Promise.allSettled([...tasks, ...ready]);
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
   // Summed in a fixed order (even strips, then windows; by view and row), whatever order the strips finished in.
   const done: StripDone[] = [];
   let initialEnergy = ZERO;
@@ -368,8 +377,4 @@ function levelCycles(done: StripDone[], initial: EnergyBreakdown, final: EnergyB
     cycles.push(c);
   }
   return cycles;
-}
-
-function sumEnergy(a: EnergyBreakdown, b: EnergyBreakdown): EnergyBreakdown {
-  return { data: a.data + b.data, smoothness: a.smoothness + b.smoothness, total: a.total + b.total };
 }

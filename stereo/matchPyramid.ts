@@ -1,14 +1,15 @@
 import { optionError } from '../data/errors';
 import type { ExpansionResult } from '../expansion/alphaExpansion';
 import { levelShapes, pyramidLevels, refineLevel, type LevelBands, type LevelReport, type LevelShape } from './coarseToFine';
-import { halfSize, type Raster } from '../data/raster';
+import { halfSize, mirrorRaster, type Raster } from '../data/raster';
+import { sumEnergy } from '../data/energy';
 import type { StripRunner } from './levelStrips';
 import { levelTerms, termsArrays, type LevelTerms, type TermsArrays } from './levelTerms';
 import type { StereoEnergyOptions } from '../costs';
 import { stripPool, stripThreads } from './stripRunner';
 import { checkNdisp, type MatchParams } from './params';
 import { energyOptions, matchViews, startEvent } from './matchViews';
-import type { MatchOptions, MatchPlan, MatchResult } from './matchTypes';
+import type { MatchOptions, MatchPlan, MatchResult, PhaseTimes } from './matchTypes';
 
 /**
  * matchViews at the pyramid's coarsest level, then each finer level refined
@@ -123,39 +124,45 @@ async function matchLevels(pairs: Array<LevelPair | undefined>, views: 1 | 2, op
   const minDisp = options.minDisp ?? 0;
   const emit = options.onEvent ?? (() => undefined);
   emit({ kind: 'level', level: levels - 1, of: levels, shape: coarsest, shapes });
-  const coarsestPair = pairOf(pairs, levels - 1);
-  const coarse = await matchViews(coarsestPair.left, coarsestPair.right, views, {
-    ...options, ndisp: coarsest.maxDisp - coarsest.minDisp + 1, minDisp: coarsest.minDisp, onCycle: undefined,
-    onEvent: (e) => { if (e.kind !== 'start') emit(e); },
-    onMove: options.onMove ? (m) => options.onMove!({ ...m, level: levels - 1, levels }) : undefined,
-  }, { ...plan, params: { ...plan.params, levels: 1 } });
+  const { first: coarse, right: coarseRight } = await matchCoarsest(pairOf(pairs, levels - 1), views, coarsest, options, plan, levels);
   const params = coarse.result.params;
-  let maps = [coarse.result.disparity, ...coarse.others];
+  const rightMap = coarseRight?.then((r) => r.result.disparity);
+  rightMap?.catch(() => undefined);
+  let maps: Array<Uint16Array | Promise<Uint16Array>> = [coarse.result.disparity, ...(rightMap ? [rightMap] : [])];
   let size = { width: coarsest.width, height: coarsest.height };
   const reports: LevelReport[] = [];
   let last: Omit<ExpansionResult, 'labels'> | undefined;
   // Every level has the coarsest's λ and cue, so the same cost scale.
   const costScale = coarse.result.costScale;
-  for (let k = levels - 2; k >= 0; k--) {
-    // The coarser level's pair is done with (its maps carry on): let it go before this level's strips hold their memory.
-    pairs[k + 1] = undefined;
-    const shape = shapes[k];
-    emit({ kind: 'level', level: k, of: levels, shape, shapes });
-    const bands = bandsOf(k);
-    const done = await refineLevel(k, shape, pairOf(pairs, k), energies[k], views, { maps, ...size }, {
-      params, ...strips, terms: await termsOf(k), bands,
-      onMove: options.onMove ? (m) => options.onMove!({ ...m, levels }) : undefined,
-      onLevel: (report) => emit({ kind: 'levelDone', report }),
-    });
-    if (k === 0 && options.onCycle) for (const c of done.result.cycles) await options.onCycle(c, done.maps[0].map((d) => d - minDisp));
-    maps = done.maps;
-    size = { width: shape.width, height: shape.height };
-    reports.push(done.report);
-    last = done.result;
+  let coarsestResult = coarse.result;
+  let finest: Uint16Array[] = [];
+  try {
+    for (let k = levels - 2; k >= 0; k--) {
+      // The coarser level's pair is done with (its maps carry on): let it go before this level's strips hold their memory.
+      pairs[k + 1] = undefined;
+      const shape = shapes[k];
+      emit({ kind: 'level', level: k, of: levels, shape, shapes });
+      const bands = bandsOf(k);
+      const done = await refineLevel(k, shape, pairOf(pairs, k), energies[k], views, { maps, ...size }, {
+        params, ...strips, terms: await termsOf(k), bands,
+        onMove: options.onMove ? (m) => options.onMove!({ ...m, levels }) : undefined,
+        onLevel: (report) => emit({ kind: 'levelDone', report }),
+      });
+      if (k === 0 && options.onCycle) for (const c of done.result.cycles) await options.onCycle(c, done.maps[0].map((d) => d - minDisp));
+      maps = done.maps;
+      finest = done.maps;
+      // The right view's coarsest map was awaited by the level's strips, so it is there now.
+      if (coarseRight && k === levels - 2) coarsestResult = combinedCoarsest(coarse.result, (await coarseRight).result);
+      size = { width: shape.width, height: shape.height };
+      reports.push(done.report);
+      last = done.result;
+    }
+  } finally {
+    // Nothing of the right view's coarsest match runs on once this match has returned or failed.
+    await coarseRight?.catch(() => undefined);
   }
   const report = last!;
-  const levelMs = reports.reduce((s, r) => s + r.costsMs + r.expansionMs, 0);
-  const ct = coarse.result.times;
+  const ct = coarsestResult.times;
   const totalMs = performance.now() - t0;
   return {
     result: {
@@ -164,26 +171,77 @@ async function matchLevels(pairs: Array<LevelPair | undefined>, views: 1 | 2, op
       height: left.height,
       ndisp: options.ndisp,
       minDisp,
-      disparity: maps[0],
+      disparity: finest[0],
       params,
-      init: coarse.result.init,
+      init: coarsestResult.init,
       costScale,
       times: {
         costsMs: ct.costsMs + reports.reduce((s, r) => s + r.costsMs, 0), setupMs: ct.setupMs, initMs: ct.initMs,
         buildMs: ct.buildMs + report.cycles.reduce((s, c) => s + c.buildMs, 0), flowMs: ct.flowMs + report.cycles.reduce((s, c) => s + c.flowMs, 0),
-        expansionMs: ct.expansionMs + reports.reduce((s, r) => s + r.expansionMs, 0), totalMs: Math.max(totalMs, ct.totalMs + levelMs),
+        expansionMs: ct.expansionMs + reports.reduce((s, r) => s + r.expansionMs, 0), totalMs,
       },
       // The finer levels' moves run on the host (BK on the pixels whose band holds α), whatever ran the coarsest.
-      backend: coarse.result.backend === report.backend ? report.backend : `${coarse.result.backend} + ${report.backend}`,
-      device: coarse.result.device === report.device ? report.device : `${coarse.result.device}; finer levels: ${report.device}`,
-      fallbacks: coarse.result.fallbacks,
-      ...(coarse.result.clockWarmup ? { clockWarmup: coarse.result.clockWarmup } : {}),
+      backend: coarsestResult.backend === report.backend ? report.backend : `${coarsestResult.backend} + ${report.backend}`,
+      device: coarsestResult.device === report.device ? report.device : `${coarsestResult.device}; finer levels: ${report.device}`,
+      fallbacks: coarsestResult.fallbacks,
+      ...(coarsestResult.clockWarmup ? { clockWarmup: coarsestResult.clockWarmup } : {}),
       pyramid: {
         shapes: shapes.slice().reverse(),
-        coarsest: { initialEnergy: coarse.result.initialEnergy, finalEnergy: coarse.result.finalEnergy, cuts: coarse.result.cuts, times: ct, backend: coarse.result.backend },
+        coarsest: { initialEnergy: coarsestResult.initialEnergy, finalEnergy: coarsestResult.finalEnergy, cuts: coarsestResult.cuts, times: ct, backend: coarsestResult.backend },
         levels: reports,
       },
     },
-    others: maps.slice(1),
+    others: finest.slice(1),
+  };
+}
+
+/**
+ * The pyramid's coarsest level: matchViews on its pair. With both views (the
+ * left–right check) each view is matched apart, as an energy of its own:
+ * the left view, then the right view (the mirrored, swapped pair) while the
+ * next level's left strips run on the host's threads. The views share no
+ * term, so each view's energy is its part of the views matched as one; the
+ * label order of a cycle ('frequent') is then each view's own. `first` is
+ * the left view's match (or both views', at one view); `right` settles
+ * with the right view's.
+ */
+async function matchCoarsest(pair: LevelPair, views: 1 | 2, shape: LevelShape, options: MatchOptions, plan: MatchPlan, levels: number): Promise<{ first: { result: MatchResult; others: Uint16Array[] }; right?: Promise<{ result: MatchResult }> }> {
+  const emit = options.onEvent ?? (() => undefined);
+  const apart = views === 2;
+  const one = (left: Raster, right: Raster, view: 0 | 1): ReturnType<typeof matchViews> => matchViews(left, right, apart ? 1 : views, {
+    ...options, ndisp: shape.maxDisp - shape.minDisp + 1, minDisp: shape.minDisp, onCycle: undefined,
+    // The device is busy from the left view on: no second clock warm-up.
+    ...(view === 1 ? { warmUpClocks: false } : {}),
+    // The right view tells its energies, as the next level's lines and bar go on; the phases and the bar are the left view's.
+    onEvent: (e) => {
+      if (e.kind === 'start') return;
+      const energies = e.kind === 'cycle' || e.kind === 'initialEnergy';
+      if (!energies) {
+        if (view === 0) emit(e);
+      } else emit(apart ? { ...e, view } : e);
+    },
+    onMove: options.onMove && view === 0 ? (m) => options.onMove!({ ...m, level: levels - 1, levels }) : undefined,
+  }, { ...plan, params: { ...plan.params, levels: 1 } });
+  const first = await one(pair.left, pair.right, 0);
+  if (!apart) return { first };
+  const right = one(mirrorRaster(pair.right), mirrorRaster(pair.left), 1);
+  // Awaited by the next level's strips; a failure there is reported by them (this keeps it from being unhandled meanwhile).
+  right.catch(() => undefined);
+  return { first, right };
+}
+
+/** The coarsest level's account of its views matched apart (matchCoarsest), as of one match of both: energies and cuts summed, times added (one device ran them in turn). */
+function combinedCoarsest(left: MatchResult, right: MatchResult): MatchResult {
+  const times = Object.fromEntries(Object.entries(left.times).map(([k, v]) => [k, v + (right.times[k as keyof PhaseTimes] ?? 0)])) as unknown as PhaseTimes;
+  return {
+    ...left,
+    initialEnergy: sumEnergy(left.initialEnergy, right.initialEnergy),
+    finalEnergy: sumEnergy(left.finalEnergy, right.finalEnergy),
+    cuts: left.cuts + right.cuts,
+    rejectedMoves: left.rejectedMoves + right.rejectedMoves,
+    times,
+    backend: left.backend === right.backend ? left.backend : `${left.backend} + ${right.backend}`,
+    device: left.device === right.device ? left.device : `${left.device}; right view: ${right.device}`,
+    fallbacks: [...left.fallbacks, ...right.fallbacks.filter((f) => !left.fallbacks.includes(f))],
   };
 }

@@ -106,8 +106,9 @@ export type MatchEvent =
   | { kind: 'costs'; ms: number }
   | { kind: 'solver'; backend: string; device: string; ms: number; fallbacks: string[] }
   | { kind: 'init'; ms: number }
-  | { kind: 'initialEnergy'; energy: EnergyBreakdown }
-  | { kind: 'cycle'; report: CycleReport; of: number | 'converge' }
+  /** `view`: which view, where a pyramid's coarsest level matches its views apart (0 left, 1 right; stereo/matchPyramid.ts). */
+  | { kind: 'initialEnergy'; energy: EnergyBreakdown; view?: 0 | 1 }
+  | { kind: 'cycle'; report: CycleReport; of: number | 'converge'; view?: 0 | 1 }
   | { kind: 'leftRightCheck'; ms: number; inconsistent: number; filled: boolean }
   | { kind: 'level'; level: number; of: number; shape: LevelShape; shapes: LevelShape[] }
   | { kind: 'levelDone'; report: LevelReport };

@@ -4,13 +4,13 @@ import * as path from 'path';
 import * as zlib from 'zlib';
 import { types } from 'util';
 import { seededRandom } from '../data/random';
-import { bandedCost, computeEnergy, type BandedTerm } from '../data/energy';
+import { bandedCost, computeEnergy, type BandedTerm, type EnergyBreakdown } from '../data/energy';
 import { buildStereoEnergy, weightsOfStereoCues, COST_KINDS, DataCostMatcher, DEFAULT_CENSUS_WINDOW, mirroredSwappedEnergy, type CostKind, type StereoEnergyOptions } from '../costs';
 import { generateSyntheticScene } from '../data/synthetic';
 import { evaluateDisparity } from '../data/metrics';
 import { readImage, writePng } from '../data/imageIO';
 import { sharedSamples, type Raster } from '../data/raster';
-import { halfSize } from '../data/raster';
+import { halfSize, mirrorRaster } from '../data/raster';
 import { bandsFromCoarse, levelEnergy, levelShapes, pyramidLevels, refineLevel, type LevelShape } from '../stereo/coarseToFine';
 import { stripCrop, stripEnergy, stripImages, stripRows as stripsOf, stripSpan } from '../stereo/levelStrips';
 import { runStripsHere, stripPool } from '../stereo/stripRunner';
@@ -22,7 +22,7 @@ import { ScratchArrays } from '../data/scratchArrays';
 import { solveStrip } from '../stereo/levelStrips';
 import { cropRows } from '../stereo/levelStrips';
 import type { StripPool } from '../stereo/stripRunner';
-import { createMatcher, levelTruncation, match, resolveParams } from '../stereo/match';
+import { createMatcher, levelTruncation, match, resolveParams, type MatchEvent } from '../stereo/match';
 import { createSequenceMatcher } from '../stereo/sequence';
 import { estimateMatchMemory } from '../stereo/memoryPlan';
 import { main } from '../app/cli';
@@ -479,6 +479,30 @@ describe('match() coarse to fine', () => {
     const { energy: level, start } = levelEnergy({ view: 0, left: s.left, right: s.right, energy, shape: { width: 160, height: 120, minDisp: 0, maxDisp: 15 }, coarse: coarse.disparity, coarseWidth: 80, coarseHeight: 60, radius: 2 });
     expect(two.initialEnergy).toEqual(computeEnergy(level, start));
     expect(two.finalEnergy).toEqual(computeEnergy(level, two.disparity));
+  });
+
+  test('the coarsest level matches its views apart, the right view beside the next level\'s left strips: its energies and cuts are those of each view matched alone (the left pair; the mirrored, swapped pair), and its lines say which view', async () => {
+    const s = generateSyntheticScene({ width: 160, height: 120, ndisp: 16, seed: 12 });
+    const events: MatchEvent[] = [];
+    const two = await match(s.left, s.right, { ndisp: s.ndisp, backend: 'bk', levels: 2, onEvent: (e) => events.push(e) });
+    // The coarsest level's disparities 0..8: 15 halved, rounded outward.
+    const alone = { ndisp: 9, backend: 'bk' as const, levels: 1, lrCheck: false };
+    const [l, r] = [halfSize(s.left), halfSize(s.right)];
+    const left = await match(l, r, alone);
+    const right = await match(mirrorRaster(r), mirrorRaster(l), alone);
+    const sum = (a: EnergyBreakdown, b: EnergyBreakdown): EnergyBreakdown => ({ data: a.data + b.data, smoothness: a.smoothness + b.smoothness, total: a.total + b.total });
+    const coarsest = two.pyramid!.coarsest;
+    expect(coarsest.initialEnergy).toEqual(sum(left.initialEnergy, right.initialEnergy));
+    expect(coarsest.finalEnergy).toEqual(sum(left.finalEnergy, right.finalEnergy));
+    expect(coarsest.cuts).toBe(left.cuts + right.cuts);
+    // Each view's cycles in order, told as that view's; the finer level's lines untagged.
+    for (const view of [0, 1] as const) {
+      const cycles = events.filter((e): e is Extract<MatchEvent, { kind: 'cycle' }> => e.kind === 'cycle' && e.view === view);
+      expect(cycles.map((e) => e.report.cycle)).toEqual((view === 0 ? left : right).cycles.map((c) => c.cycle));
+      expect(cycles.map((e) => e.report.energy.total)).toEqual((view === 0 ? left : right).cycles.map((c) => c.energy.total));
+    }
+    expect(events.filter((e) => e.kind === 'cycle' && e.view === undefined)).toEqual([]);
+    expect(events.filter((e) => e.kind === 'solver')).toHaveLength(1);
   });
 
   test('the memory estimate of a run grows with the pixels × the band at the finer levels, not with the labels', () => {

@@ -28,6 +28,9 @@ function levelWork(shapes: LevelShape[], level: number): number {
   return s.width * s.height * labels;
 }
 
+/** "left view: " or "right view: " before a line of a pyramid's coarsest level, whose views are matched apart; nothing otherwise. */
+const viewPrefix = (view: 0 | 1 | undefined): string => (view === undefined ? '' : view === 0 ? 'left view: ' : 'right view: ');
+
 export function progressBar(done: number, total: number, width = BAR_WIDTH): string {
   const fill = total > 0 ? Math.min(width, Math.round((width * done) / total)) : 0;
   return `[${'#'.repeat(fill)}${'-'.repeat(width - fill)}]`;
@@ -69,11 +72,11 @@ export class LiveMatch {
         this.status('energy of the initial labeling…');
         break;
       case 'initialEnergy':
-        this.line(`energy after init: ${energyText(e.energy)}`);
-        this.status('cycle 1…');
+        this.line(`${viewPrefix(e.view)}energy after init: ${energyText(e.energy)}`);
+        if (e.view !== 1) this.status('cycle 1…');
         break;
       case 'cycle':
-        this.line(cycleLine(e.report));
+        this.line(`${viewPrefix(e.view)}${cycleLine(e.report)}`);
         break;
       case 'leftRightCheck':
         this.line(checkLine(e.ms, e.inconsistent, e.filled));
