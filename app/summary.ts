@@ -40,7 +40,7 @@ export function timeLine(r: MatchResult): string {
 
 /** What the left–right check did (the right view's match and the marked pixels). */
 export function checkLine(ms_: number, inconsistent: number, filled: boolean): string {
-  return `left-right check: ${inconsistent} inconsistent pixels ${filled ? 'filled from their row' : 'left invalid'} (${ms(ms_)}; the right view was matched with the left, as one energy)`;
+  return `left-right check: ${inconsistent} inconsistent pixels ${filled ? 'filled from their row' : 'left invalid'} (${ms(ms_)}; the right view was matched too, its energy added to the left's)`;
 }
 
 /** Lines after the expansion: undone moves, the phase times. */

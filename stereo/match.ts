@@ -158,7 +158,9 @@ async function matchPair(left: Raster, right: Raster, options: MatchOptions, pla
  * (costs/energyTerms.ts stackEnergies): each move solves both views' cuts
  * for its label at once, so the device runs one move per label instead of
  * two. The views share the label order, the cycles and the reported
- * energies (their sum); each view's map is that of its own energy.
+ * energies (their sum); each view's map is that of its own energy. A
+ * pyramid's coarsest level matches them apart instead, the right view
+ * beside the next level's left strips (stereo/matchPyramid.ts).
  */
 async function checkedMatch(left: Raster, right: Raster, options: MatchOptions, plan: MatchPlan): Promise<MatchResult> {
   const checked = plan.params.lrCheck;

@@ -130,7 +130,8 @@ export interface PhaseTimes {
   /**
    * The left–right check (lrCheck): the views' maps compared and the
    * inconsistent pixels filled. The right view is matched with the left
-   * one, as one energy: its costs and moves are in costsMs and expansionMs.
+   * one (as one energy; apart at a pyramid's coarsest level): its costs and
+   * moves are in costsMs and expansionMs.
    */
   checkMs?: number;
   /** Sub-pixel refinement (subpixel). */

@@ -28,8 +28,8 @@ function levelWork(shapes: LevelShape[], level: number): number {
   return s.width * s.height * labels;
 }
 
-/** "left view: " or "right view: " before a line of a pyramid's coarsest level, whose views are matched apart; nothing otherwise. */
-const viewPrefix = (view: 0 | 1 | undefined): string => (view === undefined ? '' : view === 0 ? 'left view: ' : 'right view: ');
+/** "left view: " or "right view (coarsest level): " before a line of a pyramid's coarsest level, whose views are matched apart; nothing otherwise. */
+const viewPrefix = (view: 0 | 1 | undefined): string => (view === undefined ? '' : view === 0 ? 'left view: ' : 'right view (coarsest level): ');
 
 export function progressBar(done: number, total: number, width = BAR_WIDTH): string {
   const fill = total > 0 ? Math.min(width, Math.round((width * done) / total)) : 0;
