@@ -42,7 +42,9 @@ export interface EvaluateOptions {
   customMasks?: { name: string; mask: Uint8Array }[];
 }
 
-function checkThresholds(t: number[]): void {
+/** evaluate()'s thresholds, as any caller gave them (the library's entry relies on this check). */
+function checkThresholds(t: unknown): asserts t is number[] {
+  if (!Array.isArray(t)) throw optionError('type', 'evaluate', 'thresholds', t, 'an array of finite numbers ≥ 0, e.g. [1, 2]');
   if (t.length === 0) throw optionError('range', 'evaluate', 'thresholds', t, 'at least one threshold');
   for (const v of t) if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw optionError(typeof v === 'number' ? 'range' : 'type', 'evaluate', 'thresholds', v, 'finite numbers ≥ 0');
 }

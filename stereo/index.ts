@@ -78,7 +78,7 @@ export function evaluate(disparity: ArrayLike<number>, groundTruth: GroundTruthI
 
 const EVALUATE_OPTIONS = ['thresholds', 'masks', 'nonoccDerived', 'regions', 'customMasks'];
 
-/** evaluate()'s options: an object of known keys (a misspelled one is named, with the closest), thresholds numbers ≥ 0. */
+/** evaluate()'s options: an object of known keys (a misspelled one is named, with the closest). */
 function checkEvaluateOptions(options: unknown): void {
   if (!options || typeof options !== 'object' || Array.isArray(options)) throw new TypeError(`evaluate: options must be an object such as { thresholds: [1, 2] }, got ${shownValue(options)}`);
   for (const key of Object.keys(options)) {
@@ -86,8 +86,5 @@ function checkEvaluateOptions(options: unknown): void {
     const near = closestName(key, EVALUATE_OPTIONS);
     throw new TypeError(`evaluate: unknown option '${key}'${near ? `; did you mean ${near}?` : ''} (options: ${EVALUATE_OPTIONS.join(', ')})`);
   }
-  const t = (options as EvaluateOptions).thresholds;
-  if (t === undefined) return;
-  if (!Array.isArray(t) || t.length === 0 || t.some((v) => typeof v !== 'number')) throw new TypeError(`evaluate: thresholds: got ${shownValue(t)}, expected an array of numbers ≥ 0, e.g. [1, 2]`);
-  if (t.some((v) => !Number.isFinite(v) || v < 0)) throw new RangeError(`evaluate: thresholds: got ${shownValue(t)}, expected finite numbers ≥ 0`);
+  // The thresholds are checked where they are used (data/metrics.ts evaluateDisparity).
 }

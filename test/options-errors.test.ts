@@ -83,6 +83,8 @@ describe('item 14: library errors name the option as the library spells it, with
     expect(() => evaluate([1, 2, 3], gt)).toThrow(new RangeError('evaluate: the disparity has 3 values, expected 4 for the 2×2 ground truth'));
     expect(() => evaluate([1, 2, 3, 4], gt, { threshold: [1] } as never)).toThrow(/^evaluate: unknown option 'threshold'; did you mean thresholds\?/);
     expect(() => evaluate([1, 2, 3, 4], gt, { thresholds: ['1'] } as never)).toThrow(TypeError);
+    expect(() => evaluate([1, 2, 3, 4], gt, { thresholds: 1 } as never)).toThrow(/^evaluate: thresholds: got 1, expected an array of finite numbers ≥ 0, e\.g\. \[1, 2\]$/);
+    expect(() => evaluate([1, 2, 3, 4], gt, { thresholds: [2, -1] })).toThrow(/^evaluate: thresholds: got -1, expected finite numbers ≥ 0$/);
     expect(evaluate([0, 0, 0, 0], gt).regions[0].bad[0]).toBe(0);
   });
 });
