@@ -57,12 +57,12 @@ describe('search space', () => {
       ['lambda=40:10:5', /^--param lambda=40:10:5: empty range/],
       ['lambda=', /^--param lambda=: empty list/],
       ['lambda=1,,2', /empty item/],
-      ['T=1.5', /truncation must be an integer/],
-      ['window=4', /window must be odd/],
+      ['T=1.5', /truncation: got 1\.5, expected an integer/],
+      ['window=4', /window: got 4, expected an odd integer/],
       ['cost=sgd', /unknown cost 'sgd'/],
       ['lambda=1:5:0', /step must be > 0/],
-      ['cue-factor=0.5', /cueFactor must be ≥ 1/],
-      ['T=0.2:0.8:0.2', /truncation must be an integer \(got 0.2\)/],
+      ['cue-factor=0.5', /cueFactor: got 0\.5, expected a finite number ≥ 1$/],
+      ['T=0.2:0.8:0.2', /truncation: got 0\.2, expected an integer/],
       ['lambda', /expected NAME=VALUES/],
     ];
     for (const [spec, re] of cases) {

@@ -1,5 +1,5 @@
 import { MAX_CENSUS_SIDE, parseCensusWindow } from '../../costs';
-import { PARAM_SCHEMA } from '../../stereo/paramSchema';
+import { describeRule, numberAccepted, PARAM_SCHEMA, type NumberRule } from '../../stereo/paramSchema';
 import { seededRandom } from '../../data/random';
 import type { MatchParams } from '../../stereo/params';
 
@@ -28,11 +28,8 @@ export type ParamPoint = Partial<Record<TunableName, ParamValue>>;
 /** A tunable parameter's values as a search space reads them. */
 interface ParamSpec {
   kind: 'number' | 'integer' | 'enum';
-  min?: number;
-  /** Values must be greater than this. */
-  above?: number;
-  max?: number;
-  odd?: boolean;
+  /** A number's rule, the schema's (stereo/paramSchema.ts). */
+  rule?: NumberRule;
   values?: readonly string[];
   /** Non-numeric words a numeric parameter also accepts ('converge' for cycles). */
   words?: readonly string[];
@@ -52,10 +49,10 @@ const DRAW_DECIMALS: Partial<Record<TunableName, number>> = { lambda: 2, cueFact
 function specOf(name: TunableName): ParamSpec {
   const s = PARAM_SCHEMA[name];
   switch (s.kind) {
-    case 'number': return { kind: s.rule?.integer ? 'integer' : 'number', min: s.rule?.min, above: s.rule?.above, max: s.rule?.max, odd: s.rule?.odd, decimals: DRAW_DECIMALS[name] };
+    case 'number': return { kind: s.rule?.integer ? 'integer' : 'number', rule: s.rule ?? {}, decimals: DRAW_DECIMALS[name] };
     case 'choice': return { kind: 'enum', values: s.choices };
     case 'flag': return { kind: 'enum', values: ['on', 'off'] };
-    case 'cycles': return { kind: 'integer', min: 0, words: ['converge'] };
+    case 'cycles': return { kind: 'integer', rule: { integer: true, min: 0 }, words: ['converge'] };
     case 'censusWindow': return { kind: 'enum', values: censusWindowNames() };
     case 'levels': throw new Error(`tune: ${name} is not a parameter a study varies`);
   }
@@ -117,11 +114,8 @@ function checkValue(name: TunableName, v: ParamValue, full: string): ParamValue 
     if (spec.words?.includes(v)) return v;
     return checkValue(name, parseNumber(name, v, full), full);
   }
-  if (spec.kind === 'integer' && !Number.isInteger(v)) throw new Error(`--param ${full}: ${name} must be an integer (got ${v})`);
-  if (spec.min !== undefined && v < spec.min) throw new Error(`--param ${full}: ${name} must be ≥ ${spec.min} (got ${v})`);
-  if (spec.above !== undefined && v <= spec.above) throw new Error(`--param ${full}: ${name} must be > ${spec.above} (got ${v})`);
-  if (spec.max !== undefined && v > spec.max) throw new Error(`--param ${full}: ${name} must be ≤ ${spec.max} (got ${v})`);
-  if (spec.odd && Math.abs(v % 2) !== 1) throw new Error(`--param ${full}: ${name} must be odd (got ${v})`);
+  // The rule and its words are the schema's, as a match's check of the value would say them.
+  if (!numberAccepted(v, spec.rule)) throw new Error(`--param ${full}: ${name}: got ${v}, expected ${describeRule(spec.rule)}`);
   return cleanNumber(v);
 }
 
