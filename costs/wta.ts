@@ -19,8 +19,13 @@ function validateWta(width: number, height: number, labels: number, window: numb
   if (!Number.isInteger(labels) || labels < 1 || labels > MAX_LABELS) {
     throw optionError('range', 'wta', 'ndisp', labels, `an integer in 1..${MAX_LABELS}`);
   }
-  if (!Number.isInteger(window) || window < 1 || window % 2 === 0) {
-    throw optionError('range', 'wta', 'window', window, 'an odd integer ≥ 1');
+  checkWtaWindow(window, 'wta');
+}
+
+/** A WTA window, as the host's and the device's WTA take it: an odd integer ≥ 1; the error names `where`. */
+export function checkWtaWindow(window: unknown, where: string): asserts window is number {
+  if (typeof window !== 'number' || !Number.isInteger(window) || window < 1 || window % 2 === 0) {
+    throw optionError(typeof window === 'number' ? 'range' : 'type', where, 'window', window, 'an odd integer ≥ 1');
   }
 }
 

@@ -1,6 +1,6 @@
 import { Input } from '../runtime/gpujs/gpuJs';
 import type { GPU, IKernelRunShortcut, IPipelineRunShortcut } from 'gpu.js';
-import { optionError } from '../../data/errors';
+import { checkWtaWindow } from '../../costs/wta';
 import { pairwise, type EnergyBreakdown, type MrfEnergy } from '../../data/energy';
 import { callInPlace, liveExecutor, returnFlatResults } from '../runtime/gpujs/onePassCalls';
 import { compiledExecutor, type BufferLike, type ResidentBuffers } from '../runtime/gpujs/residentCalls';
@@ -71,7 +71,7 @@ export class DeviceReadouts {
    * f32 stops being exact (the host's WTA sums in doubles).
    */
   async wta(window: number, chunkEntries = WTA_CHUNK_ENTRIES): Promise<Uint16Array | undefined> {
-    if (!Number.isInteger(window) || window < 1 || window % 2 === 0) throw optionError(typeof window === 'number' ? 'range' : 'type', 'WTA', 'window', window, 'an odd integer ≥ 1');
+    checkWtaWindow(window, 'WTA');
     if (!Number.isInteger(chunkEntries) || chunkEntries < 1) throw new Error(`gpu expansion: WTA chunk of ${String(chunkEntries)} entries`);
     if (window * window * this.s.maxDataCost >= MAX_GPU_EXACT_CAPACITY) return undefined;
     const { W, H, L, gpu } = this.s;
