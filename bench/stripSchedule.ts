@@ -14,7 +14,8 @@
  */
 import { loadScene } from '../data/scene';
 import { match } from '../stereo/match';
-import { runStripsHere, type StripPool } from '../stereo/stripRunner';
+import { runStripsHere } from '../stereo/stripRunner';
+import type { StripPool } from '../stereo/matchTypes';
 import { stripSpan, type StripJob } from '../stereo/levelStrips';
 
 interface Timed { view: number; k: number; even: boolean; work: number; ms: number }

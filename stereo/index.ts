@@ -44,7 +44,8 @@ export type { MrfEnergy } from '../data/energy';
 export { alphaExpansion } from '../expansion/alphaExpansion';
 export { levelEnergy, bandsFromCoarse, levelShapes, pyramidLevels, type LevelView, type LevelShape, type LevelReport } from './coarseToFine';
 export { halfSize } from '../data/raster';
-export { stripPool, stripThreads, type StripPool } from './stripRunner';
+export { stripPool, stripThreads } from './stripRunner';
+export type { StripPool } from './matchTypes';
 export { BandedMoveSolver } from '../expansion/bandedMoves';
 export type { BandedTerm } from '../data/energy';
 

@@ -6,11 +6,11 @@ import { checkMatchMemory, defaultMemoryLimit, estimateForOptions, type MemoryEs
 import { checkMatchOptions, matchArguments } from './matchOptions';
 import { ProgramStore } from '../gpu/move/keptPrograms';
 import { pyramidLevels } from './coarseToFine';
-import { stripPool, stripThreads, type StripPool } from './stripRunner';
+import { stripPool, stripThreads } from './stripRunner';
 import { resolveParams } from './paramSchema';
 import type { MatchParams } from './params';
 import { matchPyramid } from './matchPyramid';
-import type { MatchOptions, MatchPlan, MatchResult } from './matchTypes';
+import type { MatchOptions, MatchPlan, MatchResult, StripPool } from './matchTypes';
 import { placeBackend, type BackendPlacement } from '../gpu/runtime/backends';
 
 /*

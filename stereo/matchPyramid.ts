@@ -9,7 +9,7 @@ import type { StereoEnergyOptions } from '../costs';
 import { stripPool, stripThreads } from './stripRunner';
 import { checkNdisp, type MatchParams } from './params';
 import { energyOptions, matchViews, startEvent } from './matchViews';
-import type { MatchOptions, MatchPlan, MatchResult, PhaseTimes } from './matchTypes';
+import type { MatchEvent, MatchOptions, MatchPlan, MatchResult, PhaseTimes, ViewRunner } from './matchTypes';
 
 /**
  * matchViews at the pyramid's coarsest level, then each finer level refined
@@ -48,6 +48,11 @@ export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, op
       (stage && k < levels - 1 ? stage.array(slot(k, s), Float32Array, shapes[k].width * shapes[k].height * channels) : undefined);
     pairs.push({ left: halfSize(finer.left, into(LevelSlot.Left, left.channels)), right: halfSize(finer.right, into(LevelSlot.Right, right.channels)) });
   }
+  // Where BK runs the coarsest level on the host, its right view goes to a strip thread now, before the finer levels'
+  // terms take the threads: a task waiting for a thread is handed on by this thread's event loop, which BK holds.
+  const rightOnThread = views === 2 && pool.view && plan.place.runs === 'bk'
+    ? rightViewOnThread(pool.view, pairOf(pairs, levels - 1), shapes[levels - 1], { ...plan, params: { ...plan.params, levels: 1 } }) : undefined;
+  rightOnThread?.catch(() => undefined);
   // Each finer level's energy options (its disparities and T).
   const energies = shapes.slice(0, levels - 1).map((shape, k) => levelEnergyOptions(pairOf(pairs, k).left, shape, resolved, levels, k));
   // With threads, every finer level's terms (census codes, weights) are made on them now, while the coarsest level runs
@@ -72,7 +77,7 @@ export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, op
     return { lo: stage.array(slot(k, s), Uint16Array, n), hi: stage.array(slot(k, s + 1), Uint16Array, n), start: stage.array(slot(k, s + 2), Uint16Array, n) };
   };
   try {
-    return await matchLevels(pairs, views, options, plan, shapes, energies, { run: pool.run, inFlight: pool.threads }, termsOf, bandsOf, t0);
+    return await matchLevels(pairs, views, options, plan, shapes, energies, { run: pool.run, inFlight: pool.threads }, rightOnThread, termsOf, bandsOf, t0);
   } finally {
     stage?.release();
     await own?.close();
@@ -117,14 +122,14 @@ export function levelTruncation(p: Pick<MatchParams, 'smoothness' | 'truncation'
 }
 
 /** matchPyramid's levels, coarsest first, the finer levels' strips run by `strips.run`, as many built at once as `strips.inFlight` (the threads; 0, this thread, builds one at a time), reading level k's terms from `termsOf(k)` and its bands into `bandsOf(k)`'s arrays. */
-async function matchLevels(pairs: Array<LevelPair | undefined>, views: 1 | 2, options: MatchOptions, plan: MatchPlan, shapes: LevelShape[], energies: StereoEnergyOptions[], strips: { run: StripRunner; inFlight: number }, termsOf: (level: number) => Promise<LevelTerms>, bandsOf: (level: number) => (view: 0 | 1) => LevelBands | undefined, t0: number): Promise<{ result: MatchResult; others: Uint16Array[] }> {
+async function matchLevels(pairs: Array<LevelPair | undefined>, views: 1 | 2, options: MatchOptions, plan: MatchPlan, shapes: LevelShape[], energies: StereoEnergyOptions[], strips: { run: StripRunner; inFlight: number }, rightOnThread: Promise<MatchResult> | undefined, termsOf: (level: number) => Promise<LevelTerms>, bandsOf: (level: number) => (view: 0 | 1) => LevelBands | undefined, t0: number): Promise<{ result: MatchResult; others: Uint16Array[] }> {
   const { left } = pairOf(pairs, 0);
   const levels = shapes.length;
   const coarsest = shapes[levels - 1];
   const minDisp = options.minDisp ?? 0;
   const emit = options.onEvent ?? (() => undefined);
   emit({ kind: 'level', level: levels - 1, of: levels, shape: coarsest, shapes });
-  const { first: coarse, right: coarseRight } = await matchCoarsest(pairOf(pairs, levels - 1), views, coarsest, options, plan, levels);
+  const { first: coarse, right: coarseRight } = await matchCoarsest(pairOf(pairs, levels - 1), views, coarsest, options, plan, levels, rightOnThread);
   const params = coarse.result.params;
   const rightMap = coarseRight?.then((r) => r.result.disparity);
   rightMap?.catch(() => undefined);
@@ -199,35 +204,60 @@ async function matchLevels(pairs: Array<LevelPair | undefined>, views: 1 | 2, op
  * The pyramid's coarsest level: matchViews on its pair. With both views (the
  * left–right check) each view is matched apart, as an energy of its own:
  * the left view, then the right view (the mirrored, swapped pair) while the
- * next level's left strips run on the host's threads. The views share no
- * term, so each view's energy is its part of the views matched as one; the
- * label order of a cycle ('frequent') is then each view's own. `first` is
- * the left view's match (or both views', at one view); `right` settles
- * with the right view's.
+ * next level's left strips run on the host's threads; or, given as
+ * `onThread` (rightViewOnThread: BK on the host), on a strip thread beside
+ * the left one. The views share no term, so
+ * each view's energy is its part of the views matched as one; the label
+ * order of a cycle ('frequent') is then each view's own. `first` is the
+ * left view's match (or both views', at one view); `right` settles with
+ * the right view's.
  */
-async function matchCoarsest(pair: LevelPair, views: 1 | 2, shape: LevelShape, options: MatchOptions, plan: MatchPlan, levels: number): Promise<{ first: { result: MatchResult; others: Uint16Array[] }; right?: Promise<{ result: MatchResult }> }> {
+async function matchCoarsest(pair: LevelPair, views: 1 | 2, shape: LevelShape, options: MatchOptions, plan: MatchPlan, levels: number, onThread?: Promise<MatchResult>): Promise<{ first: { result: MatchResult; others: Uint16Array[] }; right?: Promise<{ result: MatchResult }> }> {
   const emit = options.onEvent ?? (() => undefined);
   const apart = views === 2;
+  const ndisp = shape.maxDisp - shape.minDisp + 1;
+  const levelPlan: MatchPlan = { ...plan, params: { ...plan.params, levels: 1 } };
+  // The right view tells its energies, as the next level's lines and bar go on; the phases and the bar are the left view's.
+  const tell = (view: 0 | 1) => (e: MatchEvent): void => {
+    if (e.kind === 'start') return;
+    const energies = e.kind === 'cycle' || e.kind === 'initialEnergy';
+    if (!energies) {
+      if (view === 0) emit(e);
+    } else emit(apart ? { ...e, view } : e);
+  };
   const one = (left: Raster, right: Raster, view: 0 | 1): ReturnType<typeof matchViews> => matchViews(left, right, apart ? 1 : views, {
-    ...options, ndisp: shape.maxDisp - shape.minDisp + 1, minDisp: shape.minDisp, onCycle: undefined,
+    ...options, ndisp, minDisp: shape.minDisp, onCycle: undefined,
     // The device is busy from the left view on: no second clock warm-up.
     ...(view === 1 ? { warmUpClocks: false } : {}),
-    // The right view tells its energies, as the next level's lines and bar go on; the phases and the bar are the left view's.
-    onEvent: (e) => {
-      if (e.kind === 'start') return;
-      const energies = e.kind === 'cycle' || e.kind === 'initialEnergy';
-      if (!energies) {
-        if (view === 0) emit(e);
-      } else emit(apart ? { ...e, view } : e);
-    },
+    onEvent: tell(view),
     onMove: options.onMove && view === 0 ? (m) => options.onMove!({ ...m, level: levels - 1, levels }) : undefined,
-  }, { ...plan, params: { ...plan.params, levels: 1 } });
-  const first = await one(pair.left, pair.right, 0);
-  if (!apart) return { first };
-  const right = one(mirrorRaster(pair.right), mirrorRaster(pair.left), 1);
+  }, levelPlan);
+  // On a thread, the right view's energies are told when it returns.
+  const right = apart && onThread ? onThread.then((result) => {
+    tell(1)({ kind: 'initialEnergy', energy: result.initialEnergy });
+    for (const report of result.cycles) tell(1)({ kind: 'cycle', report, of: result.params.cycles });
+    return { result };
+  }) : undefined;
   // Awaited by the next level's strips; a failure there is reported by them (this keeps it from being unhandled meanwhile).
-  right.catch(() => undefined);
-  return { first, right };
+  right?.catch(() => undefined);
+  let first: { result: MatchResult; others: Uint16Array[] };
+  try {
+    first = await one(pair.left, pair.right, 0);
+  } catch (e) {
+    // Nothing of the right view runs on once the match has failed.
+    await right?.catch(() => undefined);
+    throw e;
+  }
+  if (!apart) return { first };
+  if (right) return { first, right };
+  const after = one(mirrorRaster(pair.right), mirrorRaster(pair.left), 1);
+  after.catch(() => undefined);
+  return { first, right: after };
+}
+
+/** The right view of the coarsest level (`pair`, of `shape`), matched by BK on a strip thread (stereo/viewJob.ts). */
+function rightViewOnThread(view: ViewRunner, pair: LevelPair, shape: LevelShape, plan: MatchPlan): Promise<MatchResult> {
+  return view({ viewLeft: mirrorRaster(pair.right), viewRight: mirrorRaster(pair.left), ndisp: shape.maxDisp - shape.minDisp + 1, minDisp: shape.minDisp, plan });
 }
 
 /** The coarsest level's account of its views matched apart (matchCoarsest), as of one match of both: energies and cuts summed, times added (one device ran them in turn). */

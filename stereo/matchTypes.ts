@@ -3,7 +3,11 @@ import type { CycleReport, ExpansionResult, ExpansionResume, MoveProgress } from
 import type { ClockWarmupReport } from '../gpu/runtime/clockWarmup';
 import type { GpuMoveSettings } from '../gpu/move/moveSettings';
 import type { LevelReport, LevelShape } from './coarseToFine';
-import type { StripPool } from './stripRunner';
+import type { Raster } from '../data/raster';
+import type { SharedStage } from '../data/sharedStage';
+import type { StripRunner } from './levelStrips';
+import type { MedianRunner } from './medianFill';
+import type { TermsRunner } from './levelTerms';
 import type { WarmStart, WarmStartRecord } from './warmStart';
 import type { ProgramStore } from '../gpu/move/keptPrograms';
 import type { BackendName, MatchParams } from './params';
@@ -174,3 +178,49 @@ export interface MatchResult extends Omit<ExpansionResult, 'labels'> {
   warmStart?: WarmStartRecord;
   pyramid?: { shapes: LevelShape[]; coarsest: Pick<MatchResult, 'initialEnergy' | 'finalEnergy' | 'cuts' | 'times' | 'backend'>; levels: LevelReport[] };
 }
+
+/**
+ * What runs the strips of a pyramid's finer levels: a pool of worker
+ * threads (data/threadPool.ts) that one match starts before its coarsest level, so
+ * the threads load while that level runs, and ends when it ends; or this
+ * thread, one strip after another. Both give the same labels: the strips
+ * are fixed by the level's size, not by the threads.
+ */
+export interface StripPool {
+  run: StripRunner;
+  /** Bands of the median fill (stereo/medianFill.ts) of the finest level, or of a pair at one level, on the same threads; absent: this thread filters the whole map. */
+  median?: MedianRunner;
+  /** The shared memory the median's bands are views of (kept for the pool's life). */
+  medianStage?: SharedStage;
+  /** Bands of a finer level's terms (stereo/levelTerms.ts), on the same threads; absent: this thread makes them. */
+  terms?: TermsRunner;
+  /** A view of a pyramid's coarsest level matched by BK on one of the threads, beside the other view on the match's thread; absent: the views one after the other there. */
+  view?: ViewRunner;
+  /** Shared memory for the pairs, terms and bands of a pyramid's finer levels, which the strips and term bands then read as views (kept from one match to the next); absent: they carry copies. */
+  pairStage?: SharedStage;
+  /** Threads in the pool; 0 when this thread runs the strips. */
+  threads: number;
+  close(): Promise<void>;
+}
+
+/**
+ * One view of a pyramid's coarsest level matched on a strip thread
+ * (stereo/stripWorker.ts) while the match's own thread matches the other:
+ * where that level runs on the host (BK), the two views' cuts then run on
+ * two cores at once. The pair and the plan are plain data; the view is
+ * matched as matchViews matches it on the match's thread (the same labels
+ * and energies: BK is deterministic and the costs do not depend on the
+ * thread that computes them).
+ */
+export interface ViewJob {
+  /** The view's pair (the right view's: the mirrored, swapped pair). */
+  viewLeft: Raster;
+  viewRight: Raster;
+  ndisp: number;
+  minDisp: number;
+  /** The match's parameters (one level) and its placement, which runs BK. */
+  plan: MatchPlan;
+}
+
+/** Matches a view on a thread; resolves with its result (its cycles, for the events the match tells). */
+export type ViewRunner = (job: ViewJob) => Promise<MatchResult>;

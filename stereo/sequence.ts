@@ -5,7 +5,8 @@ import { pyramidLevels } from './coarseToFine';
 import { Matcher, resolveParams, type MatchOptions, type MatchResult } from './match';
 import type { MatchParams } from './params';
 import { checkMatchOptions, matchArguments } from './matchOptions';
-import { poolThreads, stripPool, type StripPool } from './stripRunner';
+import { poolThreads, stripPool } from './stripRunner';
+import type { StripPool } from './matchTypes';
 import type { FrameStart } from './warmStart';
 import { estimateForOptions, type MemoryEstimate } from './memoryPlan';
 

@@ -4,32 +4,9 @@ import { isMainThread } from 'worker_threads';
 import { runningFromSource } from '../data/sourceLoader';
 import { ThreadPool } from '../data/threadPool';
 import { solveStrip, type StripDone, type StripRunner } from './levelStrips';
-import type { MedianRunner } from './medianFill';
 import { movableBuffers } from '../data/poolTask';
-import type { TermsRunner } from './levelTerms';
 import { SharedStage } from '../data/sharedStage';
-
-/**
- * What runs the strips of a pyramid's finer levels: a pool of worker
- * threads (data/threadPool.ts) that one match starts before its coarsest level, so
- * the threads load while that level runs, and ends when it ends; or this
- * thread, one strip after another. Both give the same labels: the strips
- * are fixed by the level's size, not by the threads.
- */
-export interface StripPool {
-  run: StripRunner;
-  /** Bands of the median fill (stereo/medianFill.ts) of the finest level, or of a pair at one level, on the same threads; absent: this thread filters the whole map. */
-  median?: MedianRunner;
-  /** The shared memory the median's bands are views of (kept for the pool's life). */
-  medianStage?: SharedStage;
-  /** Bands of a finer level's terms (stereo/levelTerms.ts), on the same threads; absent: this thread makes them. */
-  terms?: TermsRunner;
-  /** Shared memory for the pairs, terms and bands of a pyramid's finer levels, which the strips and term bands then read as views (kept from one match to the next); absent: they carry copies. */
-  pairStage?: SharedStage;
-  /** Threads in the pool; 0 when this thread runs the strips. */
-  threads: number;
-  close(): Promise<void>;
-}
+import type { MatchResult, StripPool } from './matchTypes';
 
 /** The strips one after another on this thread. */
 export const runStripsHere: StripRunner = async (jobs, onDone) => {
@@ -80,6 +57,8 @@ export function stripPool(threads: number): StripPool {
     terms: (bands) => Promise.all(bands.map((b) => pool.run<number>(b, movableBuffers([b.left.data, b.right.data])))),
     // A band's own slices are moved to its thread; views of the stage are shared.
     median: (bands) => Promise.all(bands.map((b) => pool.run<Uint16Array>(b, movableBuffers([b.disp, b.marked, b.left.data])))),
+    // The view's pair is its own (mirrored copies): moved to the thread.
+    view: (job) => pool.run<MatchResult>(job, movableBuffers([job.viewLeft.data, job.viewRight.data])),
     medianStage,
     pairStage,
     close: () => {

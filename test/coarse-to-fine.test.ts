@@ -21,7 +21,7 @@ import { BandedMoveScratch } from '../expansion/bandedMoves';
 import { ScratchArrays } from '../data/scratchArrays';
 import { solveStrip } from '../stereo/levelStrips';
 import { cropRows } from '../stereo/levelStrips';
-import type { StripPool } from '../stereo/stripRunner';
+import type { StripPool } from '../stereo/matchTypes';
 import { createMatcher, levelTruncation, match, resolveParams, type MatchEvent } from '../stereo/match';
 import { createSequenceMatcher } from '../stereo/sequence';
 import { estimateMatchMemory } from '../stereo/memoryPlan';
@@ -347,7 +347,7 @@ describe('a finer level in strips', () => {
 });
 
 describe('match() coarse to fine', () => {
-  test('a caller\'s strip pool, kept across matches, gives the labels and energies a match\'s own threads give (compiled build)', async () => {
+  test('a caller\'s strip pool, kept across matches, gives the labels and energies a match\'s own threads give, the coarsest level\'s right view matched on one of its threads (compiled build)', async () => {
     const dist = path.join(__dirname, '..', 'dist', 'stereo');
     if (!fs.existsSync(path.join(dist, 'stripWorker.js'))) throw new Error('dist/ is missing: run npm run build (npm ci does it through the prepare script)');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -361,6 +361,9 @@ describe('match() coarse to fine', () => {
         const there = await lib.match(s.left, s.right, { ...options, stripPool: pool as never });
         expect(Buffer.from(there.disparity.buffer).equals(Buffer.from(here.disparity.buffer))).toBe(true);
         expect(there.finalEnergy).toEqual(here.finalEnergy);
+        // Here both views of the coarsest level ran on this thread; there the right one on a pool thread.
+        const [a, b] = [there.pyramid!.coarsest, here.pyramid!.coarsest];
+        expect([a.initialEnergy, a.finalEnergy, a.cuts]).toEqual([b.initialEnergy, b.finalEnergy, b.cuts]);
       }
     } finally {
       await pool.close();
