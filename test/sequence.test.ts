@@ -6,6 +6,7 @@ import { checkMatchOptions } from '../stereo/matchOptions';
 import { createSequenceMatcher, MEDIAN_POOL_PIXELS, type FrameResult, type SequenceOptions } from '../stereo/sequence';
 import { medianBand } from '../stereo/medianFill';
 import * as stripRunner from '../stereo/stripRunner';
+import type { StripPool } from '../stereo/matchTypes';
 import { chooseStart, imageShift, shiftedLabels } from '../stereo/warmStart';
 import type { Raster } from '../data/raster';
 import { FULL_TESTS } from './support/testScope';
@@ -220,7 +221,7 @@ describe('the median\'s threads', () => {
     // The threads are stood in for by a pool that filters its bands here and counts them (from the sources no thread starts; the compiled pool's bands: test/stereo-median-fill.test.ts).
     let bands = 0;
     let closed = 0;
-    const pool: stripRunner.StripPool = {
+    const pool: StripPool = {
       threads: 3, run: stripRunner.runStripsHere, close: async () => { closed++; },
       median: async (b) => { bands += b.length; return b.map(medianBand); },
     };
