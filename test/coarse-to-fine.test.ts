@@ -508,6 +508,16 @@ describe('match() coarse to fine', () => {
     expect(events.filter((e) => e.kind === 'solver')).toHaveLength(1);
   });
 
+  test('coarse to fine with the coarsest level\'s views apart gives the same maps and energies on the device kernels (gpujs-cpu) as on BK', async () => {
+    const s = generateSyntheticScene({ width: 96, height: 72, ndisp: 12, seed: 13 });
+    const options = { ndisp: s.ndisp, levels: 2, cycles: 1 };
+    const bk = await match(s.left, s.right, { ...options, backend: 'bk' });
+    const kernels = await match(s.left, s.right, { ...options, backend: 'gpujs-cpu' });
+    expect(kernels.backend).toMatch(/^gpu-expansion/);
+    expect(Buffer.from(kernels.disparity.buffer).equals(Buffer.from(bk.disparity.buffer))).toBe(true);
+    expect([kernels.finalEnergy, kernels.pyramid!.coarsest.finalEnergy, kernels.pyramid!.coarsest.cuts]).toEqual([bk.finalEnergy, bk.pyramid!.coarsest.finalEnergy, bk.pyramid!.coarsest.cuts]);
+  });
+
   test('the memory estimate of a run grows with the pixels × the band at the finer levels, not with the labels', () => {
     const p = resolveParams({});
     const a = estimateMatchMemory(2872, 1984, 3, 229, 32, p, false).bytes;
