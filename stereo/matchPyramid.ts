@@ -206,11 +206,10 @@ async function matchLevels(pairs: Array<LevelPair | undefined>, views: 1 | 2, op
  * the left view, then the right view (the mirrored, swapped pair) while the
  * next level's left strips run on the host's threads; or, given as
  * `onThread` (rightViewOnThread: BK on the host), on a strip thread beside
- * the left one. The views share no term, so
- * each view's energy is its part of the views matched as one; the label
- * order of a cycle ('frequent') is then each view's own. `first` is the
- * left view's match (or both views', at one view); `right` settles with
- * the right view's.
+ * the left one. The views share no term, so each view's energy is its part
+ * of the views matched as one; the label order of a cycle ('frequent') is
+ * then each view's own. `first` is the left view's match (or both views',
+ * at one view); `right` settles with the right view's.
  */
 async function matchCoarsest(pair: LevelPair, views: 1 | 2, shape: LevelShape, options: MatchOptions, plan: MatchPlan, levels: number, onThread?: Promise<MatchResult>): Promise<{ first: { result: MatchResult; others: Uint16Array[] }; right?: Promise<{ result: MatchResult }> }> {
   const emit = options.onEvent ?? (() => undefined);
@@ -260,7 +259,7 @@ function rightViewOnThread(view: ViewRunner, pair: LevelPair, shape: LevelShape,
   return view({ viewLeft: mirrorRaster(pair.right), viewRight: mirrorRaster(pair.left), ndisp: shape.maxDisp - shape.minDisp + 1, minDisp: shape.minDisp, plan });
 }
 
-/** The coarsest level's account of its views matched apart (matchCoarsest), as of one match of both: energies and cuts summed, times added (one device ran them in turn). */
+/** The coarsest level's account of its views matched apart (matchCoarsest), as of one match of both: energies and cuts summed, times added (the views' own times, whether they ran in turn or at once). */
 function combinedCoarsest(left: MatchResult, right: MatchResult): MatchResult {
   const times = Object.fromEntries(Object.entries(left.times).map(([k, v]) => [k, v + (right.times[k as keyof PhaseTimes] ?? 0)])) as unknown as PhaseTimes;
   return {
