@@ -51,7 +51,7 @@ export async function matchPyramid(left: Raster, right: Raster, views: 1 | 2, op
   // Where BK runs the coarsest level on the host, its right view goes to a strip thread now, before the finer levels'
   // terms take the threads: a task waiting for a thread is handed on by this thread's event loop, which BK holds.
   const rightOnThread = views === 2 && pool.view && plan.place.runs === 'bk'
-    ? rightViewOnThread(pool.view, pairOf(pairs, levels - 1), shapes[levels - 1], { ...plan, params: { ...plan.params, levels: 1 } }) : undefined;
+    ? rightViewOnThread(pool.view, pairOf(pairs, levels - 1), shapes[levels - 1], oneLevel(plan)) : undefined;
   rightOnThread?.catch(() => undefined);
   // Each finer level's energy options (its disparities and T).
   const energies = shapes.slice(0, levels - 1).map((shape, k) => levelEnergyOptions(pairOf(pairs, k).left, shape, resolved, levels, k));
@@ -139,7 +139,6 @@ async function matchLevels(pairs: Array<LevelPair | undefined>, views: 1 | 2, op
   let last: Omit<ExpansionResult, 'labels'> | undefined;
   // Every level has the coarsest's λ and cue, so the same cost scale.
   const costScale = coarse.result.costScale;
-  let coarsestResult = coarse.result;
   let finest: Uint16Array[] = [];
   try {
     for (let k = levels - 2; k >= 0; k--) {
@@ -156,8 +155,6 @@ async function matchLevels(pairs: Array<LevelPair | undefined>, views: 1 | 2, op
       if (k === 0 && options.onCycle) for (const c of done.result.cycles) await options.onCycle(c, done.maps[0].map((d) => d - minDisp));
       maps = done.maps;
       finest = done.maps;
-      // The right view's coarsest map was awaited by the level's strips, so it is there now.
-      if (coarseRight && k === levels - 2) coarsestResult = combinedCoarsest(coarse.result, (await coarseRight).result);
       size = { width: shape.width, height: shape.height };
       reports.push(done.report);
       last = done.result;
@@ -166,6 +163,8 @@ async function matchLevels(pairs: Array<LevelPair | undefined>, views: 1 | 2, op
     // Nothing of the right view's coarsest match runs on once this match has returned or failed.
     await coarseRight?.catch(() => undefined);
   }
+  // The right view's coarsest map was awaited by the next level's strips, so its match is done.
+  const coarsestResult = coarseRight ? combinedCoarsest(coarse.result, (await coarseRight).result) : coarse.result;
   const report = last!;
   const ct = coarsestResult.times;
   const totalMs = performance.now() - t0;
@@ -215,7 +214,7 @@ async function matchCoarsest(pair: LevelPair, views: 1 | 2, shape: LevelShape, o
   const emit = options.onEvent ?? (() => undefined);
   const apart = views === 2;
   const ndisp = shape.maxDisp - shape.minDisp + 1;
-  const levelPlan: MatchPlan = { ...plan, params: { ...plan.params, levels: 1 } };
+  const levelPlan = oneLevel(plan);
   // The right view tells its energies, as the next level's lines and bar go on; the phases and the bar are the left view's.
   const tell = (view: 0 | 1) => (e: MatchEvent): void => {
     if (e.kind === 'start') return;
@@ -252,6 +251,11 @@ async function matchCoarsest(pair: LevelPair, views: 1 | 2, shape: LevelShape, o
   const after = one(mirrorRaster(pair.right), mirrorRaster(pair.left), 1);
   after.catch(() => undefined);
   return { first, right: after };
+}
+
+/** The plan of the coarsest level, an ordinary match at one level. */
+function oneLevel(plan: MatchPlan): MatchPlan {
+  return { ...plan, params: { ...plan.params, levels: 1 } };
 }
 
 /** The right view of the coarsest level (`pair`, of `shape`), matched by BK on a strip thread (stereo/viewJob.ts). */
